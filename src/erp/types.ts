@@ -1,0 +1,79 @@
+/**
+ * The contract between pipelines and ERP connectors.
+ *
+ * A *source* streams ERP records in cursor order; a *sink* writes records durably.
+ * Pipelines never look inside a connector: they read items, settle them, and tell the
+ * source when everything up to a position is durable (so a file source can archive a file).
+ */
+import type { Logger } from '../log.js';
+
+/** One ERP record: a plain JSON object (nested arrays allowed for child rows). */
+export type ErpRecord = Record<string, unknown>;
+
+/** JSON scalar a cursor can hold. */
+export type CursorValue = string | number | null;
+
+/**
+ * A position in a source's order: the cursor column's value and the record key.
+ * Keyset order is (value, key), so records sharing a cursor value are neither skipped nor repeated.
+ */
+export interface CursorPosition {
+  readonly value: CursorValue;
+  readonly key: string | null;
+}
+
+/** What a pipeline asks a source for. */
+export interface ReadOptions {
+  /** Read strictly after this position (keyset); absent = from the start. */
+  readonly after?: CursorPosition;
+  /** Read up to and including this cursor value (backfill ranges); absent = to the end. */
+  readonly until?: CursorValue;
+  /** Records per page the source fetches at once. @default 500 */
+  readonly pageSize?: number;
+  /** Aborts the read between pages. */
+  readonly signal?: AbortSignal;
+}
+
+/** One record read from a source, with its key and position. */
+export interface SourceItem {
+  readonly record: ErpRecord;
+  /** The record's ERP key (as a string: numbers are stringified). */
+  readonly key: string;
+  /** Where this record stands in the source's order. */
+  readonly position: CursorPosition;
+}
+
+/** An ERP source: streams records in (cursor, key) order. */
+export interface Source {
+  /** Connector kind, for logs: postgres, mysql, sqlite, csv, json, ndjson, xml, http. */
+  readonly kind: string;
+  /** Stream records after `options.after` in ascending (cursor, key) order, with bounded memory. */
+  read(options: ReadOptions): AsyncIterable<SourceItem>;
+  /** Everything up to and including `position` is durably settled (files may be archived now). */
+  commit?(position: CursorPosition): Promise<void>;
+  /** Release connections and handles. */
+  close(): Promise<void>;
+}
+
+/** One batch for a sink; `id` is deterministic for the same records so repeats do not duplicate. */
+export interface SinkBatch {
+  readonly id: string;
+  readonly records: readonly ErpRecord[];
+}
+
+/** An ERP sink: writes a batch atomically (one transaction, one renamed file, one request). */
+export interface Sink {
+  readonly kind: string;
+  /** Resolve only once the batch is durable; reject (with a ConnectorError) when nothing was written. */
+  write(batch: SinkBatch): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What every connector factory receives besides its own validated config. */
+export interface ConnectorContext {
+  readonly logger: Logger;
+  /** Base folder for relative paths in the config (the config file's folder). */
+  readonly baseDir: string;
+  /** Environment for connection settings (defaults to process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+}

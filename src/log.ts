@@ -1,0 +1,66 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Keys whose values never reach a log line, wherever they are nested. pino's redaction
+ * needs explicit paths, so we list the shapes that occur: top level, one and two levels down,
+ * and HTTP header objects.
+ */
+const SECRET_KEYS = [
+  'authorization',
+  'Authorization',
+  'token',
+  'accessToken',
+  'access_token',
+  'refreshToken',
+  'password',
+  'clientSecret',
+  'client_secret',
+  'secret',
+  'apiKey',
+  'dashboardToken',
+];
+
+/** Redaction paths covering the secret keys at the depths where shopsync logs objects. */
+export function redactPaths(): string[] {
+  const paths: string[] = [];
+  for (const key of SECRET_KEYS) {
+    paths.push(key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`, `headers.${key}`, `*.headers.${key}`);
+  }
+  return paths;
+}
+
+/** Options for the root logger. */
+export interface LogOptions {
+  /** pino level name. @default 'info' (or LOG_LEVEL) */
+  readonly level?: string;
+  /** Human-readable output (pino-pretty) instead of JSON. @default false */
+  readonly pretty?: boolean;
+  /** Where lines go. @default stdout */
+  readonly destination?: NodeJS.WritableStream;
+}
+
+/** Create the root logger; library code takes a logger (or child) from its caller. */
+export function createLogger(options: LogOptions = {}): Logger {
+  const base: LoggerOptions = {
+    level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+    redact: { paths: redactPaths(), censor: '[redacted]' },
+    base: { app: 'shopsync' },
+  };
+  if (options.pretty) {
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,app' } } });
+  }
+  return options.destination ? pino(base, options.destination as pino.DestinationStream) : pino(base);
+}
+
+/** A logger that drops everything, for library callers that pass none. */
+export const silentLogger: Logger = pino({ level: 'silent' });
+
+/** Replace every secret in a string (tokens in URLs, bearer headers) with [redacted]. */
+export function scrubSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1[redacted]');
+  out = out.replace(/((?:client_secret|access_token|token|password)=)[^&\s"]+/gi, '$1[redacted]');
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}
