@@ -1,0 +1,157 @@
+/**
+ * The public contract of the Shop API client. Everything that talks to a shop (pipelines,
+ * CLI, dashboard, tests against the sandbox) uses this interface; `createShopClient` implements it.
+ */
+import type { Logger } from '../../log.js';
+import type { ResourceName } from '../registry/index.js';
+import type { MessageEntry, ClaimsResponse, AttachmentListing, DeleteResponse } from '../schema/envelopes.js';
+import type { ShopApiError } from '../errors.js';
+
+/** How the client authenticates. */
+export type ShopAuth =
+  | { readonly kind: 'token'; readonly token: string }
+  | {
+      readonly kind: 'oauth';
+      /** Token endpoint. @default `${baseUrl}/oauth/token` */
+      readonly tokenUrl?: string;
+      readonly clientId: string;
+      readonly clientSecret: string;
+      readonly scopes?: readonly string[];
+    };
+
+/** Rate limit of the request queue. */
+export interface RateLimitOptions {
+  /** Requests in flight at once. @default 4 */
+  readonly concurrency?: number;
+  /** Requests allowed per `intervalMs`. @default 10 */
+  readonly intervalCap?: number;
+  /** Window of `intervalCap`. @default 1000 */
+  readonly intervalMs?: number;
+}
+
+/** Retry policy for network errors, 429, 502, 503, 504. */
+export interface RetryOptions {
+  /** Attempts after the first. @default 5 */
+  readonly retries?: number;
+  /** First backoff ceiling (full jitter: a random wait up to this, doubling each attempt). @default 250 */
+  readonly baseDelayMs?: number;
+  /** Largest wait between attempts, also caps Retry-After. @default 30000 */
+  readonly maxDelayMs?: number;
+}
+
+/** Options of `createShopClient`. */
+export interface ShopClientOptions {
+  /** The API's base URL; paths from the registry are appended (`{base}/export/json/products`). */
+  readonly baseUrl: string;
+  readonly auth: ShopAuth;
+  readonly rateLimit?: RateLimitOptions;
+  readonly retry?: RetryOptions;
+  /** Records per write request. @default 50 */
+  readonly batchSize?: number;
+  /** Per-request timeout. @default 30000 */
+  readonly timeoutMs?: number;
+  readonly logger?: Logger;
+  /** Observer for metrics and the event stream (request finished, throttled…). */
+  readonly onEvent?: (event: ClientEvent) => void;
+}
+
+/** Something the client saw, for metrics and logs. */
+export type ClientEvent =
+  | { readonly type: 'request'; readonly resource: string; readonly method: string; readonly status: number | 'network'; readonly durationMs: number; readonly attempt: number }
+  | { readonly type: 'throttled'; readonly resource: string; readonly retryAfterMs: number }
+  | { readonly type: 'queue'; readonly size: number; readonly pending: number };
+
+/** What happened to one record of a write. */
+export interface RecordOutcome {
+  /** Index of the record in the array the caller passed. */
+  readonly index: number;
+  readonly ok: boolean;
+  /** The shop's `data[]` entry for this record (ids the shop assigned…). */
+  readonly data?: Readonly<Record<string, unknown>>;
+  readonly warnings: readonly MessageEntry[];
+  /** Why the record failed (absent when ok). */
+  readonly error?: ShopApiError;
+}
+
+/** Result of a (possibly multi-request) write. */
+export interface WriteResult {
+  readonly outcomes: readonly RecordOutcome[];
+  /** HTTP requests the write took, retries included. */
+  readonly requests: number;
+}
+
+/** Options of list exports. */
+export interface ExportOptions {
+  /** Export filters (query parameters), validated against the registry. */
+  readonly filters?: Readonly<Record<string, string | number>>;
+  /** Records per page; clamped to the resource's maximum. @default the resource's maximum */
+  readonly pageSize?: number;
+  /** Start offset. @default 0 */
+  readonly offset?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** One page of an export. */
+export interface ExportPageResult {
+  readonly records: readonly Record<string, unknown>[];
+  readonly offset: number;
+  readonly total?: number;
+}
+
+/** Options of writes. */
+export interface WriteOptions {
+  /** Records per request. @default the client's batchSize */
+  readonly batchSize?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** A binary file downloaded from the shop. */
+export interface DownloadedFile {
+  readonly contentType: string;
+  readonly fileName: string;
+  readonly data: Buffer;
+}
+
+/** The typed Shop API client. */
+export interface ShopClient {
+  /** Every page of a list export, in order, until the last page. */
+  exportPages(resource: ResourceName, options?: ExportOptions): AsyncIterable<ExportPageResult>;
+  /** Every record of a list export, page after page. */
+  exportAll(resource: ResourceName, options?: ExportOptions): AsyncIterable<Record<string, unknown>>;
+  /** One record by id (`/export/json/<singular>/{id}`, or the list filtered by id where the resource has no single route). */
+  exportOne(resource: ResourceName, id: number | string): Promise<Record<string, unknown> | undefined>;
+  /** Records with ids in `start..end` (`{START}:{END}` routes). */
+  exportRange(resource: ResourceName, start: number, end: number): Promise<Record<string, unknown>[]>;
+  /** Create records (POST), several per request. */
+  create(resource: ResourceName, records: readonly Record<string, unknown>[], options?: WriteOptions): Promise<WriteResult>;
+  /** Update records (PUT), several per request. */
+  update(resource: ResourceName, records: readonly Record<string, unknown>[], options?: WriteOptions): Promise<WriteResult>;
+  /** Delete one record the way the resource takes its id (path, query or body). */
+  delete(resource: ResourceName, id: number | string | Readonly<Record<string, string | number>>): Promise<DeleteResponse>;
+  /** Bulk delete (contracts ids, subscribers by id or e-mail, SEO history by ids / expired / type+base_id). */
+  bulkDelete(resource: ResourceName, selector: Readonly<Record<string, unknown>>): Promise<DeleteResponse>;
+  /** Change only a contract's status, with an optional comment. */
+  setContractStatus(contractId: number, status: number, comment?: string): Promise<Record<string, unknown>>;
+  /** Set, extend, take over or release ticket claims. */
+  claimTickets(claims: readonly ClaimRequest[]): Promise<ClaimsResponse>;
+  /** List a ticket's attachments. */
+  listTicketAttachments(ticketId: number): Promise<AttachmentListing>;
+  /** Download one ticket attachment as binary. */
+  downloadTicketAttachment(ticketId: number, fileName: string): Promise<DownloadedFile>;
+  /** The category-to-product mapping (productlist). */
+  categoryProductList(params?: Readonly<Record<string, string | number>>): AsyncIterable<Record<string, unknown>>;
+  /** Requests waiting in and running through the queue. */
+  queueDepth(): { readonly size: number; readonly pending: number };
+  /** Stop the queue and drop cached tokens. */
+  close(): Promise<void>;
+}
+
+/** One ticket claim request (spec: Claims request body). */
+export interface ClaimRequest {
+  readonly ticket_id: number;
+  readonly admin_id: number;
+  readonly state: 'claimed' | 'released';
+  readonly ttl_minutes?: number;
+  readonly label?: string;
+  readonly force?: boolean;
+}

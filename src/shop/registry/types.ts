@@ -1,0 +1,179 @@
+/**
+ * The shape of a resource description. Each shop resource of the Shop Administration JSON API
+ * is described exactly once (in `src/shop/resources/<name>.ts`) with these types; the client,
+ * the sandbox's routes, the mapping checks and the pipelines all derive from that description.
+ */
+import type { z } from 'zod';
+
+/** OAuth scope, e.g. `products:write`. */
+export type Scope = `${string}:${'read' | 'write' | 'delete'}`;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** One HTTP operation: method, lower-case path template (`{id}`, `{start}:{end}`) and required scope. */
+export interface OperationDef {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly scope: Scope;
+}
+
+/** Type of an export filter's query value. */
+export type FilterType = 'int' | 'string' | 'date' | 'timestamp' | 'flag' | 'enum';
+
+/** An export filter (query parameter). */
+export interface FilterDef {
+  readonly type: FilterType;
+  /** Allowed values for `enum` (and documented ranges for `int`). */
+  readonly values?: readonly (string | number)[];
+  readonly min?: number;
+  readonly max?: number;
+  /** What the shop filters on (record field), when the sandbox must know it. */
+  readonly field?: string;
+  readonly note?: string;
+}
+
+/** How the shop pages an export. */
+export interface PagingDef {
+  /** `limit-offset`: `limit`/`offset` query parameters. `none`: the whole list in one answer. */
+  readonly kind: 'limit-offset' | 'none';
+  readonly defaultLimit: number;
+  readonly maxLimit: number;
+}
+
+/** A delta filter: ask the shop only for records changed since a value. */
+export interface DeltaDef {
+  /** Query parameter, e.g. `last_modified` or `date_from`. */
+  readonly param: string;
+  /** `day`: YYYY-MM-DD, so the boundary day must be re-read. `timestamp`: Y-m-d H:i:s. */
+  readonly granularity: 'day' | 'timestamp';
+  /** Record field holding the value the filter compares (for boundary and hash bookkeeping). */
+  readonly recordField: string;
+  /** `changed`: the filter sees updates. `created`: only new records (orders by purchase date). */
+  readonly sees: 'changed' | 'created';
+}
+
+/** A list export. */
+export interface ExportDef extends OperationDef {
+  readonly paging: PagingDef;
+  readonly filters: Readonly<Record<string, FilterDef>>;
+  readonly delta?: DeltaDef;
+}
+
+/** Where a delete takes the record's id. */
+export interface DeleteDef extends OperationDef {
+  readonly idIn: 'path' | 'query' | 'body';
+  /** Parameter name (query/body) or documentation name (path). */
+  readonly param: string;
+  /** Other parameters that identify the record (products_model…). */
+  readonly alternatives?: readonly string[];
+}
+
+/** A bulk delete: the body or query that selects several records. */
+export interface BulkDeleteDef extends OperationDef {
+  /** `ids`: body `{<param>: [ids]}`; `envelope`: body `{type, data:[{...}]}`; `query`: query selectors. */
+  readonly style: 'ids' | 'envelope' | 'query';
+  readonly param: string;
+}
+
+/**
+ * Write semantics of a list or object field.
+ * - `replace`: replace-on-present; absent leaves the stored list, `[]` clears it (a guard-rail trap).
+ * - `upsert`: entries are matched by `entryKey`; unlisted entries stay.
+ * - `append-only`: entries are appended, never replaced; `identity` names what makes an entry unique.
+ * - `merge-language`: per language code (or language_id), only sent languages/fields are written.
+ * - `create-only`: only taken when the record is created (order items).
+ * - `export-only`: read from the shop, ignored on write.
+ */
+export type ListSemantics =
+  | { readonly kind: 'replace' }
+  | {
+      readonly kind: 'upsert';
+      readonly entryKey: readonly string[];
+      /** Field and value that delete one entry (`_action: 'delete'`). */
+      readonly deleteAction?: { readonly field: string; readonly value: string };
+      /** Record-level flag that turns the upsert into a replace (`customers_prices_replace`). */
+      readonly replaceFlag?: string;
+    }
+  | { readonly kind: 'append-only'; readonly identity: readonly string[] }
+  | { readonly kind: 'merge-language' }
+  | { readonly kind: 'create-only' }
+  | { readonly kind: 'export-only' };
+
+/** A list (or per-language object) field of a resource. */
+export interface ListFieldDef {
+  readonly semantics: ListSemantics;
+  /** True when the spec states the semantics; false when it is a spec-gap decision (see docs/spec-gaps.md). */
+  readonly specified: boolean;
+  readonly note?: string;
+}
+
+/** Fields whose values the API only takes as JSON booleans (the string 'true' or 1 does not count). */
+export type StrictBooleanFields = readonly string[];
+
+/** A length limit the shop enforces or silently applies. */
+export interface LengthLimit {
+  /** Dot path with `[]` for list entries and `*` for language codes, e.g. `storages[].products_storage_text`. */
+  readonly path: string;
+  readonly max: number;
+  /** `reject`: the shop rejects or drops; `truncate`: the shop truncates (with or without warning). */
+  readonly shop: 'reject' | 'truncate' | 'unspecified';
+}
+
+/** How a record is identified on update (PUT). */
+export interface KeyDef {
+  /** The shop's id field (products_id, orders_id…). */
+  readonly id: string;
+  /** Other fields that identify a record on update (products_model, customers_id_extern…). */
+  readonly alternatives: readonly string[];
+  /** True when the spec shows the PUT key; false when it is a spec-gap decision. */
+  readonly specified: boolean;
+}
+
+/** The operations a resource offers. */
+export interface ResourceOps {
+  readonly export?: ExportDef;
+  readonly exportOne?: OperationDef;
+  /** Id range export (`{start}:{end}`) or "from id on" export (`{id}` only). */
+  readonly range?: OperationDef;
+  readonly create?: OperationDef;
+  readonly update?: OperationDef;
+  readonly delete?: DeleteDef;
+  readonly bulkDelete?: BulkDeleteDef;
+  /** Resource-specific operations (contract `status`, ticket `claims`, `attachments`, `attachment`, category `productlist`). */
+  readonly extra?: Readonly<Record<string, OperationDef>>;
+}
+
+/** One shop resource, described once. */
+export interface ResourceDef<
+  TRecord extends z.ZodType = z.ZodType,
+  TWrite extends z.ZodType = z.ZodType,
+> {
+  /** Registry name and the `type` of write envelopes (products, newsletter_subscribers…). */
+  readonly name: string;
+  /** Human label for logs and the dashboard. */
+  readonly label: string;
+  /** API version that introduced the resource. */
+  readonly since?: string;
+  readonly key: KeyDef;
+  /** Where export answers hold the records: `data` of an envelope (or a bare array, accepted too). */
+  readonly ops: ResourceOps;
+  /** Every list/object field with its write semantics. */
+  readonly lists: Readonly<Record<string, ListFieldDef>>;
+  readonly strictBooleans: StrictBooleanFields;
+  readonly lengthLimits: readonly LengthLimit[];
+  /** Fields that must be sent as point decimals (numbers or `'50.5'` strings), as dot paths. */
+  readonly decimalFields: readonly string[];
+  readonly schemas: {
+    /** A record as the shop exports it (loose: unknown fields pass through). */
+    readonly record: TRecord;
+    /** A record as shopsync may write it (strict: an unknown field is an error, never silently ignored). */
+    readonly write: TWrite;
+  };
+  /** Envelope `type` when it differs from `name` (slider writes use `slider`). */
+  readonly writeType?: string;
+}
+
+/** A registered resource's inferred record type. */
+export type RecordOf<R extends ResourceDef> = z.infer<R['schemas']['record']>;
+/** A registered resource's inferred write payload type. */
+export type WriteOf<R extends ResourceDef> = z.infer<R['schemas']['write']>;

@@ -1,0 +1,230 @@
+/** Products: the catalog's main resource (spec: Resources › Products; Endpoints › Products). */
+import { z } from 'zod';
+import type { ResourceDef } from '../registry/types.js';
+import { date, datetime, decimal, decimalOut, flag01, flagOut, id, languagesOut, languagesWrite, maxString, positiveId, strictBoolean } from '../schema/common.js';
+
+const languageBlock = {
+  products_name: z.string(),
+  products_description: z.string(),
+  products_short_description: z.string(),
+  products_head_title_tag: z.string(),
+  products_head_desc_tag: z.string(),
+  products_head_keywords_tag: z.string(),
+  seo_name: z.string(),
+  products_url: z.string(),
+  products_checkout_description: z.string(),
+  products_image_title: z.string(),
+};
+
+/** Price-step fields products_price1..N with their _qty companions. */
+function priceSteps(n: number): z.ZodRawShape {
+  const shape: Record<string, z.ZodType> = {};
+  for (let i = 1; i <= n; i++) {
+    shape[`products_price${i}`] = decimal;
+    shape[`products_price${i}_qty`] = decimal;
+  }
+  return shape;
+}
+
+export const groupPriceWrite = z.strictObject({
+  customers_group_id: positiveId,
+  customers_group_price: decimal.optional(),
+  ...z.object(priceSteps(8)).partial().shape,
+});
+
+export const customerPriceWrite = z.strictObject({
+  customers_id: positiveId.optional(),
+  customers_id_extern: z.string().min(1).optional(),
+  customers_price: decimal.optional(),
+  price: decimal.optional(),
+  products_qty_blocks: decimal.optional(),
+  products_min_qty: decimal.optional(),
+  products_max_qty: decimal.optional(),
+  _action: z.literal('delete').optional(),
+  ...z.object(priceSteps(12)).partial().shape,
+});
+
+export const specialWrite = z.strictObject({
+  specials_price_id: id.optional(),
+  customers_group_id: id.optional(),
+  specials_new_products_price: decimal.optional(),
+  discount_percent: decimal.optional(),
+  specials_begin: datetime.optional(),
+  specials_end: datetime.optional(),
+  specials_price_name: z.record(z.string(), z.string()).optional(),
+  specials_type: z.union([z.string(), z.number()]).optional(),
+  status: flag01.optional(),
+  action: z.literal('delete').optional(),
+});
+
+export const storageWrite = z.strictObject({
+  storages_id: positiveId.optional(),
+  warehouse_id: positiveId.optional(),
+  products_quantity: decimal.nullable().optional(),
+  products_safe_quantity: decimal.nullable().optional(),
+  products_reorder_level: decimal.nullable().optional(),
+  products_storage_text: maxString(50, 'products_storage_text (bin location)').nullable().optional(),
+  options_id: id.optional(),
+});
+
+export const supplierAssignmentWrite = z.strictObject({
+  suppliers_id: positiveId,
+  products_model: z.string().optional(),
+});
+
+const upsellWrite = z.union([z.string().min(1), z.strictObject({ products_model: z.string().min(1), sort_order: z.number().int().optional() })]);
+
+const imageWrite = z.strictObject({
+  image: z.string().min(1),
+  sort_order: z.number().int().optional(),
+  alt: z.record(z.string(), z.string()).optional(),
+});
+
+const looseList = z.array(z.looseObject({}));
+
+const scalarWrite = {
+  products_id: positiveId,
+  products_model: z.string().min(1),
+  products_ean: z.string(),
+  products_price: decimal,
+  products_weight: decimal,
+  products_quantity: decimal,
+  products_cost: decimal,
+  manufacturers_id: id,
+  products_status: flag01,
+  contract: flag01,
+  contract_use_current_price: flag01,
+  contract_option: z.union([z.string(), z.number()]),
+  products_inventory_management: flag01,
+  products_min_qty: decimal,
+  products_max_qty: decimal,
+  products_qty_blocks: decimal,
+  products_base_price: decimal,
+  service: flag01,
+  sitemap: flag01,
+  non_cart: flag01,
+  non_price: flag01,
+  products_free_shipping: flag01,
+  shipping_profile: id,
+  products_unit_id: id,
+  base_unit_id: id,
+  products_sort_order: z.number().int(),
+  warranty_period: z.union([z.number().int().nonnegative(), z.literal('')]),
+  warranty_type: z.union([z.literal('physical'), z.literal('digital'), z.literal('')]),
+  products_api: z.string(),
+  products_reorder_level: decimal,
+  products_safe_quantity: decimal,
+  products_date_available: date,
+};
+
+const productWrite = z
+  .strictObject({
+    ...scalarWrite,
+    languages: languagesWrite(languageBlock),
+    images: z.array(imageWrite),
+    categories: z.array(id),
+    groups: z.array(groupPriceWrite),
+    customers_prices: z.array(customerPriceWrite),
+    customers_prices_replace: strictBoolean,
+    specials: z.array(specialWrite),
+    extra_fields: looseList,
+    badges: looseList,
+    xsells: z.array(z.union([z.string(), z.number(), z.looseObject({})])),
+    upsells: z.array(upsellWrite),
+    tabs: looseList,
+    videos: looseList,
+    downloads: z.array(z.looseObject({ d_src: z.string() })),
+    suppliers: z.array(supplierAssignmentWrite),
+    storages: z.array(storageWrite),
+    options: z.array(z.looseObject({})),
+    contenteditor: z.record(z.string(), z.unknown()),
+  })
+  .partial();
+
+const optionGroup = z.looseObject({
+  group: z.number(),
+  options: z.array(z.looseObject({ id: z.number(), languages: z.record(z.string(), z.looseObject({ name: z.string() })) })),
+  combinations: z.array(
+    z.looseObject({
+      detail_id: z.number(),
+      values: z.array(z.looseObject({ options_id: z.number(), options_values_id: z.number() })),
+      model: z.string().nullable(),
+      ean: z.string().nullable(),
+      quantity: decimalOut.nullable(),
+      price: decimalOut.nullable(),
+      sort_id: z.number().nullable(),
+    }),
+  ),
+});
+
+const productRecord = z.looseObject({
+  products_id: z.number(),
+  products_model: z.string().nullable(),
+  products_ean: z.string().nullable().optional(),
+  products_price: decimalOut.optional(),
+  products_quantity: decimalOut.optional(),
+  products_status: flagOut.optional(),
+  manufacturers_id: z.number().nullable().optional(),
+  languages: languagesOut(languageBlock).optional(),
+  categories: z.array(z.number()).optional(),
+  groups: z.array(z.looseObject({ customers_group_id: z.number() })).optional(),
+  customers_prices: z.array(z.looseObject({})).optional(),
+  specials: z.array(z.looseObject({})).optional(),
+  suppliers: z.array(z.looseObject({ suppliers_id: z.number(), products_model: z.string().nullable(), suppliers_name: z.string().optional() })).optional(),
+  storages: z.array(z.looseObject({ storages_id: z.number(), options_id: z.number(), products_quantity: decimalOut.nullable() })).optional(),
+  option_groups: z.array(optionGroup).optional(),
+  options: z.unknown().optional(),
+});
+
+export const products = {
+  name: 'products',
+  label: 'Products',
+  key: { id: 'products_id', alternatives: ['products_model'], specified: false },
+  ops: {
+    export: {
+      method: 'GET',
+      path: '/export/json/products',
+      scope: 'products:read',
+      paging: { kind: 'limit-offset', defaultLimit: 50, maxLimit: 250 },
+      filters: {},
+    },
+    exportOne: { method: 'GET', path: '/export/json/product/{id}', scope: 'products:read' },
+    range: { method: 'GET', path: '/export/json/products/{start}:{end}', scope: 'products:read' },
+    create: { method: 'POST', path: '/import/json/products', scope: 'products:write' },
+    update: { method: 'PUT', path: '/import/json/products', scope: 'products:write' },
+    delete: { method: 'DELETE', path: '/delete/json/products', scope: 'products:delete', idIn: 'query', param: 'products_id', alternatives: ['products_model'] },
+  },
+  lists: {
+    languages: { semantics: { kind: 'merge-language' }, specified: true, note: 'nested only; POST fills missing languages from the master language' },
+    images: { semantics: { kind: 'replace' }, specified: true, note: 'replaces the gallery, alt texts included' },
+    categories: { semantics: { kind: 'replace' }, specified: false },
+    groups: { semantics: { kind: 'upsert', entryKey: ['customers_group_id'] }, specified: true, note: 'groups not listed stay unchanged' },
+    customers_prices: {
+      semantics: { kind: 'upsert', entryKey: ['customers_id', 'customers_id_extern'], deleteAction: { field: '_action', value: 'delete' }, replaceFlag: 'customers_prices_replace' },
+      specified: true,
+      note: 'with customers_prices_replace: true the list replaces all customer prices, [] removes them all',
+    },
+    specials: { semantics: { kind: 'upsert', entryKey: ['specials_price_id', 'customers_group_id'], deleteAction: { field: 'action', value: 'delete' } }, specified: false },
+    extra_fields: { semantics: { kind: 'replace' }, specified: false },
+    badges: { semantics: { kind: 'replace' }, specified: false },
+    xsells: { semantics: { kind: 'replace' }, specified: false },
+    upsells: { semantics: { kind: 'replace' }, specified: true, note: 'self-references and unknown models are skipped silently' },
+    tabs: { semantics: { kind: 'replace' }, specified: false },
+    videos: { semantics: { kind: 'replace' }, specified: false },
+    downloads: { semantics: { kind: 'replace' }, specified: false },
+    suppliers: { semantics: { kind: 'replace' }, specified: true, note: 'an entry without products_model loses the stored supplier number' },
+    storages: { semantics: { kind: 'upsert', entryKey: ['storages_id', 'options_id'] }, specified: true, note: 'no mirror, no delete; only sent fields are written; null writes 0' },
+    option_groups: { semantics: { kind: 'export-only' }, specified: true },
+    options: { semantics: { kind: 'replace' }, specified: false, note: 'flat options[] import format: shape not shown' },
+    contenteditor: { semantics: { kind: 'merge-language' }, specified: false },
+  },
+  strictBooleans: ['customers_prices_replace'],
+  lengthLimits: [{ path: 'storages[].products_storage_text', max: 50, shop: 'reject' }],
+  decimalFields: [
+    'products_price', 'products_weight', 'products_quantity', 'products_cost', 'products_min_qty', 'products_max_qty', 'products_qty_blocks',
+    'products_base_price', 'products_reorder_level', 'products_safe_quantity',
+    'groups[].customers_group_price', 'customers_prices[].customers_price', 'customers_prices[].price', 'specials[].specials_new_products_price', 'specials[].discount_percent',
+    'storages[].products_quantity', 'storages[].products_safe_quantity', 'storages[].products_reorder_level',
+  ],
+  schemas: { record: productRecord, write: productWrite },
+} as const satisfies ResourceDef;
