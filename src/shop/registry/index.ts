@@ -7,6 +7,19 @@ import type { ResourceDef } from './types.js';
 import { products } from '../resources/products.js';
 import { orders } from '../resources/orders.js';
 import { customers } from '../resources/customers.js';
+import { contracts } from '../resources/contracts.js';
+import { tickets } from '../resources/tickets.js';
+import { newsletter_subscribers } from '../resources/newsletter_subscribers.js';
+import { newsletters } from '../resources/newsletters.js';
+import { seohistory } from '../resources/seohistory.js';
+import { newsdesk } from '../resources/newsdesk.js';
+import { newsdesk_categories } from '../resources/newsdesk_categories.js';
+import { newsdesk_authors } from '../resources/newsdesk_authors.js';
+import { projects } from '../resources/projects.js';
+import { project_tasks } from '../resources/project_tasks.js';
+import { sliders } from '../resources/sliders.js';
+import { faqdesk } from '../resources/faqdesk.js';
+import { faqdesk_categories } from '../resources/faqdesk_categories.js';
 
 export * from './types.js';
 
@@ -15,6 +28,19 @@ export const resources = {
   products,
   orders,
   customers,
+  contracts,
+  tickets,
+  newsletter_subscribers,
+  newsletters,
+  seohistory,
+  newsdesk,
+  newsdesk_categories,
+  newsdesk_authors,
+  projects,
+  project_tasks,
+  sliders,
+  faqdesk,
+  faqdesk_categories,
 } as const satisfies Record<string, ResourceDef>;
 
 export type ResourceName = keyof typeof resources;
