@@ -1,0 +1,227 @@
+/**
+ * Load `shopsync.yaml`: parse with line tracking, interpolate `${…}` in values, validate with
+ * zod, and report every problem as `file:line: key: message`.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit, type Document, type Node } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { coerceScalar, interpolateString, InterpolationFailure, type InterpolationSources } from './interpolate.js';
+import { configSchema, type Config } from './schema.js';
+
+/** Where the config is found when neither `--config` nor SHOPSYNC_CONFIG says. */
+export const DEFAULT_CONFIG_PATH = 'shopsync.yaml';
+
+/** A loaded config with what the rest of the program needs around it. */
+export interface LoadedConfig {
+  readonly config: Config;
+  /** Absolute path of the file. */
+  readonly file: string;
+  /** The file's folder: relative paths in the config resolve against it. */
+  readonly baseDir: string;
+  /** Absolute path of the state database. */
+  readonly statePath: string;
+  /** Every secret value in the config, so log lines can be scrubbed of them. */
+  readonly secrets: readonly string[];
+  /** Things that work but should be fixed (a secret written into the file…). */
+  readonly warnings: readonly string[];
+}
+
+/** Options of `loadConfig`. */
+export interface LoadConfigOptions {
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+const SECRET_KEY = /token|secret|password|passwd|apikey|api_key|credential/i;
+const DUMMY_URL = 'http://x';
+
+/** The config path from `--config`, then SHOPSYNC_CONFIG, then ./shopsync.yaml. */
+export function resolveConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(flag ?? env.SHOPSYNC_CONFIG ?? DEFAULT_CONFIG_PATH);
+}
+
+/** Read, interpolate and validate a config file. Throws ConfigError naming file, line and key. */
+export async function loadConfig(path: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const hint = code === 'ENOENT' ? ' (pass --config <file>, set SHOPSYNC_CONFIG, or copy shopsync.example.yaml to shopsync.yaml)' : '';
+    throw new ConfigError(`${file}: cannot read config: ${code ?? String(err)}${hint}`, { file, cause: err });
+  }
+  return parseConfigText(text, file, options);
+}
+
+/** Parse config text that came from `file` (exported for tests and the demo). */
+export function parseConfigText(text: string, file: string, options: LoadConfigOptions = {}): LoadedConfig {
+  const baseDir = dirname(file);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const lineOf = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lines.linePos(offset).line);
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const line = lineOf(e.pos[0]);
+    throw new ConfigError(`${file}:${line}: YAML syntax: ${e.message.split('\n')[0]}`, { file, line });
+  }
+  const sources: InterpolationSources = { env: options.env ?? process.env, baseDir };
+  const secrets = new Set<string>();
+  const warnings: string[] = [];
+  interpolateDocument(doc, sources, secrets, warnings, file, lineOf);
+
+  const parsed = configSchema.safeParse(doc.toJS() ?? {});
+  if (!parsed.success) throw configIssues(parsed.error, doc, file, lineOf);
+  const config = parsed.data;
+  collectKnownSecrets(config, secrets);
+  return {
+    config,
+    file,
+    baseDir,
+    statePath: config.state.path === ':memory:' ? ':memory:' : isAbsolute(config.state.path) ? config.state.path : resolve(baseDir, config.state.path),
+    secrets: [...secrets].filter((s) => s.length >= 4),
+    warnings,
+  };
+}
+
+/** Replace `${…}` in every scalar value; remember secrets; warn about secrets written inline. */
+function interpolateDocument(
+  doc: Document,
+  sources: InterpolationSources,
+  secrets: Set<string>,
+  warnings: string[],
+  file: string,
+  lineOf: (offset: number | undefined) => number | undefined,
+): void {
+  const done = new WeakSet<object>();
+  visit(doc, {
+    Pair(_, pair, path) {
+      const value = pair.value;
+      if (!isScalar(value) || typeof value.value !== 'string') return;
+      done.add(value);
+      const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      const keyPath = keyPathOf(path, key);
+      let result;
+      try {
+        result = interpolateString(value.value, sources);
+      } catch (err) {
+        if (!(err instanceof InterpolationFailure)) throw err;
+        const line = lineOf(value.range?.[0]);
+        throw new ConfigError(`${file}:${line}: ${keyPath}: ${err.message}`, { file, line, key: keyPath });
+      }
+      const secretKey = SECRET_KEY.test(key);
+      if (result.changed) {
+        if (result.fromFile || secretKey) secrets.add(result.value);
+        value.value = result.whole && value.type === Scalar.PLAIN ? coerceScalar(result.value) : result.value;
+      } else if (secretKey && value.value.length > 0) {
+        warnings.push(`${file}:${lineOf(value.range?.[0])}: ${keyPath} is written into the config file; take it from the environment (\${VAR}) or a file (\${file:/run/secrets/…}) so it never lands in a repository`);
+      }
+      if (secretKey && typeof value.value === 'string') secrets.add(value.value);
+    },
+    Scalar(_, node) {
+      // Sequence items are not pairs; interpolate them too (e.g. scopes: [ ${SCOPE} ]).
+      if (done.has(node) || typeof node.value !== 'string' || !node.value.includes('${')) return;
+      try {
+        const r = interpolateString(node.value, sources);
+        if (r.fromFile) secrets.add(r.value);
+        node.value = r.whole && node.type === Scalar.PLAIN ? coerceScalar(r.value) : r.value;
+      } catch (err) {
+        if (!(err instanceof InterpolationFailure)) throw err;
+        const line = lineOf(node.range?.[0]);
+        throw new ConfigError(`${file}:${line}: ${err.message}`, { file, line });
+      }
+    },
+  });
+}
+
+/** `a.b[2].c` for a key found while visiting. */
+function keyPathOf(path: readonly unknown[], key: string): string {
+  const parts: string[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const n = path[i];
+    if (isSeq(n)) {
+      const child = path[i + 1];
+      parts.push(`[${n.items.indexOf(child as never)}]`);
+    } else if (isMap(n)) {
+      const child = path[i + 1] as { key?: unknown } | undefined;
+      if (child && isScalar(child.key)) parts.push(`.${String(child.key.value)}`);
+    }
+  }
+  const prefix = parts.join('').replace(/^\./, '');
+  return prefix ? `${prefix}.${key}` : key;
+}
+
+/** `pipelines[0].source.query` from a zod path. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out || '(top level)';
+}
+
+/** Turn zod issues into one ConfigError listing each issue with its line. */
+function configIssues(error: z.ZodError, doc: Document, file: string, lineOf: (o: number | undefined) => number | undefined): ConfigError {
+  const items = error.issues.flatMap((issue) => expandUnion(issue)).map((issue) => {
+    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    const { node, exact } = nearestNode(doc, path);
+    const line = lineOf(node?.range?.[0]) ?? 1;
+    const key = formatPath(path);
+    const got = exact && isScalar(node) ? describeValue(node.value, key) : exact ? '' : ' (missing)';
+    return { line, key, message: `${file}:${line}: ${key}: ${issue.message}${got}` };
+  });
+  const first = items[0];
+  const message = items.length === 1 ? first.message : `${file}: ${items.length} problems:\n  ${items.map((i) => i.message).join('\n  ')}`;
+  return new ConfigError(message, { file, line: first?.line, key: first?.key, details: { issues: items } });
+}
+
+/** For an invalid discriminated union, zod reports one issue; keep the most specific one. */
+function expandUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    // Pick the branch that got furthest (longest paths = the discriminator matched).
+    const best = issue.errors.reduce((a, b) => (depth(b) > depth(a) ? b : a));
+    return best.map((sub) => ({ ...sub, path: [...issue.path, ...sub.path] })).flatMap(expandUnion);
+  }
+  return [issue];
+}
+
+function depth(issues: readonly z.core.$ZodIssue[]): number {
+  return Math.max(0, ...issues.map((i) => i.path.length));
+}
+
+/** The node at `path`, or the nearest ancestor that exists. */
+function nearestNode(doc: Document, path: readonly (string | number)[]): { node: Node | undefined; exact: boolean } {
+  for (let n = path.length; n >= 0; n--) {
+    const node = n === 0 ? (doc.contents as Node | null) : (doc.getIn(path.slice(0, n), true) as Node | undefined);
+    if (node) return { node, exact: n === path.length };
+  }
+  return { node: undefined, exact: false };
+}
+
+/** `, got "abc"` — never for secrets. */
+function describeValue(value: unknown, key: string): string {
+  if (SECRET_KEY.test(key)) return '';
+  const shown = typeof value === 'string' ? `"${value.length > 60 ? `${value.slice(0, 57)}…` : value}"` : String(value);
+  return `, got ${shown} (${value === null ? 'null' : typeof value})`;
+}
+
+/** Add the secrets a validated config holds even when they were not interpolated. */
+function collectKnownSecrets(config: Config, secrets: Set<string>): void {
+  const add = (s: unknown) => {
+    if (typeof s === 'string' && s) secrets.add(s);
+  };
+  add(config.shop.token);
+  add(config.shop.oauth?.clientSecret);
+  add(config.dashboard.token);
+  for (const conn of Object.values(config.connections)) {
+    const c = conn as { password?: unknown; url?: unknown; auth?: { value?: unknown } };
+    add(c.password);
+    add(c.auth?.value);
+    if (typeof c.url === 'string') {
+      try {
+        add(decodeURIComponent(new URL(c.url, DUMMY_URL).password));
+      } catch {
+        // Not a URL we can read a password from.
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/** The shop connection block of `shopsync.yaml` and its translation to client options. */
+import { z } from 'zod';
+import type { ShopClientOptions } from '../shop/client/types.js';
+
+const positiveInt = z.coerce.number().int().positive();
+
+/** OAuth client credentials (client_credentials grant). */
+const oauthSchema = z.strictObject({
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  /** Token endpoint. @default `${baseUrl}/oauth/token` */
+  tokenUrl: z.url().optional(),
+  scopes: z.array(z.string().min(1)).optional(),
+});
+
+/** `shop:` — where the shop is and how hard shopsync may talk to it. */
+export const shopConfigSchema = z
+  .strictObject({
+    /** The API's base URL (export/import paths are appended). */
+    baseUrl: z.url({ error: 'expected an http(s) URL such as https://shop.example.com/api' }),
+    /** A static access token; use `${SHOP_TOKEN}` or `${file:/run/secrets/shop_token}`. */
+    token: z.string().min(1).optional(),
+    /** An OAuth client instead of a static token. */
+    oauth: oauthSchema.optional(),
+    rateLimit: z
+      .strictObject({
+        /** Requests allowed per `intervalMs`. @default 10 */
+        requests: positiveInt.default(10),
+        /** Window of `requests`. @default 1000 */
+        intervalMs: positiveInt.default(1000),
+      })
+      .prefault({}),
+    /** Requests in flight at once. @default 4 */
+    concurrency: positiveInt.max(64).default(4),
+    /** Records per write request. @default 50 */
+    batchSize: positiveInt.max(1000).default(50),
+    /** Per-request timeout. @default 30000 */
+    timeoutMs: positiveInt.default(30_000),
+    retry: z
+      .strictObject({
+        /** Attempts after the first on network errors, 429 and 5xx. @default 5 */
+        retries: z.coerce.number().int().min(0).max(20).default(5),
+        /** First backoff ceiling (full jitter). @default 250 */
+        baseDelayMs: positiveInt.default(250),
+        /** Largest wait between attempts; also caps Retry-After. @default 30000 */
+        maxDelayMs: positiveInt.default(30_000),
+      })
+      .prefault({}),
+  })
+  .superRefine((shop, ctx) => {
+    if (!shop.token === !shop.oauth) {
+      ctx.addIssue({
+        code: 'custom',
+        path: shop.token ? ['oauth'] : [],
+        message: 'give exactly one of `token` (e.g. token: ${SHOP_TOKEN}) or `oauth` (clientId, clientSecret)',
+      });
+    }
+  });
+
+/** The validated `shop:` block. */
+export type ShopConfig = z.output<typeof shopConfigSchema>;
+
+/** Client options for `createShopClient` from the config block. */
+export function shopClientOptions(shop: ShopConfig): ShopClientOptions {
+  return {
+    baseUrl: shop.baseUrl,
+    auth: shop.oauth
+      ? { kind: 'oauth', clientId: shop.oauth.clientId, clientSecret: shop.oauth.clientSecret, tokenUrl: shop.oauth.tokenUrl, scopes: shop.oauth.scopes }
+      : { kind: 'token', token: shop.token ?? '' },
+    rateLimit: { concurrency: shop.concurrency, intervalCap: shop.rateLimit.requests, intervalMs: shop.rateLimit.intervalMs },
+    retry: shop.retry,
+    batchSize: shop.batchSize,
+    timeoutMs: shop.timeoutMs,
+  };
+}

@@ -1,0 +1,124 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, parseConfigText, shopClientOptions } from '../../src/config/index.js';
+import { ConfigError } from '../../src/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'shopsync-config-'));
+
+function parse(text: string, env: NodeJS.ProcessEnv = {}) {
+  return parseConfigText(text, join(dir, 'shopsync.yaml'), { env });
+}
+
+function failure(text: string, env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    parse(text, env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('fills defaults around a minimal shop block', () => {
+    const { config, statePath } = parse('shop:\n  baseUrl: https://shop.example.com/api\n  token: ${SHOP_TOKEN}\n', { SHOP_TOKEN: 'tok-123456' });
+    expect(config.shop.token).toBe('tok-123456');
+    expect(config.dashboard).toMatchObject({ host: '127.0.0.1', port: 8080, enabled: true });
+    expect(config.shop.rateLimit).toEqual({ requests: 10, intervalMs: 1000 });
+    expect(statePath).toBe(join(dir, 'state/shopsync.db'));
+    expect(shopClientOptions(config.shop).auth).toEqual({ kind: 'token', token: 'tok-123456' });
+  });
+
+  it('turns an interpolated plain scalar into a number but keeps a quoted one a string', () => {
+    const { config } = parse('shop:\n  baseUrl: https://s.example/api\n  token: "${T}"\n  batchSize: ${BATCH}\ndashboard:\n  port: ${PORT}\n', { T: '12345678', BATCH: '25', PORT: '9100' });
+    expect(config.shop.token).toBe('12345678');
+    expect(config.shop.batchSize).toBe(25);
+    expect(config.dashboard.port).toBe(9100);
+  });
+
+  it('reads secrets from ${file:…} and from NAME_FILE and reports them as secrets', () => {
+    writeFileSync(join(dir, 'shop_token'), 'from-file-token\n');
+    writeFileSync(join(dir, 'dash_token'), 'dashboard-secret-1');
+    const loaded = parse(
+      'shop:\n  baseUrl: https://s.example/api\n  token: ${file:shop_token}\ndashboard:\n  token: ${DASH}\n',
+      { DASH_FILE: join(dir, 'dash_token') },
+    );
+    expect(loaded.config.shop.token).toBe('from-file-token');
+    expect(loaded.config.dashboard.token).toBe('dashboard-secret-1');
+    expect(loaded.secrets).toEqual(expect.arrayContaining(['from-file-token', 'dashboard-secret-1']));
+  });
+
+  it('uses ${NAME:-default} when the variable is unset and keeps $${ literal', () => {
+    const { config } = parse('shop:\n  baseUrl: ${URL:-https://d.example/api}\n  token: abc$${x}def\n');
+    expect(config.shop.baseUrl).toBe('https://d.example/api');
+    expect(config.shop.token).toBe('abc${x}def');
+  });
+
+  it('names the file, line and variable when an environment variable is missing', () => {
+    const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: ${SHOP_TOKEN}\n');
+    expect(err.line).toBe(3);
+    expect(err.key).toBe('shop.token');
+    expect(err.message).toContain('shopsync.yaml:3: shop.token');
+    expect(err.message).toContain('SHOP_TOKEN_FILE');
+  });
+
+  it('names file, line and key of a value that fails validation', () => {
+    const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: t0000000\n  concurrency: lots\n');
+    expect(err.line).toBe(4);
+    expect(err.key).toBe('shop.concurrency');
+    expect(err.message).toMatch(/shopsync\.yaml:4: shop\.concurrency: .*got "lots"/);
+  });
+
+  it('rejects unknown keys with the line they are on', () => {
+    const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: t0000000\n\ndashbord:\n  port: 1\n');
+    expect(err.message).toContain('dashbord');
+    expect(err.line).toBe(1);
+  });
+
+  it('points a missing required key at its parent block', () => {
+    const err = failure('state:\n  path: x.db\nshop:\n  token: abcdefgh\n');
+    expect(err.key).toBe('shop.baseUrl');
+    expect(err.line).toBe(4);
+  });
+
+  it('refuses to bind the dashboard beyond loopback without a token', () => {
+    const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\ndashboard:\n  host: 0.0.0.0\n');
+    expect(err.key).toBe('dashboard.host');
+    expect(err.line).toBe(5);
+    expect(() => parse('shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\ndashboard:\n  host: 0.0.0.0\n  token: ${D}\n', { D: 'long-enough-token' })).not.toThrow();
+  });
+
+  it('wants exactly one of token and oauth', () => {
+    expect(failure('shop:\n  baseUrl: https://s.example/api\n').key).toBe('shop');
+    const { config } = parse('shop:\n  baseUrl: https://s.example/api\n  oauth:\n    clientId: shopsync\n    clientSecret: ${CS}\n', { CS: 'client-secret-xyz' });
+    expect(shopClientOptions(config.shop).auth).toMatchObject({ kind: 'oauth', clientId: 'shopsync', clientSecret: 'client-secret-xyz' });
+  });
+
+  it('warns when a secret is written into the file and never echoes it in errors', () => {
+    const loaded = parse('shop:\n  baseUrl: https://s.example/api\n  token: literal-token-value\n');
+    expect(loaded.warnings[0]).toContain('shop.token is written into the config file');
+    expect(loaded.secrets).toContain('literal-token-value');
+    const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: ""\n');
+    expect(err.message).not.toContain('got');
+  });
+
+  it('reports YAML syntax errors with their line', () => {
+    const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: [unclosed\n');
+    expect(err.message).toMatch(/shopsync\.yaml:\d+: YAML syntax/);
+  });
+
+  it('says how to provide a config when the file is missing', async () => {
+    await expect(loadConfig(join(dir, 'nope.yaml'))).rejects.toThrow(/SHOPSYNC_CONFIG/);
+  });
+
+  it('validates pipeline schedules and time zones', () => {
+    const base = 'shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\n';
+    const bad = failure(`${base}pipelines:\n  - name: p\n    schedule: "every minute"\n`);
+    expect(bad.key).toBe('pipelines[0].schedule');
+    expect(bad.line).toBe(6);
+    const tz = failure(`${base}timezone: Mars/Olympus\n`);
+    expect(tz.key).toBe('timezone');
+  });
+});
