@@ -1,0 +1,140 @@
+/**
+ * The daemon's clock: one node-cron task per scheduled pipeline. A pipeline never runs twice at
+ * once — a tick that arrives while the previous run is still going is skipped and logged — and
+ * closing stops the clock, asks in-flight runs to stop at their next checkpoint and waits for
+ * them within a grace period.
+ */
+import { createTask, type ScheduledTask } from 'node-cron';
+import { StateError } from '../errors.js';
+import type { Logger } from '../log.js';
+
+/** A pipeline as the scheduler sees it. */
+export interface SchedulablePipeline {
+  readonly name: string;
+  /** Cron expression; absent = runs only on demand. */
+  readonly schedule?: string;
+  /** IANA zone of the expression. @default the scheduler's `timezone` */
+  readonly timezone?: string;
+}
+
+/** Why a run started. */
+export interface RunRequest {
+  readonly pipeline: string;
+  readonly reason: 'schedule' | 'manual';
+  /** The tick that triggered the run (schedule) or the time it was asked for (manual). */
+  readonly at: Date;
+  /** Aborted when the scheduler closes: stop at the next checkpoint. */
+  readonly signal: AbortSignal;
+}
+
+/** Options of `createScheduler`. */
+export interface SchedulerOptions {
+  readonly pipelines: readonly SchedulablePipeline[];
+  /** Runs one pipeline; rejections are logged, never thrown at the clock. */
+  readonly run: (request: RunRequest) => Promise<void>;
+  readonly logger: Logger;
+  /** Zone for pipelines without their own. @default the machine's zone */
+  readonly timezone?: string;
+  /** Called when a tick is skipped because the previous run has not finished. */
+  readonly onSkip?: (pipeline: string, tick: Date) => void;
+}
+
+/** What closing achieved. */
+export interface CloseResult {
+  /** Every in-flight run finished within the grace period. */
+  readonly settled: boolean;
+  /** Pipelines still running when the grace period ended. */
+  readonly abandoned: readonly string[];
+}
+
+/** A running schedule. */
+export interface Scheduler {
+  /** Start the clock. */
+  start(): void;
+  /** When the pipeline runs next (null = not scheduled or closed). */
+  nextRun(pipeline: string): Date | null;
+  /** Whether a run of the pipeline is in flight. */
+  isRunning(pipeline: string): boolean;
+  /** Run a pipeline now (dashboard, startup); rejects with RUN_IN_PROGRESS when it is already running. */
+  runNow(pipeline: string): Promise<void>;
+  /** Stop ticking, abort in-flight runs at their next checkpoint, wait up to `graceMs` for them. */
+  close(graceMs?: number): Promise<CloseResult>;
+}
+
+/** Create the schedule (call `start()` to begin ticking). */
+export function createScheduler(options: SchedulerOptions): Scheduler {
+  const log = options.logger.child({ component: 'scheduler' });
+  const known = new Map(options.pipelines.map((p) => [p.name, p]));
+  const tasks = new Map<string, ScheduledTask>();
+  const running = new Map<string, Promise<void>>();
+  const controller = new AbortController();
+  let closed = false;
+
+  function launch(pipeline: string, reason: RunRequest['reason'], at: Date): Promise<void> {
+    const request: RunRequest = { pipeline, reason, at, signal: controller.signal };
+    const done = Promise.resolve()
+      .then(() => options.run(request))
+      .catch((err: unknown) => {
+        log.error({ pipeline, err }, 'pipeline run threw');
+      })
+      .finally(() => running.delete(pipeline));
+    running.set(pipeline, done);
+    return done;
+  }
+
+  function tick(pipeline: string, date: Date): void {
+    if (closed) return;
+    if (running.has(pipeline)) {
+      log.warn({ pipeline, tick: date.toISOString() }, 'skipped scheduled run: the previous run of this pipeline is still in progress');
+      options.onSkip?.(pipeline, date);
+      return;
+    }
+    log.debug({ pipeline, tick: date.toISOString() }, 'scheduled tick');
+    void launch(pipeline, 'schedule', date);
+  }
+
+  return {
+    start() {
+      if (closed) throw new StateError('SCHEDULER_CLOSED', 'the scheduler was closed');
+      for (const p of options.pipelines) {
+        if (!p.schedule || tasks.has(p.name)) continue;
+        const timezone = p.timezone ?? options.timezone;
+        const task = createTask(p.schedule, (ctx) => tick(p.name, ctx.date), { name: `pipeline:${p.name}`, ...(timezone ? { timezone } : {}) });
+        tasks.set(p.name, task);
+        void task.start();
+        log.info({ pipeline: p.name, schedule: p.schedule, timezone: timezone ?? 'local', nextRun: task.getNextRun()?.toISOString() }, 'scheduled');
+      }
+    },
+    nextRun(pipeline) {
+      if (closed) return null;
+      return tasks.get(pipeline)?.getNextRun() ?? null;
+    },
+    isRunning(pipeline) {
+      return running.has(pipeline);
+    },
+    async runNow(pipeline) {
+      if (!known.has(pipeline)) throw new StateError('UNKNOWN_PIPELINE', `no pipeline named "${pipeline}"; known: ${[...known.keys()].join(', ')}`);
+      if (closed) throw new StateError('SCHEDULER_CLOSED', 'shopsync is shutting down');
+      if (running.has(pipeline)) throw new StateError('RUN_IN_PROGRESS', `pipeline "${pipeline}" is already running`);
+      await launch(pipeline, 'manual', new Date());
+    },
+    async close(graceMs = 30_000) {
+      closed = true;
+      await Promise.all([...tasks.values()].map((t) => t.destroy()));
+      tasks.clear();
+      const inFlight = [...running.keys()];
+      controller.abort();
+      if (inFlight.length === 0) return { settled: true, abandoned: [] };
+      log.info({ pipelines: inFlight, graceMs }, 'waiting for in-flight runs to checkpoint');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((r) => {
+        timer = setTimeout(() => r('timeout'), graceMs);
+      });
+      const result = await Promise.race([Promise.all(running.values()).then(() => 'settled' as const), timeout]);
+      clearTimeout(timer);
+      const abandoned = [...running.keys()];
+      if (result === 'timeout') log.warn({ pipelines: abandoned }, 'grace period over; these runs will be marked crashed on the next start');
+      return { settled: result === 'settled', abandoned };
+    },
+  };
+}
