@@ -1,0 +1,135 @@
+/**
+ * Per-lane locks so that two processes never run the same pipeline on the same state.
+ *
+ * The lock is a row taken in an IMMEDIATE transaction. A lock whose owner is a dead process on
+ * this host is stale and taken over at once; a lock from another host (a shared volume) is stale
+ * once its heartbeat is older than `staleAfterMs`.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { StateError } from '../errors.js';
+import type { Db } from './db.js';
+import { iso } from './types.js';
+
+/** Who holds a lock. */
+export interface LockInfo {
+  readonly name: string;
+  readonly owner: string;
+  readonly pid: number;
+  readonly host: string;
+  readonly acquiredAt: string;
+  readonly heartbeatAt: string;
+}
+
+/** A held lock. */
+export interface LockHandle {
+  readonly name: string;
+  readonly owner: string;
+  /** True when the lock was taken over from a dead holder (its runs are marked crashed). */
+  readonly tookOver: boolean;
+  /** Refresh the heartbeat; throws when another process has taken the lock. */
+  heartbeat(): void;
+  /** Give the lock back (no-op when already released). */
+  release(): void;
+}
+
+/** Options of `locks.acquire`. */
+export interface AcquireOptions {
+  /** A lock from another host whose heartbeat is older than this is stale. @default 120000 */
+  readonly staleAfterMs?: number;
+}
+
+interface LockRow {
+  name: string;
+  owner: string;
+  pid: number;
+  host: string;
+  acquired_at: number;
+  heartbeat_at: number;
+}
+
+/** Whether a process id is alive on this host (EPERM means alive but not ours). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Lock table access. */
+export class Locks {
+  private readonly getStmt;
+  private readonly putStmt;
+  private readonly beatStmt;
+  private readonly delStmt;
+
+  constructor(private readonly db: Db) {
+    this.getStmt = db.prepare<[string], LockRow>('SELECT * FROM locks WHERE name = ?');
+    this.putStmt = db.prepare(
+      `INSERT INTO locks (name, owner, pid, host, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
+    );
+    this.beatStmt = db.prepare('UPDATE locks SET heartbeat_at = ? WHERE name = ? AND owner = ?');
+    this.delStmt = db.prepare('DELETE FROM locks WHERE name = ? AND owner = ?');
+  }
+
+  /** Who holds a lane, if anyone. */
+  get(name: string): LockInfo | undefined {
+    const r = this.getStmt.get(name);
+    return r ? { name: r.name, owner: r.owner, pid: r.pid, host: r.host, acquiredAt: iso(r.acquired_at), heartbeatAt: iso(r.heartbeat_at) } : undefined;
+  }
+
+  /** Every held lock. */
+  list(): LockInfo[] {
+    return this.db
+      .prepare<[], LockRow>('SELECT * FROM locks ORDER BY name')
+      .all()
+      .map((r) => ({ name: r.name, owner: r.owner, pid: r.pid, host: r.host, acquiredAt: iso(r.acquired_at), heartbeatAt: iso(r.heartbeat_at) }));
+  }
+
+  /** Take a lane's lock or throw `LOCK_HELD` naming the holder; stale locks are taken over. */
+  acquire(name: string, options: AcquireOptions = {}): LockHandle {
+    const staleAfterMs = options.staleAfterMs ?? 120_000;
+    const owner = randomUUID();
+    const host = hostname();
+    const tookOver = this.db
+      .transaction((): boolean => {
+        const now = Date.now();
+        const held = this.getStmt.get(name);
+        let takeOver = false;
+        if (held) {
+          const dead = held.host === host ? !processAlive(held.pid) : now - held.heartbeat_at > staleAfterMs;
+          if (!dead) {
+            throw new StateError(
+              'LOCK_HELD',
+              `pipeline lane \`${name}\` is already running in process ${held.pid} on ${held.host} (since ${iso(held.acquired_at)}); wait for it to finish or stop that process`,
+              { details: { name, pid: held.pid, host: held.host } },
+            );
+          }
+          takeOver = true;
+        }
+        this.putStmt.run(name, owner, process.pid, host, now, now);
+        return takeOver;
+      })
+      .immediate();
+    let released = false;
+    return {
+      name,
+      owner,
+      tookOver,
+      heartbeat: () => {
+        if (released) return;
+        if (this.beatStmt.run(Date.now(), name, owner).changes === 0) {
+          throw new StateError('LOCK_LOST', `the lock of \`${name}\` was taken over by another process`, { details: { name } });
+        }
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.delStmt.run(name, owner);
+      },
+    };
+  }
+}

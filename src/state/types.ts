@@ -1,0 +1,152 @@
+/**
+ * Types of the state store.
+ *
+ * Glossary
+ * - pipeline: a named flow of records in one direction (ERP → shop push, shop → ERP pull).
+ * - run: one execution of a pipeline (sync, backfill, dry run, dead-letter retry).
+ * - lane: what a lock protects: a pipeline's incremental runs, or one backfill range of it.
+ * - cursor: how far a lane got in its source's order (value + record key), saved only once
+ *   everything before it is settled.
+ * - reference: ERP key ↔ shop id of one record of a shop resource.
+ * - sent hash: content hash of the last payload the shop accepted for a record, per pipeline.
+ * - intent: a create about to be sent for a record without reference; a crash leaves it behind
+ *   and the next run reconciles it before creating again.
+ * - event: what happened to one record in one run (created, updated, unchanged, failed…).
+ * - dead letter: a record that failed; kept with its reason until retried or dropped.
+ */
+import type { CursorValue } from '../erp/types.js';
+
+/** A stored cursor. */
+export interface StoredCursor {
+  readonly pipeline: string;
+  readonly name: string;
+  readonly value: CursorValue;
+  readonly key: string | null;
+  /** Lane-specific bookkeeping (pull boundary, backfill finished…). */
+  readonly boundary?: Readonly<Record<string, unknown>>;
+  readonly updatedAt: string;
+}
+
+/** A shop id as stored: digits come back as numbers. */
+export type ShopId = string | number;
+
+/** ERP key ↔ shop id of one record. */
+export interface Reference {
+  readonly resource: string;
+  readonly erpKey: string;
+  readonly shopId: ShopId;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** An unsettled create. */
+export interface Intent {
+  readonly resource: string;
+  readonly erpKey: string;
+  readonly pipeline: string;
+  readonly hash: string;
+  readonly naturalKey?: Readonly<Record<string, unknown>>;
+  readonly runId?: number;
+  readonly createdAt: string;
+}
+
+export type RunMode = 'sync' | 'backfill' | 'dry-run' | 'retry';
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'aborted' | 'crashed';
+
+/** Per-run record counters. */
+export interface RunCounts {
+  read: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  deadLettered: number;
+  warnings: number;
+  requests: number;
+}
+
+/** A run row. */
+export interface RunRecord {
+  readonly id: number;
+  readonly pipeline: string;
+  readonly mode: RunMode;
+  readonly lane: string;
+  readonly status: RunStatus;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly pid?: number;
+  readonly host?: string;
+  readonly range?: Readonly<Record<string, unknown>>;
+  readonly counts: Readonly<RunCounts>;
+  readonly error?: Readonly<Record<string, unknown>>;
+}
+
+export type EventOutcome = 'created' | 'updated' | 'unchanged' | 'failed' | 'dead-lettered' | 'delivered' | 'skipped' | 'would-create' | 'would-update';
+
+/** A warning or error as stored with an event. */
+export interface StoredIssue {
+  readonly code: string;
+  readonly message: string;
+  readonly field?: string;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/** What happened to one record in one run. */
+export interface RecordEvent {
+  readonly id: number;
+  readonly runId: number;
+  readonly pipeline: string;
+  readonly resource?: string;
+  readonly erpKey?: string;
+  readonly shopId?: ShopId;
+  readonly outcome: EventOutcome;
+  readonly warnings: readonly StoredIssue[];
+  readonly error?: StoredIssue;
+  readonly payloadHash?: string;
+  readonly payload?: unknown;
+  readonly diff?: unknown;
+  readonly at: string;
+}
+
+/** A new event (id and time are assigned by the store). */
+export type NewRecordEvent = Omit<RecordEvent, 'id' | 'at' | 'warnings'> & { readonly warnings?: readonly StoredIssue[]; readonly atMs?: number };
+
+/** A dead letter. */
+export interface DeadLetter {
+  readonly id: number;
+  readonly pipeline: string;
+  readonly resource?: string;
+  readonly erpKey: string;
+  readonly record: Readonly<Record<string, unknown>>;
+  readonly payload?: unknown;
+  readonly code: string;
+  readonly reason: string;
+  readonly attempts: number;
+  readonly runId?: number;
+  readonly firstFailedAt: string;
+  readonly lastFailedAt: string;
+}
+
+/** Milliseconds → ISO string. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** ISO string, Date or ms → ms. */
+export function toMs(t: string | number | Date): number {
+  if (typeof t === 'number') return t;
+  if (t instanceof Date) return t.getTime();
+  const ms = Date.parse(t);
+  if (Number.isNaN(ms)) throw new TypeError(`Expected an ISO date-time, got \`${t}\``);
+  return ms;
+}
+
+/** A stored shop id back to its natural type. */
+export function readShopId(raw: string): ShopId {
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+}
+
+/** Parse a JSON column that may be null. */
+export function parseJson<T>(text: string | null | undefined): T | undefined {
+  return text === null || text === undefined ? undefined : (JSON.parse(text) as T);
+}
