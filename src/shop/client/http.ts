@@ -1,0 +1,178 @@
+/**
+ * One logical request to the shop: bearer token, rate-limited queue, retries with backoff and
+ * Retry-After, one token refresh on 401, and the rule that a write whose answer was lost is only
+ * repeated when repeating it is safe. Answers are returned as they came (any status); failures
+ * without an answer become typed errors. axios configs and headers never leave this file.
+ */
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import { AbortedError } from '../../errors.js';
+import { scrubSecrets } from '../../log.js';
+import { OutcomeUnknownError, TransportError } from '../errors.js';
+import type { HttpMethod } from '../registry/index.js';
+import type { TokenSource } from './auth.js';
+import type { ResolvedOptions } from './options.js';
+import type { RequestQueue } from './queue.js';
+import { backoffMs, neverSent, NOT_PROCESSED_STATUSES, parseRetryAfter, RETRY_STATUSES, sleep } from './retry.js';
+
+/** A request as the operations describe it. */
+export interface RequestSpec {
+  /** Registry resource the request belongs to (for events and errors). */
+  readonly resource: string;
+  readonly method: HttpMethod;
+  /** Path with placeholders filled, relative to the base URL. */
+  readonly path: string;
+  readonly params?: Readonly<Record<string, string | number>>;
+  readonly body?: unknown;
+  /** Ask for the body as bytes (attachment download). */
+  readonly binary?: boolean;
+  /** Whether the request may be repeated when its answer was lost (see safety.ts). */
+  readonly repeatSafe: boolean;
+  readonly signal?: AbortSignal;
+  /** Incremented once per HTTP attempt (retries included). */
+  readonly counter?: { requests: number };
+}
+
+/** An HTTP answer of any status. */
+export interface Answer {
+  readonly status: number;
+  readonly data: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+  /** A previous attempt of this request may have reached the shop. */
+  readonly afterLostAnswer: boolean;
+}
+
+/** Sends requests; shared by every operation of one client. */
+export class Transport {
+  readonly #http: AxiosInstance;
+  readonly #tokens: TokenSource;
+  readonly #queue: RequestQueue;
+  readonly #options: ResolvedOptions;
+
+  constructor(http: AxiosInstance, tokens: TokenSource, queue: RequestQueue, options: ResolvedOptions) {
+    this.#http = http;
+    this.#tokens = tokens;
+    this.#queue = queue;
+    this.#options = options;
+  }
+
+  /** Remove every known secret from a text bound for a log line or an error message. */
+  scrub(text: string): string {
+    return scrubSecrets(text, this.#tokens.secrets());
+  }
+
+  /** Send a request, retrying where the policy allows; resolves with the final answer. */
+  async send(spec: RequestSpec): Promise<Answer> {
+    const { retries, baseDelayMs, maxDelayMs, logger, onEvent } = this.#options;
+    const label = `${spec.method} ${spec.path}`;
+    let retriesUsed = 0;
+    let refreshed = false;
+    let afterLostAnswer = false;
+    for (let attempt = 1; ; attempt++) {
+      if (spec.signal?.aborted) throw new AbortedError(`stopped before ${label} was sent`);
+      const token = await this.#tokens.token(spec.signal);
+      const started = Date.now();
+      let sent = false;
+      let response: AxiosResponse | undefined;
+      let failure: { code: string | undefined; message: string } | undefined;
+      try {
+        response = await this.#queue.run(() => {
+          sent = true;
+          spec.counter && (spec.counter.requests += 1);
+          return this.#http.request({
+            method: spec.method,
+            url: spec.path,
+            params: spec.params,
+            data: spec.body,
+            headers: { Authorization: `Bearer ${token}`, Accept: spec.binary ? '*/*' : 'application/json', ...(spec.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+            responseType: spec.binary ? 'arraybuffer' : 'json',
+            timeout: this.#options.timeoutMs,
+            validateStatus: () => true,
+            signal: spec.signal,
+            transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
+          });
+        }, spec.signal);
+      } catch (err) {
+        // Keep only code and message: an axios error carries the config with the Authorization header.
+        const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
+        failure = { code, message: this.scrub(err instanceof Error ? err.message : String(err)) };
+        if (spec.signal?.aborted) {
+          if (sent && !spec.repeatSafe) throw this.#unknown(spec, `stopped while waiting for the answer to ${label}`, code);
+          throw new AbortedError(`stopped while sending ${label}`);
+        }
+      }
+      const durationMs = Date.now() - started;
+      const status = response ? response.status : 'network';
+      onEvent({ type: 'request', resource: spec.resource, method: spec.method, status, durationMs, attempt });
+      logger.debug({ resource: spec.resource, method: spec.method, path: spec.path, status, durationMs, attempt, error: failure?.code }, 'shop request');
+
+      if (!response) {
+        const mayHaveArrived = sent && !neverSent(failure?.code);
+        if (mayHaveArrived && !spec.repeatSafe) throw this.#unknown(spec, `the answer to ${label} was lost (${failure?.code ?? failure?.message})`, failure?.code);
+        afterLostAnswer ||= mayHaveArrived;
+        if (retriesUsed >= retries) {
+          throw new TransportError('NETWORK_ERROR', `${label} failed after ${attempt} attempts: ${failure?.message ?? 'network error'}`, { details: { networkCode: failure?.code, afterLostAnswer } });
+        }
+        await sleep(backoffMs(retriesUsed++, baseDelayMs, maxDelayMs), spec.signal);
+        continue;
+      }
+
+      const headers = normaliseHeaders(response.headers);
+      const answer: Answer = { status: response.status, data: response.data, headers, afterLostAnswer };
+      if (response.status === 401 && !refreshed && this.#tokens.refused(token)) {
+        refreshed = true;
+        logger.debug({ resource: spec.resource }, 'shop refused the access token; fetching a new one');
+        continue;
+      }
+      if (RETRY_STATUSES.has(response.status) && !notTransient(response.data)) {
+        const retryAfterMs = parseRetryAfter(headers['retry-after']);
+        if (response.status === 429) {
+          const pauseMs = Math.min(retryAfterMs ?? backoffMs(retriesUsed, baseDelayMs, maxDelayMs), maxDelayMs);
+          this.#queue.throttle(pauseMs);
+          onEvent({ type: 'throttled', resource: spec.resource, retryAfterMs: pauseMs });
+          logger.info({ resource: spec.resource, retryAfterMs: pauseMs, slowdown: this.#queue.slowdown }, 'shop rate limit hit; slowing down');
+        }
+        if (!NOT_PROCESSED_STATUSES.has(response.status) && !spec.repeatSafe) {
+          throw this.#unknown(spec, `a gateway answered ${response.status} to ${label}; the shop may have processed it`, undefined, response.status);
+        }
+        afterLostAnswer ||= !NOT_PROCESSED_STATUSES.has(response.status);
+        if (retriesUsed >= retries) return answer;
+        const wait = retryAfterMs !== undefined ? Math.min(retryAfterMs, maxDelayMs) : backoffMs(retriesUsed, baseDelayMs, maxDelayMs);
+        retriesUsed++;
+        await sleep(wait, spec.signal);
+        continue;
+      }
+      if (response.status < 400) this.#queue.succeeded();
+      return answer;
+    }
+  }
+
+  #unknown(spec: RequestSpec, message: string, networkCode?: string, status?: number): OutcomeUnknownError {
+    return new OutcomeUnknownError('OUTCOME_UNKNOWN', `${message}; it is not safe to repeat, so check in the shop whether it took effect`, {
+      status,
+      details: { networkCode, method: spec.method, path: spec.path },
+      record: { resource: spec.resource },
+    });
+  }
+}
+
+/** A 503 that is a lasting state, not a passing overload (claims storage not created yet). */
+function notTransient(data: unknown): boolean {
+  const body = data instanceof ArrayBuffer || Buffer.isBuffer(data) ? undefined : data;
+  const code = body && typeof body === 'object' ? (body as { error?: { code?: unknown } }).error?.code : undefined;
+  return code === 'TICKET_CLAIMS_UNAVAILABLE';
+}
+
+function normaliseHeaders(headers: AxiosResponse['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (value === undefined || value === null) continue;
+    out[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+/** The axios instance every request of one client goes through. */
+export function createHttp(baseUrl: string): AxiosInstance {
+  // No interceptors and no default headers: the token is added per request and never stored on the instance.
+  return axios.create({ baseURL: baseUrl, maxRedirects: 0 });
+}

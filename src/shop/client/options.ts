@@ -1,0 +1,89 @@
+/** Defaults and validation of `createShopClient`'s options. */
+import { z } from 'zod';
+import { ConfigError } from '../../errors.js';
+import { silentLogger, type Logger } from '../../log.js';
+import type { ClientEvent, ShopAuth, ShopClientOptions } from './types.js';
+
+/** Options with every default filled in. */
+export interface ResolvedOptions {
+  readonly baseUrl: string;
+  readonly auth: ShopAuth;
+  readonly concurrency: number;
+  readonly intervalCap: number;
+  readonly intervalMs: number;
+  readonly retries: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly batchSize: number;
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+  readonly onEvent: (event: ClientEvent) => void;
+}
+
+const positiveInt = (what: string) =>
+  z.number({ message: `Expected \`${what}\` to be a whole number from 1 and up` }).int({ message: `Expected \`${what}\` to be a whole number` }).min(1, { message: `Expected \`${what}\` to be a whole number from 1 and up` });
+const nonNegativeInt = (what: string) => z.number({ message: `Expected \`${what}\` to be a whole number from 0 and up` }).int().min(0, { message: `Expected \`${what}\` to be a whole number from 0 and up` });
+
+const authSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('token'), token: z.string().min(1, { message: 'Expected `auth.token` to be a non-empty access token' }) }),
+  z.strictObject({
+    kind: z.literal('oauth'),
+    tokenUrl: z.url({ message: 'Expected `auth.tokenUrl` to be an absolute URL like https://shop.example/oauth/token' }).optional(),
+    clientId: z.string().min(1, { message: 'Expected `auth.clientId` to be a non-empty string' }),
+    clientSecret: z.string().min(1, { message: 'Expected `auth.clientSecret` to be a non-empty string' }),
+    scopes: z.array(z.string().min(1)).optional(),
+  }),
+]);
+
+const optionsSchema = z.object({
+  baseUrl: z.url({ message: 'Expected `baseUrl` to be an absolute http(s) URL like https://shop.example/api' }).refine((u) => /^https?:\/\//i.test(u), { message: 'Expected `baseUrl` to start with http:// or https://' }),
+  auth: authSchema,
+  concurrency: positiveInt('rateLimit.concurrency'),
+  intervalCap: positiveInt('rateLimit.intervalCap'),
+  intervalMs: positiveInt('rateLimit.intervalMs'),
+  retries: nonNegativeInt('retry.retries'),
+  baseDelayMs: nonNegativeInt('retry.baseDelayMs'),
+  maxDelayMs: nonNegativeInt('retry.maxDelayMs'),
+  batchSize: positiveInt('batchSize'),
+  timeoutMs: positiveInt('timeoutMs'),
+});
+
+/** Merge defaults into the caller's options, then validate them; throws ConfigError naming the option. */
+export function resolveOptions(options: ShopClientOptions): ResolvedOptions {
+  const merged = {
+    baseUrl: options.baseUrl,
+    auth: options.auth,
+    concurrency: options.rateLimit?.concurrency ?? 4,
+    intervalCap: options.rateLimit?.intervalCap ?? 10,
+    intervalMs: options.rateLimit?.intervalMs ?? 1000,
+    retries: options.retry?.retries ?? 5,
+    baseDelayMs: options.retry?.baseDelayMs ?? 250,
+    maxDelayMs: options.retry?.maxDelayMs ?? 30_000,
+    batchSize: options.batchSize ?? 50,
+    timeoutMs: options.timeoutMs ?? 30_000,
+  };
+  const parsed = optionsSchema.safeParse(merged);
+  if (!parsed.success) {
+    // Never echo the received auth values: they are secrets.
+    const lines = parsed.error.issues.map((issue) => {
+      const path = issue.path.join('.');
+      const secret = path.startsWith('auth');
+      const got = secret ? '' : `, got \`${String(valueAt(merged, issue.path))}\``;
+      return `${path || 'options'}: ${issue.message}${got}`;
+    });
+    throw new ConfigError(`Invalid shop client options: ${lines.join('; ')}`, { key: parsed.error.issues[0]?.path.join('.') });
+  }
+  return {
+    ...parsed.data,
+    baseUrl: parsed.data.baseUrl.replace(/\/+$/, ''),
+    auth: options.auth,
+    logger: options.logger ?? silentLogger,
+    onEvent: options.onEvent ?? (() => undefined),
+  };
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let at: unknown = root;
+  for (const key of path) at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  return at;
+}

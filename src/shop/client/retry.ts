@@ -1,0 +1,61 @@
+/**
+ * Retry policy: which failures are retried, how long to wait (exponential backoff with full
+ * jitter, or the shop's Retry-After), and which failures may have let a write take effect.
+ */
+
+/** Statuses that mean "try again later": the shop did not process the request (429, 503) or a gateway failed (502, 504). */
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/**
+ * Statuses whose answer proves the request was not processed, so even a non-idempotent write may
+ * be repeated. A 502/504 comes from a gateway that may have forwarded the request before failing.
+ */
+export const NOT_PROCESSED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/**
+ * Network error codes that occur before the request reached the shop (connection never made):
+ * repeating is safe for any write. Every other network failure (reset, timeout, hang-up) may
+ * have happened after the shop received the request.
+ */
+const NEVER_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+
+/** Whether a network failure (by its Node/axios code) proves the request was never sent. */
+export function neverSent(code: string | undefined): boolean {
+  return code !== undefined && NEVER_SENT_CODES.has(code);
+}
+
+/** Full-jitter backoff: a random wait up to `base * 2^attempt`, capped at `max` (attempt counts from 0). */
+export function backoffMs(attempt: number, baseDelayMs: number, maxDelayMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
+  return Math.floor(random() * ceiling);
+}
+
+/** Milliseconds a Retry-After header asks for (delta seconds or an HTTP date); undefined when absent or unreadable. */
+export function parseRetryAfter(value: unknown, now: number = Date.now()): number | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const text = String(value).trim();
+  if (text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+/** Resolve after `ms`, or reject early when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
