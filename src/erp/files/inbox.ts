@@ -1,0 +1,132 @@
+/**
+ * The file source. The inbox folder is the queue: every file still in it is unprocessed. Files are
+ * read in name order, record by record; a position is `{ value: <file name>, key: <record index> }`.
+ * A file moves to archive/ once the pipeline commits a position at or past its last record, and to
+ * failed/ (with `<name>.error.txt`) when it cannot be read. After a crash before the archive step the
+ * file is read again and records at or before the committed position are skipped.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { AbortedError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { FilesConnection } from '../connection.js';
+import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
+import type { ConnectorContext, CursorPosition, ErpRecord, ReadOptions, Source, SourceItem } from '../types.js';
+import { comparePositions, compareValues, getPath, recordSchema } from '../values.js';
+import type { FileSourceConfig } from './config.js';
+import { readCsv } from './csv.js';
+import { moveInto, moveToFailed, readyFiles, unchangedSince } from './folders.js';
+import { readJson, readNdjson } from './json.js';
+import { readXml } from './xml.js';
+
+/** Record indexes are zero-padded so positions inside a file compare correctly as strings. */
+export function indexKey(index: number): string {
+  return String(index).padStart(10, '0');
+}
+
+const readers: Record<FileSourceConfig['format'], (file: string, cfg: FileSourceConfig) => AsyncGenerator<ErpRecord>> = {
+  csv: readCsv,
+  json: readJson,
+  ndjson: readNdjson,
+  xml: readXml,
+};
+
+interface ReadFile {
+  /** Last position yielded from the file; the file is settled once a commit reaches it. */
+  readonly last: CursorPosition;
+  /** Set when reading stopped on an error: the file goes to failed/ instead of archive/. */
+  readonly error?: string;
+}
+
+/** Create a file source over an inbox folder. */
+export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, ctx: ConnectorContext): Promise<Source> {
+  const folder = path.resolve(ctx.baseDir, conn.folder, cfg.folder);
+  const logger: Logger = ctx.logger.child({ folder });
+  const connector = cfg.format;
+  const marker = cfg.stability.mode === 'marker' ? cfg.stability.markerSuffix : undefined;
+  const pending = new Map<string, ReadFile>();
+
+  const info = await stat(folder).catch(() => undefined);
+  if (!info?.isDirectory()) {
+    throw connectorError(connector, CONNECTOR_CODES.folderMissing, `inbox folder ${folder} does not exist; create it or fix \`folder\` (relative to the connection folder ${path.resolve(ctx.baseDir, conn.folder)}).`);
+  }
+
+  async function fail(name: string, reason: string, recordsRead: number): Promise<void> {
+    const report = [`file: ${name}`, `code: ${CONNECTOR_CODES.fileUnreadable}`, `error: ${reason}`, `records read before the error: ${recordsRead}`, `moved: ${new Date().toISOString()}`, ''].join('\n');
+    const moved = await moveToFailed(folder, cfg, name, report);
+    logger.error({ code: CONNECTOR_CODES.fileUnreadable, file: name, movedTo: moved, reason }, 'file cannot be read; moved to the failed folder');
+  }
+
+  async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
+    let names: string[];
+    try {
+      names = await readyFiles(folder, cfg);
+    } catch (err) {
+      throw connectorError(connector, CONNECTOR_CODES.fileUnreadable, `inbox folder ${folder} cannot be listed: ${causeText(err)}. Check that it exists and is readable.`, { cause: err });
+    }
+    const after = options.after;
+    for (const name of names) {
+      if (options.signal?.aborted) throw new AbortedError();
+      if (options.until !== undefined && options.until !== null && compareValues(name, options.until) > 0) break;
+      if (after && after.value !== null && compareValues(name, after.value) < 0) {
+        // Still in the inbox although it sorts before the committed position: a late drop, not a settled file.
+        logger.warn({ file: name, after }, 'file sorts before the committed position but was never archived; reading it in full');
+      }
+      const skipThrough = after && after.value === name && after.key !== null ? Number(after.key) : 0;
+      const file = path.join(folder, name);
+      const before = await stat(file).catch(() => undefined);
+      if (!before) continue; // taken away meanwhile
+      let index = 0;
+      let yielded = 0;
+      let last: CursorPosition | undefined;
+      let error: string | undefined;
+      try {
+        for await (const record of readers[cfg.format](file, cfg)) {
+          index++;
+          if (index <= skipThrough) continue;
+          if (!recordSchema.safeParse(record).success) throw new Error(`record ${index} is not an object`);
+          const keyValue = cfg.key === undefined ? index : getPath(record, cfg.key);
+          if (keyValue === undefined || keyValue === null || keyValue === '') throw new Error(`record ${index} has no value in key field ${cfg.key}`);
+          const position: CursorPosition = { value: name, key: indexKey(index) };
+          yield { record, key: String(keyValue), position };
+          yielded++;
+          last = position;
+        }
+        if (!(await unchangedSince(file, before.size, before.mtimeMs))) {
+          throw new Error('file changed while it was read; the writer must write to a temporary name or use a marker file');
+        }
+      } catch (err) {
+        if (err instanceof AbortedError || options.signal?.aborted) throw err;
+        error = `${causeText(err)}`;
+      }
+      if (error !== undefined && yielded === 0) {
+        await fail(name, error, index > 0 ? index - 1 : 0);
+      } else if (error !== undefined && last) {
+        // Records already handed out must settle before the file leaves the inbox.
+        pending.set(name, { last, error: `${error} (after record ${last.key})` });
+        logger.warn({ file: name, reason: error }, 'file stopped reading on an error; it moves to the failed folder once its records are committed');
+      } else if (yielded === 0) {
+        // Empty, or every record already at or before the committed position: nothing left to settle.
+        const moved = await moveInto(folder, cfg.archiveFolder, name, marker);
+        logger.info({ file: name, movedTo: moved, records: index }, 'file settled; archived');
+      } else if (last) {
+        pending.set(name, { last });
+      }
+    }
+  }
+
+  async function commit(position: CursorPosition): Promise<void> {
+    for (const [name, file] of [...pending]) {
+      if (comparePositions(file.last, position) > 0) continue;
+      pending.delete(name);
+      try {
+        if (file.error !== undefined) await fail(name, file.error, Number(file.last.key));
+        else logger.info({ file: name, movedTo: await moveInto(folder, cfg.archiveFolder, name, marker) }, 'file settled; archived');
+      } catch (err) {
+        throw connectorError(connector, CONNECTOR_CODES.fileWriteFailed, `cannot move ${name} out of ${folder}: ${causeText(err)}. Check write permission on the folder.`, { cause: err });
+      }
+    }
+  }
+
+  return { kind: connector, read, commit, close: async () => undefined };
+}

@@ -1,0 +1,159 @@
+/**
+ * JSON and NDJSON records. NDJSON and top-level JSON arrays are streamed element by element;
+ * a records array inside an object (`recordsPath`) is read whole, up to `maxWholeFileBytes`.
+ */
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { CONNECTOR_CODES, connectorError } from '../errors.js';
+import type { ErpRecord } from '../types.js';
+import { getPath, recordSchema } from '../values.js';
+import type { FileSourceConfig } from './config.js';
+import { openText } from './text.js';
+
+function asRecord(value: unknown, where: string): ErpRecord {
+  const parsed = recordSchema.safeParse(value);
+  if (!parsed.success || Array.isArray(value)) throw new Error(`${where} is not a JSON object`);
+  return parsed.data;
+}
+
+/** Stream NDJSON: one object per non-blank line. */
+export async function* readNdjson(file: string, cfg: FileSourceConfig): AsyncGenerator<ErpRecord> {
+  const text = openText(file, cfg.encoding);
+  const lines = createInterface({ input: text, crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const line of lines) {
+      n++;
+      if (line.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (err) {
+        throw new Error(`line ${n}: ${(err as Error).message}`);
+      }
+      yield asRecord(value, `line ${n}`);
+    }
+  } finally {
+    lines.close();
+    text.destroy();
+  }
+}
+
+/** Splits a top-level JSON array into element texts without holding the whole file. */
+class ArraySplitter {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private inElement = false;
+  private started = false;
+  private ended = false;
+  private current = '';
+  topLevelObject = false;
+
+  /** Feed a chunk; returns the complete element texts it finished. */
+  push(chunk: string): string[] {
+    const out: string[] = [];
+    let from = this.inElement ? 0 : -1;
+    for (let i = 0; i < chunk.length; i++) {
+      const ch = chunk[i] as string;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (ch === '\\') this.escaped = true;
+        else if (ch === '"') this.inString = false;
+        continue;
+      }
+      const space = ch === ' ' || ch === '\n' || ch === '\r' || ch === '\t';
+      if (!this.started) {
+        if (ch === '[') { this.started = true; this.depth = 1; continue; }
+        if (ch === '{') { this.topLevelObject = true; return out; }
+        if (space || ch === '\uFEFF') continue;
+        throw new Error(`expected a JSON array, found ${JSON.stringify(ch)}`);
+      }
+      if (this.ended) {
+        if (!space) throw new Error('unexpected text after the end of the array');
+        continue;
+      }
+      if (this.depth === 1) {
+        if (ch === ',' || ch === ']') {
+          if (from >= 0) this.current += chunk.slice(from, i);
+          from = -1;
+          this.inElement = false;
+          this.flush(out);
+          if (ch === ']') { this.ended = true; this.depth = 0; }
+          continue;
+        }
+        if (space) continue;
+        if (from < 0) { from = i; this.inElement = true; }
+      }
+      if (ch === '"') this.inString = true;
+      else if (ch === '{' || ch === '[') this.depth++;
+      else if (ch === '}' || ch === ']') this.depth--;
+    }
+    if (from >= 0) this.current += chunk.slice(from);
+    return out;
+  }
+
+  private flush(out: string[]): void {
+    const text = this.current.trim();
+    this.current = '';
+    if (text) out.push(text);
+  }
+
+  /** Throws when the input ended inside the array. */
+  finish(): void {
+    if (this.started && !this.ended) throw new Error('file ends inside the JSON array (truncated?)');
+  }
+}
+
+/** Read JSON records: a streamed top-level array, a single object, or an array at `recordsPath`. */
+export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGenerator<ErpRecord> {
+  if (cfg.recordsPath) {
+    yield* readWhole(file, cfg, cfg.recordsPath);
+    return;
+  }
+  const size = (await stat(file)).size;
+  const splitter = new ArraySplitter();
+  const text = openText(file, cfg.encoding);
+  let n = 0;
+  let whole = '';
+  try {
+    for await (const chunk of text) {
+      if (splitter.topLevelObject) {
+        whole += chunk as string;
+        if (size > cfg.maxWholeFileBytes) throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `${file} holds one JSON object of ${size} bytes (limit ${cfg.maxWholeFileBytes}); set recordsPath or export NDJSON.`);
+        continue;
+      }
+      for (const element of splitter.push(chunk as string)) {
+        n++;
+        let value: unknown;
+        try {
+          value = JSON.parse(element);
+        } catch (err) {
+          throw new Error(`array element ${n}: ${(err as Error).message}`);
+        }
+        yield asRecord(value, `array element ${n}`);
+      }
+      if (splitter.topLevelObject) whole = chunk as string;
+    }
+  } finally {
+    text.destroy();
+  }
+  if (splitter.topLevelObject) {
+    // A single object is one record; it was small enough to be read as text above.
+    yield asRecord(JSON.parse(whole.trimStart()), 'the file');
+    return;
+  }
+  splitter.finish();
+}
+
+async function* readWhole(file: string, cfg: FileSourceConfig, recordsPath: string): AsyncGenerator<ErpRecord> {
+  const size = (await stat(file)).size;
+  if (size > cfg.maxWholeFileBytes) {
+    throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `${file} is ${size} bytes; JSON with recordsPath is read whole and the limit is ${cfg.maxWholeFileBytes}. Export NDJSON or a top-level array (both are streamed), or raise maxWholeFileBytes.`);
+  }
+  let text = '';
+  for await (const chunk of openText(file, cfg.encoding)) text += chunk as string;
+  const records = getPath(JSON.parse(text), recordsPath);
+  if (!Array.isArray(records)) throw new Error(`no array at recordsPath ${recordsPath}`);
+  for (const [i, r] of records.entries()) yield asRecord(r, `record ${i + 1}`);
+}

@@ -1,0 +1,16 @@
+/**
+ * Decoding files as streams of text: UTF-8 (BOM removed), Windows-1252 and ISO-8859-1.
+ */
+import { createReadStream } from 'node:fs';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import iconv from 'iconv-lite';
+import type { Encoding } from './config.js';
+
+/** A readable stream of decoded text chunks; read errors surface on the returned stream. */
+export function openText(file: string, encoding: Encoding, then?: Transform): Readable {
+  const raw = createReadStream(file, { highWaterMark: 256 * 1024 });
+  // iconv removes a UTF-8 BOM by default (stripBOM), so `\uFEFF` never ends up in the first column name.
+  const decoder = iconv.decodeStream(encoding) as unknown as Transform;
+  if (then) return pipeline(raw, decoder, then, () => undefined);
+  return pipeline(raw, decoder, () => undefined);
+}

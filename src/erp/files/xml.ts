@@ -1,0 +1,112 @@
+/**
+ * XML records, streamed: a small scanner tracks the element path and cuts out each element at
+ * `recordPath`; only that element's text is parsed (fast-xml-parser), so memory is one record.
+ * Values stay strings (no number parsing: `0042` and `12,50` arrive as written).
+ */
+import { XMLParser } from 'fast-xml-parser';
+import type { ErpRecord } from '../types.js';
+import type { FileSourceConfig } from './config.js';
+import { openText } from './text.js';
+
+/** Scans XML text for complete elements at one path. */
+export class RecordScanner {
+  private buf = '';
+  private pos = 0;
+  private stack: string[] = [];
+  private recordStart = -1;
+
+  constructor(private readonly path: readonly string[]) {}
+
+  private atPath(): boolean {
+    return this.stack.length === this.path.length && this.stack.every((s, i) => s === this.path[i]);
+  }
+
+  /** Feed text; returns the complete record elements it finished. */
+  push(chunk: string): string[] {
+    this.buf += chunk;
+    const out: string[] = [];
+    for (;;) {
+      const lt = this.buf.indexOf('<', this.pos);
+      if (lt < 0) { this.pos = this.buf.length; break; }
+      const rest = this.buf.startsWith('<!--', lt) ? '-->' : this.buf.startsWith('<![CDATA[', lt) ? ']]>' : this.buf.startsWith('<?', lt) ? '?>' : this.buf.startsWith('<!', lt) ? '>' : null;
+      if (rest) {
+        const end = this.buf.indexOf(rest, lt + 2);
+        if (end < 0) { this.pos = lt; break; }
+        this.pos = end + rest.length;
+        continue;
+      }
+      const gt = this.tagEnd(lt);
+      if (gt < 0) { this.pos = lt; break; }
+      const tag = this.buf.slice(lt + 1, gt);
+      this.pos = gt + 1;
+      if (tag.startsWith('/')) {
+        const wasRecord = this.recordStart >= 0 && this.atPath();
+        this.stack.pop();
+        if (wasRecord) { out.push(this.buf.slice(this.recordStart, gt + 1)); this.recordStart = -1; }
+        continue;
+      }
+      const name = /^[^\s/>]+/.exec(tag)?.[0] ?? '';
+      this.stack.push(name);
+      const isRecord = this.recordStart < 0 && this.atPath();
+      if (isRecord) this.recordStart = lt;
+      if (tag.endsWith('/')) {
+        this.stack.pop();
+        if (isRecord) { out.push(this.buf.slice(lt, gt + 1)); this.recordStart = -1; }
+      }
+    }
+    // Keep only what a record still needs.
+    const keep = this.recordStart >= 0 ? this.recordStart : this.pos;
+    this.buf = this.buf.slice(keep);
+    this.pos -= keep;
+    if (this.recordStart >= 0) this.recordStart = 0;
+    return out;
+  }
+
+  /** Index of the `>` closing the tag opened at `lt`, skipping quoted attribute values; -1 if not yet read. */
+  private tagEnd(lt: number): number {
+    let quote = '';
+    for (let i = lt + 1; i < this.buf.length; i++) {
+      const ch = this.buf[i];
+      if (quote) { if (ch === quote) quote = ''; }
+      else if (ch === '"' || ch === "'") quote = ch;
+      else if (ch === '>') return i;
+    }
+    return -1;
+  }
+
+  /** Throws when the text ended inside a record or an element. */
+  finish(): void {
+    if (this.recordStart >= 0) throw new Error(`file ends inside a <${this.path[this.path.length - 1]}> record (truncated?)`);
+  }
+}
+
+/** Stream the records at `cfg.recordPath` (dotted or slashed element path from the root). */
+export async function* readXml(file: string, cfg: FileSourceConfig): AsyncGenerator<ErpRecord> {
+  const path = (cfg.recordPath ?? '').split(/[./]/).filter(Boolean);
+  const recordName = path[path.length - 1] as string;
+  const arrays = new Set(cfg.xmlArrays);
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    isArray: (name) => arrays.has(name),
+  });
+  const scanner = new RecordScanner(path);
+  const text = openText(file, cfg.encoding);
+  try {
+    for await (const chunk of text) {
+      for (const element of scanner.push(chunk as string)) {
+        const parsed = parser.parse(element) as Record<string, unknown>;
+        let value = parsed[recordName];
+        if (Array.isArray(value)) value = value[0];
+        if (value === null || typeof value !== 'object') value = value === '' || value === undefined ? {} : { '#text': value };
+        yield value as ErpRecord;
+      }
+    }
+  } finally {
+    text.destroy();
+  }
+  scanner.finish();
+}

@@ -1,0 +1,70 @@
+/**
+ * Per-pipeline settings for HTTP JSON sources (paged REST APIs) and sinks (POST/PUT).
+ */
+import { z } from 'zod';
+
+const param = z.string().min(1);
+
+/** How the API pages. */
+export const pagingSchema = z.discriminatedUnion('style', [
+  z.strictObject({ style: z.literal('none') }),
+  z.strictObject({ style: z.literal('offset'), offsetParam: param.default('offset'), limitParam: param.default('limit') }),
+  z.strictObject({ style: z.literal('page'), pageParam: param.default('page'), sizeParam: param.default('per_page'), firstPage: z.coerce.number().int().min(0).default(1) }),
+  z.strictObject({
+    style: z.literal('cursor'),
+    /** Query parameter that carries the next-page token. @default 'cursor' */
+    cursorParam: param.default('cursor'),
+    /** Dotted path of the next-page token in the response body; absent/null/'' = last page. @default 'next_cursor' */
+    nextPath: param.default('next_cursor'),
+    /** Page-size parameter, if the API has one. */
+    limitParam: param.optional(),
+  }),
+  z.strictObject({
+    style: z.literal('next-link'),
+    /** Dotted path of the next page's URL in the body; absent = use the `Link: <…>; rel="next"` header. */
+    nextPath: param.optional(),
+    limitParam: param.optional(),
+  }),
+]);
+
+/** HTTP source: GET a paged list of JSON records. */
+export const httpSourceSchema = z.strictObject({
+  /** Path (or absolute URL) of the list endpoint, resolved against the connection's baseUrl. */
+  path: z.string().min(1),
+  /** Fixed query parameters (e.g. `{ sort: updated_at }`). */
+  query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  /** Dotted path of the records array in the response; absent = the body is the array. */
+  recordsPath: z.string().min(1).optional(),
+  paging: pagingSchema.prefault({ style: 'none' }),
+  /** Dotted path of the record key. */
+  key: z.string().min(1),
+  /** Dotted path of the cursor field (e.g. updated_at); absent = every run reads everything. */
+  cursor: z.string().min(1).optional(),
+  /** Query parameter that receives the last cursor value; the API must treat it as inclusive (>=). */
+  sinceParam: z.string().min(1).optional(),
+  /** Query parameter that receives `until` (inclusive) for backfills. */
+  untilParam: z.string().min(1).optional(),
+  /** Extra headers for this endpoint. */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** Safety stop against APIs that never say "last page". @default 100000 */
+  maxPages: z.coerce.number().int().positive().default(100_000),
+});
+
+/** HTTP sink: send a batch as JSON. */
+export const httpSinkSchema = z.strictObject({
+  /** Path (or absolute URL); with `perRecord`, `{record.FIELD}` placeholders are filled (URL-encoded). */
+  path: z.string().min(1),
+  /** @default 'POST' */
+  method: z.enum(['POST', 'PUT', 'PATCH']).default('POST'),
+  /** Wrap the array in an object under this field (`{ "orders": [...] }`); absent = the body is the array. */
+  wrapIn: z.string().min(1).optional(),
+  /** One request per record (body = the record) instead of one per batch. @default false */
+  perRecord: z.boolean().default(false),
+  /** Header carrying the batch id (per record: `<batch id>:<index>`). @default 'Idempotency-Key' */
+  idempotencyHeader: z.string().min(1).default('Idempotency-Key'),
+  headers: z.record(z.string(), z.string()).default({}),
+});
+
+export type HttpSourceConfig = z.output<typeof httpSourceSchema>;
+export type HttpSinkConfig = z.output<typeof httpSinkSchema>;
+export type PagingConfig = z.output<typeof pagingSchema>;

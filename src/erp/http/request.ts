@@ -1,0 +1,97 @@
+/**
+ * JSON over HTTP with retries: network errors, 5xx and 429 are retried with exponential backoff
+ * (Retry-After honoured, capped); other 4xx fail at once. Errors are ConnectorErrors without secrets.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AbortedError, ConnectorError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { HttpConnection } from '../connection.js';
+import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
+
+/** One request. */
+export interface JsonRequest {
+  readonly url: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  readonly signal?: AbortSignal;
+}
+
+/** A successful response. */
+export interface JsonResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+}
+
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** Sends requests for one connection (auth and default headers applied). */
+export function jsonClient(conn: HttpConnection, logger: Logger, connector: string) {
+  const secrets = [conn.auth?.value, ...Object.values(conn.headers)];
+
+  return async function request(req: JsonRequest): Promise<JsonResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...conn.headers, ...req.headers };
+    if (conn.auth) headers[conn.auth.header] = conn.auth.value;
+    if (req.body !== undefined) headers['content-type'] = 'application/json';
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    let lastError = '';
+    let lastCode: typeof CONNECTOR_CODES.unreachable | typeof CONNECTOR_CODES.httpError = CONNECTOR_CODES.unreachable;
+    for (let attempt = 0; attempt <= conn.retries; attempt++) {
+      if (req.signal?.aborted) throw new AbortedError();
+      let wait: number | undefined;
+      try {
+        const timeout = AbortSignal.timeout(conn.timeoutMs);
+        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+        const res = await fetch(req.url, { method: req.method, headers, body, signal });
+        const text = await res.text();
+        if (res.ok) {
+          let parsed: unknown = null;
+          if (text.trim() !== '') {
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              throw connectorError(connector, CONNECTOR_CODES.httpError, `${req.method} ${req.url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 120)}`, { secrets });
+            }
+          }
+          return { status: res.status, headers: res.headers, body: parsed };
+        }
+        const excerpt = text.replace(/\s+/g, ' ').slice(0, 300);
+        if (res.status === 401 || res.status === 403) {
+          throw connectorError(connector, CONNECTOR_CODES.authFailed, `${req.method} ${req.url} was refused (${res.status}): ${excerpt}. Check the connection's auth header and its token.`, { secrets, details: { status: res.status } });
+        }
+        if (res.status !== 429 && res.status < 500) {
+          throw connectorError(connector, CONNECTOR_CODES.httpError, `${req.method} ${req.url} failed with ${res.status}: ${excerpt}`, { secrets, details: { status: res.status } });
+        }
+        lastCode = CONNECTOR_CODES.httpError;
+        lastError = `${res.status}: ${excerpt}`;
+        wait = retryAfterMs(res.headers.get('retry-after'));
+      } catch (err) {
+        if (err instanceof ConnectorError) throw err;
+        if (req.signal?.aborted) throw new AbortedError();
+        lastCode = CONNECTOR_CODES.unreachable;
+        const cause = (err as { cause?: unknown }).cause;
+        lastError = cause ? `${causeText(err)}: ${causeText(cause)}` : causeText(err);
+      }
+      if (attempt < conn.retries) {
+        const backoff = Math.min(conn.maxBackoffMs, wait ?? conn.backoffMs * 2 ** attempt * (0.75 + Math.random() * 0.5));
+        logger.warn({ url: req.url, attempt: attempt + 1, waitMs: Math.round(backoff), error: lastError }, 'HTTP request failed; retrying');
+        await sleep(backoff, undefined, { signal: req.signal }).catch(() => undefined);
+      }
+    }
+    const hint = lastCode === CONNECTOR_CODES.unreachable ? ' Check baseUrl and that the service is up.' : ' The service keeps failing; try again later.';
+    throw connectorError(connector, lastCode, `${req.method} ${req.url} failed after ${conn.retries + 1} attempt(s): ${lastError}.${hint}`, { secrets });
+  };
+}
+
+/** Resolve a path against the base URL (absolute URLs pass through). */
+export function resolveUrl(baseUrl: string, pathOrUrl: string): URL {
+  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  return new URL(pathOrUrl.replace(/^\//, ''), base);
+}

@@ -1,0 +1,115 @@
+/**
+ * The HTTP source: pages through a REST list endpoint (offset, page, cursor token or next link).
+ * With a `cursor` field, records are yielded in (cursor, key) order: records sharing a cursor value
+ * are held until the value changes and sorted by key, so keyset `after` is exact; an API that returns
+ * cursor values out of order is reported (CONNECTOR_ORDER_VIOLATION) instead of silently skipping.
+ */
+import { AbortedError } from '../../errors.js';
+import type { HttpConnection } from '../connection.js';
+import { CONNECTOR_CODES, connectorError } from '../errors.js';
+import type { ConnectorContext, CursorPosition, ErpRecord, ReadOptions, Source, SourceItem } from '../types.js';
+import { comparePositions, compareValues, getPath, recordSchema, toCursorValue } from '../values.js';
+import type { HttpSourceConfig } from './config.js';
+import { jsonClient, resolveUrl } from './request.js';
+
+/** `<https://x/y?page=2>; rel="next", <…>; rel="last"` → the next URL. */
+export function nextFromLink(header: string | null): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(',')) {
+    const m = /<([^>]+)>\s*;(.*)/.exec(part.trim());
+    if (m && /rel\s*=\s*"?next"?/i.test(m[2] as string)) return m[1];
+  }
+  return undefined;
+}
+
+/** Create a source over a paged JSON list endpoint. */
+export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ctx: ConnectorContext): Promise<Source> {
+  const request = jsonClient(conn, ctx.logger, 'http');
+  const paging = cfg.paging;
+
+  function firstUrl(options: ReadOptions, pageSize: number): URL {
+    const url = resolveUrl(conn.baseUrl, cfg.path);
+    for (const [k, v] of Object.entries(cfg.query)) url.searchParams.set(k, String(v));
+    if (cfg.cursor && cfg.sinceParam && options.after && options.after.value !== null) url.searchParams.set(cfg.sinceParam, String(options.after.value));
+    if (cfg.untilParam && options.until !== undefined && options.until !== null) url.searchParams.set(cfg.untilParam, String(options.until));
+    if (paging.style === 'offset') { url.searchParams.set(paging.offsetParam, '0'); url.searchParams.set(paging.limitParam, String(pageSize)); }
+    if (paging.style === 'page') { url.searchParams.set(paging.pageParam, String(paging.firstPage)); url.searchParams.set(paging.sizeParam, String(pageSize)); }
+    if ((paging.style === 'cursor' || paging.style === 'next-link') && paging.limitParam) url.searchParams.set(paging.limitParam, String(pageSize));
+    return url;
+  }
+
+  /** The next page's URL, or undefined after the last page. */
+  function nextUrl(url: URL, body: unknown, headers: Headers, count: number, pageSize: number): URL | undefined {
+    if (count === 0 || paging.style === 'none') return undefined;
+    const next = new URL(url);
+    if (paging.style === 'offset') {
+      if (count < pageSize) return undefined;
+      next.searchParams.set(paging.offsetParam, String(Number(url.searchParams.get(paging.offsetParam)) + count));
+      return next;
+    }
+    if (paging.style === 'page') {
+      if (count < pageSize) return undefined;
+      next.searchParams.set(paging.pageParam, String(Number(url.searchParams.get(paging.pageParam)) + 1));
+      return next;
+    }
+    if (paging.style === 'cursor') {
+      const token = getPath(body, paging.nextPath);
+      if (token === undefined || token === null || token === '') return undefined;
+      next.searchParams.set(paging.cursorParam, String(token));
+      return next;
+    }
+    const link = paging.nextPath ? getPath(body, paging.nextPath) : nextFromLink(headers.get('link'));
+    return typeof link === 'string' && link !== '' ? new URL(link, url) : undefined;
+  }
+
+  async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
+    const pageSize = options.pageSize ?? 100;
+    const after = cfg.cursor && options.after && options.after.value !== null ? options.after : undefined;
+    const until = cfg.cursor ? options.until : undefined;
+    let url: URL | undefined = firstUrl(options, pageSize);
+    let ties: SourceItem[] = [];
+    let pages = 0;
+    const flush = function* () {
+      ties.sort((a, b) => compareValues(a.key, b.key));
+      for (const it of ties) if (!after || comparePositions(it.position, after) > 0) yield it;
+      ties = [];
+    };
+    while (url) {
+      if (options.signal?.aborted) throw new AbortedError();
+      if (++pages > cfg.maxPages) throw connectorError('http', CONNECTOR_CODES.httpError, `${cfg.path} returned more than maxPages (${cfg.maxPages}) pages; check the paging settings.`);
+      const res = await request({ url: url.toString(), method: 'GET', headers: cfg.headers, signal: options.signal });
+      const list = getPath(res.body, cfg.recordsPath);
+      if (!Array.isArray(list)) {
+        throw connectorError('http', CONNECTOR_CODES.httpError, `${url.pathname} returned no array at ${cfg.recordsPath ? `recordsPath ${cfg.recordsPath}` : 'the top level'}; set recordsPath to where the records are.`);
+      }
+      for (const raw of list) {
+        const parsed = recordSchema.safeParse(raw);
+        if (!parsed.success || Array.isArray(raw)) throw connectorError('http', CONNECTOR_CODES.invalidRecord, `${url.pathname} returned a record that is not a JSON object.`);
+        const record: ErpRecord = parsed.data;
+        const keyValue = getPath(record, cfg.key);
+        if (keyValue === undefined || keyValue === null || keyValue === '') throw connectorError('http', CONNECTOR_CODES.invalidRecord, `${url.pathname} returned a record without key ${cfg.key}.`);
+        const key = String(keyValue);
+        if (!cfg.cursor) {
+          yield { record, key, position: { value: null, key } };
+          continue;
+        }
+        const value = toCursorValue(getPath(record, cfg.cursor));
+        if (value === null) throw connectorError('http', CONNECTOR_CODES.invalidRecord, `record ${key} has no cursor value at ${cfg.cursor}.`, { erpKey: key });
+        if (until !== undefined && until !== null && compareValues(value, until) > 0) continue;
+        const position: CursorPosition = { value, key };
+        const tie = ties[0];
+        if (tie && compareValues(value, tie.position.value) !== 0) {
+          if (compareValues(value, tie.position.value) < 0) {
+            throw connectorError('http', CONNECTOR_CODES.orderViolation, `${cfg.path} returned ${cfg.cursor}=${JSON.stringify(value)} after ${JSON.stringify(tie.position.value)}; the API must sort ascending by ${cfg.cursor} (add its sort parameter under query) or records could be skipped.`, { erpKey: key });
+          }
+          yield* flush();
+        }
+        ties.push({ record, key, position });
+      }
+      url = nextUrl(url, res.body, res.headers, list.length, pageSize);
+    }
+    yield* flush();
+  }
+
+  return { kind: 'http', read, commit: async () => undefined, close: async () => undefined };
+}

@@ -1,0 +1,82 @@
+/**
+ * ERP connectors: SQL (PostgreSQL, MariaDB/MySQL, SQLite), file drops (CSV, JSON, NDJSON, XML)
+ * and HTTP JSON APIs, behind the Source/Sink contract in ./types.ts.
+ *
+ * A *connection* says where the data lives (validated by `connectionSchema`); the per-pipeline
+ * *source* or *sink* config says what to read or write there (`sourceSchema`, `sinkSchema`).
+ */
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { connectionSchema, type Connection, type ConnectionInput } from './connection.js';
+import { parseConfig } from './errors.js';
+import { fileSinkSchema, fileSourceSchema } from './files/config.js';
+import { fileSink } from './files/sink.js';
+import { fileSource } from './files/inbox.js';
+import { httpSinkSchema, httpSourceSchema } from './http/config.js';
+import { httpSink } from './http/sink.js';
+import { httpSource } from './http/source.js';
+import { sqlSinkSchema, sqlSourceSchema } from './sql/config.js';
+import type { SqlDriver } from './sql/driver.js';
+import { keysetSource } from './sql/keyset.js';
+import { openMysql } from './sql/mysql.js';
+import { openPostgres } from './sql/postgres.js';
+import { sqlSink } from './sql/sink.js';
+import { openSqlite } from './sql/sqlite.js';
+import type { ConnectorContext, Sink, Source } from './types.js';
+
+export * from './types.js';
+export { CONNECTOR_CODES, type ConnectorCode } from './errors.js';
+export { connectionSchema, postgresConnectionSchema, mysqlConnectionSchema, sqliteConnectionSchema, filesConnectionSchema, httpConnectionSchema } from './connection.js';
+export type { Connection, ConnectionInput, PostgresConnection, MysqlConnection, SqliteConnection, FilesConnection, HttpConnection } from './connection.js';
+export { sqlSourceSchema, sqlSinkSchema, type SqlSourceConfig, type SqlSinkConfig } from './sql/config.js';
+export { fileSourceSchema, fileSinkSchema, type FileSourceConfig, type FileSinkConfig } from './files/config.js';
+export { httpSourceSchema, httpSinkSchema, type HttpSourceConfig, type HttpSinkConfig } from './http/config.js';
+export { comparePositions } from './values.js';
+
+/** Any source config; `createSource` re-validates it against the schema of the connection's kind. */
+export const sourceSchema = z.union([sqlSourceSchema, fileSourceSchema, httpSourceSchema]);
+/** Any sink config; `createSink` re-validates it against the schema of the connection's kind. */
+export const sinkSchema = z.union([sqlSinkSchema, fileSinkSchema, httpSinkSchema]);
+
+export type SourceConfig = z.output<typeof sourceSchema>;
+export type SourceConfigInput = z.input<typeof sourceSchema>;
+export type SinkConfig = z.output<typeof sinkSchema>;
+export type SinkConfigInput = z.input<typeof sinkSchema>;
+
+/** The source schema that applies to a connection kind (for precise config error messages). */
+export function sourceSchemaFor(kind: Connection['kind']) {
+  return kind === 'files' ? fileSourceSchema : kind === 'http' ? httpSourceSchema : sqlSourceSchema;
+}
+
+/** The sink schema that applies to a connection kind. */
+export function sinkSchemaFor(kind: Connection['kind']) {
+  return kind === 'files' ? fileSinkSchema : kind === 'http' ? httpSinkSchema : sqlSinkSchema;
+}
+
+async function openSql(conn: Connection, ctx: ConnectorContext, readonly: boolean): Promise<SqlDriver> {
+  const env = ctx.env ?? process.env;
+  if (conn.kind === 'postgres') return openPostgres(conn, env, ctx.logger);
+  if (conn.kind === 'mysql') return openMysql(conn, env);
+  if (conn.kind === 'sqlite') return openSqlite(conn, ctx.baseDir, readonly);
+  throw new ConfigError(`connection kind ${conn.kind} is not SQL`);
+}
+
+/** Validate the configs and open a source; throws ConfigError for bad config, ConnectorError when unreachable. */
+export async function createSource(connection: ConnectionInput | Connection, sourceConfig: SourceConfigInput | SourceConfig, ctx: ConnectorContext): Promise<Source> {
+  const conn = parseConfig(connectionSchema, connection, 'connection');
+  const logger = ctx.logger.child({ connector: conn.kind, connection: conn.name });
+  if (conn.kind === 'files') return fileSource(conn, parseConfig(fileSourceSchema, sourceConfig, 'source'), { ...ctx, logger });
+  if (conn.kind === 'http') return httpSource(conn, parseConfig(httpSourceSchema, sourceConfig, 'source'), { ...ctx, logger });
+  const cfg = parseConfig(sqlSourceSchema, sourceConfig, 'source');
+  return keysetSource(await openSql(conn, ctx, true), cfg, logger);
+}
+
+/** Validate the configs and open a sink; throws ConfigError for bad config, ConnectorError when unreachable. */
+export async function createSink(connection: ConnectionInput | Connection, sinkConfig: SinkConfigInput | SinkConfig, ctx: ConnectorContext): Promise<Sink> {
+  const conn = parseConfig(connectionSchema, connection, 'connection');
+  const logger = ctx.logger.child({ connector: conn.kind, connection: conn.name });
+  if (conn.kind === 'files') return fileSink(conn, parseConfig(fileSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
+  if (conn.kind === 'http') return httpSink(conn, parseConfig(httpSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
+  const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
+  return sqlSink(await openSql(conn, ctx, false), cfg, logger);
+}

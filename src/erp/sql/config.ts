@@ -1,0 +1,99 @@
+/**
+ * Per-pipeline settings for SQL sources and sinks.
+ */
+import { z } from 'zod';
+import { identifierSchema } from '../connection.js';
+import { paramNames } from './params.js';
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** A child query run once per page: `SELECT … WHERE order_id IN (:keys)`; rows are attached to their parent by `parentKey`. */
+export const sqlChildSchema = z.strictObject({
+  /** Field of the parent record that receives the array of child rows. */
+  field: z.string().min(1),
+  /** Child query; must use `:keys` (the page's parent keys). */
+  query: z.string().min(1).refine((q) => paramNames(q).has('keys'), 'child query must use :keys, e.g. WHERE order_id IN (:keys)'),
+  /** Column of the child rows holding the parent's key. */
+  parentKey: identifierSchema,
+});
+
+/** Fold joined rows (one row per order line) into one record with an array field. */
+export const sqlGroupSchema = z
+  .strictObject({
+    /** Field that receives the array of child objects. */
+    field: z.string().min(1),
+    /** Columns that belong to the child (kept as named). */
+    columns: z.array(identifierSchema).min(1).optional(),
+    /** Or: every column starting with this prefix belongs to the child (prefix stripped). */
+    prefix: identifierSchema.optional(),
+  })
+  .refine((g) => (g.columns === undefined) !== (g.prefix === undefined), 'give exactly one of `columns` or `prefix`');
+
+/** SQL source: an incremental query read by keyset pages. */
+export const sqlSourceSchema = z
+  .strictObject({
+    /**
+     * Either a plain SELECT (shopsync wraps it with the keyset predicate, ORDER BY and LIMIT), or a query
+     * that does its own paging with `:cursor`, `:cursor_key`, `:limit` (and optionally `:until`).
+     */
+    query: z.string().min(1),
+    /** Column holding the cursor (e.g. updated_at); must not be NULL. */
+    cursor: identifierSchema,
+    /** Column holding the record key, the keyset tie-breaker. */
+    key: identifierSchema,
+    /** Value bound to `:cursor` on the first run (explicit-paging queries only). */
+    initialCursor: z.union([z.string(), z.number()]).optional(),
+    /** Value bound to `:cursor_key` on the first run (explicit-paging queries only). */
+    initialKey: z.union([z.string(), z.number()]).optional(),
+    /** Rows per page unless the pipeline asks otherwise. @default 500 */
+    pageSize: z.coerce.number().int().min(1).max(100_000).optional(),
+    /** Extra named parameters bound by name, e.g. `{ warehouse: 'MAIN' }` for `:warehouse`. */
+    params: z.record(identifierSchema, scalar).default({}),
+    children: z.array(sqlChildSchema).default([]),
+    groupBy: z.array(sqlGroupSchema).default([]),
+  })
+  .superRefine((cfg, ctx) => {
+    const used = paramNames(cfg.query);
+    if (used.has('cursor') !== used.has('limit')) {
+      ctx.addIssue({ code: 'custom', path: ['query'], message: 'a query that pages itself must use both :cursor and :limit (or neither, to let shopsync add the keyset predicate)' });
+    }
+    if (used.has('cursor') && cfg.initialCursor === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['initialCursor'], message: 'a query using :cursor needs initialCursor (the value for the first run, e.g. 1970-01-01 or 0)' });
+    }
+    if (used.has('cursor_key') && cfg.initialKey === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['initialKey'], message: 'a query using :cursor_key needs initialKey (a key below every real key, e.g. 0 or "")' });
+    }
+    const known = new Set(['cursor', 'cursor_key', 'limit', 'until', ...Object.keys(cfg.params)]);
+    for (const name of used) {
+      if (!known.has(name)) ctx.addIssue({ code: 'custom', path: ['query'], message: `unknown parameter :${name}; declare it under params` });
+    }
+  });
+
+/** Nested records written to a child table, replaced per parent inside the batch's transaction. */
+export const sqlSinkChildSchema = z.strictObject({
+  /** Field of the record holding the array of children. */
+  field: z.string().min(1),
+  table: identifierSchema,
+  /** Unique key columns of the child table. */
+  key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
+  /** Child columns holding the parent's key values, in the order of the parent's `key`. */
+  parentKey: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
+});
+
+/** SQL sink: upsert by key into a (staging) table. */
+export const sqlSinkSchema = z.strictObject({
+  table: identifierSchema,
+  /** Unique key column(s); the table needs a primary key or unique index on them. */
+  key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
+  /** Only these columns are written (others in the record are ignored); default: every top-level field. */
+  columns: z.array(identifierSchema).optional(),
+  children: z.array(sqlSinkChildSchema).default([]),
+});
+
+export type SqlSourceConfig = z.output<typeof sqlSourceSchema>;
+export type SqlSinkConfig = z.output<typeof sqlSinkSchema>;
+
+/** Normalise `key: a` / `key: [a, b]` to a list. */
+export function keyList(key: string | readonly string[]): string[] {
+  return typeof key === 'string' ? [key] : [...key];
+}

@@ -1,0 +1,90 @@
+/**
+ * SQLite driver (better-sqlite3). Integers are read as bigint and narrowed to numbers only when safe.
+ */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { SqliteConnection } from '../connection.js';
+import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
+import { sqlExcerpt, valuesClause, type Executor, type Row, type SqlDriver } from './driver.js';
+
+/** better-sqlite3 binds numbers, strings, bigints, buffers and null only. */
+function bindable(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value === undefined) return null;
+  return value;
+}
+
+/** Open a SQLite file; it must exist (a typo must not silently create an empty database). */
+export async function openSqlite(conn: SqliteConnection, baseDir: string, readonly: boolean): Promise<SqlDriver> {
+  const file = path.resolve(baseDir, conn.path);
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly, fileMustExist: true, timeout: conn.busyTimeoutMs });
+    db.defaultSafeIntegers(true);
+  } catch (err) {
+    throw connectorError('sqlite', CONNECTOR_CODES.unreachable, `SQLite database ${file} cannot be opened: ${causeText(err)}. Check \`path\` (relative to the config file's folder) and file permissions.`, { cause: err });
+  }
+  const statements = new Map<string, Database.Statement>();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const run = (sql: string, params: readonly unknown[]): Row[] => {
+    try {
+      let stmt = statements.get(sql);
+      if (!stmt) {
+        stmt = db.prepare(sql);
+        if (statements.size > 200) statements.clear();
+        statements.set(sql, stmt);
+      }
+      const args = params.map(bindable);
+      if (stmt.reader) return stmt.all(...args) as Row[];
+      stmt.run(...args);
+      return [];
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const busy = code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+      throw connectorError(
+        'sqlite',
+        busy ? CONNECTOR_CODES.unreachable : CONNECTOR_CODES.queryFailed,
+        busy
+          ? `SQLite database ${file} is locked by another process: ${causeText(err)}. Retry later or raise busyTimeoutMs.`
+          : `SQLite query failed on ${file}: ${causeText(err)}. SQL: ${sqlExcerpt(sql)}`,
+        { cause: err, details: { driverCode: typeof code === 'string' ? code : undefined } },
+      );
+    }
+  };
+
+  const exec: Executor = { query: async (sql, params) => run(sql, params) };
+
+  return {
+    kind: 'sqlite',
+    style: 'question',
+    quote: (id) => `"${id}"`,
+    query: exec.query,
+    upsertSql(table, columns, keys, rowCount) {
+      const q = (id: string) => `"${id}"`;
+      const updates = columns.filter((c) => !keys.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
+      const action = updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
+      return `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${valuesClause('question', columns.length, rowCount)} ON CONFLICT (${keys.map(q).join(', ')}) ${action}`;
+    },
+    transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+      // One connection: transactions must not interleave, so they queue.
+      const next = queue.then(async () => {
+        run('BEGIN IMMEDIATE', []);
+        try {
+          const out = await fn(exec);
+          run('COMMIT', []);
+          return out;
+        } catch (err) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
+      });
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    async close() {
+      await queue;
+      db.close();
+    },
+  };
+}
