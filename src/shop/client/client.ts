@@ -74,11 +74,18 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
     claimTickets: (claims) => claimTickets(transport, claims),
     listTicketAttachments: (ticketId) => listTicketAttachments(transport, ticketId),
     downloadTicketAttachment: (ticketId, fileName) => downloadTicketAttachment(transport, ticketId, fileName),
+    async *exportExtra(name, operation, opts = {}) {
+      const { resource, op } = extraOf(name, operation);
+      if (op.method !== 'GET') throw new MethodNotFoundError('METHOD_NOT_FOUND', `${resource.name} \`${operation}\` is ${op.method}, not a list export`);
+      checkPaging(opts);
+      const paging = resource.ops.export?.paging ?? { kind: 'none' as const, defaultLimit: 0, maxLimit: 1 };
+      const params = withoutPaging(opts.filters ?? {});
+      for await (const page of readPages(transport, { resource, op, paging, params, record: resource.schemas.record, pageSize: opts.pageSize, offset: opts.offset, signal: opts.signal })) yield* page.records;
+    },
     async *categoryProductList(params = {}) {
       const { resource, op } = extraOf('categories', 'productlist');
       const paging = resource.ops.export?.paging ?? { kind: 'limit-offset' as const, defaultLimit: 100, maxLimit: 100 };
-      const rest = Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'limit' && k !== 'offset'));
-      for await (const page of readPages(transport, { resource, op, paging, params: rest, record: productListEntry })) yield* page.records;
+      for await (const page of readPages(transport, { resource, op, paging, params: withoutPaging(params), record: productListEntry })) yield* page.records;
     },
     queueDepth: () => queue.depth(),
     async close() {
@@ -86,6 +93,11 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
       await queue.close();
     },
   };
+}
+
+/** Query parameters without limit/offset, which the pager sets. */
+function withoutPaging(params: Readonly<Record<string, string | number>>): Record<string, string | number> {
+  return Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'limit' && k !== 'offset'));
 }
 
 function checkPaging(opts: ExportOptions): void {

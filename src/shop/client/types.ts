@@ -138,6 +138,8 @@ export interface ShopClient {
   listTicketAttachments(ticketId: number): Promise<AttachmentListing>;
   /** Download one ticket attachment as binary. */
   downloadTicketAttachment(ticketId: number, fileName: string): Promise<DownloadedFile>;
+  /** Every record of a resource-specific GET list route of the registry's `extra` operations (news `all` = /export/json/newsdesks), page after page. */
+  exportExtra(resource: ResourceName, operation: string, options?: ExportOptions): AsyncIterable<Record<string, unknown>>;
   /** The category-to-product mapping (productlist). */
   categoryProductList(params?: Readonly<Record<string, string | number>>): AsyncIterable<Record<string, unknown>>;
   /** Requests waiting in and running through the queue. */
