@@ -1,0 +1,66 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSink, createSource } from '../../src/erp/index.js';
+import { silentLogger } from '../../src/log.js';
+import { requireService } from '../support/services.js';
+import { collect, sqlSuite } from './sql-suite.js';
+
+const service = await requireService('postgres');
+const connection = { kind: 'postgres' as const, host: service.host, port: service.port, user: service.user, database: service.database };
+const ctx = { logger: silentLogger, baseDir: process.cwd(), env: {} };
+
+describe.skipIf(!service.available)('PostgreSQL source and sink', () => {
+  let admin: pg.Client;
+  const vals = `erp_vals_${process.pid}`;
+  beforeAll(async () => {
+    admin = new pg.Client({ host: service.host, port: service.port, user: service.user, database: service.database });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin.query(`DROP TABLE IF EXISTS "${vals}"`);
+    await admin.end();
+  });
+
+  sqlSuite(() => ({
+    connection,
+    ctx,
+    exec: async (sql) => { await admin.query(sql); },
+    types: { int: 'INT', text: 'TEXT', decimal: 'NUMERIC(12,2)' },
+    q: (id) => `"${id}"`,
+  }));
+
+  it('keeps microseconds of timestamp cursors, NUMERIC and BIGINT as strings, bytea as base64', async () => {
+    await admin.query(`CREATE TABLE "${vals}" (id INT PRIMARY KEY, changed TIMESTAMPTZ NOT NULL, local_ts TIMESTAMP, day DATE, amount NUMERIC(14,4), big BIGINT, raw BYTEA, doc JSONB)`);
+    await admin.query(`INSERT INTO "${vals}" VALUES
+      (1, '2026-11-22 10:00:00.123456+00', '2026-11-22 10:00:00.5', '2026-11-22', 12.5, 9007199254740993, '\\x6869', '{"a":1}'),
+      (2, '2026-11-22 10:00:00.123456+00', NULL, NULL, NULL, NULL, NULL, NULL),
+      (3, '2026-11-22 10:00:00.123457+00', NULL, NULL, NULL, NULL, NULL, NULL)`);
+    const source = await createSource(connection, { query: `SELECT * FROM "${vals}"`, cursor: 'changed', key: 'id' }, ctx);
+    const first = await collect(source, { pageSize: 1 }, 1);
+    expect(first[0]?.record).toEqual({ id: 1, changed: '2026-11-22T10:00:00.123456Z', local_ts: '2026-11-22T10:00:00.5', day: '2026-11-22', amount: '12.5000', big: '9007199254740993', raw: 'aGk=', doc: { a: 1 } });
+    // Restarting from a microsecond cursor neither repeats row 1 nor skips row 2 (same instant) or 3 (1 µs later).
+    const rest = await collect(source, { pageSize: 1, after: first[0]?.position });
+    await source.close();
+    expect(rest.map((i) => i.key)).toEqual(['2', '3']);
+  });
+
+  it('reports an unreachable server with CONNECTOR_UNREACHABLE and how to fix it', async () => {
+    const err = await createSource({ ...connection, port: 1, connectTimeoutMs: 2000 }, { query: 'SELECT 1 AS id, 1 AS c', cursor: 'c', key: 'id' }, ctx).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE', connector: 'postgres' });
+    expect((err as Error).message).toContain('Check that the server runs');
+  });
+
+  it('reports a missing database distinctly and never echoes the password', async () => {
+    const err = await createSink({ ...connection, database: 'no_such_db_shopsync', password: 'hunter2secret' }, { table: 't', key: 'id' }, ctx).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE' });
+    expect((err as Error).message).toContain('Create the database');
+    expect((err as Error).message).not.toContain('hunter2secret');
+  });
+
+  it('takes missing settings from PG* environment variables', async () => {
+    const source = await createSource({ kind: 'postgres' }, { query: 'SELECT 1 AS id, 1 AS c', cursor: 'c', key: 'id' },
+      { ...ctx, env: { PGHOST: service.host, PGPORT: String(service.port), PGUSER: service.user, PGDATABASE: service.database } });
+    expect((await collect(source, {})).map((i) => i.key)).toEqual(['1']);
+    await source.close();
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * Behaviour shared by the three SQL dialects, run against each real database by its own test file.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { createSink, createSource, type ConnectionInput, type ConnectorContext, type CursorPosition, type Source, type SourceItem } from '../../src/erp/index.js';
+
+/** What a dialect's test file provides. */
+export interface SqlHarness {
+  readonly connection: ConnectionInput;
+  readonly ctx?: Partial<ConnectorContext>;
+  /** Run raw SQL as the test's admin (positional `?` placeholders are not used: values are literals). */
+  exec(sql: string): Promise<void>;
+  /** Column types. */
+  readonly types: { readonly int: string; readonly text: string; readonly decimal: string };
+  /** Quote an identifier. */
+  q(id: string): string;
+}
+
+/** Read a source to the end (or `stopAfter` items). */
+export async function collect(source: Source, options: Parameters<Source['read']>[0], stopAfter = Infinity): Promise<SourceItem[]> {
+  const out: SourceItem[] = [];
+  for await (const item of source.read(options)) {
+    out.push(item);
+    if (out.length >= stopAfter) break;
+  }
+  return out;
+}
+
+const TOTAL = 10_000;
+const TIES = 3_000;
+const TIE_VALUE = 5_000;
+
+/** Register the shared SQL behaviour tests; `h` is resolved lazily inside the hooks. */
+export function sqlSuite(h: () => SqlHarness): void {
+  const suffix = `${process.pid}_${Math.floor(Math.random() * 1e6)}`;
+  const items = `erp_items_${suffix}`;
+  const orders = `erp_orders_${suffix}`;
+  const lines = `erp_lines_${suffix}`;
+  const ctx = (): ConnectorContext => ({ logger: silentLogger, baseDir: process.cwd(), ...h().ctx });
+
+  beforeAll(async () => {
+    const { exec, types, q } = h();
+    await exec(`CREATE TABLE ${q(items)} (id ${types.int} PRIMARY KEY, seq ${types.int} NOT NULL, name ${types.text} NOT NULL)`);
+    // Every id in {0,3,7} mod 10 shares one cursor value: 3,000 ties spread over the whole key range.
+    for (let start = 1; start <= TOTAL; start += 1000) {
+      const values: string[] = [];
+      for (let id = start; id < start + 1000; id++) {
+        const seq = [0, 3, 7].includes(id % 10) ? TIE_VALUE : id;
+        values.push(`(${id}, ${seq}, 'item ${id}')`);
+      }
+      await exec(`INSERT INTO ${q(items)} (id, seq, name) VALUES ${values.join(', ')}`);
+    }
+    await exec(`CREATE TABLE ${q(orders)} (id ${types.int} PRIMARY KEY, updated ${types.int} NOT NULL, customer ${types.text}, total ${types.decimal})`);
+    await exec(`CREATE TABLE ${q(lines)} (order_id ${types.int} NOT NULL, line_no ${types.int} NOT NULL, sku ${types.text} NOT NULL, qty ${types.int} NOT NULL, PRIMARY KEY (order_id, line_no))`);
+  }, 120_000);
+
+  afterAll(async () => {
+    const { exec, q } = h();
+    for (const t of [items, orders, lines]) await exec(`DROP TABLE IF EXISTS ${q(t)}`);
+  });
+
+  const itemSource = (query?: string) =>
+    createSource(h().connection, query
+      ? { query, cursor: 'seq', key: 'id', initialCursor: -1, initialKey: 0 }
+      : { query: `SELECT id, seq, name FROM ${h().q(items)}`, cursor: 'seq', key: 'id' }, ctx());
+
+  function expectExactlyOnce(all: readonly SourceItem[]): void {
+    const keys = all.map((i) => i.key);
+    expect(new Set(keys).size).toBe(TOTAL);
+    expect(keys.length).toBe(TOTAL);
+    expect(all.filter((i) => i.position.value === TIE_VALUE)).toHaveLength(TIES);
+    for (let i = 1; i < all.length; i++) {
+      const a = all[i - 1] as SourceItem;
+      const b = all[i] as SourceItem;
+      const ordered = (a.position.value as number) < (b.position.value as number) || (a.position.value === b.position.value && Number(a.key) < Number(b.key));
+      if (!ordered) throw new Error(`out of order at ${i}: ${JSON.stringify(a.position)} then ${JSON.stringify(b.position)}`);
+    }
+  }
+
+  it('reads 10,000 rows of which 3,000 share a cursor value exactly once each, across pages and a restart', async () => {
+    const first = await itemSource();
+    const part1 = await collect(first, { pageSize: 700 }, 4_321);
+    await first.close();
+    expect(part1.at(-1)?.position.value).toBe(TIE_VALUE); // the restart happens inside the tie group
+    const second = await itemSource();
+    const part2 = await collect(second, { pageSize: 700, after: part1.at(-1)?.position as CursorPosition });
+    await second.close();
+    expectExactlyOnce([...part1, ...part2]);
+  });
+
+  it('pages a query that does its own keyset paging with :cursor, :cursor_key and :limit', async () => {
+    const { q } = h();
+    const source = await itemSource(`SELECT id, seq, name FROM ${q(items)} WHERE seq > :cursor OR (seq = :cursor AND id > :cursor_key) ORDER BY seq, id LIMIT :limit`);
+    const all = await collect(source, { pageSize: 999 });
+    await source.close();
+    expectExactlyOnce(all);
+  });
+
+  it('stops at the inclusive until bound for backfills', async () => {
+    const source = await itemSource();
+    const all = await collect(source, { pageSize: 500, after: { value: 4_990, key: '4990' }, until: TIE_VALUE });
+    await source.close();
+    expect(all[0]?.key).toBe('4991');
+    expect(all.every((i) => (i.position.value as number) <= TIE_VALUE)).toBe(true);
+    expect(all.filter((i) => i.position.value === TIE_VALUE)).toHaveLength(TIES);
+    expect(all).toHaveLength(TIES + 7); // 4991, 4992, 4994, 4995, 4996, 4998, 4999 plus the ties
+  });
+
+  it('upserts orders with their lines in one transaction and replaces the lines of an order', async () => {
+    const sinkCfg = { table: orders, key: 'id', children: [{ field: 'lines', table: lines, key: ['order_id', 'line_no'], parentKey: 'order_id' }] };
+    const sink = await createSink(h().connection, sinkCfg, ctx());
+    await sink.write({ id: 'b1', records: [
+      { id: 1, updated: 10, customer: 'Müller', total: '12.50', lines: [{ line_no: 1, sku: 'A', qty: 1 }, { line_no: 2, sku: 'B', qty: 2 }] },
+      { id: 2, updated: 11, customer: 'Søren', total: '3.00', lines: [{ line_no: 1, sku: 'C', qty: 5 }] },
+    ] });
+    // Order 1 loses line 2, changes its customer; order 2 sends no lines field and keeps its lines.
+    await sink.write({ id: 'b2', records: [{ id: 1, updated: 12, customer: 'Müller GmbH', lines: [{ line_no: 1, sku: 'A', qty: 3 }] }, { id: 2, updated: 13 }] });
+    await sink.close();
+
+    const source = await createSource(h().connection, {
+      query: `SELECT id, updated, customer, total FROM ${h().q(orders)}`, cursor: 'updated', key: 'id',
+      children: [{ field: 'lines', query: `SELECT order_id, line_no, sku, qty FROM ${h().q(lines)} WHERE order_id IN (:keys) ORDER BY order_id, line_no`, parentKey: 'order_id' }],
+    }, ctx());
+    const got = (await collect(source, {})).map((i) => i.record);
+    await source.close();
+    expect(got).toEqual([
+      { id: 1, updated: 12, customer: 'Müller GmbH', total: '12.50', lines: [{ order_id: 1, line_no: 1, sku: 'A', qty: 3 }] },
+      { id: 2, updated: 13, customer: 'Søren', total: '3.00', lines: [{ order_id: 2, line_no: 1, sku: 'C', qty: 5 }] },
+    ]);
+  });
+
+  it('writes nothing of a batch when one record in it fails', async () => {
+    const sink = await createSink(h().connection, { table: orders, key: 'id', children: [{ field: 'lines', table: lines, key: ['order_id', 'line_no'], parentKey: 'order_id' }] }, ctx());
+    // The second order's line has no sku (NOT NULL): the database refuses it mid-transaction.
+    const failure = sink.write({ id: 'b3', records: [
+      { id: 7, updated: 20, customer: 'first', lines: [{ line_no: 1, sku: 'X', qty: 1 }] },
+      { id: 8, updated: 21, customer: 'second', lines: [{ line_no: 1, sku: null, qty: 1 }] },
+    ] });
+    await expect(failure).rejects.toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
+    await sink.close();
+    const source = await createSource(h().connection, { query: `SELECT id FROM ${h().q(orders)} WHERE id IN (7, 8)`, cursor: 'id', key: 'id' }, ctx());
+    expect(await collect(source, {})).toEqual([]);
+    await source.close();
+  });
+
+  it('folds joined rows into one record per key with groupBy, even when a page cuts an order', async () => {
+    const { q } = h();
+    const source = await createSource(h().connection, {
+      query: `SELECT o.id, o.updated, o.customer, l.line_no AS line_line_no, l.sku AS line_sku FROM ${q(orders)} o LEFT JOIN ${q(lines)} l ON l.order_id = o.id`,
+      cursor: 'updated', key: 'id',
+      groupBy: [{ field: 'lines', prefix: 'line_' }],
+    }, ctx());
+    const sink = await createSink(h().connection, { table: lines, key: ['order_id', 'line_no'] }, ctx());
+    await sink.write({ id: 'more-lines', records: [2, 3, 4].map((n) => ({ order_id: 1, line_no: n, sku: `S${n}`, qty: n })) });
+    await sink.close();
+    const got = (await collect(source, { pageSize: 2 })).map((i) => i.record);
+    await source.close();
+    expect(got.map((r) => [r.id, (r.lines as unknown[]).length])).toEqual([[1, 4], [2, 1]]);
+    expect((got[0]?.lines as unknown[])[3]).toEqual({ line_no: 4, sku: 'S4' });
+  });
+}

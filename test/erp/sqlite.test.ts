@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSink, createSource } from '../../src/erp/index.js';
+import { silentLogger } from '../../src/log.js';
+import { collect, sqlSuite } from './sql-suite.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'erp-sqlite-'));
+const file = path.join(dir, 'erp.db');
+const admin = new Database(file);
+const ctx = { logger: silentLogger, baseDir: dir };
+
+afterAll(() => {
+  admin.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SQLite source and sink', () => {
+  sqlSuite(() => ({
+    connection: { kind: 'sqlite', path: 'erp.db' },
+    ctx: { baseDir: dir },
+    exec: async (sql) => { admin.exec(sql); },
+    types: { int: 'INTEGER', text: 'TEXT', decimal: 'TEXT' },
+    q: (id) => `"${id}"`,
+  }));
+
+  it('converts values to JSON-safe ones: big integers to strings, blobs to base64', async () => {
+    admin.exec(`CREATE TABLE vals (id INTEGER PRIMARY KEY, big INTEGER, small INTEGER, data BLOB, price REAL)`);
+    admin.prepare('INSERT INTO vals VALUES (?, ?, ?, ?, ?)').run(1, 9007199254740993n, 42, Buffer.from('hi'), 1.5);
+    const source = await createSource({ kind: 'sqlite', path: 'erp.db' }, { query: 'SELECT * FROM vals', cursor: 'id', key: 'id' }, ctx);
+    const [item] = await collect(source, {});
+    await source.close();
+    expect(item?.record).toEqual({ id: 1, big: '9007199254740993', small: 42, data: 'aGk=', price: 1.5 });
+  });
+
+  it('refuses to open a database file that does not exist, with CONNECTOR_UNREACHABLE', async () => {
+    await expect(createSource({ kind: 'sqlite', path: 'missing.db' }, { query: 'SELECT 1 AS id, 1 AS c', cursor: 'c', key: 'id' }, ctx))
+      .rejects.toMatchObject({ code: 'CONNECTOR_UNREACHABLE' });
+  });
+
+  it('rejects a record field that is not a safe column name without writing anything', async () => {
+    admin.exec(`CREATE TABLE customers (id TEXT PRIMARY KEY, name TEXT)`);
+    const sink = await createSink({ kind: 'sqlite', path: 'erp.db' }, { table: 'customers', key: 'id' }, ctx);
+    await expect(sink.write({ id: 'x', records: [{ id: 'c1', name: 'ok' }, { id: 'c2', 'name; DROP TABLE customers': 'x' }] }))
+      .rejects.toMatchObject({ code: 'CONNECTOR_INVALID_RECORD' });
+    await sink.close();
+    expect(admin.prepare('SELECT COUNT(*) AS n FROM customers').get()).toEqual({ n: 0 });
+  });
+
+  it('explains a missing unique key in the target table', async () => {
+    admin.exec(`CREATE TABLE nokey (id TEXT, name TEXT)`);
+    const sink = await createSink({ kind: 'sqlite', path: 'erp.db' }, { table: 'nokey', key: 'id' }, ctx);
+    await expect(sink.write({ id: 'x', records: [{ id: 'a', name: 'n' }] })).rejects.toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
+    await sink.close();
+  });
+});
