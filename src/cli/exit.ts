@@ -1,0 +1,34 @@
+/** Exit codes scripts can rely on, and how errors map to them. */
+import { AbortedError, ConfigError, StateError, SyncError } from '../errors.js';
+
+/** The documented exit codes. */
+export const EXIT = {
+  /** Everything worked. */
+  ok: 0,
+  /** A run failed, or finished with failed or dead-lettered records. */
+  failed: 1,
+  /** Bad command line or invalid config. */
+  usage: 2,
+  /** Another process holds the pipeline's lock (daemon or another CLI run). */
+  locked: 3,
+  /** Stopped by SIGINT/SIGTERM before finishing; state is consistent and a rerun continues. */
+  interrupted: 4,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The exit code for an error that ended a command. */
+export function exitCodeFor(err: unknown): ExitCode {
+  if (err instanceof ConfigError) return EXIT.usage;
+  if (err instanceof AbortedError) return EXIT.interrupted;
+  if (err instanceof StateError && (err.code === 'LOCK_HELD' || err.code === 'LOCKED')) return EXIT.locked;
+  if (err instanceof SyncError && err.code === 'USAGE') return EXIT.usage;
+  return EXIT.failed;
+}
+
+/** A usage error raised by a command after commander accepted the arguments. */
+export class UsageError extends SyncError {
+  constructor(message: string) {
+    super('USAGE', message);
+  }
+}

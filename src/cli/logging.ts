@@ -1,0 +1,57 @@
+/**
+ * The CLI's root logger: JSON lines by default, pino-pretty on a terminal or with `--pretty`.
+ * Two layers keep secrets out: pino redaction by key (Authorization, token, password…) from
+ * `src/log.ts`, and a final pass over every line that replaces each secret value the config
+ * holds, wherever it appears (an error message, a URL, a payload).
+ */
+import { pino, type DestinationStream } from 'pino';
+import { prettyFactory } from 'pino-pretty';
+import { redactPaths, scrubSecrets, type Logger } from '../log.js';
+
+/** Options of `createCliLogger`. */
+export interface CliLoggerOptions {
+  /** @default LOG_LEVEL or info */
+  readonly level?: string;
+  /** true/false force; undefined = pretty when the destination is a TTY. */
+  readonly pretty?: boolean;
+  /** Where lines go. @default process.stdout */
+  readonly destination?: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** A logger plus the secret values its lines are scrubbed of. */
+export interface CliLogger {
+  readonly logger: Logger;
+  /** Add values (tokens, passwords) that must never appear in a line. */
+  addSecrets(values: Iterable<string>): void;
+  /** Whether output is pretty (then progress bars may share the terminal). */
+  readonly pretty: boolean;
+}
+
+/** Create the process's root logger. */
+export function createCliLogger(options: CliLoggerOptions = {}): CliLogger {
+  const target = options.destination ?? process.stdout;
+  const pretty = options.pretty ?? Boolean(target.isTTY);
+  const secrets = new Set<string>();
+  const format = pretty ? prettyFactory({ colorize: Boolean(target.isTTY), translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,app' }) : undefined;
+  const destination: DestinationStream = {
+    write(line: string) {
+      const clean = secrets.size > 0 ? scrubSecrets(line, [...secrets]) : scrubSecrets(line);
+      target.write(format ? format(clean) : clean);
+    },
+  };
+  const logger = pino(
+    {
+      level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+      redact: { paths: redactPaths(), censor: '[redacted]' },
+      base: { app: 'shopsync' },
+    },
+    destination,
+  );
+  return {
+    logger,
+    pretty,
+    addSecrets(values) {
+      for (const v of values) if (v && v.length >= 4) secrets.add(v);
+    },
+  };
+}
