@@ -1,10 +1,9 @@
 /** A pipeline entry of the config: the pipeline definition plus when the daemon runs it. */
-import { z } from 'zod';
+import { pipelineSchema } from '../pipeline/schema.js';
 import { cronSchema, timezoneSchema } from './schedule.js';
 
-/** One pipeline with its schedule. */
-export const pipelineEntrySchema = z.looseObject({
-  name: z.string().min(1),
+/** One pipeline with its schedule; `schedule` and `timezone` are checked here so a typo fails at load, not at 3 a.m. */
+export const pipelineEntrySchema = pipelineSchema.safeExtend({
   /** Cron expression; absent = only on demand (CLI, dashboard). */
   schedule: cronSchema.optional(),
   /** Time zone of `schedule`. @default the top-level `timezone` */
