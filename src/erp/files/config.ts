@@ -18,6 +18,8 @@ export const csvOptionsSchema = z.strictObject({
   header: z.boolean().default(true),
   /** Column names when there is no header line (or to replace it). */
   columns: z.array(z.string().min(1)).optional(),
+  /** Accept a quote inside an unquoted field as a literal character (`12" Pizza`), as ERP exports often write. @default true */
+  relaxQuotes: z.boolean().default(true),
   /** Skip blank lines. @default true */
   skipEmptyLines: z.boolean().default(true),
 });

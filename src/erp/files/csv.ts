@@ -16,6 +16,7 @@ export async function* readCsv(file: string, cfg: FileSourceConfig): AsyncGenera
     columns: o.columns ? (o.header ? () => o.columns as string[] : o.columns) : o.header ? true : false,
     skip_empty_lines: o.skipEmptyLines,
     relax_column_count: false,
+    relax_quotes: o.relaxQuotes,
     bom: true,
   });
   const stream = openText(file, cfg.encoding, parser);

@@ -1,0 +1,85 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import iconv from 'iconv-lite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSource, type FileSourceConfig } from '../../src/erp/index.js';
+import { silentLogger } from '../../src/log.js';
+import { collect } from './sql-suite.js';
+
+let root: string;
+let inbox: string;
+const open = (cfg: Partial<FileSourceConfig> & Pick<FileSourceConfig, 'format'>) =>
+  createSource({ kind: 'files', folder: root }, { folder: 'inbox', stability: { mode: 'settle', settleMs: 0 }, ...cfg }, { logger: silentLogger, baseDir: root });
+const put = (name: string, content: string | Buffer) => writeFileSync(path.join(inbox, name), content);
+const failed = () => readdirSync(path.join(inbox, 'failed')).sort();
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'erp-formats-'));
+  inbox = path.join(root, 'inbox');
+  mkdirSync(inbox);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('JSON, NDJSON and XML inbox sources', () => {
+  it('streams a large top-level JSON array element by element, whatever characters the strings hold', async () => {
+    const records = Array.from({ length: 5000 }, (_, i) => ({ id: i + 1, note: `a "quoted" [tricky], {value} \\ ${'x'.repeat(i % 97)}`, nested: { list: [i, [i + 1]], empty: {} } }));
+    put('big.json', JSON.stringify(records, null, 1));
+    const items = await collect(await open({ format: 'json', key: 'id' }), {});
+    expect(items.map((i) => i.record)).toEqual(records);
+    expect(items.at(-1)?.position).toEqual({ value: 'big.json', key: '0000005000' });
+  });
+
+  it('reads the records array at recordsPath inside a JSON object', async () => {
+    put('export.json', JSON.stringify({ meta: { count: 2 }, data: { items: [{ sku: 'A' }, { sku: 'B' }] } }));
+    const items = await collect(await open({ format: 'json', recordsPath: 'data.items', key: 'sku' }), {});
+    expect(items.map((i) => i.key)).toEqual(['A', 'B']);
+  });
+
+  it('moves a truncated JSON array to failed/', async () => {
+    put('cut.json', '[{"id": 1}, {"id": 2');
+    expect((await collect(await open({ format: 'json', key: 'id' }), {})).map((i) => i.key)).toEqual(['1']);
+  });
+
+  it('reads NDJSON line by line, skipping blank lines, and names the bad line of a broken file', async () => {
+    put('a.ndjson', '{"id":1,"name":"Ä"}\r\n\r\n{"id":2,"name":"B"}\n');
+    put('b.ndjson', '{"id":3}\n{"id":4,,}\n');
+    const source = await open({ format: 'ndjson', key: 'id' });
+    const items = await collect(source, {});
+    expect(items.map((i) => i.record)).toEqual([{ id: 1, name: 'Ä' }, { id: 2, name: 'B' }, { id: 3 }]);
+    await source.commit?.(items[2]?.position as (typeof items)[number]['position']);
+    expect(failed()).toEqual(['b.ndjson', 'b.ndjson.error.txt']);
+  });
+
+  it('streams XML records at a path with attributes, CDATA, comments and repeated children kept as strings', async () => {
+    const xml = `<?xml version="1.0" encoding="windows-1252"?>
+<!-- export from the ERP -->
+<Export><Header><Order no="ignored"/></Header>
+<Orders>
+  <Order no="1001" status="open"><Customer>Müller &amp; Söhne</Customer><Total>12,50</Total><Line sku="A" qty="1"/></Order>
+  <Order no="1002"><Customer><![CDATA[<b>Jürgen</b>]]></Customer><Total>0042</Total><Line sku="B" qty="2"/><Line sku="C" qty="3"/></Order>
+</Orders></Export>`;
+    put('orders.xml', iconv.encode(xml, 'windows-1252'));
+    const items = await collect(await open({ format: 'xml', encoding: 'windows-1252', recordPath: 'Export.Orders.Order', xmlArrays: ['Line'], key: '@no' }), {});
+    expect(items.map((i) => i.key)).toEqual(['1001', '1002']);
+    expect(items[0]?.record).toEqual({ '@no': '1001', '@status': 'open', Customer: 'Müller & Söhne', Total: '12,50', Line: [{ '@sku': 'A', '@qty': '1' }] });
+    expect(items[1]?.record).toMatchObject({ Customer: '<b>Jürgen</b>', Total: '0042', Line: [{ '@sku': 'B' }, { '@sku': 'C' }] });
+  });
+
+  it('streams XML records split across read chunks', async () => {
+    const body = Array.from({ length: 4000 }, (_, i) => `<Item id="${i}" note='a > b'><Name>${'n'.repeat(i % 50)}</Name></Item>`).join('\n');
+    put('items.xml', `<Items>${body}</Items>`);
+    const items = await collect(await open({ format: 'xml', recordPath: 'Items/Item', key: '@id' }), {});
+    expect(items).toHaveLength(4000);
+    expect(items[3999]?.record).toEqual({ '@id': '3999', '@note': 'a > b', Name: 'n'.repeat(3999 % 50) });
+  });
+
+  it('moves an XML file that ends inside a record to failed/', async () => {
+    put('cut.xml', '<Items><Item id="1"/><Item id="2"><Name>x</Name>');
+    expect((await collect(await open({ format: 'xml', recordPath: 'Items.Item', key: '@id' }), {})).map((i) => i.key)).toEqual(['1']);
+  });
+
+  it('refuses an XML source without recordPath at configuration time', async () => {
+    await expect(open({ format: 'xml' })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+});

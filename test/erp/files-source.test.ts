@@ -1,0 +1,155 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import iconv from 'iconv-lite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSource, type FileSourceConfig, type SourceItem } from '../../src/erp/index.js';
+import { silentLogger } from '../../src/log.js';
+import { collect } from './sql-suite.js';
+
+let root: string;
+let inbox: string;
+const conn = () => ({ kind: 'files' as const, folder: root });
+const ctx = () => ({ logger: silentLogger, baseDir: root });
+const now = { mode: 'settle' as const, settleMs: 0 };
+type Input = Partial<Omit<FileSourceConfig, 'csv'>> & { csv?: Partial<FileSourceConfig['csv']> };
+const open = (cfg: Input = {}) => createSource(conn(), { folder: 'inbox', format: 'csv', stability: now, ...cfg }, ctx());
+const put = (name: string, content: string | Buffer) => writeFileSync(path.join(inbox, name), content);
+const ls = (sub = '') => readdirSync(path.join(inbox, sub)).sort();
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'erp-files-'));
+  inbox = path.join(root, 'inbox');
+  mkdirSync(inbox);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('CSV inbox source', () => {
+  it('reads a Windows-1252 CSV with umlauts and decimal commas intact, values as written', async () => {
+    put('prices.csv', iconv.encode('sku;name;price\r\nA-1;Kühlschrank "Öko";12,50\r\nA-2;"Straße; groß";1.234,00\r\n', 'windows-1252'));
+    const source = await open({ encoding: 'windows-1252', csv: { delimiter: ';' }, key: 'sku' });
+    const items = await collect(source, {});
+    expect(items.map((i) => i.record)).toEqual([
+      { sku: 'A-1', name: 'Kühlschrank "Öko"', price: '12,50' },
+      { sku: 'A-2', name: 'Straße; groß', price: '1.234,00' },
+    ]);
+    expect(items.map((i) => i.key)).toEqual(['A-1', 'A-2']);
+    expect(items[1]?.position).toEqual({ value: 'prices.csv', key: '0000000002' });
+  });
+
+  it('reads ISO-8859-1 and UTF-8 with a byte-order mark without mangling the first column name', async () => {
+    put('a.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id,city\n1,Zürich\n', 'utf8')]));
+    const utf = await collect(await open(), {});
+    expect(utf[0]?.record).toEqual({ id: '1', city: 'Zürich' });
+    rmSync(path.join(inbox, 'a.csv'));
+    put('b.csv', iconv.encode('id,city\n2,Genève\n', 'iso-8859-1'));
+    const latin = await collect(await open({ encoding: 'iso-8859-1' }), {});
+    expect(latin[0]?.record).toEqual({ id: '2', city: 'Genève' });
+  });
+
+  it('keeps quoted newlines inside a field and names columns when there is no header', async () => {
+    put('n.csv', '1,"line one\nline two"\n2,plain\n');
+    const items = await collect(await open({ csv: { header: false, columns: ['id', 'note'] }, key: 'id' }), {});
+    expect(items.map((i) => i.record)).toEqual([{ id: '1', note: 'line one\nline two' }, { id: '2', note: 'plain' }]);
+  });
+
+  it('reads files in name order and archives each only once its last record is committed', async () => {
+    put('2026-11-02.csv', 'id\n3\n');
+    put('2026-11-01.csv', 'id\n1\n2\n');
+    const source = await open({ key: 'id' });
+    const items = await collect(source, {});
+    expect(items.map((i) => i.key)).toEqual(['1', '2', '3']);
+    await source.commit?.(items[0]?.position as SourceItem['position']);
+    expect(ls()).toEqual(['2026-11-01.csv', '2026-11-02.csv']); // record 2 not yet settled
+    await source.commit?.(items[1]?.position as SourceItem['position']);
+    expect(ls()).toEqual(['2026-11-02.csv', 'archive']);
+    await source.commit?.(items[2]?.position as SourceItem['position']);
+    expect(ls('archive')).toEqual(['2026-11-01.csv', '2026-11-02.csv']);
+  });
+
+  it('after a crash before archiving, re-reads the file but skips records at or before the committed position', async () => {
+    put('orders.csv', 'id\n1\n2\n3\n4\n');
+    const first = await open({ key: 'id' });
+    const before = await collect(first, {}, 2); // the pipeline made records 1 and 2 durable, then crashed
+    const restarted = await open({ key: 'id' });
+    const after = await collect(restarted, { after: before[1]?.position });
+    expect(after.map((i) => i.key)).toEqual(['3', '4']);
+    await restarted.commit?.(after[1]?.position as SourceItem['position']);
+    expect(ls('archive')).toEqual(['orders.csv']);
+  });
+
+  it('archives a file whose records were all committed before a crash as soon as it is read again', async () => {
+    put('done.csv', 'id\n1\n2\n');
+    const source = await open();
+    expect(await collect(source, { after: { value: 'done.csv', key: '0000000002' } })).toEqual([]);
+    expect(ls('archive')).toEqual(['done.csv']);
+  });
+
+  it('moves an unreadable file to failed/ with an error report and goes on with the next file', async () => {
+    put('a-bad.csv', 'id,name\n1,"unclosed\n');
+    put('b-good.csv', 'id,name\n2,fine\n');
+    const source = await open({ key: 'id' });
+    const items = await collect(source, {});
+    expect(items.map((i) => i.key)).toEqual(['2']);
+    expect(ls('failed')).toEqual(['a-bad.csv', 'a-bad.csv.error.txt']);
+    const report = readFileSync(path.join(inbox, 'failed', 'a-bad.csv.error.txt'), 'utf8');
+    expect(report).toContain('code: FILE_UNREADABLE');
+    expect(report).toMatch(/quote/i);
+  });
+
+  it('moves a file that fails half-way to failed/ only after the records read from it are committed', async () => {
+    put('half.csv', 'id,name\n1,ok\n2,ok,extra\n');
+    const source = await open({ key: 'id' });
+    const items = await collect(source, {});
+    expect(items.map((i) => i.key)).toEqual(['1']);
+    expect(ls()).toContain('half.csv');
+    await source.commit?.(items[0]?.position as SourceItem['position']);
+    expect(ls('failed')).toEqual(['half.csv', 'half.csv.error.txt']);
+  });
+
+  it('leaves files alone while they are still being written', async () => {
+    put('fresh.csv', 'id\n1\n');
+    put('.hidden.csv', 'id\n2\n');
+    put('upload.csv.part', 'id\n3\n');
+    const old = new Date(Date.now() - 60_000);
+    put('old.csv', 'id\n4\n');
+    utimesSync(path.join(inbox, 'old.csv'), old, old);
+    const items = await collect(await open({ key: 'id', stability: { mode: 'settle', settleMs: 30_000 } }), {});
+    expect(items.map((i) => i.key)).toEqual(['4']);
+  });
+
+  it('waits for a marker file when configured and archives the marker with the file', async () => {
+    put('x.csv', 'id\n1\n');
+    const cfg: Input = { key: 'id', stability: { mode: 'marker', markerSuffix: '.done' } };
+    expect(await collect(await open(cfg), {})).toEqual([]);
+    put('x.csv.done', '');
+    const source = await open(cfg);
+    const items = await collect(source, {});
+    expect(items.map((i) => i.key)).toEqual(['1']);
+    await source.commit?.(items[0]?.position as SourceItem['position']);
+    expect(ls('archive')).toEqual(['x.csv', 'x.csv.done']);
+  });
+
+  it('reads only files up to an inclusive until file name', async () => {
+    put('a.csv', 'id\n1\n');
+    put('b.csv', 'id\n2\n');
+    put('c.csv', 'id\n3\n');
+    const items = await collect(await open({ key: 'id' }), { until: 'b.csv' });
+    expect(items.map((i) => i.key)).toEqual(['1', '2']);
+  });
+
+  it('keeps an archived name free by numbering a second file of the same name', async () => {
+    mkdirSync(path.join(inbox, 'archive'));
+    put('archive/same.csv', 'id\n0\n');
+    put('same.csv', 'id\n1\n');
+    const source = await open({ key: 'id' });
+    const items = await collect(source, {});
+    await source.commit?.(items[0]?.position as SourceItem['position']);
+    expect(ls('archive')).toEqual(['same.1.csv', 'same.csv']);
+  });
+
+  it('reports a missing inbox folder with FILE_FOLDER_MISSING', async () => {
+    await expect(createSource(conn(), { folder: 'nope', format: 'csv' }, ctx())).rejects.toMatchObject({ code: 'FILE_FOLDER_MISSING' });
+    expect(existsSync(path.join(root, 'nope'))).toBe(false);
+  });
+});
