@@ -3,7 +3,7 @@
  * paths are resolved against the config file's folder.
  */
 import { z } from 'zod';
-import { connectionSchema } from '../erp/connection.js';
+import { connectionSchema, sinkSchemaFor, sourceSchemaFor } from '../erp/index.js';
 import { dashboardConfigSchema } from './server.js';
 import { pipelineEntrySchema } from './pipelines.js';
 import { timezoneSchema } from './schedule.js';
@@ -46,7 +46,17 @@ export const configSchema = z
       if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: ['pipelines', i, 'name'], message: `pipeline name "${p.name}" is used twice` });
       seen.add(p.name);
       for (const [field, conn] of pipelineConnections(p)) {
-        if (!(conn in cfg.connections)) {
+        const connection = cfg.connections[conn];
+        if (connection) {
+          // Check the connector's own settings now, so a typo fails at load with its line.
+          const block = field[0] === 'source' ? p.source : p.sink;
+          const { connection: _name, ...settings } = block ?? {};
+          const schema = field[0] === 'source' ? sourceSchemaFor(connection.kind) : sinkSchemaFor(connection.kind);
+          const checked = schema.safeParse(settings);
+          if (!checked.success) {
+            for (const issue of checked.error.issues) ctx.addIssue({ ...issue, path: ['pipelines', i, field[0], ...issue.path] } as never);
+          }
+        } else {
           const known = Object.keys(cfg.connections);
           ctx.addIssue({
             code: 'custom',

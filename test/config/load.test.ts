@@ -116,14 +116,23 @@ describe('loadConfig', () => {
   it('validates pipeline schedules and time zones', () => {
     const base = 'shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\nconnections:\n  erp:\n    kind: sqlite\n    path: erp.db\n';
     const pipeline = (schedule: string) =>
-      `pipelines:\n  - name: products\n    direction: push\n    resource: products\n    mapping: mappings/products.yaml\n    source:\n      connection: erp\n      table: articles\n    schedule: "${schedule}"\n`;
+      `pipelines:\n  - name: products\n    direction: push\n    resource: products\n    mapping: mappings/products.yaml\n    source:\n      connection: erp\n      query: SELECT * FROM articles\n      cursor: changed_at\n      key: sku\n    schedule: "${schedule}"\n`;
     const ok = parse(`${base}${pipeline('*/5 * * * *')}timezone: Europe/Berlin\n`);
     expect(ok.config.pipelines[0]).toMatchObject({ name: 'products', schedule: '*/5 * * * *' });
     const bad = failure(`${base}${pipeline('every minute')}`);
     expect(bad.key).toBe('pipelines[0].schedule');
-    expect(bad.line).toBe(16);
+    expect(bad.line).toBe(18);
     const tz = failure(`${base}timezone: Mars/Olympus\n`);
     expect(tz.key).toBe('timezone');
+  });
+
+  it('checks a source against its connection kind at load time', () => {
+    const err = failure(
+      'shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\nconnections:\n  erp:\n    kind: sqlite\n    path: erp.db\npipelines:\n  - name: p\n    direction: push\n    resource: products\n    mapping: m.yaml\n    source:\n      connection: erp\n      query: SELECT * FROM a\n      cursor: changed at\n      key: sku\n',
+    );
+    expect(err.key).toBe('pipelines[0].source.cursor');
+    expect(err.line).toBe(16);
+    expect(err.message).toContain('SQL identifier');
   });
 
   it('names a pipeline\'s unknown connection with the ones that exist', () => {
