@@ -1,0 +1,236 @@
+/**
+ * The mapping compiler: YAML text → validated file → plain functions. Applying a compiled
+ * mapping does no parsing and no lookups in the file.
+ */
+import type { z } from 'zod';
+import { GuardRailError, MappingError } from '../errors.js';
+import { getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
+import { checkTargets } from './checks.js';
+import { describe } from './coerce.js';
+import { MISSING, type CompileContext, type CompiledExpression, type Env, type RuleMeta } from './env.js';
+import { compileExpression, createExprRuntime } from './expr.js';
+import { compileGuards } from './guards.js';
+import { buildObject, compileFields } from './lists.js';
+import { compileGetter, formatPath, normalisePath, valueAt } from './paths.js';
+import { MappingFileError, problem, zodProblems } from './problems.js';
+import { mappingFileSchema, type MappingFile, type RuleInput } from './schema.js';
+import { suggest } from './targets.js';
+import type { CompiledMapping, Finding, LoadOptions, MappingContext, MappingResult, RegistryLike } from './types.js';
+import { parseYamlSource, type YamlSource } from './yaml.js';
+
+/** The shop registry as a RegistryLike. */
+export const shopRegistry: RegistryLike = {
+  get: (name) => (isResourceName(name) ? getResource(name) : undefined),
+  names: () => Object.keys(resources),
+};
+
+const DEFAULT_TRUE = [true, 'true', 1, '1'];
+const DEFAULT_FALSE = [false, 'false', 0, '0'];
+
+/** Compile mapping YAML; throws MappingFileError listing every problem with file:line:column. */
+export function compileMapping(yamlText: string, fileName: string, options: LoadOptions = {}): CompiledMapping {
+  const registry = options.registry ?? shopRegistry;
+  const src = parseYamlSource(yamlText, fileName);
+  const parsed = mappingFileSchema.safeParse(src.data);
+  if (!parsed.success) throw new MappingFileError(fileName, zodProblems(src, parsed.error.issues));
+  const file = parsed.data;
+  const problems: MappingError[] = [];
+
+  let resource: ResourceDef | undefined;
+  const resourceName = 'resource' in file.target ? file.target.resource : file.source?.resource;
+  if (resourceName !== undefined) {
+    resource = registry.get(resourceName);
+    if (!resource) {
+      const near = suggest(resourceName, registry.names());
+      const path = 'resource' in file.target ? ['target', 'resource'] : ['source', 'resource'];
+      problems.push(problem(src, 'MAPPING_UNKNOWN_RESOURCE', `unknown shop resource \`${resourceName}\`${near ? `; did you mean \`${near}\`?` : ''} (known: ${registry.names().join(', ')})`, path));
+    }
+  }
+  const operation = 'operation' in file.target ? file.target.operation : undefined;
+  if (resource && file.direction === 'erp-to-shop') problems.push(...checkTargets(src, file, resource, operation ?? 'upsert'));
+
+  const expressions: CompiledExpression[] = [];
+  const rules = new Map<string, RuleMeta>();
+  const cc: CompileContext = {
+    file: fileName,
+    defaults: {
+      locale: file.locale,
+      timezone: file.timezone ?? 'Europe/Berlin',
+      shopTimezone: file.shop_timezone ?? 'Europe/Berlin',
+      truthy: file.true ?? DEFAULT_TRUE,
+      falsy: file.false ?? DEFAULT_FALSE,
+    },
+    tables: file.tables ?? {},
+    locate: (path, at) => src.locate(path, at),
+    fail: (code, message, path, at) => problems.push(problem(src, code, message, path, at)),
+    expression(source, path) {
+      try {
+        expressions.push(compileExpression(source));
+      } catch (err) {
+        const e = err as { message?: string; position?: number };
+        problems.push(problem(src, 'MAPPING_EXPR', `invalid JSONata expression: ${e.message ?? String(err)}${e.position !== undefined ? ` (at character ${e.position})` : ''}`, path));
+        expressions.push({ evaluate: async () => undefined });
+      }
+      return expressions.length - 1;
+    },
+    listGuard(target) {
+      if (!resource || file.direction !== 'erp-to-shop' || target.includes('.') || target.includes('[')) return undefined;
+      const def = resource.lists[target];
+      if (!def) return undefined;
+      const s = def.semantics;
+      return { replace: s.kind === 'replace' || (s.kind === 'upsert' && s.replaceFlag !== undefined && s.replaceFlag in file.fields) };
+    },
+  };
+  indexRules(file.fields, '', ['fields'], src, rules);
+  const producers = compileFields(file.fields, '', ['fields'], cc);
+  if (problems.length > 0) throw new MappingFileError(fileName, problems);
+
+  const guards =
+    resource && file.direction === 'erp-to-shop'
+      ? compileGuards({
+          resource,
+          operation: operation ?? 'upsert',
+          historyIdentity: file.history_identity,
+          clearable: new Set(Object.entries(file.fields).flatMap(([k, r]) => (typeof r === 'object' && r.empty === 'clear' ? [k] : []))),
+          storageRowsExist: typeof file.fields.storages === 'object' && file.fields.storages.existing_rows_only === true,
+          rules,
+          file: fileName,
+        })
+      : undefined;
+  const writeSchema = resource && file.direction === 'erp-to-shop' ? resource.schemas.write : undefined;
+  const required = 'erp' in file.target ? (file.target.required ?? []) : [];
+  const keyOf = compileGetter(file.key);
+  const recordRef = (record: Record<string, unknown>) => {
+    const k = keyOf({ item: record, root: record });
+    return { erpKey: k === undefined || k === null ? undefined : String(k), resource: resource?.name };
+  };
+
+  const run = (record: Record<string, unknown>, env: Env): Record<string, unknown> => {
+    const obj = buildObject(producers, { item: record, root: record }, env, '');
+    return obj === MISSING ? {} : obj;
+  };
+  const finish = (record: Record<string, unknown>, ctx: MappingContext, env: Env, payload: Record<string, unknown>, rerun: (trace: Map<string, unknown>) => void): MappingResult => {
+    const errors: MappingError[] = [...env.errors];
+    const warnings: Finding[] = env.warnings;
+    if (guards) {
+      const guardErrors: GuardRailError[] = [];
+      guards(payload, guardErrors, warnings);
+      errors.push(...guardErrors);
+    }
+    if (writeSchema) errors.push(...outputErrors(writeSchema, payload, errors, rules, fileName));
+    for (const f of required) {
+      if (valueAt(payload, f.split('.')) === undefined) errors.push(new MappingError('MAPPING_REQUIRED', `field \`${f}\`: the ERP target requires it but the mapping produced nothing`, { file: fileName, field: f }));
+    }
+    if (errors.length === 0) return { ok: true, payload, warnings };
+    const trace = new Map<string, unknown>();
+    rerun(trace);
+    const ref = recordRef(record);
+    return { ok: false, warnings, errors: errors.map((e) => explain(e, trace, ref)) };
+  };
+
+  const base = {
+    name: file.name,
+    file: fileName,
+    direction: file.direction,
+    resource: resource?.name as ResourceName | undefined,
+    operation,
+    key: file.key,
+    shopKey: file.shop_key,
+    historyIdentity: file.history_identity,
+    erpTarget: 'erp' in file.target ? file.target.erp : undefined,
+    usesExpressions: expressions.length > 0,
+  };
+
+  if (expressions.length === 0) {
+    const applySync = (record: Record<string, unknown>, ctx: MappingContext): MappingResult => {
+      const env: Env = { ctx, file: fileName, errors: [], warnings: [] };
+      const payload = run(record, env);
+      return finish(record, ctx, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], trace }));
+    };
+    return { ...base, applySync, apply: async (record, ctx) => applySync(record, ctx) };
+  }
+  return {
+    ...base,
+    async apply(record, ctx) {
+      const expr = createExprRuntime(expressions);
+      // Expressions only read the source, never each other: one pass discovers them, one more uses their values.
+      for (let pass = 0; pass < 8; pass++) {
+        const env: Env = { ctx, file: fileName, errors: [], warnings: [], expr };
+        const payload = run(record, env);
+        if (expr.pending.length === 0) {
+          return finish(record, ctx, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], expr, trace }));
+        }
+        await Promise.all(expr.pending.splice(0));
+      }
+      throw new MappingError('MAPPING_EXPR', `${fileName}: expressions did not settle after 8 passes`, { file: fileName });
+    },
+  };
+}
+
+/** Index rule metadata by normalised target path (`groups[].customers_group_price`). */
+function indexRules(fields: Record<string, RuleInput>, prefix: string, yamlPath: PropertyKey[], src: YamlSource, out: Map<string, RuleMeta>): void {
+  for (const [name, rule] of Object.entries(fields)) {
+    const target = prefix ? `${prefix}.${name}` : name;
+    const pos = src.locate([...yamlPath, name], 'key');
+    out.set(target, { target, line: pos.line, column: pos.column, text: typeof rule === 'string' ? `from: ${rule}` : ruleSummary(rule as unknown as Record<string, unknown>) });
+    if (typeof rule === 'object' && rule.fields) {
+      const list = rule.each !== undefined || rule.split !== undefined;
+      indexRules(rule.fields, list ? `${target}[]` : target, [...yamlPath, name, 'fields'], src, out);
+    }
+  }
+}
+
+function ruleSummary(rule: Record<string, unknown>): string {
+  return Object.entries(rule)
+    .filter(([k]) => k !== 'fields' && k !== 'steps' && k !== 'item')
+    .map(([k, v]) => `${k}: ${v !== null && typeof v === 'object' ? (Array.isArray(v) ? `[${v.map(String).join(', ')}]` : '{…}') : String(v)}`)
+    .join(', ');
+}
+
+/** Strict validation against the registry's write schema; issues already reported by a rule or guard are not repeated. */
+function outputErrors(schema: z.ZodType, payload: Record<string, unknown>, already: readonly MappingError[], rules: ReadonlyMap<string, RuleMeta>, file: string): MappingError[] {
+  const result = schema.safeParse(payload);
+  if (result.success) return [];
+  const seen = new Set(already.map((e) => e.field));
+  const out: MappingError[] = [];
+  for (const issue of result.error.issues) {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+    for (const key of keys) {
+      const path = key === undefined ? issue.path : [...issue.path, key];
+      const field = formatPath(path);
+      if (seen.has(field)) continue;
+      const meta = rules.get(normalisePath(field));
+      const value = valueAt(payload, path);
+      const what = key === undefined ? `${issue.message}, got ${describe(value)}` : `unknown field \`${key}\` (the shop would silently ignore it)`;
+      out.push(
+        new MappingError('MAPPING_OUTPUT_INVALID', `field \`${field}\`: ${what}${meta ? ` (rule \`${meta.text}\` at ${file}:${meta.line})` : ''}`, {
+          file,
+          line: meta?.line,
+          column: meta?.column,
+          field,
+          sourceValue: value,
+          rule: meta?.text,
+        }),
+      );
+    }
+  }
+  return out;
+}
+
+/** Attach the raw source value (from a traced re-run) and the record reference to an error. */
+function explain(err: MappingError, trace: ReadonlyMap<string, unknown>, record: { erpKey?: string; resource?: string }): MappingError {
+  const traced = err.field !== undefined && trace.has(err.field);
+  const Ctor = err instanceof GuardRailError ? GuardRailError : MappingError;
+  return new Ctor(err.code, err.message, {
+    file: err.file,
+    line: err.line,
+    column: err.column,
+    field: err.field,
+    rule: err.rule,
+    sourceValue: traced ? trace.get(err.field!) : err.sourceValue,
+    details: traced ? { ...err.details, payloadValue: err.sourceValue } : err.details,
+    record: { ...err.record, ...record },
+  });
+}
+
+export type { MappingFile };

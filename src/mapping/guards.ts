@@ -1,0 +1,176 @@
+/**
+ * Guard rails: checks on the finished payload against the traps of the Shop Administration API,
+ * where the shop would accept a request and silently lose data. They are driven by the registry
+ * (`lists`, `strictBooleans`, `lengthLimits`, `decimalFields`); the few rules that concern one
+ * resource's own fields (orders, storages, suppliers) name that resource explicitly.
+ */
+import { GuardRailError } from '../errors.js';
+import type { ResourceDef } from '../shop/registry/index.js';
+import { describe } from './coerce.js';
+import type { RuleMeta } from './env.js';
+import type { Finding } from './types.js';
+
+/** Fields the shop ignores although they look right, with what to use instead. */
+export const IGNORED_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  newsdesk: { newsdesk_categories_id: 'the shop ignores `newsdesk_categories_id` and would create the article without category; use `categories_ids` (a list of ids)' },
+  sliders: {
+    categories_id: 'shops from 4.8 ignore `categories_id` on sliders; use `entity_type: category` with `entity_id`',
+    content_id: 'shops from 4.8 ignore `content_id` on sliders; use `entity_type: content` with `entity_id`',
+  },
+};
+
+/** What the guard rails know about the mapping, besides the registry. */
+export interface GuardOptions {
+  readonly resource: ResourceDef;
+  readonly operation: 'upsert' | 'create' | 'update';
+  readonly historyIdentity?: readonly string[];
+  /** Top-level list fields whose rule declares `empty: clear`. */
+  readonly clearable: ReadonlySet<string>;
+  /** `storages` rule declared `existing_rows_only: true`. */
+  readonly storageRowsExist: boolean;
+  /** Rule metadata by normalised target path, to name the rule in messages. */
+  readonly rules: ReadonlyMap<string, RuleMeta>;
+  readonly file: string;
+}
+
+type Visit = (value: unknown, path: string) => void;
+
+/** Visit every value at a registry path (`storages[].products_storage_text`, `languages.*.seo`) that is present. */
+export function walk(root: unknown, path: string, visit: Visit): void {
+  const segs = path.split('.');
+  const step = (node: unknown, i: number, at: string): void => {
+    if (i === segs.length) {
+      if (node !== undefined) visit(node, at);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    let seg = segs[i];
+    const isList = seg.endsWith('[]');
+    if (isList) seg = seg.slice(0, -2);
+    const children: [unknown, string][] =
+      seg === '*' ? Object.entries(node as Record<string, unknown>).map(([k, v]) => [v, at ? `${at}.${k}` : k]) : [[(node as Record<string, unknown>)[seg], at ? `${at}.${seg}` : seg]];
+    for (const [child, childAt] of children) {
+      if (isList) {
+        if (Array.isArray(child)) child.forEach((entry, n) => step(entry, i + 1, `${childAt}[${n}]`));
+      } else step(child, i + 1, childAt);
+    }
+  };
+  step(root, 0, '');
+}
+
+const POINT_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/** Compile the guard rails of one erp→shop mapping into a check of finished payloads. */
+export function compileGuards(opts: GuardOptions): (payload: Record<string, unknown>, errors: GuardRailError[], warnings: Finding[]) => void {
+  const r = opts.resource;
+  const metaFor = (field: string): RuleMeta | undefined => {
+    let key = field.replace(/\[\d+\]/g, '[]');
+    for (;;) {
+      const m = opts.rules.get(key);
+      if (m) return m;
+      const cut = Math.max(key.lastIndexOf('.'), key.lastIndexOf('['));
+      if (cut <= 0) return undefined;
+      key = key.slice(0, cut);
+    }
+  };
+  const fail = (errors: GuardRailError[], code: string, field: string, value: unknown, message: string) => {
+    const meta = metaFor(field);
+    const where = meta ? ` (rule \`${meta.text}\` at ${opts.file}:${meta.line})` : '';
+    errors.push(new GuardRailError(code, `field \`${field}\`: ${message}${where}`, { file: opts.file, line: meta?.line, column: meta?.column, field, sourceValue: value, rule: meta?.text }));
+  };
+  const replaceLists = Object.entries(r.lists).filter(([, d]) => d.semantics.kind === 'replace').map(([f]) => f);
+  const flagLists = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'upsert' && d.semantics.replaceFlag ? [[f, d.semantics.replaceFlag] as const] : []));
+  const histories = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'append-only' ? [f] : []));
+  const ignored = IGNORED_FIELDS[r.name] ?? {};
+  const isOrderCreate = r.name === 'orders' && opts.operation !== 'update';
+  const hasStorages = r.name === 'products' && 'storages' in r.lists;
+  const hasSuppliers = r.name === 'products' && 'suppliers' in r.lists;
+
+  return (payload, errors, warnings) => {
+    for (const f of replaceLists) {
+      const v = payload[f];
+      if (Array.isArray(v) && v.length === 0 && !opts.clearable.has(f)) {
+        fail(errors, 'GUARD_EMPTY_REPLACE_LIST', f, v, `an empty list replaces (clears) the shop's \`${f}\`; declare \`empty: clear\` on the rule if that is meant`);
+      }
+    }
+    for (const [f, flag] of flagLists) {
+      const v = payload[f];
+      if (payload[flag] === true && (!Array.isArray(v) || v.length === 0) && !opts.clearable.has(f)) {
+        fail(errors, 'GUARD_EMPTY_REPLACE_LIST', f, v, `\`${flag}: true\` with no \`${f}\` entries deletes all of them; declare \`empty: clear\` on the rule if that is meant`);
+      }
+    }
+    for (const path of r.strictBooleans) {
+      walk(payload, path, (v, at) => {
+        if (typeof v !== 'boolean') fail(errors, 'GUARD_NOT_BOOLEAN', at, v, `must be a JSON boolean true/false, got ${describe(v)}; the shop treats 'true' and 1 as not set (use \`type: boolean\`)`);
+      });
+    }
+    for (const path of r.decimalFields) {
+      walk(payload, path, (v, at) => {
+        if (v === null || typeof v === 'number') return;
+        if (typeof v === 'string' && POINT_DECIMAL.test(v)) return;
+        const code = typeof v === 'string' && /\d[,.]\d/.test(v) ? 'GUARD_AMBIGUOUS_DECIMAL' : 'GUARD_DECIMAL';
+        fail(errors, code, at, v, `a decimal must leave in point notation, got ${describe(v)}; the shop would read '50,5' as 50 (use \`type: decimal\` with a \`locale\`)`);
+      });
+    }
+    for (const limit of r.lengthLimits) {
+      walk(payload, limit.path, (v, at) => {
+        if (typeof v !== 'string' || [...v].length <= limit.max) return;
+        const code = limit.path.endsWith('products_storage_text') ? 'GUARD_STORAGE_TEXT_LENGTH' : 'GUARD_LENGTH';
+        fail(errors, code, at, v, `${[...v].length} characters, the shop takes at most ${limit.max} (${limit.shop === 'truncate' ? 'it would cut the rest silently' : 'it would drop or reject the value'}); shorten it in the ERP or declare \`truncate: ${limit.max}\``);
+      });
+    }
+    for (const [field, hint] of Object.entries(ignored)) {
+      if (field in payload) fail(errors, 'GUARD_IGNORED_FIELD', field, payload[field], hint);
+    }
+    for (const f of histories) {
+      const list = payload[f];
+      if (!Array.isArray(list) || list.length === 0) continue;
+      if (!opts.historyIdentity) {
+        fail(errors, 'GUARD_HISTORY_IDENTITY', f, list, `\`${f}\` is append-only (every entry sent is appended again); declare \`history_identity: [...]\` so each entry is sent once`);
+        continue;
+      }
+      list.forEach((entry, n) => {
+        const missing = opts.historyIdentity!.filter((k) => {
+          const v = (entry as Record<string, unknown> | null)?.[k];
+          return v === undefined || v === null || v === '';
+        });
+        if (missing.length > 0) fail(errors, 'GUARD_HISTORY_IDENTITY', `${f}[${n}]`, entry, `entry lacks its identity field(s) ${missing.join(', ')}; without them it cannot be sent exactly once`);
+      });
+    }
+    if (isOrderCreate) {
+      const tf = payload.tax_flag;
+      if (tf !== 0 && tf !== 1 && tf !== 2) {
+        fail(errors, 'GUARD_ORDER_TAX_FLAG', 'tax_flag', tf, 'an order pushed to the shop must say explicitly whether its prices are net (0), gross (1) or tax-free (2); otherwise the shop guesses from the customer group');
+      }
+      const ref = payload.external_reference as Record<string, unknown> | undefined;
+      if (!ref || typeof ref !== 'object' || !ref.source || !ref.external_id) {
+        fail(errors, 'GUARD_ORDER_EXTERNAL_REFERENCE', 'external_reference', ref, 'an order pushed to the shop needs `external_reference: {source, external_id}` so a repeated push is refused as a duplicate instead of creating a second order');
+      }
+    }
+    if (hasStorages && Array.isArray(payload.storages)) {
+      payload.storages.forEach((row: Record<string, unknown>, n) => {
+        const at = `storages[${n}]`;
+        const id = row.storages_id ?? row.warehouse_id;
+        if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) {
+          fail(errors, 'GUARD_STORAGE_ROW', `${at}.storages_id`, id, 'a storage row needs `storages_id` > 0; the shop skips it without any warning (the main warehouse is the top-level products_quantity)');
+          return;
+        }
+        const hasQty = row.products_quantity !== undefined;
+        const hasSafe = row.products_safe_quantity !== undefined;
+        if (!opts.storageRowsExist && (!hasQty || !hasSafe)) {
+          fail(errors, 'GUARD_STORAGE_ROW', at, row, 'a new storage row must carry products_quantity and products_safe_quantity, or the database may drop it without an error; declare `existing_rows_only: true` on the rule if the rows exist');
+        } else if (Object.keys(row).every((k) => k === 'storages_id' || k === 'warehouse_id' || k === 'options_id')) {
+          warnings.push({ code: 'GUARD_STORAGE_ROW', field: at, message: 'a storage row with only its key writes nothing' });
+        }
+      });
+    }
+    if (hasSuppliers && Array.isArray(payload.suppliers)) {
+      payload.suppliers.forEach((entry: Record<string, unknown>, n) => {
+        const model = entry?.products_model;
+        if (typeof model !== 'string' || model.trim() === '') {
+          fail(errors, 'GUARD_SUPPLIER_WITHOUT_NUMBER', `suppliers[${n}].products_model`, model, "a supplier entry without products_model erases the supplier's article number stored in the shop");
+        }
+      });
+    }
+  };
+}

@@ -1,0 +1,9 @@
+/**
+ * The mapping layer: declarative YAML mappings compiled into plain functions, with guard rails
+ * against the shop API's silent data-loss traps. See docs/readme/mapping.md for the format.
+ */
+export { compileMapping, shopRegistry } from './compile.js';
+export { loadMapping, loadMappings, checkMappings, mappingFiles, type CheckReport, type FileCheck } from './load.js';
+export { MappingFileError } from './problems.js';
+export { IGNORED_FIELDS } from './guards.js';
+export type { CompiledMapping, MappingContext, MappingResult, MappingDirection, MappingOperation, Finding, LoadOptions, RegistryLike } from './types.js';

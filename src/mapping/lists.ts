@@ -1,0 +1,157 @@
+/**
+ * Lists and nested objects: entries built from nested source arrays (`each`), from delimited
+ * strings (`split`), or from child rows grouped by a key (`group_by`, with price `steps`).
+ * Replace-on-present lists get their guard rail here, where we still know *why* a list is empty.
+ */
+import { MISSING, ruleError, type CompileContext, type Env, type Produce } from './env.js';
+import { compileGetter, compileSetter, type Getter, type Scope } from './paths.js';
+import { compileConditions, compileRule, metaOf } from './rules.js';
+import type { RuleInput, RuleObject } from './schema.js';
+
+interface FieldProducer {
+  readonly name: string;
+  readonly produce: Produce;
+  readonly set: (target: Record<string, unknown>, value: unknown) => void;
+}
+
+/** Compile a `fields:` block into producers (dot keys write nested objects). */
+export function compileFields(fields: Record<string, RuleInput>, targetPrefix: string, yamlPath: readonly PropertyKey[], cc: CompileContext): FieldProducer[] {
+  return Object.entries(fields).map(([name, rule]) => ({
+    name,
+    produce: compileRule(rule, targetPrefix === '' ? name : `${targetPrefix}.${name}`, [...yamlPath, name], cc),
+    set: compileSetter(name),
+  }));
+}
+
+/** Run field producers into one object; MISSING when nothing was produced. */
+export function buildObject(producers: readonly FieldProducer[], scope: Scope, env: Env, at: string): Record<string, unknown> | typeof MISSING {
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const p of producers) {
+    const v = p.produce(scope, env, at === '' ? p.name : `${at}.${p.name}`);
+    if (v !== MISSING) {
+      p.set(out, v);
+      any = true;
+    }
+  }
+  return any ? out : MISSING;
+}
+
+/** A nested object target (`billing: { fields: … }`). */
+export function compileObject(rule: RuleObject, target: string, yamlPath: readonly PropertyKey[], cc: CompileContext): Produce {
+  const producers = compileFields(rule.fields ?? {}, target, [...yamlPath, 'fields'], cc);
+  const cond = rule.when ? compileConditions(rule.when) : undefined;
+  return (scope, env, at) => (cond && !cond(scope) ? MISSING : buildObject(producers, scope, env, at));
+}
+
+function sortKey(v: unknown): number | string {
+  if (typeof v === 'number') return v;
+  const s = String(v ?? '').trim();
+  const n = Number(s.replace(/\./g, '').replace(',', '.'));
+  return s !== '' && Number.isFinite(n) ? n : s;
+}
+
+/** A list target built from `each` (array path) or `split` (delimited string in `from`). */
+export function compileList(rule: RuleObject, target: string, yamlPath: readonly PropertyKey[], cc: CompileContext): Produce {
+  const meta = metaOf(rule, target, yamlPath, cc);
+  const listTarget = `${target}[]`;
+  const guard = cc.listGuard(target);
+  const replace = guard?.replace ?? false;
+  let source: Getter;
+  if (rule.each !== undefined) source = compileGetter(rule.each);
+  else if (rule.from !== undefined) source = compileGetter(rule.from);
+  else {
+    cc.fail('MAPPING_RULE', '`split` needs `from`: the source field holding the delimited list', yamlPath, 'key');
+    source = () => undefined;
+  }
+  const split = rule.split;
+  const cond = rule.when ? compileConditions(rule.when) : undefined;
+  const where = rule.where ? compileConditions(rule.where) : undefined;
+  const sortBy = rule.sort_by !== undefined ? compileGetter(rule.sort_by) : undefined;
+  const groupBy = rule.group_by === undefined ? undefined : (Array.isArray(rule.group_by) ? rule.group_by : [rule.group_by]).map(compileGetter);
+  const entryFields = rule.fields ? compileFields(rule.fields, listTarget, [...yamlPath, 'fields'], cc) : undefined;
+  const itemRule: Produce | undefined = entryFields ? undefined : compileRule(rule.item ?? '.', listTarget, [...yamlPath, rule.item ? 'item' : 'each'], cc);
+  const steps = rule.steps;
+  const stepFields: FieldProducer[][] = [];
+  if (steps) {
+    if (!groupBy) cc.fail('MAPPING_RULE', '`steps` needs `group_by`: steps are built from the rows of one group', [...yamlPath, 'steps'], 'key');
+    for (let n = 1; n <= steps.max; n++) {
+      const fields: Record<string, RuleInput> = {};
+      for (const [k, r] of Object.entries(steps.fields)) fields[k.replace(/\{n\}/g, String(n))] = r;
+      stepFields.push(compileFields(fields, listTarget, [...yamlPath, 'steps', 'fields'], cc));
+    }
+  }
+  const fromRow = (steps?.from_row ?? 2) - 1;
+
+  const entry = (scope: Scope, env: Env, at: string): unknown => {
+    if (itemRule) return itemRule(scope, env, at);
+    const obj = buildObject(entryFields ?? [], scope, env, at);
+    if (!steps || !scope.rows) return obj;
+    const out = obj === MISSING ? {} : obj;
+    const rows = scope.rows;
+    for (let i = fromRow, n = 0; i < rows.length && n < stepFields.length; i++, n++) {
+      const stepObj = buildObject(stepFields[n], { item: rows[i], root: scope.root, rows, index: n + 1 }, env, at);
+      if (stepObj !== MISSING) Object.assign(out, stepObj);
+    }
+    if (rows.length - fromRow > stepFields.length) {
+      env.warnings.push({ code: 'STEPS_DROPPED', field: at, message: `${rows.length - fromRow - stepFields.length} rows beyond the ${stepFields.length} price steps the shop takes were not sent` });
+    }
+    return Object.keys(out).length > 0 ? out : MISSING;
+  };
+
+  return (scope, env, at) => {
+    if (cond && !cond(scope)) return MISSING;
+    let src = source(scope);
+    // An empty cell is how CSV and SQL exports say "nothing": it counts as missing, not as an empty list.
+    if (split !== undefined && typeof src === 'string') src = src.trim() === '' ? undefined : src.split(split).map((s) => s.trim()).filter((s) => s !== '');
+    else if (split !== undefined && typeof src === 'number') src = [src];
+    if (src === undefined || src === null) {
+      if (replace && rule.when_missing !== 'omit') {
+        env.errors.push(
+          ruleError(env, meta, at, 'GUARD_EMPTY_REPLACE_LIST', `the source \`${rule.each ?? rule.from}\` is missing, and sending \`${at}\` would replace the shop's list; declare \`when_missing: omit\` to leave it untouched`, src),
+        );
+      }
+      return MISSING;
+    }
+    if (!Array.isArray(src)) {
+      env.errors.push(ruleError(env, meta, at, 'MAPPING_NOT_A_LIST', `expected a list at \`${rule.each ?? rule.from}\``, src));
+      return MISSING;
+    }
+    let items: readonly unknown[] = src;
+    if (where) items = items.filter((item) => where({ item, root: scope.root }));
+    if (sortBy) {
+      items = [...items].sort((a, b) => {
+        const ka = sortKey(sortBy({ item: a, root: scope.root }));
+        const kb = sortKey(sortBy({ item: b, root: scope.root }));
+        return ka < kb ? -1 : ka > kb ? 1 : 0;
+      });
+    }
+    const out: unknown[] = [];
+    if (groupBy) {
+      const groups = new Map<string, unknown[]>();
+      for (const item of items) {
+        const k = groupBy.map((g) => String(g({ item, root: scope.root }) ?? '')).join('\u0000');
+        const rows = groups.get(k);
+        if (rows) rows.push(item);
+        else groups.set(k, [item]);
+      }
+      for (const rows of groups.values()) {
+        const v = entry({ item: rows[0], root: scope.root, rows, index: out.length + 1 }, env, `${at}[${out.length}]`);
+        if (v !== MISSING) out.push(v);
+      }
+    } else {
+      for (const item of items) {
+        const v = entry({ item, root: scope.root, index: out.length + 1 }, env, `${at}[${out.length}]`);
+        if (v !== MISSING) out.push(v);
+      }
+    }
+    if (out.length === 0 && rule.empty === 'omit') return MISSING;
+    if (out.length === 0 && replace && rule.empty !== 'clear') {
+      env.errors.push(
+        ruleError(env, meta, at, 'GUARD_EMPTY_REPLACE_LIST', `the source gave no entries, and an empty \`${at}\` would clear the shop's list; declare \`empty: clear\` if that is meant, or \`empty: omit\` to leave it untouched`, src),
+      );
+      return MISSING;
+    }
+    return out;
+  };
+}

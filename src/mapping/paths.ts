@@ -1,0 +1,97 @@
+/**
+ * Dot paths, compiled once into getters and setters.
+ */
+
+/** The input a rule reads: the current item (record, list entry or group) and the whole record. */
+export interface Scope {
+  readonly item: unknown;
+  readonly root: Record<string, unknown>;
+  /** Rows of the current group (`$rows`) when the entry was built with `group_by`. */
+  readonly rows?: readonly unknown[];
+  /** 1-based position of the current entry (`$index`). */
+  readonly index?: number;
+}
+
+export type Getter = (scope: Scope) => unknown;
+
+/** Compile a source path: `A.B.0.C`, `$root.A`, `$rows`, `$index`, `.` (the item itself). */
+export function compileGetter(path: string): Getter {
+  if (path === '.' || path === '$item') return (s) => s.item;
+  if (path === '$index') return (s) => s.index;
+  let base: (s: Scope) => unknown = (s) => s.item;
+  let rest = path;
+  if (path === '$root' || path.startsWith('$root.')) {
+    base = (s) => s.root;
+    rest = path.slice(6);
+  } else if (path === '$rows' || path.startsWith('$rows.')) {
+    base = (s) => s.rows;
+    rest = path.slice(6);
+  }
+  const segs = rest === '' ? [] : rest.split('.');
+  if (segs.length === 0) return base;
+  if (segs.length === 1) {
+    const k = segs[0];
+    return (s) => {
+      const o = base(s);
+      return o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
+    };
+  }
+  return (s) => {
+    let o = base(s);
+    for (const k of segs) {
+      if (o === null || typeof o !== 'object') return undefined;
+      o = (o as Record<string, unknown>)[k];
+    }
+    return o;
+  };
+}
+
+/** Compile a target dot path into a setter that creates intermediate objects. */
+export function compileSetter(path: string): (target: Record<string, unknown>, value: unknown) => void {
+  const segs = path.split('.');
+  if (segs.length === 1) {
+    const k = segs[0];
+    return (t, v) => {
+      t[k] = v;
+    };
+  }
+  const last = segs[segs.length - 1];
+  const parents = segs.slice(0, -1);
+  return (t, v) => {
+    let o = t;
+    for (const k of parents) {
+      let next = o[k];
+      if (next === null || typeof next !== 'object' || Array.isArray(next)) {
+        next = {};
+        o[k] = next;
+      }
+      o = next as Record<string, unknown>;
+    }
+    o[last] = v;
+  };
+}
+
+/** Read a value at a zod issue path (`['groups', 0, 'customers_group_price']`). */
+export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let o = root;
+  for (const k of path) {
+    if (o === null || typeof o !== 'object') return undefined;
+    o = (o as Record<PropertyKey, unknown>)[k];
+  }
+  return o;
+}
+
+/** `['groups', 0, 'price']` → `groups[0].price`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const k of path) {
+    if (typeof k === 'number') out += `[${k}]`;
+    else out += out === '' ? String(k) : `.${String(k)}`;
+  }
+  return out;
+}
+
+/** `groups[0].price` → `groups[].price` (the rule index key). */
+export function normalisePath(path: string): string {
+  return path.replace(/\[\d+\]/g, '[]');
+}

@@ -1,0 +1,222 @@
+/**
+ * Compiling one field rule into a plain function. All decisions (which source, which coercion,
+ * which table) are taken here, once; the returned closure only reads the record.
+ */
+import { CoerceError, describe, toBoolean, toDecimal, toInteger, toText } from './coerce.js';
+import { assertTimeZone, compileDateFormat, convertDate, type DateRule } from './dates.js';
+import { ExpressionFailure } from './expr.js';
+import { MISSING, PENDING, ruleError, ruleText, type CompileContext, type Produce, type RuleMeta } from './env.js';
+import { compileList, compileObject } from './lists.js';
+import { compileGetter, type Getter, type Scope } from './paths.js';
+import type { Condition, RuleInput, RuleObject } from './schema.js';
+
+const API_DATE = 'YYYY-MM-DD';
+const API_DATETIME = 'YYYY-MM-DD HH:mm:ss';
+
+/** Compile any rule (scalar, list, nested object) for the target path `target`. */
+export function compileRule(input: RuleInput, target: string, yamlPath: readonly PropertyKey[], cc: CompileContext): Produce {
+  const rule: RuleObject = typeof input === 'string' ? { from: input } : input;
+  if (rule.each !== undefined || rule.split !== undefined) return compileList(rule, target, yamlPath, cc);
+  if (rule.fields !== undefined) return compileObject(rule, target, yamlPath, cc);
+  return compileScalar(rule, target, yamlPath, cc);
+}
+
+/** Metadata for messages: target, position and a compact rendering of the rule. */
+export function metaOf(rule: RuleInput, target: string, yamlPath: readonly PropertyKey[], cc: CompileContext): RuleMeta {
+  const pos = cc.locate(yamlPath, 'key');
+  return { target, line: pos.line, column: pos.column, text: ruleText(rule) };
+}
+
+/** Compile conditions (all must hold) into a predicate. */
+export function compileConditions(when: Condition | Condition[]): (scope: Scope) => boolean {
+  const list = (Array.isArray(when) ? when : [when]).map((c) => {
+    const get = compileGetter(c.from);
+    const eq = (a: unknown, b: unknown) => a === b || (a !== null && a !== undefined && b !== null && String(a) === String(b));
+    return (scope: Scope) => {
+      const v = get(scope);
+      if (c.equals !== undefined && !eq(v, c.equals)) return false;
+      if (c.not_equals !== undefined && eq(v, c.not_equals)) return false;
+      if (c.in !== undefined && !c.in.some((x) => eq(v, x))) return false;
+      if (c.not_in !== undefined && c.not_in.some((x) => eq(v, x))) return false;
+      if (c.present !== undefined) {
+        const present = v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+        if (present !== c.present) return false;
+      }
+      return true;
+    };
+  });
+  return list.length === 1 ? list[0] : (scope) => list.every((p) => p(scope));
+}
+
+/** `"{Vorname} {Nachname}"`: placeholders are source paths; all missing = no value. */
+function compileTemplate(template: string): Getter {
+  const parts: (string | Getter)[] = [];
+  const re = /\{([^{}]+)\}/g;
+  let last = 0;
+  for (let m = re.exec(template); m; m = re.exec(template)) {
+    if (m.index > last) parts.push(template.slice(last, m.index));
+    parts.push(compileGetter(m[1].trim()));
+    last = m.index + m[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  return (scope) => {
+    let out = '';
+    let any = false;
+    for (const p of parts) {
+      if (typeof p === 'string') out += p;
+      else {
+        const v = p(scope);
+        if (v !== undefined && v !== null && v !== '') {
+          any = true;
+          out += typeof v === 'object' ? JSON.stringify(v) : String(v);
+        }
+      }
+    }
+    return any ? out.replace(/\s{2,}/g, ' ') : undefined;
+  };
+}
+
+function compileSource(rule: RuleObject, yamlPath: readonly PropertyKey[], cc: CompileContext): Getter | undefined {
+  const given = (['from', 'value', 'template', 'expr'] as const).filter((k) => rule[k] !== undefined);
+  if (given.length > 1) {
+    cc.fail('MAPPING_RULE', `a rule takes one source, got ${given.join(' and ')}`, [...yamlPath, given[1]], 'key');
+    return undefined;
+  }
+  if (rule.from !== undefined) return compileGetter(rule.from);
+  if (rule.value !== undefined) {
+    const v = rule.value;
+    return v !== null && typeof v === 'object' ? () => structuredClone(v) : () => v;
+  }
+  if (rule.template !== undefined) return compileTemplate(rule.template);
+  if (rule.expr !== undefined) {
+    const id = cc.expression(rule.expr, [...yamlPath, 'expr']);
+    return (scope) => ({ [EXPR]: id, scope });
+  }
+  if (rule.default !== undefined) return () => undefined;
+  cc.fail('MAPPING_RULE', 'a rule needs a source: `from`, `value`, `template`, `expr` or at least a `default`', yamlPath, 'key');
+  return undefined;
+}
+
+const EXPR = Symbol('expr');
+
+/** Compile the coercion of a rule's `type` (undefined: values pass as they are). */
+function compileCoercion(rule: RuleObject, yamlPath: readonly PropertyKey[], cc: CompileContext): ((v: unknown) => unknown) | undefined {
+  const locale = rule.locale ?? cc.defaults.locale;
+  const strings = (vals: readonly unknown[]) => new Set(vals.map((v) => String(v)));
+  switch (rule.type) {
+    case undefined:
+      return undefined;
+    case 'string':
+      return toText;
+    case 'integer':
+      return (v) => toInteger(v, locale);
+    case 'decimal':
+      return (v) => toDecimal(v, locale);
+    case 'number':
+      return (v) => Number(toDecimal(v, locale));
+    case 'boolean':
+    case 'flag': {
+      const t = strings(rule.true ?? cc.defaults.truthy);
+      const f = strings(rule.false ?? cc.defaults.falsy);
+      const asFlag = rule.type === 'flag';
+      return (v) => {
+        const b = typeof v === 'boolean' ? v : toBoolean(v, t, f);
+        return asFlag ? (b ? 1 : 0) : b;
+      };
+    }
+    case 'date':
+    case 'datetime': {
+      try {
+        const inputZone = rule.timezone ?? cc.defaults.timezone;
+        const outputZone = rule.output_timezone ?? cc.defaults.shopTimezone;
+        assertTimeZone(inputZone);
+        assertTimeZone(outputZone);
+        const dr: DateRule = {
+          kind: rule.type,
+          parser: compileDateFormat(rule.format ?? (rule.type === 'date' ? API_DATE : API_DATETIME)),
+          inputZone,
+          outputZone,
+          outputFormat: rule.output_format ?? (rule.type === 'date' ? API_DATE : API_DATETIME),
+        };
+        return (v) => convertDate(dr, typeof v === 'number' ? String(v) : toText(v).trim());
+      } catch (err) {
+        cc.fail('MAPPING_RULE', (err as Error).message, yamlPath, 'key');
+        return undefined;
+      }
+    }
+  }
+}
+
+function compileScalar(rule: RuleObject, target: string, yamlPath: readonly PropertyKey[], cc: CompileContext): Produce {
+  const meta = metaOf(rule, target, yamlPath, cc);
+  const source = compileSource(rule, yamlPath, cc) ?? (() => undefined);
+  const cond = rule.when ? compileConditions(rule.when) : undefined;
+  const coerce = compileCoercion(rule, yamlPath, cc);
+  const hasDefault = rule.default !== undefined;
+  const stringTyped = rule.type === undefined || rule.type === 'string';
+  const nulls = rule.null_values ? new Set(rule.null_values.map(String)) : undefined;
+  const map = rule.map;
+  let table: Readonly<Record<string, unknown>> | undefined;
+  let reference: string | undefined;
+  if (rule.lookup && 'table' in rule.lookup) {
+    table = cc.tables[rule.lookup.table];
+    if (!table) cc.fail('MAPPING_RULE', `unknown lookup table \`${rule.lookup.table}\`; declare it under \`tables:\``, [...yamlPath, 'lookup', 'table']);
+  } else if (rule.lookup) reference = rule.lookup.reference;
+
+  const isMissing = (v: unknown) =>
+    v === undefined || v === null || (!stringTyped && typeof v === 'string' && v.trim() === '') || (nulls !== undefined && nulls.has(String(v)));
+
+  return (scope, env, at) => {
+    if (cond && !cond(scope)) return MISSING;
+    let raw = source(scope);
+    if (raw !== null && typeof raw === 'object' && EXPR in raw) {
+      if (!env.expr) return MISSING;
+      raw = env.expr.value((raw as { [EXPR]: number })[EXPR], scope, env.ctx);
+      if (raw === PENDING) return MISSING;
+      if (raw instanceof ExpressionFailure) {
+        env.errors.push(ruleError(env, meta, at, 'MAPPING_EXPR', `the expression failed: ${raw.message}`, undefined));
+        return MISSING;
+      }
+    }
+    if (env.trace) env.trace.set(at, raw);
+    let v: unknown = rule.trim && typeof raw === 'string' ? raw.trim() : raw;
+    try {
+      if (isMissing(v)) {
+        if (!hasDefault) {
+          if (rule.required) env.errors.push(ruleError(env, meta, at, 'MAPPING_REQUIRED', 'no value in the source and no default', raw));
+          return MISSING;
+        }
+        v = rule.default;
+      } else {
+        if (rule.case && typeof v === 'string') v = rule.case === 'upper' ? v.toUpperCase() : v.toLowerCase();
+        if (map) {
+          const k = String(v);
+          if (Object.prototype.hasOwnProperty.call(map, k)) v = map[k];
+          else if (hasDefault) v = rule.default;
+          else throw new CoerceError('MAPPING_UNMAPPED', `${describe(v)} is not in the value map (${Object.keys(map).join(', ')}); add it or give a \`default\``);
+        }
+        if (table) {
+          const k = String(v);
+          if (Object.prototype.hasOwnProperty.call(table, k)) v = table[k];
+          else if (hasDefault) v = rule.default;
+          else throw new CoerceError('MAPPING_LOOKUP', `${describe(v)} is not in the lookup table; add it or give a \`default\``);
+        } else if (reference) {
+          const id = env.ctx.lookupReference(reference, String(v));
+          if (id !== undefined) v = id;
+          else if (hasDefault) v = rule.default;
+          else throw new CoerceError('MAPPING_LOOKUP', `no shop id is known for ${reference} with ERP key ${describe(v)}; sync ${reference} first or give a \`default\``);
+        }
+      }
+      if (coerce && v !== null) v = coerce(v);
+      if (rule.truncate !== undefined && typeof v === 'string' && v.length > rule.truncate) {
+        env.warnings.push({ code: 'TRUNCATED', field: at, message: `cut from ${v.length} to ${rule.truncate} characters as the mapping declares` });
+        v = v.slice(0, rule.truncate);
+      }
+      return v;
+    } catch (err) {
+      if (!(err instanceof CoerceError)) throw err;
+      env.errors.push(ruleError(env, meta, at, err.code, err.message, raw));
+      return MISSING;
+    }
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Public types of the mapping layer.
+ *
+ * Glossary:
+ * - mapping: one YAML file under `mappings/` describing how one kind of record becomes another
+ *   (an ERP row becomes a shop payload, or a shop export record becomes an ERP row).
+ * - rule: how one target field gets its value (source path, constant, template, lookup, expression…).
+ * - target path: where a rule writes, as a dot path (`languages.de.products_name`).
+ * - source path: where a rule reads, as a dot path into the (possibly nested) source record.
+ * - guard rail: a check that refuses a payload which the shop would accept but silently turn into
+ *   data loss (an empty replace-on-present list, a comma decimal, the string 'true' for a boolean…).
+ * - finding: a warning or error produced while applying a mapping to one record.
+ */
+import type { MappingError } from '../errors.js';
+import type { ResourceDef, ResourceName } from '../shop/registry/index.js';
+
+/** Direction of a mapping. */
+export type MappingDirection = 'erp-to-shop' | 'shop-to-erp';
+
+/** How a pipeline should send an erp→shop payload. `upsert`: create unknown records, update known ones. */
+export type MappingOperation = 'upsert' | 'create' | 'update';
+
+/** What the mapping needs from the running pipeline while applying a record (synchronous by contract). */
+export interface MappingContext {
+  /** The shop id stored for an ERP key of a resource (`ctx.lookupReference('manufacturers', 'H-0042')`), or undefined. */
+  lookupReference(resource: string, erpKey: string): string | number | undefined;
+}
+
+/** A non-fatal observation about one record (a value that was deliberately truncated, a key-only storage row…). */
+export interface Finding {
+  /** Stable code, e.g. `TRUNCATED`, `GUARD_STORAGE_ROW`. */
+  readonly code: string;
+  readonly message: string;
+  /** Target path the finding concerns. */
+  readonly field?: string;
+}
+
+/** Result of applying a mapping to one record; errors are per record and never thrown. */
+export type MappingResult =
+  | { readonly ok: true; readonly payload: Record<string, unknown>; readonly warnings: Finding[] }
+  | { readonly ok: false; readonly errors: MappingError[]; readonly warnings: Finding[] };
+
+/** A registry to check mappings against: by default the shop registry; tests may pass their own. */
+export interface RegistryLike {
+  /** Resource description by name, or undefined when unknown. */
+  get(name: string): ResourceDef | undefined;
+  /** Every known resource name (for suggestions). */
+  names(): readonly string[];
+}
+
+/** Options for loading and compiling a mapping. */
+export interface LoadOptions {
+  /** Registry to check target fields against. @default the shop registry (`src/shop/registry`) */
+  readonly registry?: RegistryLike;
+}
+
+/**
+ * A mapping file compiled once into plain functions.
+ *
+ * `apply` always returns a Promise (a mapping may use JSONata expressions, whose evaluation is
+ * asynchronous). When the mapping uses no `expr` rule, `applySync` is present and does exactly the
+ * same synchronously with no Promise overhead: hot pipelines should prefer
+ * `m.applySync ? m.applySync(r, ctx) : await m.apply(r, ctx)`.
+ * Neither ever throws for a bad record: failures come back as `{ ok: false, errors }` with one
+ * `MappingError` (or `GuardRailError`) per problem, naming field, source value and rule.
+ */
+export interface CompiledMapping {
+  /** Mapping name (the file's `name:`). */
+  readonly name: string;
+  /** Absolute or given path of the file it was compiled from. */
+  readonly file: string;
+  readonly direction: MappingDirection;
+  /** Shop resource written (erp→shop) or read (shop→erp). */
+  readonly resource?: ResourceName;
+  /** erp→shop only. */
+  readonly operation?: MappingOperation;
+  /** Source path of the record key (ERP key for erp→shop, shop id field for shop→erp). */
+  readonly key: string;
+  /** Target field that identifies the record in the shop on update (e.g. `products_model`), erp→shop only. */
+  readonly shopKey?: string;
+  /** Fields identifying one entry of an append-only history list (order `status_history[]`) so it is sent once. */
+  readonly historyIdentity?: readonly string[];
+  /** Name of the ERP record shape produced (shop→erp), e.g. `erp_orders`. */
+  readonly erpTarget?: string;
+  /** True when at least one rule uses a JSONata expression (then `applySync` is absent). */
+  readonly usesExpressions: boolean;
+  /** Map one record: rules, guard rails, then strict validation against the registry's write schema. */
+  apply(record: Record<string, unknown>, ctx: MappingContext): Promise<MappingResult>;
+  /** Same as `apply`, synchronously; only present when the mapping uses no expression. */
+  readonly applySync?: (record: Record<string, unknown>, ctx: MappingContext) => MappingResult;
+}

@@ -1,0 +1,66 @@
+/**
+ * Reading mapping YAML with positions, so every error can name `file:line:column`.
+ */
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { MappingError } from '../errors.js';
+
+/** A parsed YAML document that can turn a path inside it into a line and column. */
+export interface YamlSource {
+  readonly file: string;
+  readonly data: unknown;
+  /** 1-based line and column of the node at `path` (its key when `at` is 'key'), or of the deepest existing parent. */
+  locate(path: readonly PropertyKey[], at?: 'key' | 'value'): { line: number; column: number };
+}
+
+/** Parse YAML text; syntax errors become a MappingError naming file, line and column. */
+export function parseYamlSource(text: string, file: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const pos = first.linePos?.[0] ?? { line: 1, col: 1 };
+    throw new MappingError('MAPPING_YAML', `${file}:${pos.line}:${pos.col}: invalid YAML: ${first.message.split('\n')[0]}`, {
+      file,
+      line: pos.line,
+      column: pos.col,
+    });
+  }
+  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  return {
+    file,
+    data,
+    locate(path, at = 'value') {
+      const offset = findOffset(doc, path, at);
+      const pos = lineCounter.linePos(offset);
+      return { line: pos.line, column: pos.col };
+    },
+  };
+}
+
+function findOffset(doc: Document, path: readonly PropertyKey[], at: 'key' | 'value'): number {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node) ?? 0;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) return offset;
+      const keyStart = rangeStart(pair.key);
+      if (last && at === 'key' && keyStart !== undefined) return keyStart;
+      node = pair.value;
+      offset = rangeStart(node) ?? keyStart ?? offset;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg];
+      offset = rangeStart(node) ?? offset;
+    } else {
+      return offset;
+    }
+  }
+  return offset;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as Node | null | undefined)?.range;
+  return range ? range[0] : undefined;
+}
