@@ -1,0 +1,43 @@
+/** What every page renderer receives. */
+import type { StateStore, RunRecord } from '../../state/index.js';
+import type { DashboardPipeline } from '../types.js';
+
+/** Per-request rendering context. */
+export interface PageContext {
+  readonly state: StateStore;
+  readonly pipelines: readonly DashboardPipeline[];
+  readonly csrfToken: string;
+  readonly now: Date;
+  /** Query-string parameters (first value of each). */
+  readonly query: Readonly<Record<string, string | undefined>>;
+}
+
+/** A rendered page body plus what the frame needs to know. */
+export interface PageResult {
+  readonly title: string;
+  readonly nav: string;
+  readonly body: import('../html.js').SafeHtml;
+  readonly running?: boolean;
+  /** Whether the page follows live progress. @default true */
+  readonly live?: boolean;
+  readonly status?: number;
+}
+
+/** Duration of a run in ms (up to now while it runs). */
+export function runDurationMs(run: RunRecord, now: Date): number {
+  const end = run.finishedAt ? Date.parse(run.finishedAt) : now.getTime();
+  return end - Date.parse(run.startedAt);
+}
+
+/** A date from an ISO string, undefined when absent. */
+export function dateOf(isoText: string | undefined): Date | undefined {
+  return isoText ? new Date(isoText) : undefined;
+}
+
+/** A readable line for a run-level error stored as JSON. */
+export function runErrorLine(error: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  if (!error) return undefined;
+  const code = typeof error.code === 'string' ? error.code : undefined;
+  const message = typeof error.message === 'string' ? error.message : JSON.stringify(error);
+  return code ? `[${code}] ${message}` : message;
+}

@@ -1,0 +1,84 @@
+/** Overview: every pipeline with its state, last run, counts, cursor, schedule and dead letters. */
+import type { RunRecord, StoredCursor } from '../../state/index.js';
+import { formatCount, formatDuration, timeCell } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { badge, csrfField } from '../layout.js';
+import type { DashboardPipeline } from '../types.js';
+import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
+
+/** How the overview describes a pipeline's state. */
+export type PipelineState = 'idle' | 'running' | 'failing';
+
+/** A pipeline's state from its runs: running while a run is open; failing when the last run failed or left failed records. */
+export function pipelineState(running: RunRecord | undefined, last: RunRecord | undefined): PipelineState {
+  if (running) return 'running';
+  if (!last) return 'idle';
+  if (last.status === 'failed' || last.status === 'crashed' || last.counts.failed > 0) return 'failing';
+  return 'idle';
+}
+
+function cursorText(cursor: StoredCursor | undefined): SafeHtml {
+  if (!cursor) return html`<span class="muted">not set (next run reads from the start)</span>`;
+  return html`<code>${cursor.value === null ? 'null' : String(cursor.value)}</code>${cursor.key !== null ? html` <span class="muted small">after key</span> <code>${cursor.key}</code>` : ''}`;
+}
+
+function countsLine(run: RunRecord): SafeHtml {
+  const c = run.counts;
+  const out = c.created + c.updated;
+  return html`<span class="counts">
+<span title="records read from the source">in <b>${formatCount(c.read)}</b></span>
+<span title="created + updated">out <b>${formatCount(out)}</b></span>
+<span class="muted">${formatCount(c.created)} created · ${formatCount(c.updated)} updated · ${formatCount(c.unchanged)} unchanged</span>
+${c.failed > 0 ? html`<span class="badge b-bad">${formatCount(c.failed)} failed</span>` : ''}
+${c.warnings > 0 ? html`<span class="badge b-warn">${formatCount(c.warnings)} warnings</span>` : ''}
+</span>`;
+}
+
+function card(ctx: PageContext, p: DashboardPipeline): { markup: SafeHtml; state: PipelineState } {
+  const { state, now } = ctx;
+  const running = state.runs.list({ pipeline: p.name, status: 'running', limit: 1 })[0];
+  const last = state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 })[0];
+  const st = pipelineState(running, last);
+  const dead = state.deadLetters.count(p.name);
+  const shown = running ?? last;
+  const errorLine = last && !running ? runErrorLine(last.error) : undefined;
+  const markup = html`<section class="panel card ${st}" data-pipeline="${p.name}">
+<div class="card-head"><h2>${p.name}</h2>${badge(st)}</div>
+<dl class="facts">
+<dt>Flow</dt><dd>${p.direction === 'pull' ? html`shop <b>${p.resource ?? '?'}</b> → ERP` : html`ERP → shop <b>${p.resource ?? '?'}</b>`}</dd>
+<dt>${running ? 'Current run' : 'Last run'}</dt><dd>${
+    shown
+      ? html`<a href="/runs/${shown.id}">#${shown.id}</a> ${badge(shown.status)} ${timeCell(dateOf(shown.startedAt), now)} <span class="muted">· ${formatDuration(runDurationMs(shown, now))}${shown.mode !== 'sync' ? ` · ${shown.mode}` : ''}</span>`
+      : html`<span class="muted">never run</span>`
+  }</dd>
+${shown ? html`<dt>Records</dt><dd>${countsLine(shown)}</dd>` : ''}
+${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''}
+<dt>Cursor</dt><dd>${cursorText(state.cursors.get(p.name))}</dd>
+<dt>Next run</dt><dd>${p.schedule ? html`${timeCell(p.nextRun(), now)} <span class="muted small">(<code>${p.schedule}</code>)</span>` : html`<span class="muted">not scheduled</span>`}</dd>
+<dt>Dead letters</dt><dd>${dead > 0 ? html`<a href="/dead-letters?pipeline=${encodeURIComponent(p.name)}"><span class="badge b-bad">${formatCount(dead)}</span></a>` : html`<span class="muted">none</span>`}</dd>
+</dl>
+<div class="actions">
+<form method="post" action="/actions/run">${csrfField(ctx.csrfToken)}<input type="hidden" name="pipeline" value="${p.name}"><button type="submit" data-run="${p.name}"${running ? html` disabled` : ''}>${running ? 'Running…' : 'Run now'}</button></form>
+<a href="/runs?pipeline=${encodeURIComponent(p.name)}">All runs</a>
+<a href="/charts#${encodeURIComponent(p.name)}">Chart</a>
+</div>
+</section>`;
+  return { markup, state: st };
+}
+
+/** Render the overview. */
+export function overviewPage(ctx: PageContext): PageResult {
+  const cards = ctx.pipelines.map((p) => card(ctx, p));
+  const running = cards.filter((c) => c.state === 'running').length;
+  const failing = cards.filter((c) => c.state === 'failing').length;
+  const dead = ctx.pipelines.reduce((n, p) => n + ctx.state.deadLetters.count(p.name), 0);
+  const body = html`<h1>Overview</h1>
+<div class="summary-grid">
+<div class="panel stat"><div class="v">${formatCount(ctx.pipelines.length)}</div><div class="k">pipelines</div></div>
+<div class="panel stat"><div class="v">${formatCount(running)}</div><div class="k">running</div></div>
+<div class="panel stat"><div class="v"${failing > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(failing)}</div><div class="k">failing</div></div>
+<div class="panel stat"><div class="v"${dead > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(dead)}</div><div class="k">dead letters</div></div>
+</div>
+${cards.length ? html`<div class="cards">${cards.map((c) => c.markup)}</div>` : html`<div class="panel empty">No pipelines are configured.</div>`}`;
+  return { title: 'Overview', nav: 'overview', body, running: running > 0 };
+}

@@ -1,0 +1,120 @@
+/** Rendering of per-record events: outcome, issues with codes, payload and what changed. */
+import type { RecordEvent, StoredIssue } from '../../state/index.js';
+import { timeCell } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { badge } from '../layout.js';
+import { dateOf } from './context.js';
+
+/** A human label for a record found in its payload: the first `…name` field, searched a few levels deep. */
+export function recordLabel(payload: unknown, depth = 0): string | undefined {
+  if (depth > 4 || payload === null || typeof payload !== 'object') return undefined;
+  const entries = Array.isArray(payload) ? payload.map((v, i) => [String(i), v] as const) : Object.entries(payload as Record<string, unknown>);
+  for (const [k, v] of entries) if (typeof v === 'string' && v.trim() && /(^|_)name$/i.test(k) && !/^seo_/i.test(k)) return v;
+  for (const [, v] of entries) {
+    const found = recordLabel(v, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function issue(kind: 'error' | 'warning', i: StoredIssue): SafeHtml {
+  return html`<div class="issue ${kind}"><code>${i.code}</code> ${i.message}${i.field ? html` <span class="muted small">field</span> <code>${i.field}</code>` : ''}</div>`;
+}
+
+/** Warnings and the error of an event, each with its code. */
+export function issues(e: Pick<RecordEvent, 'warnings' | 'error'>): SafeHtml {
+  if (!e.error && e.warnings.length === 0) return html`<span class="muted">–</span>`;
+  return html`${e.error ? issue('error', e.error) : ''}${e.warnings.map((w) => issue('warning', w))}`;
+}
+
+/** Pretty JSON for a payload or value. */
+export function jsonBlock(value: unknown): SafeHtml {
+  return html`<pre>${JSON.stringify(value, null, 2) ?? 'undefined'}</pre>`;
+}
+
+interface Change {
+  readonly path: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Read the changes stored with an event. Accepts the shapes a diff is commonly stored in:
+ * a list of `{path|field, before|from|old, after|to|new}`, or an object keyed by path whose values
+ * are `{before, after}` / `{shop, next}` pairs or `[before, after]` tuples.
+ */
+export function readChanges(diff: unknown): Change[] | undefined {
+  const pick = (o: Record<string, unknown>, keys: string[]): unknown => {
+    for (const k of keys) if (k in o) return o[k];
+    return undefined;
+  };
+  if (isRecord(diff) && Array.isArray(diff.changes)) return readChanges(diff.changes);
+  if (Array.isArray(diff)) {
+    const out: Change[] = [];
+    for (const d of diff) {
+      if (!isRecord(d)) return undefined;
+      const path = pick(d, ['path', 'field', 'key']);
+      out.push({ path: Array.isArray(path) ? path.join('.') : String(path ?? '?'), before: pick(d, ['before', 'from', 'old', 'shop', 'previous']), after: pick(d, ['after', 'to', 'new', 'erp', 'next']) });
+    }
+    return out;
+  }
+  if (isRecord(diff)) {
+    const out: Change[] = [];
+    for (const [path, v] of Object.entries(diff)) {
+      if (Array.isArray(v) && v.length === 2) out.push({ path, before: v[0], after: v[1] });
+      else if (isRecord(v) && ('before' in v || 'after' in v)) out.push({ path, before: v.before, after: v.after });
+      else if (isRecord(v) && ('from' in v || 'to' in v)) out.push({ path, before: v.from, after: v.to });
+      else if (isRecord(v) && ('shop' in v || 'next' in v)) out.push({ path, before: v.shop, after: v.next });
+      else return undefined;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+function valueText(v: unknown): string {
+  if (v === undefined) return '(absent)';
+  return typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
+}
+
+/** What changed in an update: a before/after table, or the raw diff when its shape is unknown. */
+export function diffBlock(diff: unknown): SafeHtml {
+  const changes = readChanges(diff);
+  if (!changes) return jsonBlock(diff);
+  if (changes.length === 0) return html`<span class="muted">no field changed</span>`;
+  return html`<table class="diff"><thead><tr><th>Field</th><th>Before</th><th>After</th></tr></thead><tbody>${changes.map(
+    (c) => html`<tr><td><code>${c.path}</code></td><td class="before mono">${valueText(c.before)}</td><td class="after mono">${valueText(c.after)}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+/** Payload and diff expanders of one event. */
+export function eventDetails(e: RecordEvent): SafeHtml {
+  const hasDiff = e.diff !== undefined && e.diff !== null;
+  return html`${hasDiff ? html`<details id="diff-${e.id}" open><summary>What changed</summary>${diffBlock(e.diff)}</details>` : ''}${
+    e.payload !== undefined ? html`<details id="payload-${e.id}"><summary>Payload</summary>${jsonBlock(e.payload)}</details>` : ''
+  }${!hasDiff && e.payload === undefined ? html`<span class="muted">–</span>` : ''}`;
+}
+
+/** Table rows of events; `withRun` adds the run and pipeline columns (record history). */
+export function eventRows(events: readonly RecordEvent[], now: Date, withRun: boolean): SafeHtml {
+  return html`${events.map(
+    (e) => html`<tr data-event-id="${e.id}" data-outcome="${e.outcome}" data-erp-key="${e.erpKey ?? ''}">
+${withRun ? html`<td>${timeCell(dateOf(e.at), now)}</td><td><a href="/runs/${e.runId}">#${e.runId}</a> <span class="muted small">${e.pipeline}</span></td>` : ''}
+<td class="mono">${e.erpKey !== undefined ? html`<a href="/records?q=${encodeURIComponent(e.erpKey)}">${e.erpKey}</a>` : '–'}</td>
+<td class="mono">${e.shopId !== undefined ? String(e.shopId) : '–'}</td>
+<td class="label">${recordLabel(e.payload) ?? ''}</td>
+<td>${badge(e.outcome)}</td>
+<td class="issues">${issues(e)}</td>
+<td>${eventDetails(e)}</td>
+</tr>`,
+  )}`;
+}
+
+/** Column headers matching `eventRows`. */
+export function eventHeaders(withRun: boolean): SafeHtml {
+  return html`<tr>${withRun ? html`<th>When</th><th>Run</th>` : ''}<th>ERP key</th><th>Shop id</th><th>Name</th><th>Outcome</th><th>Warnings and errors</th><th>Payload / changes</th></tr>`;
+}

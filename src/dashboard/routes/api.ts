@@ -1,0 +1,75 @@
+/** JSON endpoints (for scripts and the live page), the event stream and the static assets. */
+import type { FastifyInstance } from 'fastify';
+import { CLIENT_JS } from '../assets/client.js';
+import { FAVICON_SVG } from '../assets/favicon.js';
+import { STYLE_CSS } from '../assets/style.js';
+import { pipelineState } from '../pages/overview.js';
+import { toMinutePoints } from '../pages/charts.js';
+import { lookupRecord } from '../pages/records.js';
+import { runFilterFromQuery } from '../pages/runs.js';
+import { firstValues } from './pages.js';
+import type { RouteEnv } from './env.js';
+
+/** Register `/assets/*`, `/api/*`. */
+export function registerApi(app: FastifyInstance, env: RouteEnv): void {
+  const { deps } = env;
+  const asset = (type: string, body: string) => (_: unknown, reply: import('fastify').FastifyReply) => reply.type(type).header('cache-control', 'no-cache').send(body);
+  app.get('/assets/dashboard.css', asset('text/css; charset=utf-8', STYLE_CSS));
+  app.get('/assets/dashboard.js', asset('text/javascript; charset=utf-8', CLIENT_JS));
+  app.get('/assets/favicon.svg', asset('image/svg+xml', FAVICON_SVG));
+
+  app.get('/api/stream', (request, reply) => env.live.serve(request, reply));
+
+  app.get('/api/overview', () => ({
+    pipelines: deps.pipelines.map((p) => {
+      const running = deps.state.runs.list({ pipeline: p.name, status: 'running', limit: 1 })[0];
+      const last = deps.state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 })[0];
+      return {
+        name: p.name,
+        resource: p.resource,
+        direction: p.direction,
+        schedule: p.schedule,
+        state: pipelineState(running, last),
+        nextRun: p.nextRun()?.toISOString(),
+        currentRun: running,
+        lastRun: last,
+        cursor: deps.state.cursors.get(p.name),
+        deadLetters: deps.state.deadLetters.count(p.name),
+      };
+    }),
+  }));
+  app.get('/api/runs', (request) => {
+    const filter = runFilterFromQuery(firstValues(request.query));
+    return { runs: deps.state.runs.list({ ...filter, limit: (filter.limit ?? 51) - 1 }) };
+  });
+  app.get<{ Params: { id: string } }>('/api/runs/:id', (request, reply) => {
+    const id = Number(request.params.id);
+    const run = Number.isSafeInteger(id) ? deps.state.runs.get(id) : undefined;
+    if (!run) return reply.code(404).send({ error: `There is no run #${request.params.id}.` });
+    const q = firstValues(request.query);
+    const limit = Math.min(1000, Math.max(1, Number.parseInt(q.limit ?? '200', 10) || 200));
+    const offset = Math.max(0, Number.parseInt(q.offset ?? '0', 10) || 0);
+    return { run, events: deps.state.events.list({ runId: id, limit, offset, order: 'asc' }) };
+  });
+  app.get('/api/dead-letters', (request) => {
+    const pipeline = firstValues(request.query).pipeline;
+    return { deadLetters: deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), limit: 1000 }) };
+  });
+  app.get('/api/records', (request, reply) => {
+    const q = (firstValues(request.query).q ?? '').trim();
+    if (!q) return reply.code(400).send({ error: 'Give an ERP key or shop id as ?q=.' });
+    return lookupRecord({ state: deps.state, pipelines: deps.pipelines, csrfToken: '', now: new Date(), query: {} }, q);
+  });
+  app.get('/api/charts', () => {
+    const to = Math.ceil(Date.now() / 60_000) * 60_000;
+    const from = to - 24 * 60 * 60 * 1000;
+    return {
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      pipelines: deps.pipelines.map((p) => ({
+        name: p.name,
+        perMinute: toMinutePoints(deps.state.events.countsPerMinute({ since: from, until: to, pipeline: p.name })).map((m) => ({ minute: new Date(m.minute).toISOString(), records: m.records, errors: m.errors })),
+      })),
+    };
+  });
+}

@@ -1,0 +1,89 @@
+/** Page routes (GET) and the token sign-in. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { html } from '../html.js';
+import { page } from '../layout.js';
+import { chartsPage } from '../pages/charts.js';
+import type { PageContext, PageResult } from '../pages/context.js';
+import { deadLettersPage } from '../pages/dead-letters.js';
+import { overviewPage } from '../pages/overview.js';
+import { recordsPage } from '../pages/records.js';
+import { runDetailPage } from '../pages/run-detail.js';
+import { runsPage } from '../pages/runs.js';
+import type { RouteEnv } from './env.js';
+
+/** First value of every query parameter. */
+export function firstValues(query: unknown): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  if (query && typeof query === 'object') {
+    for (const [k, v] of Object.entries(query as Record<string, unknown>)) {
+      const first = Array.isArray(v) ? v[0] : v;
+      if (typeof first === 'string') out[k] = first;
+    }
+  }
+  return out;
+}
+
+/** A local path to return to after sign-in (never another site). */
+export function safeNext(next: string | undefined): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+/** Register the page routes. */
+export function registerPages(app: FastifyInstance, env: RouteEnv): void {
+  const context = (request: FastifyRequest): PageContext => ({
+    state: env.deps.state,
+    pipelines: env.deps.pipelines,
+    csrfToken: env.security.csrfToken,
+    now: new Date(),
+    query: firstValues(request.query),
+  });
+  const send = (request: FastifyRequest, reply: FastifyReply, result: PageResult): FastifyReply => {
+    const flash = env.flash.render(firstValues(request.query).flash);
+    const body = flash ? html`${flash}${result.body}` : result.body;
+    return reply
+      .code(result.status ?? 200)
+      .type('text/html; charset=utf-8')
+      .send(page({ title: result.title, nav: result.nav, body, running: result.running, live: result.live, csrfToken: env.security.csrfToken, signOut: env.security.tokenRequired }));
+  };
+
+  app.get('/', (request, reply) => send(request, reply, overviewPage(context(request))));
+  app.get('/runs', (request, reply) => send(request, reply, runsPage(context(request))));
+  app.get<{ Params: { id: string } }>('/runs/:id', (request, reply) => send(request, reply, runDetailPage(context(request), Number(request.params.id))));
+  app.get('/dead-letters', (request, reply) => send(request, reply, deadLettersPage(context(request))));
+  app.get('/records', (request, reply) => send(request, reply, recordsPage(context(request))));
+  app.get('/charts', (request, reply) => send(request, reply, chartsPage(context(request))));
+
+  app.get('/login', (request, reply) => {
+    const next = safeNext(firstValues(request.query).next);
+    const failed = firstValues(request.query).failed === '1';
+    const body = html`<form class="panel login" method="post" action="/login">
+<h1>shopsync dashboard</h1>
+<p class="muted">This dashboard is protected by a token (<code>dashboard.token</code> in the config, or <code>SHOPSYNC_DASHBOARD_TOKEN</code>).</p>
+${failed ? html`<div class="flash bad">That token is not right.</div>` : ''}
+<input type="hidden" name="_csrf" value="${env.security.csrfToken}"><input type="hidden" name="next" value="${next}">
+<label>Token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
+<button type="submit">Sign in</button>
+</form>`;
+    return reply.type('text/html; charset=utf-8').send(page({ title: 'Sign in', body, live: false, csrfToken: env.security.csrfToken }));
+  });
+
+  const loginBody = z.object({ token: z.string().max(1000), next: z.string().max(2000).optional(), _csrf: z.string().optional() });
+  app.post('/login', (request, reply) => {
+    const parsed = loginBody.safeParse(request.body);
+    const refusal = env.security.checkAction(request, parsed.success ? parsed.data._csrf : undefined);
+    if (refusal) return env.refuse(request, reply, refusal);
+    const next = safeNext(parsed.success ? parsed.data.next : undefined);
+    if (!parsed.success || !env.security.tokenMatches(parsed.data.token)) {
+      env.logger.warn({ ip: request.ip }, 'dashboard sign-in with a wrong token');
+      return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
+    }
+    return reply.header('set-cookie', env.security.cookies(request, { login: true })).redirect(next, 303);
+  });
+  app.post('/logout', (request, reply) => {
+    const parsed = z.object({ _csrf: z.string().optional() }).safeParse(request.body);
+    const refusal = env.security.checkAction(request, parsed.success ? parsed.data._csrf : undefined);
+    if (refusal) return env.refuse(request, reply, refusal);
+    return reply.header('set-cookie', env.security.cookies(request, { logout: true })).redirect('/login', 303);
+  });
+}

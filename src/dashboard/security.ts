@@ -1,0 +1,163 @@
+/**
+ * The dashboard's defences: who may look (loopback only, or a dashboard token) and which
+ * requests may act (POST with a per-process CSRF token checked against a SameSite=Strict cookie,
+ * plus Origin and Sec-Fetch-Site checks).
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ConfigError } from '../errors.js';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+/** Whether an address (bind host or socket address) is a loopback address. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.toLowerCase();
+  return LOOPBACK_HOSTS.has(a) || a.startsWith('127.') || a === '::ffff:127.0.0.1' || a.startsWith('::ffff:127.');
+}
+
+/** Refuse to serve the dashboard on a non-loopback address without a token (checked when the dashboard is mounted). */
+export function assertSafeBinding(host: string | undefined, token: string | undefined): void {
+  if (host === undefined || isLoopback(host)) return;
+  if (!token) {
+    throw new ConfigError(
+      `The dashboard would be served on ${host} without a token. Set dashboard.token in the config or SHOPSYNC_DASHBOARD_TOKEN in the environment, or bind to 127.0.0.1.`,
+      { key: 'dashboard.token' },
+    );
+  }
+  if (token.length < 16) {
+    throw new ConfigError('The dashboard token must be at least 16 characters long when the dashboard is served beyond 127.0.0.1.', { key: 'dashboard.token' });
+  }
+}
+
+/** Constant-time string comparison (different lengths compare unequal without leaking where). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+/** Cookies of a request as a map (first value wins). */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!header) return out;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!out.has(name)) {
+      try {
+        out.set(name, decodeURIComponent(part.slice(eq + 1).trim()));
+      } catch {
+        out.set(name, part.slice(eq + 1).trim());
+      }
+    }
+  }
+  return out;
+}
+
+/** Split a Host header into hostname and port. */
+export function parseHost(host: string | undefined): { hostname: string; port: string } {
+  if (!host) return { hostname: '', port: '' };
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host.trim().toLowerCase());
+  return m ? { hostname: m[1] ?? '', port: m[2] ?? '' } : { hostname: '', port: '' };
+}
+
+/** Why a request was refused: an HTTP status and a message for the operator. */
+export interface Refusal {
+  readonly status: number;
+  readonly message: string;
+}
+
+/** Per-process security state and checks. */
+export interface DashboardSecurity {
+  /** The CSRF token embedded in every form and sent by the client script as `x-csrf-token`. */
+  readonly csrfToken: string;
+  /** Whether a token is needed to look at the dashboard. */
+  readonly tokenRequired: boolean;
+  /** Whether the request may read the dashboard; a refusal otherwise. */
+  checkAccess(request: FastifyRequest): Refusal | undefined;
+  /** Whether the request may perform an action (POST); a refusal otherwise. */
+  checkAction(request: FastifyRequest, formToken: string | undefined): Refusal | undefined;
+  /** Whether a submitted token is the dashboard token. */
+  tokenMatches(candidate: string): boolean;
+  /** Set-Cookie values to send with a page: the CSRF cookie, and the session cookie after a login. */
+  cookies(request: FastifyRequest, options?: { login?: boolean; logout?: boolean }): string[];
+}
+
+/** Create the dashboard's security state for this process. */
+export function createSecurity(options: { token?: string }): DashboardSecurity {
+  const csrfToken = randomBytes(32).toString('base64url');
+  const token = options.token && options.token.length > 0 ? options.token : undefined;
+  // The session cookie holds a digest of the token, never the token itself.
+  const sessionValue = token ? createHash('sha256').update(`shopsync-dashboard-session:${token}`).digest('base64url') : undefined;
+  // Cookies ignore ports, so two shopsync daemons on one host would overwrite each other's cookies.
+  const suffix = (request: FastifyRequest): string => parseHost(request.headers.host).port || 'default';
+  const csrfCookie = (r: FastifyRequest): string => `shopsync_csrf_${suffix(r)}`;
+  const sessionCookie = (r: FastifyRequest): string => `shopsync_session_${suffix(r)}`;
+
+  const hasSession = (request: FastifyRequest): boolean => {
+    if (!token || !sessionValue) return true;
+    const auth = request.headers.authorization;
+    if (auth && /^Bearer\s+/i.test(auth) && safeEqual(auth.replace(/^Bearer\s+/i, ''), token)) return true;
+    const cookie = parseCookies(request.headers.cookie).get(sessionCookie(request));
+    return cookie !== undefined && safeEqual(cookie, sessionValue);
+  };
+
+  return {
+    csrfToken,
+    tokenRequired: token !== undefined,
+    checkAccess(request) {
+      if (token) return hasSession(request) ? undefined : { status: 401, message: 'This dashboard needs its token.' };
+      // Without a token the dashboard is only for this machine: a request that reached a
+      // non-loopback socket, or names a foreign host (DNS rebinding), is refused.
+      // A real socket always has a local address; only injected test requests lack one.
+      const socket = request.raw.socket;
+      if (!isLoopback(socket.localAddress ?? socket.remoteAddress)) {
+        return { status: 403, message: 'The dashboard is served beyond 127.0.0.1 without a token; set dashboard.token (or SHOPSYNC_DASHBOARD_TOKEN).' };
+      }
+      if (!LOOPBACK_HOSTS.has(parseHost(request.headers.host).hostname)) {
+        return { status: 403, message: 'Unexpected Host header; open the dashboard as http://127.0.0.1:<port>/ or http://localhost:<port>/.' };
+      }
+      return undefined;
+    },
+    checkAction(request, formToken) {
+      const site = request.headers['sec-fetch-site'];
+      if (site !== undefined && site !== 'same-origin') return { status: 403, message: `Cross-site request refused (Sec-Fetch-Site: ${String(site)}).` };
+      const origin = request.headers.origin;
+      if (origin !== undefined) {
+        let originHost: string;
+        try {
+          originHost = new URL(origin).host.toLowerCase();
+        } catch {
+          return { status: 403, message: 'Cross-site request refused (unreadable Origin).' };
+        }
+        if (originHost !== (request.headers.host ?? '').toLowerCase()) return { status: 403, message: 'Cross-site request refused (Origin does not match).' };
+      }
+      const cookie = parseCookies(request.headers.cookie).get(csrfCookie(request));
+      const sent = formToken ?? (typeof request.headers['x-csrf-token'] === 'string' ? request.headers['x-csrf-token'] : undefined);
+      if (!cookie || !sent || !safeEqual(cookie, csrfToken) || !safeEqual(sent, csrfToken)) {
+        return { status: 403, message: 'The form is out of date (the daemon may have restarted). Reload the page and try again.' };
+      }
+      return undefined;
+    },
+    tokenMatches(candidate) {
+      return token !== undefined && safeEqual(candidate, token);
+    },
+    cookies(request, opts = {}) {
+      const out: string[] = [];
+      const current = parseCookies(request.headers.cookie).get(csrfCookie(request));
+      if (current !== csrfToken) out.push(`${csrfCookie(request)}=${csrfToken}; Path=/; HttpOnly; SameSite=Strict`);
+      if (opts.login && sessionValue) out.push(`${sessionCookie(request)}=${sessionValue}; Path=/; HttpOnly; SameSite=Strict`);
+      if (opts.logout) out.push(`${sessionCookie(request)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+      return out;
+    },
+  };
+}
+
+/** Send a refusal as a small page or JSON, depending on what the client wants. */
+export function sendRefusal(request: FastifyRequest, reply: FastifyReply, refusal: Refusal, page: (message: string) => string): FastifyReply {
+  const wantsJson = request.url.startsWith('/api/') || (request.headers.accept ?? '').includes('application/json');
+  if (wantsJson) return reply.code(refusal.status).type('application/json').send({ error: refusal.message });
+  return reply.code(refusal.status).type('text/html; charset=utf-8').send(page(refusal.message));
+}

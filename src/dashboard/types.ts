@@ -1,0 +1,66 @@
+/**
+ * The dashboard's contract with the daemon: what it needs to show and act.
+ *
+ * Glossary (as in the state store): a *run* is one execution of a pipeline; an *event* is what
+ * happened to one record in one run; a *dead letter* is a failed record kept until retried or dropped.
+ */
+import type { Logger } from '../log.js';
+import type { SyncEvent, SyncEvents } from '../pipeline/events.js';
+import type { StateStore } from '../state/index.js';
+
+/** A pipeline as the dashboard lists it. */
+export interface DashboardPipeline {
+  readonly name: string;
+  /** Shop resource the pipeline writes or reads (products, orders…). */
+  readonly resource?: string;
+  /** `push` (ERP → shop) or `pull` (shop → ERP). */
+  readonly direction: string;
+  /** Cron expression the daemon runs it on, when scheduled. */
+  readonly schedule?: string;
+  /** When the scheduler will run it next; undefined when unscheduled or stopped. */
+  nextRun(): Date | undefined;
+}
+
+/** A progress notice the dashboard relays to open pages (run started, record settled, run finished…). */
+export interface DashboardNotice {
+  readonly type: string;
+  readonly pipeline?: string;
+  readonly runId?: number;
+}
+
+/** Where progress notices come from: returns an unsubscribe function. */
+export type DashboardSubscribe = (listener: (notice: DashboardNotice) => void) => () => void;
+
+/** Everything `registerDashboard` needs. */
+export interface DashboardDeps {
+  readonly state: StateStore;
+  readonly pipelines: readonly DashboardPipeline[];
+  /** Start a run of a pipeline now; resolves when the run has finished. */
+  runNow(name: string): Promise<unknown>;
+  /** Retry dead letters by id, or all of them; resolves when the retries have settled. */
+  retryDeadLetters(ids: readonly number[] | 'all'): Promise<unknown>;
+  /** Drop dead letters by id, or all of them. */
+  dropDeadLetters(ids: readonly number[] | 'all'): Promise<unknown>;
+  /** The pipelines' event stream; open pages re-render when runs progress. */
+  readonly events: Pick<SyncEvents, 'onAny'>;
+  /** Dashboard token; required when `host` is not a loopback address. */
+  readonly token?: string;
+  /** Address the daemon binds to, checked against `token`. @default '127.0.0.1' */
+  readonly host?: string;
+  readonly logger?: Logger;
+}
+
+/** The notice a sync event becomes for open pages (undefined: nothing a page shows changed). */
+export function noticeOf(event: SyncEvent): DashboardNotice | undefined {
+  switch (event.type) {
+    case 'run-finished':
+      return { type: event.type, pipeline: event.summary.pipeline, runId: event.summary.runId };
+    case 'run-started':
+    case 'record-settled':
+    case 'checkpoint':
+    case 'batch-sent':
+      return { type: event.type, pipeline: event.pipeline, runId: event.runId };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,254 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { registerDashboard, type DashboardDeps } from '../../src/dashboard/index.js';
+import { ConfigError } from '../../src/errors.js';
+import { SyncEvents } from '../../src/pipeline/events.js';
+import { emptyCounts, openState, type StateStore } from '../../src/state/index.js';
+
+const XSS = '<img src=x onerror=alert(1)>';
+
+interface Harness {
+  app: FastifyInstance;
+  base: string;
+  state: StateStore;
+  events: SyncEvents;
+  calls: { runNow: string[]; retry: (number[] | 'all')[]; drop: (number[] | 'all')[] };
+}
+
+let dir: string;
+let harness: Harness | undefined;
+
+async function start(options: { token?: string; host?: string } = {}): Promise<Harness> {
+  const state = openState(join(dir, 'state.sqlite'));
+  const events = new SyncEvents();
+  const calls: Harness['calls'] = { runNow: [], retry: [], drop: [] };
+  const deps: DashboardDeps = {
+    state,
+    events,
+    pipelines: [{ name: 'products-push', resource: 'products', direction: 'push', schedule: '*/5 * * * *', nextRun: () => new Date(Date.now() + 120_000) }],
+    // The HTTP layer is under test here; the browser test drives the real pipeline behind these.
+    runNow: async (name) => {
+      calls.runNow.push(name);
+    },
+    retryDeadLetters: async (ids) => {
+      calls.retry.push(ids === 'all' ? 'all' : [...ids]);
+      for (const id of ids === 'all' ? state.deadLetters.list().map((d) => d.id) : ids) state.deadLetters.delete(id);
+    },
+    dropDeadLetters: async (ids) => {
+      calls.drop.push(ids === 'all' ? 'all' : [...ids]);
+      for (const id of ids === 'all' ? state.deadLetters.list().map((d) => d.id) : ids) state.deadLetters.delete(id);
+    },
+    ...(options.token ? { token: options.token } : {}),
+    ...(options.host ? { host: options.host } : {}),
+  };
+  const app = Fastify();
+  await registerDashboard(app, deps);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  harness = { app, base: `http://127.0.0.1:${port}`, state, events, calls };
+  return harness;
+}
+
+function seed(state: StateStore): { runId: number; deadLetterId: number } {
+  const runId = state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+  state.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: 'SKU-1', shopId: 11, outcome: 'created', payload: { products_model: 'SKU-1', languages: { de: { products_name: XSS } } } });
+  state.events.add({
+    runId,
+    pipeline: 'products-push',
+    resource: 'products',
+    erpKey: 'SKU-2',
+    shopId: 12,
+    outcome: 'updated',
+    payload: { products_model: 'SKU-2' },
+    diff: { products_quantity: { shop: 3, next: 7 } },
+  });
+  state.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: 'SKU-3', outcome: 'dead-lettered', error: { code: 'INVALID_PAYLOAD', message: `bad field ${XSS}`, field: 'products_price' } });
+  const dl = state.deadLetters.add({ pipeline: 'products-push', resource: 'products', erpKey: 'SKU-3', record: { sku: 'SKU-3', name: XSS }, code: 'INVALID_PAYLOAD', reason: `price ${XSS}`, runId });
+  state.refs.put('products', 'SKU-1', 11);
+  state.runs.finish(runId, 'partial', { ...emptyCounts(), read: 3, created: 1, updated: 1, failed: 1, deadLettered: 1 });
+  return { runId, deadLetterId: dl.id };
+}
+
+/** GET a page and return its body plus the CSRF cookie the dashboard set. */
+async function getPage(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; cookie: string; csrf: string }> {
+  const res = await fetch(base + path, { headers, redirect: 'manual' });
+  const body = await res.text();
+  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(body)?.[1] ?? '';
+  return { status: res.status, body, cookie, csrf };
+}
+
+function post(base: string, path: string, form: Record<string, string | string[]>, headers: Record<string, string>): Promise<Response> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+  return fetch(base + path, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, redirect: 'manual' });
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'shopsync-dashboard-'));
+});
+afterEach(async () => {
+  await harness?.app.close();
+  await harness?.state.close();
+  harness = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('dashboard pages', () => {
+  it('shows ERP and shop values as text on every page', async () => {
+    const h = await start();
+    const { runId } = seed(h.state);
+    for (const path of [`/runs/${runId}`, '/dead-letters', '/records?q=SKU-1', '/records?q=SKU-3']) {
+      const page = await getPage(h.base, path);
+      expect(page.status, path).toBe(200);
+      expect(page.body, path).not.toContain('<img src=x');
+      expect(page.body, path).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    }
+  });
+
+  it('renders every page with the run, its counts and what changed', async () => {
+    const h = await start();
+    const { runId } = seed(h.state);
+    const overview = await getPage(h.base, '/');
+    expect(overview.body).toContain('products-push');
+    expect(overview.body).toContain('failing');
+    expect(overview.body).toContain('*/5 * * * *');
+    const runs = await getPage(h.base, '/runs?pipeline=products-push&outcome=with-failures');
+    expect(runs.body).toContain(`/runs/${runId}`);
+    const none = await getPage(h.base, '/runs?outcome=succeeded');
+    expect(none.body).toContain('No runs match');
+    const detail = await getPage(h.base, `/runs/${runId}`);
+    expect(detail.body).toContain('products_quantity');
+    expect(detail.body).toMatch(/class="before mono">3<\/td><td class="after mono">7</);
+    expect(detail.body).toContain('INVALID_PAYLOAD');
+    const charts = await getPage(h.base, '/charts');
+    expect(charts.body).toContain('<svg');
+    expect((await getPage(h.base, '/runs/999')).status).toBe(404);
+  });
+
+  it('sends a restrictive content security policy and no-store on pages', async () => {
+    const h = await start();
+    const res = await fetch(`${h.base}/`);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.getSetCookie()[0]).toMatch(/SameSite=Strict/);
+  });
+});
+
+describe('dashboard actions', () => {
+  it('runs a pipeline only for a same-origin POST carrying the CSRF token', async () => {
+    const h = await start();
+    const { cookie, csrf } = await getPage(h.base, '/');
+    expect((await post(h.base, '/actions/run', { pipeline: 'products-push' }, { cookie })).status).toBe(403);
+    expect((await post(h.base, '/actions/run', { pipeline: 'products-push', _csrf: 'forged' }, { cookie })).status).toBe(403);
+    expect((await post(h.base, '/actions/run', { pipeline: 'products-push', _csrf: csrf }, {})).status).toBe(403);
+    expect((await post(h.base, '/actions/run', { pipeline: 'products-push', _csrf: csrf }, { cookie, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post(h.base, '/actions/run', { pipeline: 'products-push', _csrf: csrf }, { cookie, 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect(h.calls.runNow).toEqual([]);
+    const ok = await post(h.base, '/actions/run', { pipeline: 'products-push', _csrf: csrf }, { cookie, origin: h.base, 'sec-fetch-site': 'same-origin' });
+    expect(ok.status).toBe(303);
+    expect(h.calls.runNow).toEqual(['products-push']);
+  });
+
+  it('refuses GET for actions', async () => {
+    const h = await start();
+    expect((await fetch(`${h.base}/actions/run?pipeline=products-push`)).status).toBe(404);
+    expect(h.calls.runNow).toEqual([]);
+  });
+
+  it('retries one, a selection, or all dead letters of a pipeline and reports what was delivered', async () => {
+    const h = await start();
+    const { deadLetterId } = seed(h.state);
+    const { cookie, csrf } = await getPage(h.base, '/dead-letters');
+    const one = await post(h.base, '/actions/dead-letters/retry', { _csrf: csrf, only: String(deadLetterId) }, { cookie });
+    expect(one.status).toBe(303);
+    expect(h.calls.retry).toEqual([[deadLetterId]]);
+    const page = await getPage(h.base, one.headers.get('location') ?? '/', { cookie });
+    expect(page.body).toContain('Retried 1 dead letter: 1 delivered, 0 still failing.');
+
+    const empty = await post(h.base, '/actions/dead-letters/drop', { _csrf: csrf, scope: 'selected' }, { cookie, accept: 'application/json' });
+    expect(empty.status).toBe(400);
+    const all = await post(h.base, '/actions/dead-letters/drop', { _csrf: csrf, scope: 'all' }, { cookie, accept: 'application/json' });
+    expect(await all.json()).toMatchObject({ ok: true, dropped: 0 });
+    expect(h.calls.drop).toEqual(['all']);
+  });
+});
+
+describe('dashboard access', () => {
+  it('refuses to mount on a public address without a token', async () => {
+    const state = openState(':memory:');
+    const app = Fastify();
+    const deps = { state, events: new SyncEvents(), pipelines: [], runNow: async () => undefined, retryDeadLetters: async () => undefined, dropDeadLetters: async () => undefined };
+    await expect(registerDashboard(app, { ...deps, host: '0.0.0.0' })).rejects.toBeInstanceOf(ConfigError);
+    await expect(registerDashboard(app, { ...deps, host: '0.0.0.0', token: 'short' })).rejects.toBeInstanceOf(ConfigError);
+    await app.close();
+    await state.close();
+  });
+
+  it('refuses a foreign Host header when no token is set (DNS rebinding)', async () => {
+    const h = await start();
+    // fetch does not let a caller set Host; a rebinding browser would send the attacker's name.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${h.base}/`, { headers: { host: 'attacker.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+    expect((await fetch(`${h.base}/`)).status).toBe(200);
+  });
+
+  it('asks for the token and accepts it as a session cookie or a bearer header', async () => {
+    const token = 'a-long-dashboard-token-123';
+    const h = await start({ token, host: '0.0.0.0' });
+    const first = await fetch(`${h.base}/runs`, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/login?next=%2Fruns');
+    expect((await fetch(`${h.base}/api/overview`)).status).toBe(401);
+    expect((await fetch(`${h.base}/api/overview`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+    const login = await getPage(h.base, '/login?next=/runs');
+    const wrong = await post(h.base, '/login', { token: 'nope', next: '/runs', _csrf: login.csrf }, { cookie: login.cookie });
+    expect(wrong.headers.get('location')).toContain('failed=1');
+    const right = await post(h.base, '/login', { token, next: '//evil.example/', _csrf: login.csrf }, { cookie: login.cookie });
+    expect(right.status).toBe(303);
+    expect(right.headers.get('location')).toBe('/');
+    const session = right.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    expect(session).not.toContain(token);
+    const page = await getPage(h.base, '/runs', { cookie: `${login.cookie}; ${session}` });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<h1>Runs</h1>');
+  });
+});
+
+describe('dashboard live updates', () => {
+  it('relays pipeline progress to open pages as server-sent events', async () => {
+    const h = await start();
+    const res = await fetch(`${h.base}/api/stream`);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    h.events.emit({ type: 'run-started', runId: 7, pipeline: 'products-push', mode: 'sync', lane: 'products-push', at: new Date().toISOString() });
+    while (!text.includes('event: sync')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    expect(text).toContain('"type":"run-started"');
+    expect(text).toContain('"runId":7');
+    // Closing the app ends the stream instead of hanging on it.
+    await h.app.close();
+    let ended = false;
+    while (!ended) ended = (await reader.read()).done;
+    expect(ended).toBe(true);
+  });
+});
