@@ -28,9 +28,9 @@ export * from './types.js';
 export { CONNECTOR_CODES, type ConnectorCode } from './errors.js';
 export { connectionSchema, postgresConnectionSchema, mysqlConnectionSchema, sqliteConnectionSchema, filesConnectionSchema, httpConnectionSchema } from './connection.js';
 export type { Connection, ConnectionInput, PostgresConnection, MysqlConnection, SqliteConnection, FilesConnection, HttpConnection } from './connection.js';
-export { sqlSourceSchema, sqlSinkSchema, type SqlSourceConfig, type SqlSinkConfig } from './sql/config.js';
-export { fileSourceSchema, fileSinkSchema, type FileSourceConfig, type FileSinkConfig } from './files/config.js';
-export { httpSourceSchema, httpSinkSchema, type HttpSourceConfig, type HttpSinkConfig } from './http/config.js';
+export { sqlSourceSchema, sqlSinkSchema, type SqlSourceConfig, type SqlSinkConfig, type SqlSourceConfigInput, type SqlSinkConfigInput } from './sql/config.js';
+export { fileSourceSchema, fileSinkSchema, type FileSourceConfig, type FileSinkConfig, type FileSourceConfigInput, type FileSinkConfigInput } from './files/config.js';
+export { httpSourceSchema, httpSinkSchema, type HttpSourceConfig, type HttpSinkConfig, type HttpSourceConfigInput, type HttpSinkConfigInput } from './http/config.js';
 export { comparePositions } from './values.js';
 
 /** Any source config; `createSource` re-validates it against the schema of the connection's kind. */

@@ -98,3 +98,5 @@ export const fileSinkSchema = z.strictObject({
 export type FileSourceConfig = z.output<typeof fileSourceSchema>;
 export type FileSinkConfig = z.output<typeof fileSinkSchema>;
 export type Encoding = z.output<typeof encodingSchema>;
+export type FileSourceConfigInput = z.input<typeof fileSourceSchema>;
+export type FileSinkConfigInput = z.input<typeof fileSinkSchema>;

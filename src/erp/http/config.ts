@@ -68,3 +68,5 @@ export const httpSinkSchema = z.strictObject({
 export type HttpSourceConfig = z.output<typeof httpSourceSchema>;
 export type HttpSinkConfig = z.output<typeof httpSinkSchema>;
 export type PagingConfig = z.output<typeof pagingSchema>;
+export type HttpSourceConfigInput = z.input<typeof httpSourceSchema>;
+export type HttpSinkConfigInput = z.input<typeof httpSinkSchema>;

@@ -92,6 +92,8 @@ export const sqlSinkSchema = z.strictObject({
 
 export type SqlSourceConfig = z.output<typeof sqlSourceSchema>;
 export type SqlSinkConfig = z.output<typeof sqlSinkSchema>;
+export type SqlSourceConfigInput = z.input<typeof sqlSourceSchema>;
+export type SqlSinkConfigInput = z.input<typeof sqlSinkSchema>;
 
 /** Normalise `key: a` / `key: [a, b]` to a list. */
 export function keyList(key: string | readonly string[]): string[] {

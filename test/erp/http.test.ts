@@ -1,0 +1,160 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createSink, createSource, type HttpSourceConfigInput } from '../../src/erp/index.js';
+import { silentLogger } from '../../src/log.js';
+import { collect } from './sql-suite.js';
+
+/** 250 items; every fifth shares updated=100, and keys are shuffled within a cursor value. */
+const ITEMS = Array.from({ length: 250 }, (_, i) => ({ id: `K${String((i * 7919) % 250).padStart(3, '0')}`, updated: i % 5 === 0 ? 100 : i, name: `item ${i}` }))
+  .sort((a, b) => a.updated - b.updated);
+const TOKEN = 'Bearer s3cr3t-token';
+
+let server: Server;
+let baseUrl: string;
+let posts: { path: string; key: string | undefined; body: unknown }[] = [];
+let failuresLeft = 0;
+let failStatus = 503;
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
+  const url = new URL(req.url ?? '/', baseUrl);
+  if (req.headers.authorization !== TOKEN) return send(res, 401, { error: 'bad token' });
+  if (req.method === 'GET' && url.pathname === '/api/items') {
+    const since = url.searchParams.get('since');
+    const list = since === null ? ITEMS : ITEMS.filter((i) => i.updated >= Number(since));
+    const style = url.searchParams.get('style');
+    if (style === 'offset') {
+      const offset = Number(url.searchParams.get('offset'));
+      return send(res, 200, { data: list.slice(offset, offset + Number(url.searchParams.get('limit'))) });
+    }
+    if (style === 'page') {
+      const size = Number(url.searchParams.get('per_page'));
+      const page = Number(url.searchParams.get('page'));
+      return send(res, 200, { data: list.slice((page - 1) * size, page * size) });
+    }
+    const at = Number(url.searchParams.get('cursor') ?? url.searchParams.get('at') ?? 0);
+    const next = at + 40 < list.length ? at + 40 : null;
+    if (style === 'cursor') return send(res, 200, { data: list.slice(at, at + 40), next_cursor: next === null ? null : String(next) });
+    const nextUrl = new URL(url);
+    nextUrl.searchParams.set('at', String(next));
+    if (style === 'link-body') return send(res, 200, { data: list.slice(at, at + 40), links: { next: next === null ? null : `${nextUrl.pathname}${nextUrl.search}` } });
+    return send(res, 200, list.slice(at, at + 40), next === null ? {} : { link: `<${nextUrl}>; rel="next"` });
+  }
+  if (req.method === 'GET' && url.pathname === '/api/unsorted') return send(res, 200, [{ id: 'a', updated: 2 }, { id: 'b', updated: 1 }]);
+  if (url.pathname.startsWith('/api/orders')) {
+    if (failuresLeft > 0) {
+      failuresLeft--;
+      return send(res, failStatus, { error: 'busy' }, failStatus === 429 ? { 'retry-after': '0' } : {});
+    }
+    if (url.pathname === '/api/orders/bad') return send(res, 422, { error: 'customer missing' });
+    posts.push({ path: `${req.method} ${url.pathname}`, key: req.headers['idempotency-key'] as string | undefined, body: JSON.parse(raw) as unknown });
+    return send(res, 201, { ok: true });
+  }
+  send(res, 404, { error: 'not found' });
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => { raw += c.toString('utf8'); });
+    req.on('end', () => handle(req, res, raw));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => { posts = []; failuresLeft = 0; });
+
+const conn = (extra: Record<string, unknown> = {}) => ({ kind: 'http' as const, baseUrl, auth: { header: 'Authorization', value: TOKEN }, retries: 3, backoffMs: 1, ...extra });
+const ctx = { logger: silentLogger, baseDir: process.cwd() };
+const source = (cfg: Partial<HttpSourceConfigInput>, extra?: Record<string, unknown>) =>
+  createSource(conn(extra), { path: 'items', key: 'id', cursor: 'updated', sinceParam: 'since', recordsPath: 'data', ...cfg }, ctx);
+
+function expectKeysetOrder(items: { key: string; position: { value: unknown; key: string | null } }[]) {
+  for (let i = 1; i < items.length; i++) {
+    const a = items[i - 1] as (typeof items)[number];
+    const b = items[i] as (typeof items)[number];
+    expect((a.position.value as number) < (b.position.value as number) || (a.position.value === b.position.value && a.key < b.key)).toBe(true);
+  }
+}
+
+describe('HTTP source', () => {
+  it.each([
+    ['offset', { paging: { style: 'offset' as const }, query: { style: 'offset' } }],
+    ['page', { paging: { style: 'page' as const }, query: { style: 'page' } }],
+    ['cursor', { paging: { style: 'cursor' as const }, query: { style: 'cursor' } }],
+    ['next link in the body', { paging: { style: 'next-link' as const, nextPath: 'links.next' }, query: { style: 'link-body' } }],
+    ['Link header', { paging: { style: 'next-link' as const }, query: { style: 'link-header' }, recordsPath: undefined }],
+  ])('reads every record exactly once in (cursor, key) order with %s paging', async (_name, cfg) => {
+    const items = await collect(await source(cfg), { pageSize: 30 });
+    expect(items).toHaveLength(250);
+    expect(new Set(items.map((i) => i.key)).size).toBe(250);
+    expectKeysetOrder(items);
+  });
+
+  it('resumes strictly after a position inside a group of records sharing a cursor value', async () => {
+    const cfg = { paging: { style: 'offset' as const }, query: { style: 'offset' } };
+    const first = await collect(await source(cfg), { pageSize: 30 }, 120);
+    const rest = await collect(await source(cfg), { pageSize: 30, after: first.at(-1)?.position });
+    expect(first.at(-1)?.position.value).toBe(100);
+    const all = [...first, ...rest].map((i) => i.key);
+    expect(all).toHaveLength(250);
+    expect(new Set(all).size).toBe(250);
+  });
+
+  it('reports an API that does not sort by the cursor instead of skipping records', async () => {
+    const s = await source({ path: 'unsorted', recordsPath: undefined });
+    await expect(collect(s, {})).rejects.toMatchObject({ code: 'CONNECTOR_ORDER_VIOLATION' });
+  });
+
+  it('reports a refused token as CONNECTOR_AUTH_FAILED without echoing the token', async () => {
+    const s = await source({}, { auth: { header: 'Authorization', value: 'Bearer wrong-token-value' } });
+    const err = await collect(s, {}).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'CONNECTOR_AUTH_FAILED' });
+    expect((err as Error).message).not.toContain('wrong-token-value');
+  });
+
+  it('reports an unreachable API as CONNECTOR_UNREACHABLE after its retries', async () => {
+    const s = await createSource({ kind: 'http', baseUrl: 'http://127.0.0.1:1/', retries: 1, backoffMs: 1 }, { path: 'x', key: 'id' }, ctx);
+    await expect(collect(s, {})).rejects.toMatchObject({ code: 'CONNECTOR_UNREACHABLE' });
+  });
+});
+
+describe('HTTP sink', () => {
+  it('posts a batch with the batch id as Idempotency-Key, retrying through 503s', async () => {
+    failuresLeft = 2;
+    failStatus = 503;
+    const sink = await createSink(conn(), { path: 'orders', wrapIn: 'orders' }, ctx);
+    await sink.write({ id: 'batch-42', records: [{ no: 1 }, { no: 2 }] });
+    expect(posts).toEqual([{ path: 'POST /api/orders', key: 'batch-42', body: { orders: [{ no: 1 }, { no: 2 }] } }]);
+  });
+
+  it('puts one record per request with URL-encoded keys and honours 429 Retry-After', async () => {
+    failuresLeft = 1;
+    failStatus = 429;
+    const sink = await createSink(conn(), { path: 'orders/{record.no}', method: 'PUT', perRecord: true }, ctx);
+    await sink.write({ id: 'b7', records: [{ no: 'A/1' }, { no: 'B 2' }] });
+    expect(posts.map((p) => [p.path, p.key])).toEqual([['PUT /api/orders/A%2F1', 'b7:0'], ['PUT /api/orders/B%202', 'b7:1']]);
+  });
+
+  it('rejects with CONNECTOR_HTTP_ERROR when the API refuses the batch, without retrying', async () => {
+    const sink = await createSink(conn(), { path: 'orders/bad' }, ctx);
+    const err = await sink.write({ id: 'b', records: [{}] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'CONNECTOR_HTTP_ERROR', details: { status: 422 } });
+    expect((err as Error).message).toContain('customer missing');
+  });
+
+  it('rejects once the retries are spent on a failing server', async () => {
+    failuresLeft = 10;
+    failStatus = 500;
+    const sink = await createSink(conn({ retries: 2 }), { path: 'orders' }, ctx);
+    await expect(sink.write({ id: 'b', records: [{}] })).rejects.toMatchObject({ code: 'CONNECTOR_HTTP_ERROR' });
+    expect(failuresLeft).toBe(7);
+    expect(posts).toEqual([]);
+  });
+});
