@@ -7,6 +7,9 @@ import type { ResourceDef } from './types.js';
 import { products } from '../resources/products.js';
 import { orders } from '../resources/orders.js';
 import { customers } from '../resources/customers.js';
+import { categories } from '../resources/categories.js';
+import { manufacturers } from '../resources/manufacturers.js';
+import { suppliers } from '../resources/suppliers.js';
 import { contracts } from '../resources/contracts.js';
 import { tickets } from '../resources/tickets.js';
 import { newsletter_subscribers } from '../resources/newsletter_subscribers.js';
@@ -28,6 +31,9 @@ export const resources = {
   products,
   orders,
   customers,
+  categories,
+  manufacturers,
+  suppliers,
   contracts,
   tickets,
   newsletter_subscribers,
