@@ -1,0 +1,62 @@
+/**
+ * Dead-letter handling: retry re-runs stored records through the *current* mapping (so a fixed
+ * mapping or fixed reference data takes effect); drop removes letters for good.
+ */
+import { silentLogger } from '../log.js';
+import { emptyCounts, type RunCounts } from '../state/index.js';
+import { PushEngine } from './push/runner.js';
+import { checkMapping, parseDefinition } from './run.js';
+import type { PipelineDefinition, PipelineDefinitionInput } from './schema.js';
+import type { PipelineDeps, RunStatusFinal, RunSummary } from './types.js';
+
+/** Which letters to act on. */
+export interface DeadLetterSelection {
+  /** Letter ids; absent = every letter of the pipeline. */
+  readonly ids?: readonly number[];
+}
+
+/** Retry dead letters of a push pipeline; letters that succeed are removed, others count another attempt. */
+export async function retryDeadLetters(definition: PipelineDefinition | PipelineDefinitionInput, deps: PipelineDeps, selection: DeadLetterSelection = {}): Promise<RunSummary> {
+  const def = parseDefinition(definition);
+  const resource = checkMapping(def, deps);
+  const logger = (deps.logger ?? silentLogger).child({ pipeline: def.name, mode: 'retry' });
+  const { state } = deps;
+  const started = Date.now();
+  const letters = selection.ids
+    ? selection.ids.map((id) => state.deadLetters.get(id)).filter((l) => l !== undefined && l.pipeline === def.name)
+    : state.deadLetters.list({ pipeline: def.name, limit: 1_000_000 });
+  const lock = state.locks.acquire(def.name);
+  const runId = state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name });
+  deps.events?.emit({ type: 'run-started', runId, pipeline: def.name, mode: 'retry', lane: def.name, at: new Date(started).toISOString() });
+  const counts: RunCounts = emptyCounts();
+  let status: RunStatusFinal = 'succeeded';
+  let error: { code: string; message: string } | undefined;
+  try {
+    if (def.direction !== 'push') throw Object.assign(new Error('retrying dead letters of pull pipelines: run the pull again (records are re-exported and re-mapped)'), { code: 'NOT_SUPPORTED' });
+    const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}) });
+    await engine.pushRecords(letters.map((l) => ({ erpKey: l!.erpKey, record: { ...l!.record } })));
+    if (engine.fatal) {
+      status = 'failed';
+      error = { code: engine.fatal.code, message: engine.fatal.message };
+    } else if (counts.deadLettered > 0) status = 'partial';
+  } catch (err) {
+    status = 'failed';
+    error = { code: (err as { code?: string }).code ?? 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
+  } finally {
+    state.runs.finish(runId, status, counts, error);
+    lock.release();
+  }
+  const summary: RunSummary = { runId, pipeline: def.name, mode: 'retry', status, counts, durationMs: Date.now() - started, ...(error ? { error } : {}) };
+  deps.events?.emit({ type: 'run-finished', summary });
+  return summary;
+}
+
+/** Drop dead letters (by id, or every letter of the pipeline); returns how many went. */
+export function dropDeadLetters(state: PipelineDeps['state'], pipeline: string, selection: DeadLetterSelection = {}): number {
+  return state.transaction(() => {
+    if (selection.ids) return selection.ids.filter((id) => state.deadLetters.get(id)?.pipeline === pipeline && state.deadLetters.delete(id)).length;
+    let n = 0;
+    for (const l of state.deadLetters.list({ pipeline, limit: 1_000_000 })) if (state.deadLetters.delete(l.id)) n++;
+    return n;
+  });
+}

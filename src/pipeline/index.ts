@@ -1,0 +1,8 @@
+/** Public API of pipelines: definitions, runs, dead letters and the event stream. */
+export { pipelineSchema, pipelineOptionsSchema, type PipelineDefinition, type PipelineDefinitionInput, type PipelineOptions } from './schema.js';
+export { runPipeline, rangeId, parseDefinition } from './run.js';
+export { retryDeadLetters, dropDeadLetters, type DeadLetterSelection } from './deadLetters.js';
+export { SyncEvents, type SyncEvent, type SyncEventType, type SyncEventOf } from './events.js';
+export { contentHash, stableStringify } from './hash.js';
+export { LowWaterMark } from './watermark.js';
+export type { RunSummary, RunOptions, RunMode, RunRange, RunStatusFinal, PipelineDeps, PlannedRecord, SourceProvider, SinkProvider } from './types.js';

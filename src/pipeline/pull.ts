@@ -1,0 +1,156 @@
+/**
+ * Pull (shop → ERP): export with the resource's delta filter where it has one, re-reading the
+ * boundary (a day-granular filter re-reads the whole last day), drop records already delivered by
+ * key and content hash, write to the sink in batches, and save the cursor only after the sink
+ * committed everything the export returned. Resources without a delta filter are scanned in
+ * full and diffed by hash.
+ */
+import { createHash } from 'node:crypto';
+import { ConfigError } from '../errors.js';
+import type { Sink } from '../erp/types.js';
+import type { Logger } from '../log.js';
+import type { ResourceDef } from '../shop/registry/index.js';
+import type { RunCounts, StoredIssue } from '../state/index.js';
+import { contentHash } from './hash.js';
+import { mappingContext } from './push/prepare.js';
+import { issueOf } from './push/issues.js';
+import type { PipelineDefinition } from './schema.js';
+import type { PipelineDeps, PlannedRecord, RunOptions, RunRange } from './types.js';
+
+interface PullOptions {
+  readonly runId: number;
+  readonly mode: RunOptions['mode'];
+  readonly cursorName: string;
+  readonly counts: RunCounts;
+  readonly range?: RunRange;
+  readonly signal?: AbortSignal;
+  readonly logger: Logger;
+}
+
+interface Pending {
+  readonly key: string;
+  readonly hash: string;
+  readonly row: Record<string, unknown>;
+}
+
+/** The filter value for a stored delta value: the day (YYYY-MM-DD) or the timestamp, moved back by the overlap. */
+export function deltaFilterValue(stored: string, granularity: 'day' | 'timestamp', overlapDays: number): string {
+  const day = stored.slice(0, 10);
+  if (granularity === 'day' || overlapDays > 0) {
+    if (overlapDays === 0) return day;
+    const d = new Date(`${day}T00:00:00Z`);
+    d.setUTCDate(d.getUTCDate() - overlapDays);
+    const back = d.toISOString().slice(0, 10);
+    return granularity === 'day' ? back : `${back} 00:00:00`;
+  }
+  return stored;
+}
+
+/** Export filters of this run: the delta since the cursor, or a backfill range. */
+function exportFilters(def: PipelineDefinition, resource: ResourceDef, stored: string | undefined, range: RunRange | undefined): Record<string, string | number> {
+  const delta = resource.ops.export?.delta;
+  const filters: Record<string, string | number> = {};
+  if (range) {
+    if (!delta) throw new ConfigError(`${resource.name} has no date filter for a backfill range; back-fill it by id range with a push, or run a full pull`);
+    if (range.from !== undefined && range.from !== null) filters[delta.param] = String(range.from);
+    const upper = delta.param === 'date_from' && resource.ops.export?.filters.date_to ? 'date_to' : undefined;
+    if (upper && range.to !== undefined && range.to !== null) filters[upper] = String(range.to);
+    return filters;
+  }
+  if (delta && stored) filters[delta.param] = deltaFilterValue(stored, delta.granularity, def.options.overlapDays);
+  return filters;
+}
+
+/** Run a pull; returns the dry-run plan when in dry-run mode. */
+export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: PullOptions): Promise<PlannedRecord[] | undefined> {
+  const dryRun = o.mode === 'dry-run';
+  const { state, shop, mapping } = deps;
+  if (!deps.sink) throw new ConfigError(`pull pipeline ${def.name} needs a sink`);
+  const sinkOwned = typeof deps.sink === 'function';
+  const sink: Sink | undefined = dryRun ? undefined : sinkOwned ? await (deps.sink as () => Promise<Sink>)() : (deps.sink as Sink);
+  const plan: PlannedRecord[] = [];
+  try {
+    const delta = resource.ops.export?.delta;
+    const stored = state.cursors.get(def.name, o.cursorName);
+    const storedValue = typeof stored?.value === 'string' ? stored.value : undefined;
+    const filters = exportFilters(def, resource, storedValue, o.mode === 'backfill' ? o.range : undefined);
+    let maxValue = storedValue;
+    let batch: Pending[] = [];
+    const ctx = mappingContext(state);
+    const keysInBatch = new Map<string, number>();
+
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0 || !sink) return;
+      const records = batch.map((p) => p.row);
+      const id = `${def.name}:${createHash('sha256').update(batch.map((p) => `${p.key}:${p.hash}`).join('|')).digest('hex').slice(0, 32)}`;
+      await sink.write({ id, records });
+      const done = batch;
+      batch = [];
+      keysInBatch.clear();
+      state.transaction(() => {
+        for (const p of done) {
+          state.seen.put(def.name, p.key, p.hash);
+          state.deadLetters.resolve(def.name, p.key);
+          state.events.add({ runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', payloadHash: p.hash, ...(def.options.storePayloads ? { payload: p.row } : {}) });
+        }
+        state.runs.saveCounts(o.runId, o.counts);
+      });
+      for (const p of done) deps.events?.emit({ type: 'record-settled', runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', codes: [] });
+    };
+
+    for await (const page of shop.exportPages(resource.name as never, { filters, ...(o.signal ? { signal: o.signal } : {}) })) {
+      o.counts.requests++;
+      for (const record of page.records) {
+        o.counts.read++;
+        const key = String(record[resource.key.id] ?? record[mapping.key] ?? '');
+        if (delta) {
+          const v = record[delta.recordField];
+          if (typeof v === 'string' && v !== '' && (maxValue === undefined || v > maxValue)) maxValue = v;
+        }
+        const result = mapping.applySync ? mapping.applySync(record, ctx) : await mapping.apply(record, ctx);
+        if (!result.ok) {
+          const error: StoredIssue = { ...issueOf(result.errors[0]), message: result.errors.map((e) => e.message).join('; ') };
+          o.counts.failed++;
+          if (dryRun) plan.push({ erpKey: key, action: 'fail', reason: `[${error.code}] ${error.message}` });
+          else {
+            o.counts.deadLettered++;
+            state.transaction(() => {
+              state.deadLetters.add({ pipeline: def.name, resource: resource.name, erpKey: key, record, code: error.code, reason: error.message, runId: o.runId });
+              state.events.add({ runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', error });
+            });
+          }
+          continue;
+        }
+        const hash = contentHash(result.payload);
+        if (state.seen.get(def.name, key) === hash) {
+          o.counts.unchanged++;
+          if (dryRun) plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
+          continue;
+        }
+        if (dryRun) {
+          plan.push({ erpKey: key, action: state.seen.get(def.name, key) === undefined ? 'create' : 'update', payload: result.payload });
+          o.counts.created++;
+          continue;
+        }
+        // The same record twice in one export (it changed while we paged): keep only the latest version.
+        const dup = keysInBatch.get(key);
+        if (dup !== undefined) batch[dup] = { key, hash, row: result.payload };
+        else {
+          keysInBatch.set(key, batch.length);
+          batch.push({ key, hash, row: result.payload });
+          o.counts.created++;
+        }
+        if (batch.length >= def.options.sinkBatchSize) await flush();
+      }
+      if (o.signal?.aborted) break;
+    }
+    await flush();
+    // Only now, with everything the export returned durable in the sink, may the cursor move.
+    if (!dryRun && !o.signal?.aborted && o.mode !== 'backfill' && delta && maxValue !== undefined && maxValue !== storedValue) {
+      state.cursors.set(def.name, o.cursorName, { value: maxValue, key: null });
+    }
+    return dryRun ? plan : undefined;
+  } finally {
+    if (sinkOwned && sink) await sink.close();
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * From source record to work item: map (rules, guard rails, strict validation), hash, resolve the
+ * reference, skip unchanged records, choose create or update, prune append-only entries.
+ */
+import type { ErpRecord, CursorPosition } from '../../erp/types.js';
+import type { CompiledMapping, MappingContext } from '../../mapping/types.js';
+import type { ResourceDef } from '../../shop/registry/index.js';
+import type { ShopClient } from '../../shop/client/types.js';
+import { readShopId, type ShopId, type StateStore, type StoredIssue } from '../../state/index.js';
+import { contentHash } from '../hash.js';
+import type { PipelineDefinition } from '../schema.js';
+import { appendOnlyFields, collectHistory, pruneSentHistory } from './history.js';
+import { issueOf } from './issues.js';
+import type { Settlement, WorkItem } from './work.js';
+
+/** What preparing needs. */
+export interface PrepareDeps {
+  readonly def: PipelineDefinition;
+  readonly resource: ResourceDef;
+  readonly mapping: CompiledMapping;
+  readonly state: StateStore;
+  readonly shop: ShopClient;
+  readonly runId: number;
+  readonly dryRun: boolean;
+}
+
+/** The record goes out (`send`), or is settled without a request (`settled`). */
+export type Prepared = { readonly kind: 'send'; readonly item: WorkItem; readonly requests: number } | { readonly kind: 'settled'; readonly settlement: Settlement; readonly requests: number };
+
+/** The mapping context: references resolved synchronously from the state. */
+export function mappingContext(state: StateStore): MappingContext {
+  return { lookupReference: (resource, erpKey) => state.refs.get(resource, erpKey)?.shopId };
+}
+
+function dead(seq: number | undefined, erpKey: string, record: ErpRecord, warnings: StoredIssue[], error: StoredIssue, extra: { payload?: unknown; hash?: string; shopId?: ShopId } = {}): Prepared {
+  return { kind: 'settled', settlement: { kind: 'dead', item: { seq, erpKey, record, warnings, ...extra }, error }, requests: 0 };
+}
+
+/** Prepare one record. */
+export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: string; record: ErpRecord; position?: CursorPosition }): Promise<Prepared> {
+  const { def, resource, mapping, state } = deps;
+  const { seq, erpKey, record } = input;
+  const ctx = mappingContext(state);
+  let result;
+  try {
+    result = mapping.applySync ? mapping.applySync(record, ctx) : await mapping.apply(record, ctx);
+  } catch (err) {
+    return dead(seq, erpKey, record, [], issueOf(err));
+  }
+  const warnings: StoredIssue[] = result.warnings.map((w) => ({ code: w.code, message: w.message, ...(w.field !== undefined ? { field: w.field } : {}) }));
+  if (!result.ok) {
+    const first = issueOf(result.errors[0]);
+    const message = result.errors.map((e) => e.message).join('; ');
+    return dead(seq, erpKey, record, warnings, { ...first, message, details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
+  }
+  const payload = result.payload;
+  const hash = contentHash(payload);
+  const shopId: ShopId | undefined = def.options.keyIsShopId ? readShopId(erpKey) : state.refs.get(resource.name, erpKey)?.shopId;
+  if (shopId !== undefined && state.hashes.get(def.name, resource.name, erpKey) === hash) {
+    const item = newItem(input, payload, hash, warnings, 'update', shopId);
+    return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: false }, requests: 0 };
+  }
+  let op: 'create' | 'update';
+  if (shopId !== undefined) op = 'update';
+  else if (mapping.operation === 'update') {
+    if (mapping.shopKey === undefined || payload[mapping.shopKey] === undefined) {
+      return dead(seq, erpKey, record, warnings, { code: 'REFERENCE_MISSING', message: `no shop record is known for ERP key ${erpKey} and the mapping only updates; push the record first or give the mapping a shopKey` }, { payload, hash });
+    }
+    op = 'update';
+  } else op = 'create';
+  if (resource.name === 'orders' && op === 'create' && !hasExternalReference(payload)) {
+    return dead(seq, erpKey, record, warnings, { code: 'EXTERNAL_REFERENCE_MISSING', message: 'orders are only created with external_reference {source, external_id}, so a repeat can never create a second order; map it in the mapping file' }, { payload, hash });
+  }
+  const item = newItem(input, payload, hash, warnings, op, shopId);
+  const fields = appendOnlyFields(resource, mapping);
+  let requests = 0;
+  if (op === 'update' && shopId !== undefined) {
+    requests = await pruneSentHistory(item, shopId, fields, { state, shop: deps.shop, resource, runId: deps.runId, dryRun: deps.dryRun });
+  } else item.history = collectHistory(payload, fields);
+  return { kind: 'send', item, requests };
+}
+
+function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; position?: CursorPosition }, payload: Record<string, unknown>, hash: string, warnings: StoredIssue[], op: 'create' | 'update', shopId: ShopId | undefined): WorkItem {
+  return {
+    ...(input.seq !== undefined ? { seq: input.seq } : {}),
+    erpKey: input.erpKey,
+    record: input.record,
+    ...(input.position ? { position: input.position } : {}),
+    payload,
+    hash,
+    warnings,
+    op,
+    ...(shopId !== undefined ? { shopId } : {}),
+    attempts: 0,
+    triedCreate: false,
+    foundExisting: false,
+    history: [],
+    splitDepth: 0,
+  };
+}
+
+function hasExternalReference(payload: Record<string, unknown>): boolean {
+  const ref = payload.external_reference as Record<string, unknown> | undefined;
+  return !!ref && typeof ref === 'object' && typeof ref.source === 'string' && ref.source !== '' && typeof ref.external_id === 'string' && ref.external_id !== '';
+}
+
+/** The payload as sent: an update carries the shop id under the resource's key field. */
+export function wirePayload(resource: ResourceDef, item: WorkItem): Record<string, unknown> {
+  return item.op === 'update' && item.shopId !== undefined ? { ...item.payload, [resource.key.id]: item.shopId } : item.payload;
+}

@@ -1,0 +1,263 @@
+/**
+ * The push engine: prepared records are queued by operation, sent in batches with several batches
+ * in flight (the shop client's queue rate-limits the requests), and every outcome is settled to
+ * the state. A batch the shop rejects as a whole is split until the bad record is isolated.
+ */
+import type { SourceItem } from '../../erp/types.js';
+import { AbortedError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { RunCounts, StoredIssue } from '../../state/index.js';
+import type { SyncEvents } from '../events.js';
+import { stableStringify } from '../hash.js';
+import type { PlannedRecord } from '../types.js';
+import { LowWaterMark } from '../watermark.js';
+import { issueOf } from './issues.js';
+import { rejectedAsWhole, verdictOf } from './outcomes.js';
+import { prepare, wirePayload, type PrepareDeps } from './prepare.js';
+import { beforeSend, settle } from './settle.js';
+import type { Settlement, WorkItem } from './work.js';
+
+/** What a push engine needs besides the preparation deps. */
+export interface PushEngineOptions extends PrepareDeps {
+  readonly counts: RunCounts;
+  readonly logger: Logger;
+  readonly events?: SyncEvents;
+  /** Cursor lane to checkpoint; absent for dry runs and dead-letter retries. */
+  readonly cursorName?: string;
+  readonly watermark?: LowWaterMark;
+  readonly signal?: AbortSignal;
+}
+
+type Op = 'create' | 'update';
+
+/** One push run's engine. */
+export class PushEngine {
+  readonly plan: PlannedRecord[] = [];
+  fatal: StoredIssue | undefined;
+  private readonly queues: Record<Op, WorkItem[]> = { create: [], update: [] };
+  private readonly splits: { op: Op; items: WorkItem[] }[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly immediate: Settlement[] = [];
+  private readonly batchSize: number;
+  private readonly concurrency: number;
+
+  constructor(private readonly o: PushEngineOptions) {
+    this.batchSize = o.def.batchSize;
+    this.concurrency = o.def.options.concurrency;
+  }
+
+  private get stopping(): boolean {
+    return this.fatal !== undefined || this.o.signal?.aborted === true;
+  }
+
+  /** Push every item of a source stream (sync and backfill). */
+  async pushStream(items: AsyncIterable<SourceItem>): Promise<void> {
+    const wm = this.o.watermark ?? new LowWaterMark();
+    let readError: unknown;
+    try {
+      for await (const it of items) {
+        this.o.counts.read++;
+        const seq = wm.track(it.position);
+        await this.accept({ seq, erpKey: it.key, record: it.record, position: it.position });
+        if (this.stopping) break;
+      }
+    } catch (err) {
+      readError = err;
+    }
+    // Whatever stopped the read, batches in flight settle and checkpoint before we return or throw.
+    await this.finish();
+    if (readError !== undefined && !(readError instanceof AbortedError && this.o.signal?.aborted)) throw readError;
+  }
+
+  /** Push loose records (dead-letter retries): no positions, no cursor. */
+  async pushRecords(records: readonly { erpKey: string; record: Record<string, unknown> }[]): Promise<void> {
+    for (const r of records) {
+      if (this.stopping) break;
+      this.o.counts.read++;
+      await this.accept(r);
+    }
+    await this.finish();
+  }
+
+  private async accept(input: Parameters<typeof prepare>[1]): Promise<void> {
+    const prepared = await prepare(this.o, input);
+    this.o.counts.requests += prepared.requests;
+    if (prepared.kind === 'settled') {
+      if (this.o.dryRun) this.planSettled(prepared.settlement);
+      else this.immediate.push(prepared.settlement);
+      if (this.immediate.length >= this.batchSize) this.flushImmediate();
+      return;
+    }
+    if (this.o.dryRun) {
+      await this.planSend(prepared.item);
+      return;
+    }
+    this.queues[prepared.item.op].push(prepared.item);
+    await this.pump(false);
+  }
+
+  /** Send what is left and wait for every batch in flight. */
+  private async finish(): Promise<void> {
+    await this.pump(true);
+    this.flushImmediate();
+  }
+
+  private flushImmediate(): void {
+    if (this.immediate.length === 0 || this.o.dryRun) return;
+    settle(this.target(), this.immediate.splice(0));
+  }
+
+  private target() {
+    return {
+      state: this.o.state,
+      pipeline: this.o.def.name,
+      resource: this.o.resource.name,
+      runId: this.o.runId,
+      ...(this.o.cursorName !== undefined ? { cursorName: this.o.cursorName } : {}),
+      ...(this.o.watermark ? { watermark: this.o.watermark } : {}),
+      counts: this.o.counts,
+      ...(this.o.events ? { events: this.o.events } : {}),
+      storePayloads: this.o.def.options.storePayloads,
+    };
+  }
+
+  private async pump(final: boolean): Promise<void> {
+    for (;;) {
+      this.dispatchReady(final);
+      if (this.inflight.size === 0) return;
+      if (!final && this.inflight.size < this.concurrency) return;
+      await Promise.race(this.inflight);
+    }
+  }
+
+  private dispatchReady(final: boolean): void {
+    // Stopping (abort or a fatal error): nothing new goes out; queued records stay unsettled, so the cursor stays before them.
+    while (!this.stopping && this.inflight.size < this.concurrency) {
+      const split = this.splits.shift();
+      if (split) {
+        this.dispatch(split.op, split.items);
+        continue;
+      }
+      const op: Op | undefined = (['update', 'create'] as const).find((k) => this.queues[k].length >= this.batchSize || (final && this.queues[k].length > 0));
+      if (!op) return;
+      this.dispatch(op, this.queues[op].splice(0, this.batchSize));
+    }
+  }
+
+  private dispatch(op: Op, items: WorkItem[]): void {
+    const p: Promise<void> = this.send(op, items)
+      .catch((err: unknown) => {
+        this.fatal ??= issueOf(err);
+        this.o.logger.error({ err }, 'batch failed unexpectedly');
+      })
+      .finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+  }
+
+  private async send(op: Op, items: WorkItem[]): Promise<void> {
+    const { state, shop, resource, def, runId } = this.o;
+    beforeSend(state, def.name, resource.name, runId, op, items, this.o.mapping.shopKey);
+    if (op === 'create') for (const item of items) item.triedCreate = true;
+    const started = Date.now();
+    const payloads = items.map((item) => wirePayload(resource, item));
+    const result = op === 'create' ? await shop.create(resource.name as never, payloads, { batchSize: items.length }) : await shop.update(resource.name as never, payloads, { batchSize: items.length });
+    this.o.counts.requests += result.requests;
+    this.o.events?.emit({ type: 'batch-sent', runId, pipeline: def.name, resource: resource.name, operation: op, size: items.length, requests: result.requests, durationMs: Date.now() - started });
+    const whole = rejectedAsWhole(result.outcomes);
+    if (whole) {
+      const mid = Math.ceil(items.length / 2);
+      this.o.events?.emit({ type: 'batch-split', runId, pipeline: def.name, size: items.length, code: whole.code });
+      this.splits.push({ op, items: items.slice(0, mid) }, { op, items: items.slice(mid) });
+      return;
+    }
+    const settled: Settlement[] = [];
+    result.outcomes.forEach((outcome, i) => {
+      const item = items[i]!;
+      const s = this.judge(op, item, verdictOf(resource, op, outcome));
+      if (s) settled.push(s);
+    });
+    settle(this.target(), [...this.immediate.splice(0), ...settled]);
+  }
+
+  /** Settle, requeue or stop for one outcome; returns the settlement when the record is settled. */
+  private judge(op: Op, item: WorkItem, v: ReturnType<typeof verdictOf>): Settlement | undefined {
+    const { resource, mapping, state, def } = this.o;
+    switch (v.kind) {
+      case 'ok':
+        return { kind: 'done', item, outcome: op === 'create' ? 'created' : 'updated', shopId: v.shopId ?? item.shopId, warnings: [...item.warnings, ...v.warnings], storeHash: true };
+      case 'duplicate-order':
+        item.foundExisting = true;
+        return {
+          kind: 'done',
+          item,
+          outcome: 'unchanged',
+          ...(v.shopId !== undefined ? { shopId: v.shopId } : {}),
+          warnings: [...item.warnings, { code: 'DUPLICATE_EXTERNAL_REFERENCE', message: `the order already exists in the shop${v.shopId !== undefined ? ` as ${v.shopId}` : ''}; recorded, not created again` }],
+          storeHash: true,
+        };
+      case 'exists':
+        if (v.shopId === undefined && (mapping.shopKey === undefined || item.payload[mapping.shopKey] === undefined)) {
+          return { kind: 'dead', item, error: { code: 'ALREADY_EXISTS', message: 'the shop says the record already exists but names no id, and the mapping has no shopKey to update it by' } };
+        }
+        item.op = 'update';
+        if (v.shopId !== undefined) item.shopId = v.shopId;
+        item.foundExisting = true;
+        this.queues.update.push(item);
+        return undefined;
+      case 'gone':
+        if (item.triedCreate || mapping.operation === 'update') return { kind: 'dead', item, error: v.error };
+        state.transaction(() => {
+          state.refs.delete(resource.name, item.erpKey);
+          state.hashes.delete(def.name, resource.name, item.erpKey);
+        });
+        item.op = 'create';
+        delete item.shopId;
+        this.queues.create.push(item);
+        return undefined;
+      case 'retry':
+        if (v.countsAttempt) item.attempts++;
+        if (item.attempts >= def.options.maxAttempts) {
+          this.fatal ??= { ...v.error, message: `gave up after ${item.attempts} attempts: ${v.error.message}` };
+          return undefined;
+        }
+        this.queues[item.op].push(item);
+        return undefined;
+      case 'fatal':
+        this.fatal ??= v.error;
+        return undefined;
+      case 'reject':
+        return { kind: 'dead', item, error: v.error };
+    }
+  }
+
+  private planSettled(s: Settlement): void {
+    if (s.kind === 'done') {
+      this.o.counts.unchanged++;
+      this.plan.push({ erpKey: s.item.erpKey, action: 'skip', ...(s.shopId !== undefined ? { shopId: s.shopId } : {}), reason: 'unchanged since the last accepted payload' });
+    } else {
+      this.o.counts.failed++;
+      this.plan.push({ erpKey: s.item.erpKey, action: 'fail', reason: `[${s.error.code}] ${s.error.message}`, ...(s.item.payload !== undefined ? { payload: s.item.payload as Record<string, unknown> } : {}) });
+    }
+  }
+
+  private async planSend(item: WorkItem): Promise<void> {
+    const payload = item.payload;
+    if (item.op === 'create') {
+      this.o.counts.created++;
+      this.plan.push({ erpKey: item.erpKey, action: 'create', payload });
+      return;
+    }
+    let diff: Record<string, { shop: unknown; next: unknown }> | undefined;
+    if (item.shopId !== undefined) {
+      const current = await this.o.shop.exportOne(this.o.resource.name as never, item.shopId);
+      this.o.counts.requests++;
+      diff = {};
+      for (const [field, next] of Object.entries(payload)) {
+        const shopValue = current?.[field];
+        if (stableStringify(shopValue) !== stableStringify(next)) diff[field] = { shop: shopValue, next };
+      }
+    }
+    this.o.counts.updated++;
+    this.plan.push({ erpKey: item.erpKey, action: 'update', ...(item.shopId !== undefined ? { shopId: item.shopId } : {}), payload, ...(diff ? { diff } : {}) });
+  }
+}

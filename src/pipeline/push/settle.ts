@@ -1,0 +1,115 @@
+/**
+ * Writing outcomes to the state: references, hashes, events, dead letters, append-only entries,
+ * run counters and the cursor checkpoint of one batch land in ONE SQLite transaction, so a crash
+ * leaves either all of a batch's bookkeeping or none of it (and then the batch is simply redone).
+ */
+import type { CursorPosition } from '../../erp/types.js';
+import type { RunCounts, StateStore } from '../../state/index.js';
+import type { SyncEvents } from '../events.js';
+import type { LowWaterMark } from '../watermark.js';
+import { markPending, markSent } from './history.js';
+import type { Settlement, WorkItem } from './work.js';
+
+/** Where settlements go. */
+export interface SettleTarget {
+  readonly state: StateStore;
+  readonly pipeline: string;
+  readonly resource: string;
+  readonly runId: number;
+  /** Cursor lane to checkpoint (`incremental`, `backfill:…`), or undefined to never move a cursor. */
+  readonly cursorName?: string;
+  readonly watermark?: LowWaterMark;
+  readonly counts: RunCounts;
+  readonly events?: SyncEvents;
+  readonly storePayloads: boolean;
+}
+
+/** Commit a group of settlements; returns the new checkpoint when the cursor moved. */
+export function settle(target: SettleTarget, settlements: readonly Settlement[]): CursorPosition | undefined {
+  if (settlements.length === 0) return undefined;
+  const { state, pipeline, resource, runId, counts } = target;
+  let moved = false;
+  state.transaction(() => {
+    for (const s of settlements) {
+      if (s.kind === 'done') {
+        const { item } = s;
+        if (s.shopId !== undefined) state.refs.put(resource, item.erpKey, s.shopId);
+        if (s.storeHash) state.hashes.put(pipeline, resource, item.erpKey, item.hash);
+        state.intents.delete(resource, item.erpKey);
+        if (s.shopId !== undefined && item.history.length > 0) {
+          // A record found existing (lost create answer, duplicate order) may or may not hold the entries: leave them pending for a read-back.
+          if (item.foundExisting) markPending(state, resource, s.shopId, item.history, runId);
+          else markSent(state, resource, s.shopId, item.history, runId);
+        }
+        state.deadLetters.resolve(pipeline, item.erpKey);
+        const sent = s.outcome !== 'unchanged';
+        state.events.add({
+          runId,
+          pipeline,
+          resource,
+          erpKey: item.erpKey,
+          ...(s.shopId !== undefined ? { shopId: s.shopId } : {}),
+          outcome: s.outcome,
+          warnings: s.warnings,
+          payloadHash: item.hash,
+          ...(sent && target.storePayloads ? { payload: item.payload } : {}),
+        });
+        counts[s.outcome]++;
+        counts.warnings += s.warnings.length;
+      } else {
+        const { item } = s;
+        state.intents.delete(resource, item.erpKey);
+        state.deadLetters.add({ pipeline, resource, erpKey: item.erpKey, record: item.record, payload: item.payload, code: s.error.code, reason: s.error.message, runId });
+        state.events.add({
+          runId,
+          pipeline,
+          resource,
+          erpKey: item.erpKey,
+          ...(item.shopId !== undefined ? { shopId: item.shopId } : {}),
+          outcome: 'dead-lettered',
+          warnings: item.warnings,
+          error: s.error,
+          ...(item.hash ? { payloadHash: item.hash } : {}),
+          ...(item.payload !== undefined && target.storePayloads ? { payload: item.payload } : {}),
+        });
+        counts.failed++;
+        counts.deadLettered++;
+        counts.warnings += item.warnings.length;
+      }
+      if (s.item.seq !== undefined && target.watermark?.settle(s.item.seq)) moved = true;
+    }
+    const position = target.watermark?.position;
+    if (moved && position && target.cursorName) state.cursors.set(pipeline, target.cursorName, { value: position.value, key: position.key });
+    state.runs.saveCounts(runId, counts);
+  });
+  for (const s of settlements) {
+    target.events?.emit({
+      type: 'record-settled',
+      runId,
+      pipeline,
+      resource,
+      erpKey: s.item.erpKey,
+      ...(s.kind === 'done' && s.shopId !== undefined ? { shopId: s.shopId } : {}),
+      outcome: s.kind === 'done' ? s.outcome : 'dead-lettered',
+      codes: [...(s.kind === 'done' ? s.warnings : s.item.warnings).map((w) => w.code), ...(s.kind === 'dead' ? [s.error.code] : [])],
+    });
+  }
+  const position = target.watermark?.position;
+  if (moved && position && target.cursorName) {
+    target.events?.emit({ type: 'checkpoint', runId, pipeline, lane: target.cursorName, position });
+    return position;
+  }
+  return undefined;
+}
+
+/** Before a send: intents for creates and pending marks for append-only entries, committed. */
+export function beforeSend(state: StateStore, pipeline: string, resource: string, runId: number, op: 'create' | 'update', items: readonly WorkItem[], naturalKey?: string): void {
+  state.transaction(() => {
+    for (const item of items) {
+      if (op === 'create') {
+        const natural = naturalKey !== undefined && item.payload[naturalKey] !== undefined ? { [naturalKey]: item.payload[naturalKey] } : undefined;
+        state.intents.put({ resource, erpKey: item.erpKey, pipeline, hash: item.hash, runId, ...(natural ? { naturalKey: natural } : {}) });
+      } else if (item.shopId !== undefined && item.history.length > 0) markPending(state, resource, item.shopId, item.history, runId);
+    }
+  });
+}

@@ -1,0 +1,40 @@
+/** The unit of work of a push: one source record on its way to the shop. */
+import type { CursorPosition, ErpRecord } from '../../erp/types.js';
+import type { ShopId, StoredIssue } from '../../state/index.js';
+
+/** An append-only list entry the payload carries, with its identity hash. */
+export interface HistoryItem {
+  readonly field: string;
+  readonly identity: string;
+  readonly entry: Record<string, unknown>;
+}
+
+/** One record between mapping and settlement. */
+export interface WorkItem {
+  /** Low-water-mark sequence number (absent for dead-letter retries, which have no position). */
+  readonly seq?: number;
+  readonly erpKey: string;
+  readonly record: ErpRecord;
+  readonly position?: CursorPosition;
+  /** The mapped payload, without the shop id. */
+  payload: Record<string, unknown>;
+  readonly hash: string;
+  readonly warnings: StoredIssue[];
+  op: 'create' | 'update';
+  shopId?: ShopId;
+  /** Sends whose outcome stayed unknown or failed transiently. */
+  attempts: number;
+  /** A create was already tried (so a Not found update does not loop back to create). */
+  triedCreate: boolean;
+  /** The create answered "exists": the record was found in the shop rather than made. */
+  foundExisting: boolean;
+  /** Append-only entries sent with this payload. */
+  history: HistoryItem[];
+  /** How many times this item's batch was split off a rejected batch. */
+  splitDepth: number;
+}
+
+/** A record's final outcome, ready to be written to the state. */
+export type Settlement =
+  | { readonly kind: 'done'; readonly item: WorkItem; readonly outcome: 'created' | 'updated' | 'unchanged'; readonly shopId?: ShopId; readonly warnings: readonly StoredIssue[]; readonly storeHash: boolean }
+  | { readonly kind: 'dead'; readonly item: Pick<WorkItem, 'seq' | 'erpKey' | 'record' | 'warnings'> & { readonly payload?: unknown; readonly hash?: string; readonly shopId?: ShopId }; readonly error: StoredIssue };

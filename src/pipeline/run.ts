@@ -1,0 +1,167 @@
+/**
+ * `runPipeline`: take the lane's lock, record the run, push or pull, and always leave the state
+ * consistent: a crash at any moment leaves a cursor at or before the first unsettled record.
+ */
+import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
+import { silentLogger } from '../log.js';
+import { getResource, type ResourceDef } from '../shop/registry/index.js';
+import { emptyCounts, type LockHandle, type RunCounts } from '../state/index.js';
+import type { CursorPosition, Sink, Source } from '../erp/types.js';
+import { pipelineSchema, type PipelineDefinition, type PipelineDefinitionInput } from './schema.js';
+import { PushEngine } from './push/runner.js';
+import { pullRun } from './pull.js';
+import { LowWaterMark } from './watermark.js';
+import type { PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
+
+const HEARTBEAT_MS = 15_000;
+
+/** A stable id for a backfill range, used in its lane and checkpoint names. */
+export function rangeId(range: RunRange | undefined): string {
+  return `${range?.from ?? ''}..${range?.to ?? ''}`;
+}
+
+/** Validate a definition (already-parsed definitions pass through unchanged). */
+export function parseDefinition(def: PipelineDefinition | PipelineDefinitionInput): PipelineDefinition {
+  const parsed = pipelineSchema.safeParse(def);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`pipeline ${(def as { name?: string }).name ?? '(unnamed)'}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, { key: issue?.path.join('.') });
+  }
+  return parsed.data;
+}
+
+/** Check that the mapping fits the pipeline (direction and resource). */
+export function checkMapping(def: PipelineDefinition, deps: PipelineDeps): ResourceDef {
+  const resource = getResource(def.resource);
+  const wanted = def.direction === 'push' ? 'erp-to-shop' : 'shop-to-erp';
+  if (deps.mapping.direction !== wanted) {
+    throw new ConfigError(`pipeline ${def.name} is a ${def.direction} but mapping ${deps.mapping.name} (${deps.mapping.file}) maps ${deps.mapping.direction}; use a ${wanted} mapping`, { file: deps.mapping.file });
+  }
+  if (deps.mapping.resource !== undefined && deps.mapping.resource !== def.resource) {
+    throw new ConfigError(`pipeline ${def.name} writes ${def.resource} but mapping ${deps.mapping.name} targets ${deps.mapping.resource}`, { file: deps.mapping.file });
+  }
+  return resource;
+}
+
+async function openProvider<T extends Source | Sink>(provider: SourceProvider | SinkProvider | undefined, what: string): Promise<{ value: T; owned: boolean }> {
+  if (provider === undefined) throw new ConfigError(`the pipeline needs a ${what}`);
+  if (typeof provider === 'function') return { value: (await provider()) as T, owned: true };
+  return { value: provider as T, owned: false };
+}
+
+/** Run a pipeline once: `sync` (incremental), `backfill` (explicit range) or `dry-run` (writes nothing). */
+export async function runPipeline(definition: PipelineDefinition | PipelineDefinitionInput, deps: PipelineDeps, options: RunOptions = {}): Promise<RunSummary> {
+  const def = parseDefinition(definition);
+  const mode = options.mode ?? 'sync';
+  const resource = checkMapping(def, deps);
+  const logger = (deps.logger ?? silentLogger).child({ pipeline: def.name, mode });
+  const started = Date.now();
+  const dryRun = mode === 'dry-run';
+  const lane = mode === 'backfill' ? `${def.name}#backfill:${rangeId(options.range)}` : def.name;
+  const cursorName = mode === 'backfill' ? `backfill:${rangeId(options.range)}` : 'incremental';
+  if (mode === 'backfill' && options.range === undefined) throw new ConfigError(`a backfill of ${def.name} needs a range {from, to}`);
+
+  let lock: LockHandle | undefined;
+  let runId = 0;
+  if (!dryRun) {
+    lock = deps.state.locks.acquire(lane);
+    const crashed = deps.state.runs.markCrashed(lane);
+    if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
+    runId = deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
+  }
+  deps.events?.emit({ type: 'run-started', runId, pipeline: def.name, mode, lane, at: new Date(started).toISOString() });
+  const counts: RunCounts = emptyCounts();
+  let heartbeat: NodeJS.Timeout | undefined;
+  let status: RunStatusFinal = 'succeeded';
+  let error: { code: string; message: string } | undefined;
+  let plan: RunSummary['plan'];
+  try {
+    if (lock) {
+      const held = lock;
+      heartbeat = setInterval(() => {
+        try {
+          held.heartbeat();
+        } catch (err) {
+          logger.error({ err }, 'lost the pipeline lock');
+        }
+      }, HEARTBEAT_MS);
+      heartbeat.unref();
+    }
+    if (def.direction === 'push') {
+      const result = await pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal: options.signal, logger });
+      plan = result.plan;
+      if (result.fatal) {
+        status = 'failed';
+        error = { code: result.fatal.code, message: result.fatal.message };
+      }
+    } else {
+      plan = await pullRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal: options.signal, logger });
+    }
+    if (status === 'succeeded' && options.signal?.aborted) status = 'aborted';
+    if (status === 'succeeded' && counts.deadLettered > 0) status = 'partial';
+  } catch (err) {
+    status = err instanceof AbortedError ? 'aborted' : 'failed';
+    error = { code: errorCode(err), message: err instanceof SyncError || err instanceof Error ? err.message : String(err) };
+    logger.error({ err }, 'run failed');
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+    if (!dryRun) {
+      try {
+        deps.state.runs.finish(runId, status, counts, error);
+      } finally {
+        lock?.release();
+      }
+    }
+  }
+  const summary: RunSummary = { runId, pipeline: def.name, mode, status, counts, durationMs: Date.now() - started, ...(plan ? { plan } : {}), ...(error ? { error } : {}) };
+  logger.info({ runId, status, counts, durationMs: summary.durationMs }, 'run finished');
+  deps.events?.emit({ type: 'run-finished', summary });
+  return summary;
+}
+
+interface PushRunOptions {
+  readonly runId: number;
+  readonly mode: RunOptions['mode'];
+  readonly cursorName: string;
+  readonly counts: RunCounts;
+  readonly range?: RunRange;
+  readonly signal?: AbortSignal;
+  readonly logger: typeof silentLogger;
+}
+
+async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: PushRunOptions) {
+  const dryRun = o.mode === 'dry-run';
+  const { value: source, owned } = await openProvider<Source>(deps.source, 'source');
+  try {
+    const stored = deps.state.cursors.get(def.name, o.cursorName);
+    let after: CursorPosition | undefined = stored ? { value: stored.value, key: stored.key } : undefined;
+    if (!after && o.mode === 'backfill' && o.range?.from !== undefined && o.range.from !== null) after = { value: o.range.from, key: null };
+    const open = deps.state.intents.list(def.name);
+    if (open.length > 0) o.logger.warn({ intents: open.length }, 'creates of the last run were interrupted; their records are re-read and matched by natural key before anything is created again');
+    const watermark = new LowWaterMark(after);
+    const engine = new PushEngine({
+      def,
+      resource,
+      mapping: deps.mapping,
+      state: deps.state,
+      shop: deps.shop,
+      runId: o.runId,
+      dryRun,
+      counts: o.counts,
+      logger: o.logger,
+      ...(deps.events ? { events: deps.events } : {}),
+      ...(dryRun ? {} : { cursorName: o.cursorName, watermark }),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+    const until = o.mode === 'backfill' ? o.range?.to : undefined;
+    await engine.pushStream(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}) }));
+    const position = watermark.position;
+    if (!dryRun && position && !engine.fatal) {
+      if (o.mode === 'backfill' && !o.signal?.aborted) deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });
+      await source.commit?.(position);
+    }
+    return { plan: dryRun ? engine.plan : undefined, fatal: engine.fatal };
+  } finally {
+    if (owned) await source.close();
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Public types of pipelines.
+ *
+ * Glossary
+ * - pipeline: a named flow of records: push (ERP source → mapping → shop) or pull (shop export →
+ *   mapping → ERP sink).
+ * - run: one execution: `sync` (incremental, moves the cursor), `backfill` (an explicit range with
+ *   its own checkpoint, never moves the incremental cursor), `dry-run` (writes nothing).
+ * - settled: a record whose outcome (created, updated, unchanged, dead-lettered…) is committed to
+ *   the state; the cursor never passes an unsettled record (low-water mark).
+ * - reference, sent hash, intent, dead letter: see `src/state/types.ts`.
+ */
+import type { Logger } from '../log.js';
+import type { CompiledMapping } from '../mapping/types.js';
+import type { ShopClient } from '../shop/client/types.js';
+import type { RunCounts, StateStore } from '../state/index.js';
+import type { Sink, Source, CursorValue } from '../erp/types.js';
+import type { SyncEvents } from './events.js';
+import type { PipelineDefinition } from './schema.js';
+
+export type RunStatusFinal = 'succeeded' | 'failed' | 'partial' | 'aborted';
+
+/** What a run did. */
+export interface RunSummary {
+  /** State run id (0 for dry runs, which write no state). */
+  readonly runId: number;
+  readonly pipeline: string;
+  readonly mode: RunMode | 'retry';
+  readonly status: RunStatusFinal;
+  readonly counts: Readonly<RunCounts>;
+  readonly durationMs: number;
+  /** Dry runs: what each record would do. */
+  readonly plan?: readonly PlannedRecord[];
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+export type RunMode = 'sync' | 'backfill' | 'dry-run';
+
+/** A dry run's verdict on one record. */
+export interface PlannedRecord {
+  readonly erpKey: string;
+  readonly action: 'create' | 'update' | 'skip' | 'fail';
+  readonly shopId?: string | number;
+  readonly payload?: Readonly<Record<string, unknown>>;
+  /** Updates: field → {shop, next} for every field that differs from the shop's current record. */
+  readonly diff?: Readonly<Record<string, { readonly shop: unknown; readonly next: unknown }>>;
+  readonly reason?: string;
+}
+
+/** A backfill range: cursor values (`from`..`to`, inclusive) or, for pulls, an id range or dates. */
+export interface RunRange {
+  readonly from?: CursorValue;
+  readonly to?: CursorValue;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  /** @default 'sync' */
+  readonly mode?: RunMode;
+  /** Backfill range. */
+  readonly range?: RunRange;
+  /** Aborting lets in-flight batches settle, checkpoints and returns status `aborted`. */
+  readonly signal?: AbortSignal;
+}
+
+/** Where a run gets its ERP side: ready instances, or factories called once per run (and closed after it). */
+export type SourceProvider = Source | (() => Promise<Source>);
+export type SinkProvider = Sink | (() => Promise<Sink>);
+
+/** What a run needs. */
+export interface PipelineDeps {
+  readonly state: StateStore;
+  readonly shop: ShopClient;
+  /** The compiled mapping of the pipeline. */
+  readonly mapping: CompiledMapping;
+  readonly source?: SourceProvider;
+  readonly sink?: SinkProvider;
+  readonly logger?: Logger;
+  readonly events?: SyncEvents;
+}
+
+export type { PipelineDefinition };

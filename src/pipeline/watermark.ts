@@ -1,0 +1,63 @@
+/**
+ * The low-water mark: records are read in cursor order but settle out of order across batches in
+ * flight. The cursor may only move to the last position below which *everything* is settled, so a
+ * crash never skips a record that was still in flight.
+ */
+import type { CursorPosition } from '../erp/types.js';
+
+interface Slot {
+  readonly seq: number;
+  readonly position: CursorPosition;
+  settled: boolean;
+}
+
+/** Tracks read positions in order and yields the highest fully settled one. */
+export class LowWaterMark {
+  private readonly slots: Slot[] = [];
+  private head = 0;
+  private readonly bySeq = new Map<number, Slot>();
+  private nextSeq = 0;
+  private mark: CursorPosition | undefined;
+
+  constructor(initial?: CursorPosition) {
+    this.mark = initial;
+  }
+
+  /** Register a record as read (in source order); returns its sequence number. */
+  track(position: CursorPosition): number {
+    const slot: Slot = { seq: this.nextSeq++, position, settled: false };
+    this.slots.push(slot);
+    this.bySeq.set(slot.seq, slot);
+    return slot.seq;
+  }
+
+  /** Mark a record settled; returns true when the low-water mark moved. */
+  settle(seq: number): boolean {
+    const slot = this.bySeq.get(seq);
+    if (!slot || slot.settled) return false;
+    slot.settled = true;
+    this.bySeq.delete(seq);
+    let moved = false;
+    while (this.head < this.slots.length && this.slots[this.head]!.settled) {
+      this.mark = this.slots[this.head]!.position;
+      this.head++;
+      moved = true;
+    }
+    // Drop the consumed prefix now and then so memory stays bounded on long runs.
+    if (this.head > 4096 && this.head * 2 > this.slots.length) {
+      this.slots.splice(0, this.head);
+      this.head = 0;
+    }
+    return moved;
+  }
+
+  /** The position the cursor may be saved at (undefined: nothing settled yet and no initial cursor). */
+  get position(): CursorPosition | undefined {
+    return this.mark;
+  }
+
+  /** Records read but not yet settled. */
+  get inFlight(): number {
+    return this.bySeq.size;
+  }
+}
