@@ -43,7 +43,9 @@ export function probeTcp(host: string, port: number, timeoutMs = 1500): Promise<
 
 /** Probe a service; skip loudly when it is down, or register a failing test when CI=true. */
 export async function requireService(name: ServiceName): Promise<ServiceProbe> {
-  const s = SERVICES[name];
+  // SHOPSYNC_TEST_POSTGRES_PORT / SHOPSYNC_TEST_MARIADB_PORT point the tests at a server on another port.
+  const override = Number(process.env[`SHOPSYNC_TEST_${name.toUpperCase()}_PORT`]);
+  const s = { ...SERVICES[name], port: Number.isInteger(override) && override > 0 ? override : SERVICES[name].port };
   const reason = await probeTcp(s.host, s.port);
   const probe: ServiceProbe = { name, available: reason === undefined, host: s.host, port: s.port, user: s.user, database: s.database, reason };
   if (reason === undefined) return probe;
