@@ -1,6 +1,6 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSource } from '../../src/erp/index.js';
+import { createSource, type CursorPosition } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { requireService } from '../support/services.js';
 import { collect, sqlSuite } from './sql-suite.js';
@@ -40,6 +40,47 @@ describe.skipIf(!service.available)('MariaDB source and sink', () => {
     const rest = await collect(source, { pageSize: 1, after: first[0]?.position });
     await source.close();
     expect(rest.map((i) => i.key)).toEqual(['2', '3']);
+  });
+
+  it('loses no record when the server drops the connection between pages', async () => {
+    const table = `erp_break_${process.pid}`;
+    const user = `ss_brk_${process.pid}`;
+    await admin.query(`DROP TABLE IF EXISTS \`${table}\``);
+    await admin.query(`CREATE TABLE \`${table}\` (id INT PRIMARY KEY, seq INT NOT NULL)`);
+    await admin.query(`INSERT INTO \`${table}\` VALUES ${Array.from({ length: 60 }, (_, i) => `(${i + 1}, ${Math.floor((i + 1) / 7)})`).join(', ')}`);
+    await admin.query(`CREATE USER IF NOT EXISTS '${user}'@'%'`);
+    await admin.query(`CREATE USER IF NOT EXISTS '${user}'@'localhost'`);
+    await admin.query(`GRANT SELECT ON \`${service.database}\`.* TO '${user}'@'%'`);
+    await admin.query(`GRANT SELECT ON \`${service.database}\`.* TO '${user}'@'localhost'`);
+    try {
+      const own = { ...connection, user };
+      const cfg = { query: `SELECT id, seq FROM \`${table}\``, cursor: 'seq', key: 'id' };
+      const seen: string[] = [];
+      const source = await createSource(own, cfg, ctx);
+      let last: CursorPosition | undefined;
+      try {
+        for await (const item of source.read({ pageSize: 10 })) {
+          seen.push(item.key);
+          last = item.position;
+          if (seen.length === 15) {
+            const [rows] = await admin.query(`SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ?`, [user]);
+            for (const row of rows as { ID: number }[]) await admin.query(`KILL ${Number(row.ID)}`);
+            expect((rows as unknown[]).length).toBeGreaterThan(0);
+          }
+        }
+      } catch (err) {
+        expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE' });
+      }
+      await source.close().catch(() => undefined);
+      const restarted = await createSource(own, cfg, ctx);
+      for (const item of await collect(restarted, { pageSize: 10, after: last })) seen.push(item.key);
+      await restarted.close();
+      expect(seen.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    } finally {
+      await admin.query(`DROP TABLE IF EXISTS \`${table}\``);
+      await admin.query(`DROP USER IF EXISTS '${user}'@'%'`);
+      await admin.query(`DROP USER IF EXISTS '${user}'@'localhost'`);
+    }
   });
 
   it('reports an unreachable server with CONNECTOR_UNREACHABLE and how to fix it', async () => {

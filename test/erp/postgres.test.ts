@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSink, createSource } from '../../src/erp/index.js';
+import { createSink, createSource, type CursorPosition } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { requireService } from '../support/services.js';
 import { collect, sqlSuite } from './sql-suite.js';
@@ -42,6 +42,52 @@ describe.skipIf(!service.available)('PostgreSQL source and sink', () => {
     const rest = await collect(source, { pageSize: 1, after: first[0]?.position });
     await source.close();
     expect(rest.map((i) => i.key)).toEqual(['2', '3']);
+  });
+
+  it('loses no record when the server drops the connection between pages', async () => {
+    const table = `erp_break_${process.pid}`;
+    await admin.query(`DROP TABLE IF EXISTS "${table}"`);
+    await admin.query(`CREATE TABLE "${table}" AS SELECT g AS id, g / 7 AS seq FROM generate_series(1, 60) g`);
+    try {
+      const seen: string[] = [];
+      const source = await createSource(connection, { query: `SELECT id, seq FROM "${table}"`, cursor: 'seq', key: 'id' }, ctx);
+      let last: CursorPosition | undefined;
+      try {
+        for await (const item of source.read({ pageSize: 10 })) {
+          seen.push(item.key);
+          last = item.position;
+          if (seen.length === 15) {
+            const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'shopsync' AND query LIKE '%${table}%'`);
+            expect(killed.rowCount).toBeGreaterThan(0);
+          }
+        }
+      } catch (err) {
+        // Either the pool noticed and reconnected, or the read fails typed and the run restarts from `last`.
+        expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE' });
+      }
+      await source.close().catch(() => undefined);
+      const restarted = await createSource(connection, { query: `SELECT id, seq FROM "${table}"`, cursor: 'seq', key: 'id' }, ctx);
+      for (const item of await collect(restarted, { pageSize: 10, after: last })) seen.push(item.key);
+      await restarted.close();
+      expect(seen.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    } finally {
+      await admin.query(`DROP TABLE IF EXISTS "${table}"`);
+    }
+  });
+
+  it('stops between pages when the run is aborted', async () => {
+    const source = await createSource(connection, { query: 'SELECT g AS id, g AS c FROM generate_series(1, 100) g', cursor: 'c', key: 'id' }, ctx);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const item of source.read({ pageSize: 10, signal: controller.signal })) {
+        seen.push(item.key);
+        if (seen.length === 5) controller.abort();
+      }
+    })();
+    await expect(reading).rejects.toMatchObject({ code: 'ABORTED' });
+    await source.close();
+    expect(seen).toHaveLength(10);
   });
 
   it('reports an unreachable server with CONNECTOR_UNREACHABLE and how to fix it', async () => {

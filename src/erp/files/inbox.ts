@@ -82,6 +82,7 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
       let error: string | undefined;
       try {
         for await (const record of readers[cfg.format](file, cfg)) {
+          if (options.signal?.aborted) throw new AbortedError();
           index++;
           if (index <= skipThrough) continue;
           if (!recordSchema.safeParse(record).success) throw new Error(`record ${index} is not an object`);

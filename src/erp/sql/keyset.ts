@@ -15,6 +15,14 @@ import { compileNamed, paramNames } from './params.js';
 
 const DEFAULT_PAGE_SIZE = 500;
 
+/**
+ * The key as a bound value. SQLite compares an integer with a text value as "integer is smaller" when
+ * the column has no affinity (computed keys), which would skip rows: integer-looking keys bind as numbers.
+ */
+function keyParam(driver: SqlDriver, key: string): string | number {
+  return driver.kind === 'sqlite' && /^-?(0|[1-9]\d{0,14})$/.test(key) ? Number(key) : key;
+}
+
 /** The page query: the user's own paging query, or the user's SELECT wrapped with the keyset predicate. */
 function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPosition | undefined, until: CursorValue | undefined, limit: number) {
   const used = paramNames(cfg.query);
@@ -22,7 +30,7 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
     return compileNamed(cfg.query, {
       ...cfg.params,
       cursor: after?.value ?? cfg.initialCursor,
-      cursor_key: after?.key ?? cfg.initialKey ?? null,
+      cursor_key: after?.key != null ? keyParam(driver, after.key) : cfg.initialKey ?? null,
       limit,
       until: until ?? null,
     }, driver.style);
@@ -37,7 +45,7 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
       // Only the cursor value is known: re-read its ties rather than risk skipping one.
       conditions.push(`${c} >= :cursor`);
     } else {
-      values.cursor_key = after.key;
+      values.cursor_key = keyParam(driver, after.key);
       conditions.push(`(${c} > :cursor OR (${c} = :cursor AND ${k} > :cursor_key))`);
     }
   }
@@ -46,7 +54,8 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
     conditions.push(`${c} <= :until`);
   }
   const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
-  const sql = `SELECT * FROM (${cfg.query}) shopsync_q${where} ORDER BY ${c}, ${k} LIMIT :limit`;
+  const base = cfg.query.trim().replace(/;+$/, '');
+  const sql = `SELECT * FROM (${base}) shopsync_q${where} ORDER BY ${c}, ${k} LIMIT :limit`;
   return compileNamed(sql, values, driver.style);
 }
 

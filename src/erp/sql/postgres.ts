@@ -34,7 +34,7 @@ export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEn
         password: conn.password ?? env.PGPASSWORD,
         database: conn.database ?? env.PGDATABASE,
       };
-  return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: conn.ssl ? { rejectUnauthorized: false } : undefined, types: typeParsers, options: '-c TimeZone=UTC' };
+  return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: conn.ssl ? { rejectUnauthorized: false } : undefined, types: typeParsers, options: '-c TimeZone=UTC', application_name: 'shopsync' };
 }
 
 function where(settings: pg.PoolConfig): string {
