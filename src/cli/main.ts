@@ -2,22 +2,12 @@
  * The `shopsync` command line. `bin/shopsync.js` calls `main(process.argv)` and exits with the
  * code it resolves to (see `EXIT` in ./exit.ts for what each code means).
  */
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, errorLine } from '../errors.js';
 import { CliContext, type CliIo } from './context.js';
 import { EXIT, exitCodeFor } from './exit.js';
 import { registerCommands } from './commands/index.js';
-
-/** The package version, read lazily (no work at import time). */
-export function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+import { version } from './version.js';
 
 /** Build the program with every command (exported for help-text tests). */
 export function buildProgram(ctx: CliContext): Command {

@@ -16,6 +16,8 @@ export interface Metrics {
   recordsSettled(pipeline: string, outcome: string, count?: number): void;
   /** A run finished with `status`; successful runs stamp the last-success time. */
   runFinished(pipeline: string, status: string, at: Date): void;
+  /** Seed the last-success time from the state (after a restart). */
+  lastSuccessAt(pipeline: string, at: Date): void;
   /** A scheduled tick was skipped because the previous run was still going. */
   tickSkipped(pipeline: string): void;
   /** Text exposition for /metrics. */
@@ -119,6 +121,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     runFinished(pipeline, status, at) {
       runs.inc({ pipeline, status });
       if (status === 'succeeded') lastSuccess.set({ pipeline }, Math.floor(at.getTime() / 1000));
+    },
+    lastSuccessAt(pipeline, at) {
+      lastSuccess.set({ pipeline }, Math.floor(at.getTime() / 1000));
     },
     tickSkipped(pipeline) {
       skipped.inc({ pipeline });

@@ -138,3 +138,13 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
   };
 }
+
+/** The next time a cron expression fires after now (for `status` without a running daemon). */
+export function nextOccurrence(expression: string, timezone?: string): Date | null {
+  const task = createTask(expression, () => undefined, timezone ? { timezone } : {});
+  try {
+    return task.getNextRuns(1)[0] ?? null;
+  } finally {
+    void task.destroy();
+  }
+}

@@ -1,9 +1,19 @@
 /** Every `shopsync` command. */
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { backfillCommand } from './backfill.js';
+import { dlqCommand } from './dlq.js';
+import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
+import { statusCommand } from './status.js';
+import { syncCommand } from './sync.js';
 
 /** Add the commands to the program. */
 export function registerCommands(program: Command, ctx: CliContext): void {
+  program.addCommand(runCommand(ctx));
+  program.addCommand(syncCommand(ctx));
+  program.addCommand(backfillCommand(ctx));
+  program.addCommand(statusCommand(ctx));
+  program.addCommand(dlqCommand(ctx));
   program.addCommand(sandboxCommand(ctx));
 }

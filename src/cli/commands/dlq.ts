@@ -1,0 +1,82 @@
+/** `shopsync dlq list|retry|drop`: inspect and act on dead letters. */
+import { Command } from 'commander';
+import { parseIds, parsePositive } from '../args.js';
+import type { CliContext } from '../context.js';
+import { UsageError } from '../exit.js';
+import { exitCodeOfRun, summaryLine, table, when } from '../format.js';
+import { withRuntime } from '../session.js';
+
+interface ActOptions {
+  all?: boolean;
+  pipeline?: string;
+  json?: boolean;
+}
+
+/** The ids an action targets: given ids, or 'all' (optionally of one pipeline). */
+function selection(ids: number[], opts: ActOptions): number[] | 'all' {
+  if (ids.length > 0 && opts.all) throw new UsageError('give dead-letter ids or --all, not both');
+  if (ids.length === 0 && !opts.all) throw new UsageError('give dead-letter ids (see `shopsync dlq list`) or --all');
+  return ids.length > 0 ? ids : 'all';
+}
+
+/** Register the command group. */
+export function dlqCommand(ctx: CliContext): Command {
+  const dlq = new Command('dlq').description('dead letters: records that failed and wait to be retried or dropped');
+
+  dlq
+    .command('list')
+    .description('list dead letters, newest failure first')
+    .option('-p, --pipeline <name>', 'only this pipeline')
+    .option('--code <code>', 'only letters with this error code')
+    .option('--limit <n>', 'at most this many', parsePositive, 100)
+    .option('--json', 'print as JSON (with the stored record)')
+    .action(async (opts: { pipeline?: string; code?: string; limit: number; json?: boolean }, cmd: Command) => {
+      await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+        if (opts.pipeline) runtime.pipeline(opts.pipeline);
+        const letters = runtime.state.deadLetters.list({ pipeline: opts.pipeline, code: opts.code, limit: opts.limit });
+        if (opts.json) ctx.print(JSON.stringify(letters, null, 2));
+        else if (letters.length === 0) ctx.print('no dead letters');
+        else ctx.print(table(['ID', 'PIPELINE', 'ERP KEY', 'CODE', 'ATTEMPTS', 'LAST FAILED', 'REASON'], letters.map((l) => [String(l.id), l.pipeline, l.erpKey, l.code, String(l.attempts), when(l.lastFailedAt), l.reason])));
+      });
+    });
+
+  dlq
+    .command('retry')
+    .description('send dead letters again through the current mapping; those that succeed are removed')
+    .argument('[ids...]', 'dead-letter ids (comma or space separated)')
+    .option('--all', 'every dead letter (of --pipeline, or of every pipeline)')
+    .option('-p, --pipeline <name>', 'with --all: only this pipeline')
+    .option('--json', 'print the retry run summaries as JSON')
+    .addHelpText('after', '\nExit code 0 when every retried letter went through, 1 when some failed again.')
+    .action(async (raw: string[], opts: ActOptions, cmd: Command) => {
+      const ids = raw.flatMap((r) => parseIds(r));
+      const target = selection(ids, opts);
+      await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+        const { retryDeadLetterIds } = await import('../../ops/deadLetters.js');
+        const summaries = opts.pipeline && target === 'all' ? [await runtime.retry(runtime.pipeline(opts.pipeline).name)] : await retryDeadLetterIds(runtime, target);
+        if (opts.json) ctx.print(JSON.stringify(summaries, null, 2));
+        else if (summaries.length === 0) ctx.print('nothing to retry');
+        else for (const s of summaries) ctx.print(summaryLine(s));
+        ctx.exitCode = Math.max(0, ...summaries.map(exitCodeOfRun));
+      });
+    });
+
+  dlq
+    .command('drop')
+    .description('delete dead letters for good (the records are not sent)')
+    .argument('[ids...]', 'dead-letter ids (comma or space separated)')
+    .option('--all', 'every dead letter (of --pipeline, or of every pipeline)')
+    .option('-p, --pipeline <name>', 'with --all: only this pipeline')
+    .option('--json', 'print {"dropped": n} as JSON')
+    .action(async (raw: string[], opts: ActOptions, cmd: Command) => {
+      const ids = raw.flatMap((r) => parseIds(r));
+      const target = selection(ids, opts);
+      await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+        const { dropDeadLetters } = await import('../../ops/deadLetters.js');
+        const { dropDeadLetters: dropOfPipeline } = await import('../../pipeline/index.js');
+        const dropped = opts.pipeline && target === 'all' ? dropOfPipeline(runtime.state, runtime.pipeline(opts.pipeline).name) : dropDeadLetters(runtime, target);
+        ctx.print(opts.json ? JSON.stringify({ dropped }) : `dropped ${dropped} dead letter${dropped === 1 ? '' : 's'}`);
+      });
+    });
+  return dlq;
+}

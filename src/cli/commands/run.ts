@@ -1,0 +1,37 @@
+/** `shopsync run`: the daemon. */
+import { Command, Option } from 'commander';
+import { parsePort } from '../args.js';
+import type { CliContext } from '../context.js';
+import { onStopSignal } from '../signals.js';
+import { version } from '../version.js';
+
+/** Register the command. */
+export function runCommand(ctx: CliContext): Command {
+  return new Command('run')
+    .description('run the daemon: pipelines on their schedules, dashboard, /healthz, /readyz and /metrics')
+    .addOption(new Option('--port <port>', 'override dashboard.port').argParser(parsePort))
+    .option('--host <host>', 'override dashboard.host (anything but loopback needs dashboard.token)')
+    .option('--no-dashboard', 'serve only /healthz, /readyz and /metrics')
+    .addHelpText(
+      'after',
+      `
+Runs until SIGTERM or SIGINT: then it stops scheduling, lets in-flight runs settle or checkpoint
+within daemon.shutdownGraceMs, closes the state database and exits 0. Runs left unfinished by a
+crash are marked crashed at the next start and continue from their last checkpoint.`,
+    )
+    .action(async (opts: { port?: number; host?: string; dashboard: boolean }, cmd: Command) => {
+      const loaded = await ctx.config(cmd);
+      const logger = ctx.logger(cmd, 'stdout', loaded.config.log.level);
+      for (const w of loaded.warnings) logger.warn(w);
+      const stop = onStopSignal();
+      try {
+        const { startDaemon } = await import('../../ops/daemon.js');
+        const daemon = await startDaemon(loaded, { logger, port: opts.port, host: opts.host, dashboard: opts.dashboard ? undefined : false, version: version() });
+        const signal = await stop.stopped;
+        logger.info({ signal }, 'stopping: no new runs; waiting for in-flight runs to checkpoint');
+        await daemon.close();
+      } finally {
+        stop.dispose();
+      }
+    });
+}

@@ -1,0 +1,96 @@
+/** `shopsync status [--json]`: every pipeline's last run, cursor, next run and dead letters. */
+import { hostname } from 'node:os';
+import { Command } from 'commander';
+import { nextOccurrence } from '../../scheduler/index.js';
+import { processAlive, type StateStore } from '../../state/index.js';
+import type { PipelineConfig } from '../../config/index.js';
+import type { CliContext } from '../context.js';
+import { table, when } from '../format.js';
+import { withRuntime } from '../session.js';
+
+/** One pipeline's status (the `--json` shape). */
+export interface PipelineStatus {
+  readonly name: string;
+  readonly direction: string;
+  readonly resource: string;
+  readonly schedule: string | null;
+  readonly timezone: string | null;
+  /** Next time the schedule fires (when a daemon is running). */
+  readonly nextRun: string | null;
+  /** A process holds the pipeline's lock right now. */
+  readonly running: boolean;
+  readonly lastRun: {
+    readonly id: number;
+    readonly mode: string;
+    readonly status: string;
+    readonly startedAt: string;
+    readonly finishedAt: string | null;
+    readonly counts: Readonly<Record<string, number>>;
+    readonly error: Readonly<Record<string, unknown>> | null;
+  } | null;
+  readonly lastSuccessAt: string | null;
+  readonly cursor: { readonly value: unknown; readonly key: string | null; readonly updatedAt: string } | null;
+  readonly backfills: readonly { readonly name: string; readonly value: unknown; readonly key: string | null; readonly updatedAt: string }[];
+  readonly deadLetters: number;
+}
+
+/** Collect the status of each configured pipeline from the state. */
+export function pipelineStatus(state: StateStore, p: PipelineConfig, defaultTz?: string): PipelineStatus {
+  const [last] = state.runs.list({ pipeline: p.name, limit: 1 });
+  const [success] = state.runs.list({ pipeline: p.name, status: 'succeeded', limit: 1 });
+  const cursors = state.cursors.list(p.name);
+  const incremental = cursors.find((c) => c.name === 'incremental');
+  const lock = state.locks.get(p.name);
+  const running = lock !== undefined && (lock.host !== hostname() || processAlive(lock.pid));
+  const tz = p.timezone ?? defaultTz;
+  return {
+    name: p.name,
+    direction: p.direction,
+    resource: p.resource,
+    schedule: p.schedule ?? null,
+    timezone: p.schedule ? (tz ?? Intl.DateTimeFormat().resolvedOptions().timeZone) : null,
+    nextRun: p.schedule ? (nextOccurrence(p.schedule, tz)?.toISOString() ?? null) : null,
+    running,
+    lastRun: last
+      ? { id: last.id, mode: last.mode, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt ?? null, counts: { ...last.counts }, error: last.error ?? null }
+      : null,
+    lastSuccessAt: success?.finishedAt ?? null,
+    cursor: incremental ? { value: incremental.value, key: incremental.key, updatedAt: incremental.updatedAt } : null,
+    backfills: cursors.filter((c) => c.name !== 'incremental').map((c) => ({ name: c.name, value: c.value, key: c.key, updatedAt: c.updatedAt })),
+    deadLetters: state.deadLetters.count(p.name),
+  };
+}
+
+/** Register the command. */
+export function statusCommand(ctx: CliContext): Command {
+  return new Command('status')
+    .description('show every pipeline: last run and outcome, cursor, next run, dead letters')
+    .option('--json', 'print as JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
+        const pipelines = loaded.config.pipelines.map((p) => pipelineStatus(runtime.state, p, loaded.config.timezone));
+        if (opts.json) {
+          ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines }, null, 2));
+          return;
+        }
+        if (pipelines.length === 0) {
+          ctx.print(`no pipelines in ${loaded.file}`);
+          return;
+        }
+        ctx.print(
+          table(
+            ['PIPELINE', 'LAST RUN', 'OUTCOME', 'RECORDS', 'CURSOR', 'NEXT RUN', 'DEAD LETTERS'],
+            pipelines.map((s) => [
+              `${s.name}${s.running ? ' (running)' : ''}`,
+              when(s.lastRun?.startedAt),
+              s.lastRun ? `${s.lastRun.status}${s.lastRun.error ? ` [${String(s.lastRun.error.code ?? '')}]` : ''}` : 'never run',
+              s.lastRun ? `${s.lastRun.counts.read ?? 0} read, ${(s.lastRun.counts.created ?? 0) + (s.lastRun.counts.updated ?? 0)} written` : '-',
+              s.cursor ? `${JSON.stringify(s.cursor.value)}${s.cursor.key !== null ? ` / ${s.cursor.key}` : ''}` : '-',
+              s.schedule ? when(s.nextRun) : 'on demand',
+              String(s.deadLetters),
+            ]),
+          ),
+        );
+      });
+    });
+}

@@ -1,0 +1,40 @@
+/** `shopsync sync <pipeline> [--dry-run]`: one incremental run now. */
+import { Command } from 'commander';
+import type { PlannedRecord } from '../../pipeline/index.js';
+import type { CliContext } from '../context.js';
+import { exitCodeOfRun, summaryLine } from '../format.js';
+import { withRuntime } from '../session.js';
+import { onStopSignal } from '../signals.js';
+
+function planLine(p: PlannedRecord): string {
+  const id = p.shopId !== undefined ? ` → shop ${p.shopId}` : '';
+  const why = p.reason ? ` (${p.reason})` : '';
+  const diff = p.diff ? Object.entries(p.diff).map(([f, d]) => `\n    ${f}: ${JSON.stringify(d.shop)} → ${JSON.stringify(d.next)}`).join('') : '';
+  return `  ${p.action.padEnd(6)} ${p.erpKey}${id}${why}${diff}`;
+}
+
+/** Register the command. */
+export function syncCommand(ctx: CliContext): Command {
+  return new Command('sync')
+    .description('run one pipeline once, now (incremental: continues from its cursor)')
+    .argument('<pipeline>', 'pipeline name from the config')
+    .option('--dry-run', 'read, map and compare with the shop, but write nothing; prints what would happen')
+    .option('--json', 'print the run summary (and dry-run plan) as JSON')
+    .addHelpText('after', '\nExit code 0 when every record settled, 1 when some failed or were dead-lettered, 3 when another process runs the pipeline, 4 when interrupted.')
+    .action(async (name: string, opts: { dryRun?: boolean; json?: boolean }, cmd: Command) => {
+      const stop = onStopSignal();
+      try {
+        await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+          const summary = await runtime.run(name, { mode: opts.dryRun ? 'dry-run' : 'sync', signal: stop.signal });
+          if (opts.json) ctx.print(JSON.stringify(summary, null, 2));
+          else {
+            ctx.print(summaryLine(summary));
+            if (summary.plan) for (const p of summary.plan) ctx.print(planLine(p));
+          }
+          ctx.exitCode = exitCodeOfRun(summary);
+        });
+      } finally {
+        stop.dispose();
+      }
+    });
+}

@@ -1,0 +1,34 @@
+/** Plain-text rendering of command output (JSON output goes through `JSON.stringify`). */
+import type { RunSummary } from '../pipeline/index.js';
+import { EXIT, type ExitCode } from './exit.js';
+
+/** The exit code a finished run stands for. */
+export function exitCodeOfRun(summary: Pick<RunSummary, 'status'>): ExitCode {
+  if (summary.status === 'succeeded') return EXIT.ok;
+  if (summary.status === 'aborted') return EXIT.interrupted;
+  return EXIT.failed;
+}
+
+/** `products sync succeeded in 1.2 s: read 10, created 3, …`. */
+export function summaryLine(s: RunSummary): string {
+  const c = s.counts;
+  const parts = [`read ${c.read}`, `created ${c.created}`, `updated ${c.updated}`, `unchanged ${c.unchanged}`, `failed ${c.failed}`, `dead-lettered ${c.deadLettered}`];
+  if (c.warnings) parts.push(`warnings ${c.warnings}`);
+  const run = s.runId ? ` (run ${s.runId})` : '';
+  const err = s.error ? `\n  error: [${s.error.code}] ${s.error.message}` : '';
+  return `${s.pipeline} ${s.mode} ${s.status}${run} in ${(s.durationMs / 1000).toFixed(1)} s: ${parts.join(', ')}${err}`;
+}
+
+/** Render rows as an aligned text table. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+/** A compact local date-time, or '-' */
+export function when(t: string | Date | null | undefined): string {
+  if (!t) return '-';
+  const d = typeof t === 'string' ? new Date(t) : t;
+  return Number.isNaN(d.getTime()) ? String(t) : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}

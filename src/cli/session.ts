@@ -1,0 +1,27 @@
+/** Open a runtime for a one-off command and always close it. */
+import type { Command } from 'commander';
+import type { LoadedConfig } from '../config/index.js';
+import type { Logger } from '../log.js';
+import type { Runtime } from '../ops/runtime.js';
+import type { CliContext } from './context.js';
+
+/** What a command body receives. */
+export interface Session {
+  readonly runtime: Runtime;
+  readonly loaded: LoadedConfig;
+  readonly logger: Logger;
+}
+
+/** Load the config, open the runtime, run `body`, close everything (even when `body` throws). */
+export async function withRuntime<T>(ctx: CliContext, cmd: Command, logTo: 'stdout' | 'stderr', body: (s: Session) => Promise<T>): Promise<T> {
+  const loaded = await ctx.config(cmd);
+  const logger = ctx.logger(cmd, logTo, loaded.config.log.level);
+  for (const w of loaded.warnings) logger.warn(w);
+  const { openRuntime } = await import('../ops/runtime.js');
+  const runtime = await openRuntime(loaded, { logger });
+  try {
+    return await body({ runtime, loaded, logger });
+  } finally {
+    await runtime.close();
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The long-lived `shopsync run` process: scheduler + HTTP server (dashboard, /healthz, /readyz,
+ * /metrics) around one runtime. Closing stops the clock, lets in-flight runs checkpoint within
+ * the grace period, stops the server and closes the state database — in reverse order of opening.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { LoadedConfig } from '../config/index.js';
+import { errorLine } from '../errors.js';
+import type { Logger } from '../log.js';
+import { createScheduler, type CloseResult, type Scheduler } from '../scheduler/index.js';
+import { readiness } from './readiness.js';
+import { openRuntime, type Runtime } from './runtime.js';
+import { startOpsServer, type OpsServer } from './server.js';
+import { dashboardDeps } from './dashboard.js';
+
+/** Options of `startDaemon`. */
+export interface DaemonOptions {
+  readonly logger: Logger;
+  /** Override dashboard.port (the demo picks free ports). */
+  readonly port?: number;
+  /** Override dashboard.host. */
+  readonly host?: string;
+  /** Serve the dashboard. @default dashboard.enabled */
+  readonly dashboard?: boolean;
+  /** Run every scheduled pipeline once right after start (the demo wants data at once). @default false */
+  readonly runAtStart?: boolean;
+  /** Reported by /healthz. */
+  readonly version?: string;
+  /** Extra routes on the same server. */
+  readonly register?: (app: FastifyInstance) => Promise<void> | void;
+}
+
+/** A running daemon. */
+export interface Daemon {
+  readonly url: string;
+  readonly runtime: Runtime;
+  readonly scheduler: Scheduler;
+  readonly server: OpsServer;
+  /** Stop: scheduler (with grace), server, runtime. */
+  close(): Promise<CloseResult>;
+}
+
+/** Start the daemon: runtime, crashed-run marking, server, then the clock. */
+export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions): Promise<Daemon> {
+  const { config } = loaded;
+  const logger = options.logger;
+  const runtime = await openRuntime(loaded, { logger });
+  const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
+  try {
+    runtime.markCrashedRuns();
+    const scheduler = createScheduler({
+      pipelines: config.pipelines,
+      timezone: config.timezone,
+      logger,
+      onSkip: (p) => runtime.metrics.tickSkipped(p),
+      run: async ({ pipeline, signal }) => {
+        try {
+          // runPipeline logs the finished run with its counts.
+          await runtime.run(pipeline, { mode: 'sync', signal });
+        } catch (err) {
+          const code = (err as { code?: unknown }).code;
+          if (code === 'LOCK_HELD') logger.warn({ pipeline, err: errorLine(err) }, 'run skipped: another process is running this pipeline');
+          else logger.error({ pipeline, err }, `run could not start: ${errorLine(err)}`);
+        }
+      },
+    });
+    const stateOk = () => {
+      runtime.state.schemaVersion();
+      return { ok: true, detail: `open (${loaded.statePath})` };
+    };
+    const serveDashboard = options.dashboard ?? config.dashboard.enabled;
+    const server = await startOpsServer({
+      host: options.host ?? config.dashboard.host,
+      port: options.port ?? config.dashboard.port,
+      token: config.dashboard.token,
+      metrics: runtime.metrics,
+      logger,
+      version: options.version,
+      readiness: () =>
+        readiness({
+          state: stateOk,
+          ...(config.daemon.readyNeedsShop ? { shop: () => runtime.shopContact.check() } : {}),
+        }),
+      register: async (app) => {
+        if (serveDashboard) {
+          const { registerDashboard } = await import('../dashboard/index.js');
+          await registerDashboard(app, dashboardDeps(runtime, scheduler, { host: options.host ?? config.dashboard.host, token: config.dashboard.token }));
+        }
+        await options.register?.(app);
+      },
+    });
+    closers.push(() => server.close());
+    scheduler.start();
+    logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath }, 'shopsync daemon started');
+    if (options.runAtStart) for (const p of config.pipelines) if (p.schedule) void scheduler.runNow(p.name).catch(() => undefined);
+
+    let closing: Promise<CloseResult> | undefined;
+    return {
+      url: server.url,
+      runtime,
+      scheduler,
+      server,
+      close() {
+        closing ??= (async () => {
+          const result = await scheduler.close(config.daemon.shutdownGraceMs);
+          await server.close();
+          await runtime.close();
+          logger.info({ settled: result.settled }, 'shopsync daemon stopped');
+          return result;
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,26 @@
+/** The dashboard's view of the daemon (`DashboardDeps`), built from the runtime and the scheduler. */
+import type { DashboardDeps } from '../dashboard/types.js';
+import type { Scheduler } from '../scheduler/index.js';
+import type { Runtime } from './runtime.js';
+import { dropDeadLetters, retryDeadLetterIds } from './deadLetters.js';
+
+/** Build the dashboard's dependencies. */
+export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { host: string; token?: string }): DashboardDeps {
+  return {
+    state: runtime.state,
+    pipelines: runtime.loaded.config.pipelines.map((p) => ({
+      name: p.name,
+      resource: p.resource,
+      direction: p.direction,
+      schedule: p.schedule,
+      nextRun: () => scheduler.nextRun(p.name) ?? undefined,
+    })),
+    runNow: (name) => scheduler.runNow(name),
+    retryDeadLetters: (ids) => retryDeadLetterIds(runtime, ids),
+    dropDeadLetters: async (ids) => dropDeadLetters(runtime, ids),
+    events: runtime.events,
+    token: server.token,
+    host: server.host,
+    logger: runtime.logger.child({ component: 'dashboard' }),
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * Everything a configured shopsync process holds open: the state database, one shop client,
+ * the pipelines' event stream and metrics. The daemon and the one-off commands (sync, backfill,
+ * dlq retry) all run pipelines through `Runtime.run`, so they behave the same.
+ */
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoadedConfig, PipelineConfig } from '../config/index.js';
+import { shopClientOptions } from '../config/index.js';
+import { createSink, createSource } from '../erp/index.js';
+import { StateError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { loadMapping, type CompiledMapping } from '../mapping/index.js';
+import { retryDeadLetters, runPipeline, SyncEvents, type PipelineDeps, type RunOptions, type RunSummary } from '../pipeline/index.js';
+import { createShopClient, type ClientEvent, type ShopClient } from '../shop/index.js';
+import { openState, processAlive, type StateStore } from '../state/index.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { trackShopContact, type ShopContact } from './readiness.js';
+
+/** Options of `openRuntime`. */
+export interface RuntimeOptions {
+  readonly logger: Logger;
+  /** Also observe client events (the demo shows them). */
+  readonly onClientEvent?: (event: ClientEvent) => void;
+}
+
+/** An open runtime. */
+export interface Runtime {
+  readonly loaded: LoadedConfig;
+  readonly state: StateStore;
+  readonly shop: ShopClient;
+  readonly events: SyncEvents;
+  readonly metrics: Metrics;
+  readonly shopContact: ShopContact;
+  readonly logger: Logger;
+  /** A pipeline by name; throws UNKNOWN_PIPELINE naming the known ones. */
+  pipeline(name: string): PipelineConfig;
+  /** Run a pipeline once (sync, backfill or dry run). */
+  run(name: string, options?: RunOptions): Promise<RunSummary>;
+  /** Retry a push pipeline's dead letters (all, or these ids) through the current mapping. */
+  retry(name: string, ids?: readonly number[]): Promise<RunSummary>;
+  /** Mark runs left `running` by a dead process as crashed; returns how many. */
+  markCrashedRuns(): number;
+  close(): Promise<void>;
+}
+
+/** The folder of the mappings shipped with shopsync (used when a pipeline names a bare file). */
+export function shippedMappingsDir(): string {
+  return fileURLToPath(new URL('../../../mappings/', import.meta.url));
+}
+
+/** Where a pipeline's mapping file is: as given, relative to the config, or among the shipped mappings. */
+export function resolveMappingPath(mapping: string, baseDir: string): string {
+  if (isAbsolute(mapping)) return mapping;
+  const local = resolve(baseDir, mapping);
+  if (existsSync(local)) return local;
+  const shipped = resolve(shippedMappingsDir(), mapping);
+  return existsSync(shipped) ? shipped : local;
+}
+
+/** Open state, shop client, events and metrics for a loaded config. */
+export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions): Promise<Runtime> {
+  const { config } = loaded;
+  const logger = options.logger;
+  const state = openState(loaded.statePath, { logger });
+  const names = config.pipelines.map((p) => p.name);
+  const metrics = createMetrics({
+    pipelines: names,
+    deadLetters: () => Object.fromEntries(names.map((n) => [n, state.deadLetters.count(n)])),
+  });
+  const shopContact = trackShopContact();
+  const events = new SyncEvents();
+  const throttled = events.clientObserver();
+  const shop = createShopClient({
+    ...shopClientOptions(config.shop),
+    logger: logger.child({ component: 'shop' }),
+    onEvent: (event) => {
+      metrics.clientEvent(event);
+      shopContact.observe(event);
+      throttled(event);
+      options.onClientEvent?.(event);
+    },
+  });
+  events.on('record-settled', (e) => metrics.recordsSettled(e.pipeline, e.outcome));
+  events.on('run-finished', (e) => metrics.runFinished(e.summary.pipeline, e.summary.status, new Date()));
+  for (const run of state.runs.latestByPipeline()) {
+    if (run.status === 'succeeded' && run.finishedAt) metrics.lastSuccessAt(run.pipeline, new Date(run.finishedAt));
+  }
+  const mappings = new Map<string, Promise<CompiledMapping>>();
+
+  const pipeline = (name: string): PipelineConfig => {
+    const p = config.pipelines.find((q) => q.name === name);
+    if (!p) throw new StateError('UNKNOWN_PIPELINE', `no pipeline named "${name}" in ${loaded.file}; known: ${names.join(', ') || '(none)'}`);
+    return p;
+  };
+
+  const mappingOf = (p: PipelineConfig): Promise<CompiledMapping> => {
+    let m = mappings.get(p.name);
+    if (!m) {
+      m = loadMapping(resolveMappingPath(p.mapping, loaded.baseDir));
+      m.catch(() => mappings.delete(p.name));
+      mappings.set(p.name, m);
+    }
+    return m;
+  };
+
+  const depsFor = async (p: PipelineConfig): Promise<PipelineDeps> => {
+    // runPipeline makes its own child logger per pipeline and run; connectors get one per pipeline.
+    const ctx = { logger: logger.child({ pipeline: p.name }), baseDir: loaded.baseDir };
+    const { connection: sourceConn, ...sourceCfg } = p.source ?? { connection: '' };
+    const { connection: sinkConn, ...sinkCfg } = p.sink ?? { connection: '' };
+    return {
+      state,
+      shop,
+      mapping: await mappingOf(p),
+      source: p.source ? () => createSource(config.connections[sourceConn], sourceCfg as never, ctx) : undefined,
+      sink: p.sink ? () => createSink(config.connections[sinkConn], sinkCfg as never, ctx) : undefined,
+      logger,
+      events,
+    };
+  };
+
+  return {
+    loaded,
+    state,
+    shop,
+    events,
+    metrics,
+    shopContact,
+    logger,
+    pipeline,
+    async run(name, runOptions = {}) {
+      const p = pipeline(name);
+      return runPipeline(p, await depsFor(p), runOptions);
+    },
+    async retry(name, ids) {
+      const p = pipeline(name);
+      return retryDeadLetters(p, await depsFor(p), ids ? { ids } : {});
+    },
+    markCrashedRuns() {
+      let marked = 0;
+      const here = hostname();
+      for (const run of state.runs.list({ status: 'running', limit: 1000 })) {
+        if (run.host !== here || (run.pid !== undefined && processAlive(run.pid))) continue;
+        try {
+          const lock = state.locks.acquire(run.lane);
+          try {
+            const n = state.runs.markCrashed(run.lane);
+            if (n > 0) logger.warn({ pipeline: run.pipeline, runId: run.id, lane: run.lane }, 'marked a run left unfinished by a crashed process as crashed');
+            marked += n;
+          } finally {
+            lock.release();
+          }
+        } catch (err) {
+          if (!(err instanceof StateError && err.code === 'LOCK_HELD')) throw err;
+        }
+      }
+      return marked;
+    },
+    async close() {
+      await shop.close();
+      await state.close();
+    },
+  };
+}
