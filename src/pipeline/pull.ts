@@ -73,7 +73,6 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     const delta = resource.ops.export?.delta;
     const stored = state.cursors.get(def.name, o.cursorName);
     const storedValue = typeof stored?.value === 'string' ? stored.value : undefined;
-    const filters = exportFilters(def, resource, storedValue, o.mode === 'backfill' ? o.range : undefined);
     let maxValue = storedValue;
     let batch: Pending[] = [];
     const ctx = mappingContext(state);
@@ -98,50 +97,69 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
       for (const p of done) deps.events?.emit({ type: 'record-settled', runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', codes: [] });
     };
 
+    const handle = async (record: Record<string, unknown>): Promise<void> => {
+      o.counts.read++;
+      const key = String(record[resource.key.id] ?? record[mapping.key] ?? '');
+      if (delta) {
+        const v = record[delta.recordField];
+        if (typeof v === 'string' && v !== '' && (maxValue === undefined || v > maxValue)) maxValue = v;
+      }
+      const result = mapping.applySync ? mapping.applySync(record, ctx) : await mapping.apply(record, ctx);
+      if (!result.ok) {
+        const error: StoredIssue = { ...issueOf(result.errors[0]), message: result.errors.map((e) => e.message).join('; ') };
+        o.counts.failed++;
+        if (dryRun) plan.push({ erpKey: key, action: 'fail', reason: `[${error.code}] ${error.message}` });
+        else {
+          o.counts.deadLettered++;
+          state.transaction(() => {
+            state.deadLetters.add({ pipeline: def.name, resource: resource.name, erpKey: key, record, code: error.code, reason: error.message, runId: o.runId });
+            state.events.add({ runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', error });
+          });
+        }
+        return;
+      }
+      const hash = contentHash(result.payload);
+      if (state.seen.get(def.name, key) === hash) {
+        o.counts.unchanged++;
+        if (dryRun) plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
+        return;
+      }
+      if (dryRun) {
+        plan.push({ erpKey: key, action: state.seen.get(def.name, key) === undefined ? 'create' : 'update', payload: result.payload });
+        o.counts.created++;
+        return;
+      }
+      // The same record twice in one export (it changed while we paged): keep only the latest version.
+      const dup = keysInBatch.get(key);
+      if (dup !== undefined) batch[dup] = { key, hash, row: result.payload };
+      else {
+        keysInBatch.set(key, batch.length);
+        batch.push({ key, hash, row: result.payload });
+        o.counts.created++;
+      }
+      if (batch.length >= def.options.sinkBatchSize) await flush();
+    };
+
+    const range = o.mode === 'backfill' ? o.range : undefined;
+    if (range && resource.ops.range && typeof range.from === 'number' && typeof range.to === 'number') {
+      // Id-range backfill ({start}:{end} export): chunk by chunk, each chunk's checkpoint saved after the sink committed it.
+      const chunk = resource.ops.export?.paging.maxLimit ?? 250;
+      let start = typeof stored?.value === 'number' ? stored.value + 1 : range.from;
+      while (start <= range.to && !o.signal?.aborted) {
+        const end = Math.min(start + chunk - 1, range.to);
+        const records = await shop.exportRange(resource.name as never, start, end);
+        o.counts.requests++;
+        for (const record of records) await handle(record);
+        await flush();
+        if (!dryRun) state.cursors.set(def.name, o.cursorName, { value: end, key: null, boundary: { finished: end >= range.to } });
+        start = end + 1;
+      }
+      return dryRun ? plan : undefined;
+    }
+    const filters = exportFilters(def, resource, storedValue, range);
     for await (const page of shop.exportPages(resource.name as never, { filters, ...(o.signal ? { signal: o.signal } : {}) })) {
       o.counts.requests++;
-      for (const record of page.records) {
-        o.counts.read++;
-        const key = String(record[resource.key.id] ?? record[mapping.key] ?? '');
-        if (delta) {
-          const v = record[delta.recordField];
-          if (typeof v === 'string' && v !== '' && (maxValue === undefined || v > maxValue)) maxValue = v;
-        }
-        const result = mapping.applySync ? mapping.applySync(record, ctx) : await mapping.apply(record, ctx);
-        if (!result.ok) {
-          const error: StoredIssue = { ...issueOf(result.errors[0]), message: result.errors.map((e) => e.message).join('; ') };
-          o.counts.failed++;
-          if (dryRun) plan.push({ erpKey: key, action: 'fail', reason: `[${error.code}] ${error.message}` });
-          else {
-            o.counts.deadLettered++;
-            state.transaction(() => {
-              state.deadLetters.add({ pipeline: def.name, resource: resource.name, erpKey: key, record, code: error.code, reason: error.message, runId: o.runId });
-              state.events.add({ runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', error });
-            });
-          }
-          continue;
-        }
-        const hash = contentHash(result.payload);
-        if (state.seen.get(def.name, key) === hash) {
-          o.counts.unchanged++;
-          if (dryRun) plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
-          continue;
-        }
-        if (dryRun) {
-          plan.push({ erpKey: key, action: state.seen.get(def.name, key) === undefined ? 'create' : 'update', payload: result.payload });
-          o.counts.created++;
-          continue;
-        }
-        // The same record twice in one export (it changed while we paged): keep only the latest version.
-        const dup = keysInBatch.get(key);
-        if (dup !== undefined) batch[dup] = { key, hash, row: result.payload };
-        else {
-          keysInBatch.set(key, batch.length);
-          batch.push({ key, hash, row: result.payload });
-          o.counts.created++;
-        }
-        if (batch.length >= def.options.sinkBatchSize) await flush();
-      }
+      for (const record of page.records) await handle(record);
       if (o.signal?.aborted) break;
     }
     await flush();

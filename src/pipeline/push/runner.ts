@@ -8,7 +8,7 @@ import { AbortedError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { RunCounts, StoredIssue } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
-import { stableStringify } from '../hash.js';
+import { payloadDiff } from '../diff.js';
 import type { PlannedRecord } from '../types.js';
 import { LowWaterMark } from '../watermark.js';
 import { issueOf } from './issues.js';
@@ -251,11 +251,7 @@ export class PushEngine {
     if (item.shopId !== undefined) {
       const current = await this.o.shop.exportOne(this.o.resource.name as never, item.shopId);
       this.o.counts.requests++;
-      diff = {};
-      for (const [field, next] of Object.entries(payload)) {
-        const shopValue = current?.[field];
-        if (stableStringify(shopValue) !== stableStringify(next)) diff[field] = { shop: shopValue, next };
-      }
+      diff = payloadDiff(current, payload);
     }
     this.o.counts.updated++;
     this.plan.push({ erpKey: item.erpKey, action: 'update', ...(item.shopId !== undefined ? { shopId: item.shopId } : {}), payload, ...(diff ? { diff } : {}) });
