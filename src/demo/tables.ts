@@ -72,7 +72,7 @@ export function demoSources(): DemoSource[] {
       query: 'SELECT ARTNR, Bestand, Mindestbestand, Meldebestand, Geaendert FROM artikel',
       cursor: 'Geaendert',
       key: 'ARTNR',
-      children: [{ field: 'Lager', query: 'SELECT * FROM lagerbestand WHERE ARTNR IN (:keys)', parentKey: 'ARTNR' }],
+      children: [{ field: 'Lagerbestand', query: 'SELECT * FROM lagerbestand WHERE ARTNR IN (:keys)', parentKey: 'ARTNR' }],
     },
     {
       mapping: 'customers',

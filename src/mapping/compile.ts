@@ -48,6 +48,9 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   }
   const operation = 'operation' in file.target ? file.target.operation : undefined;
   if (resource && file.direction === 'erp-to-shop') problems.push(...checkTargets(src, file, resource, operation ?? 'upsert'));
+  file.create_only?.forEach((f, i) => {
+    if (!(f in file.fields)) problems.push(problem(src, 'MAPPING_RULE', `create_only names \`${f}\`, which no rule under \`fields\` writes`, ['create_only', i]));
+  });
 
   const expressions: CompiledExpression[] = [];
   const rules = new Map<string, RuleMeta>();
@@ -137,6 +140,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     key: file.key,
     shopKey: file.shop_key,
     historyIdentity: file.history_identity,
+    createOnly: file.create_only,
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     usesExpressions: expressions.length > 0,
   };

@@ -58,7 +58,9 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
   const guard = cc.listGuard(target);
   const replace = guard?.replace ?? false;
   let source: Getter;
-  if (rule.each !== undefined) source = compileGetter(rule.each);
+  // `each: .` turns the current record into a one-entry list: flat CSV rows (one row per warehouse) feed list targets too.
+  if (rule.each === '.') source = (scope) => (scope.item === undefined || scope.item === null ? undefined : [scope.item]);
+  else if (rule.each !== undefined) source = compileGetter(rule.each);
   else if (rule.from !== undefined) source = compileGetter(rule.from);
   else {
     cc.fail('MAPPING_RULE', '`split` needs `from`: the source field holding the delimited list', yamlPath, 'key');

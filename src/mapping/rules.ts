@@ -153,7 +153,8 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
   const cond = rule.when ? compileConditions(rule.when) : undefined;
   const coerce = compileCoercion(rule, yamlPath, cc);
   const hasDefault = rule.default !== undefined;
-  const stringTyped = rule.type === undefined || rule.type === 'string';
+  // An empty string is a value only for plain text targets; for numbers, dates, flags and lookups it means "nothing".
+  const stringTyped = (rule.type === undefined || rule.type === 'string') && rule.lookup === undefined;
   const nulls = rule.null_values ? new Set(rule.null_values.map(String)) : undefined;
   const map = rule.map;
   let table: Readonly<Record<string, unknown>> | undefined;

@@ -158,6 +158,8 @@ export const mappingFileSchema = z
     key: sourcePath,
     shop_key: z.string().min(1).optional(),
     history_identity: z.array(z.string().min(1)).min(1).optional(),
+    /** Top-level target fields a pipeline sends only when it creates the record (e.g. customer addresses). */
+    create_only: z.array(z.string().min(1)).min(1).optional(),
     /** Defaults for every rule of the file. */
     locale: decimalLocale.optional(),
     timezone: z.string().min(1).optional(),

@@ -80,6 +80,11 @@ export interface CompiledMapping {
   readonly shopKey?: string;
   /** Fields identifying one entry of an append-only history list (order `status_history[]`) so it is sent once. */
   readonly historyIdentity?: readonly string[];
+  /**
+   * Top-level payload fields to send only when the pipeline creates the record, and to drop on
+   * update (customer `addresses`: an address without address_book_id is added, not updated).
+   */
+  readonly createOnly?: readonly string[];
   /** Name of the ERP record shape produced (shop→erp), e.g. `erp_orders`. */
   readonly erpTarget?: string;
   /** True when at least one rule uses a JSONata expression (then `applySync` is absent). */
