@@ -40,6 +40,8 @@ export const stabilitySchema = z.discriminatedUnion('mode', [
 
 /** File source: records from the files in an inbox folder, oldest name first. */
 export const fileSourceSchema = z.strictObject({
+    /** Name of the connection this part uses (read by the pipeline config, ignored here). */
+    connection: z.string().optional(),
   /** Inbox folder, relative to the connection's folder. */
   folder: z.string().min(1),
   format: z.enum(['csv', 'json', 'ndjson', 'xml']),
@@ -69,6 +71,8 @@ export const fileSourceSchema = z.strictObject({
 
 /** File sink: one file per batch, written under a temporary name and renamed atomically. */
 export const fileSinkSchema = z.strictObject({
+    /** Name of the connection this part uses (read by the pipeline config, ignored here). */
+    connection: z.string().optional(),
   /** Outbox folder, relative to the connection's folder (created if missing). */
   folder: z.string().min(1),
   format: z.enum(['csv', 'json', 'ndjson', 'xml']),

@@ -29,6 +29,8 @@ export const pagingSchema = z.discriminatedUnion('style', [
 
 /** HTTP source: GET a paged list of JSON records. */
 export const httpSourceSchema = z.strictObject({
+    /** Name of the connection this part uses (read by the pipeline config, ignored here). */
+    connection: z.string().optional(),
   /** Path (or absolute URL) of the list endpoint, resolved against the connection's baseUrl. */
   path: z.string().min(1),
   /** Fixed query parameters (e.g. `{ sort: updated_at }`). */
@@ -52,6 +54,8 @@ export const httpSourceSchema = z.strictObject({
 
 /** HTTP sink: send a batch as JSON. */
 export const httpSinkSchema = z.strictObject({
+    /** Name of the connection this part uses (read by the pipeline config, ignored here). */
+    connection: z.string().optional(),
   /** Path (or absolute URL); with `perRecord`, `{record.FIELD}` placeholders are filled (URL-encoded). */
   path: z.string().min(1),
   /** @default 'POST' */

@@ -32,6 +32,8 @@ export const sqlGroupSchema = z
 /** SQL source: an incremental query read by keyset pages. */
 export const sqlSourceSchema = z
   .strictObject({
+    /** Name of the connection this part uses (read by the pipeline config, ignored here). */
+    connection: z.string().optional(),
     /**
      * Either a plain SELECT (shopsync wraps it with the keyset predicate, ORDER BY and LIMIT), or a query
      * that does its own paging with `:cursor`, `:cursor_key`, `:limit` (and optionally `:until`).
@@ -82,6 +84,8 @@ export const sqlSinkChildSchema = z.strictObject({
 
 /** SQL sink: upsert by key into a (staging) table. */
 export const sqlSinkSchema = z.strictObject({
+    /** Name of the connection this part uses (read by the pipeline config, ignored here). */
+    connection: z.string().optional(),
   table: identifierSchema,
   /** Unique key column(s); the table needs a primary key or unique index on them. */
   key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
