@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSink } from '../../src/erp/index.js';
+import { silentLogger } from '../../src/log.js';
+import type { CompiledMapping } from '../../src/mapping/types.js';
+import { runPipeline } from '../../src/pipeline/index.js';
+import { deltaFilterValue } from '../../src/pipeline/pull.js';
+import { mappingFile, pushFixture, type PushFixture } from './support.js';
+
+const MAPPING = `
+name: shop-subscribers
+direction: shop-to-erp
+source: { resource: newsletter_subscribers }
+target: { erp: erp_subscribers }
+key: subscribe_id
+fields:
+  id: subscribe_id
+  email: subscribe_email
+  lastname: subscribe_lastname
+  modified: subscribe_last_modified
+`;
+
+const def = { name: 'subscribers-in', direction: 'pull' as const, sink: { connection: 'erp' }, mapping: 'subscribers.yaml', resource: 'newsletter_subscribers' };
+
+let f: PushFixture;
+let mapping: CompiledMapping;
+let sinkDb: Database.Database;
+let sinkFile: string;
+beforeEach(async () => {
+  f = await pushFixture();
+  mapping = await mappingFile(f.dir, 'subscribers', MAPPING);
+  sinkFile = join(f.dir, 'erp-in.sqlite');
+  sinkDb = new Database(sinkFile);
+  sinkDb.exec('CREATE TABLE erp_subscribers (id INTEGER PRIMARY KEY, email TEXT, lastname TEXT, modified TEXT)');
+});
+afterEach(async () => {
+  sinkDb.close();
+  await f.close();
+});
+
+const sink = () => createSink({ kind: 'sqlite', path: sinkFile }, { table: 'erp_subscribers', key: 'id' }, { logger: silentLogger, baseDir: '/' });
+const deps = () => ({ state: f.state, shop: f.shop, mapping, sink });
+const rows = () => sinkDb.prepare('SELECT * FROM erp_subscribers ORDER BY id').all() as { id: number; email: string; lastname: string }[];
+
+async function subscribe(email: string, lastname: string): Promise<number> {
+  const r = await f.shop.create('newsletter_subscribers', [{ subscribe_email: email, subscribe_lastname: lastname }]);
+  expect(r.outcomes[0]!.ok).toBe(true);
+  return r.outcomes[0]!.data!.subscribe_id as number;
+}
+
+describe('pull pipeline (shop → ERP)', () => {
+  it('delivers a boundary record changed twice on the same day once, in its latest version', async () => {
+    const a = await subscribe('a@example.com', 'First');
+    await subscribe('b@example.com', 'Bee');
+    const first = await runPipeline(def, deps());
+    expect(first.counts).toMatchObject({ read: 2, created: 2 });
+    const cursor = f.state.cursors.get('subscribers-in')!.value as string;
+    expect(cursor).toMatch(/^\d{4}-\d{2}-\d{2}/);
+
+    await f.shop.update('newsletter_subscribers', [{ subscribe_id: a, subscribe_lastname: 'Second' }]);
+    await f.shop.update('newsletter_subscribers', [{ subscribe_id: a, subscribe_lastname: 'Third' }]);
+    const second = await runPipeline(def, deps());
+    // The day filter re-reads both records of the boundary day; only the changed one is delivered.
+    expect(second.counts).toMatchObject({ read: 2, created: 1, unchanged: 1 });
+    const delivered = f.state.events.list({ runId: second.runId, outcome: 'delivered' });
+    expect(delivered.map((e) => e.erpKey)).toEqual([String(a)]);
+    expect(rows().find((r) => r.id === a)?.lastname).toBe('Third');
+
+    const third = await runPipeline(def, deps());
+    expect(third.counts).toMatchObject({ read: 2, created: 0, unchanged: 2 });
+  });
+
+  it('leaves the cursor where it was when the sink fails, and delivers on the next run', async () => {
+    await subscribe('a@example.com', 'A');
+    await runPipeline(def, deps());
+    const before = f.state.cursors.get('subscribers-in');
+    await fetch(`${f.sandbox.url}/sandbox/clock`, { method: 'PUT', headers: { authorization: `Bearer ${f.sandbox.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: 86_400 }) });
+    const c = await subscribe('c@example.com', 'C');
+    sinkDb.exec('ALTER TABLE erp_subscribers RENAME TO erp_subscribers_moved');
+    const failed = await runPipeline(def, deps());
+    expect(failed.status).toBe('failed');
+    expect(f.state.cursors.get('subscribers-in')).toEqual(before);
+    expect(f.state.seen.get('subscribers-in', String(c))).toBeUndefined();
+
+    sinkDb.exec('ALTER TABLE erp_subscribers_moved RENAME TO erp_subscribers');
+    const retried = await runPipeline(def, deps());
+    expect(retried.status).toBe('succeeded');
+    expect(rows().map((r) => r.email)).toContain('c@example.com');
+    expect(String(f.state.cursors.get('subscribers-in')!.value) > String(before!.value)).toBe(true);
+  });
+
+  it('writes nothing in a dry run but lists what it would deliver', async () => {
+    await subscribe('a@example.com', 'A');
+    const summary = await runPipeline(def, deps(), { mode: 'dry-run' });
+    expect(summary.plan).toMatchObject([{ action: 'create', payload: { email: 'a@example.com' } }]);
+    expect(rows()).toEqual([]);
+    expect(f.state.runs.list()).toEqual([]);
+    expect(f.state.cursors.get('subscribers-in')).toBeUndefined();
+  });
+});
+
+describe('delta filter values', () => {
+  it('re-reads the boundary day for day-granular filters', () => {
+    expect(deltaFilterValue('2026-03-04 17:05:00', 'day', 0)).toBe('2026-03-04');
+    expect(deltaFilterValue('2026-03-04 17:05:00', 'day', 2)).toBe('2026-03-02');
+  });
+  it('keeps the timestamp for timestamp filters (the boundary second is re-read and dropped by hash)', () => {
+    expect(deltaFilterValue('2026-03-04 17:05:00', 'timestamp', 0)).toBe('2026-03-04 17:05:00');
+    expect(deltaFilterValue('2026-03-04 17:05:00', 'timestamp', 1)).toBe('2026-03-03 00:00:00');
+  });
+});
