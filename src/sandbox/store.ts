@@ -58,6 +58,8 @@ export interface RecordStore {
   count(resource: string): number;
   /** The id `insert` would assign next. */
   nextId(resource: string): number;
+  /** Take the next value of a named counter (ids of sub-entries: address_book_id…), starting at `start`. */
+  nextSequence(name: string, start?: number): number;
   /** Declare the record fields of a resource that `findIds` can look up. */
   defineIndex(resource: string, fields: readonly string[]): void;
   /** Remove every record of every resource (keeps settings and reference data). */
@@ -205,6 +207,12 @@ export function createRecordStore(db: Database.Database): RecordStore {
       return q.count.get(resource)?.n ?? 0;
     },
     nextId,
+    nextSequence(name, start = 1) {
+      const key = `#${name}`;
+      const value = Math.max(q.seqGet.get(key)?.next ?? start, start);
+      q.seqSet.run(key, value + 1);
+      return value;
+    },
     defineIndex(resource, fields) {
       indexes.set(resource, fields);
     },

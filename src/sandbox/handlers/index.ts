@@ -9,7 +9,21 @@ import { manufacturersHandler } from './manufacturers.js';
 import { suppliersHandler } from './suppliers.js';
 import { categoriesHandler } from './categories.js';
 import { productsHandler } from './products/index.js';
+import { customersHandler } from './customers/index.js';
+import { ordersHandler } from './orders/index.js';
 import { ticketsHandler } from './tickets/index.js';
+import { contractsHandler } from './contracts.js';
+import { newsletterSubscribersHandler } from './newsletter_subscribers.js';
+import { newslettersHandler } from './newsletters.js';
+import { seohistoryHandler } from './seohistory.js';
+import { newsdeskCategoriesHandler } from './newsdesk_categories.js';
+import { newsdeskAuthorsHandler } from './newsdesk_authors.js';
+import { newsdeskHandler } from './newsdesk.js';
+import { projectsHandler } from './projects/index.js';
+import { projectTasksHandler } from './projects/tasks.js';
+import { slidersHandler } from './sliders.js';
+import { faqdeskCategoriesHandler } from './faqdesk_categories.js';
+import { faqdeskHandler } from './faqdesk.js';
 
 /** Handlers by resource name (keys are registry resource names). */
 export const handlers: Readonly<Record<string, ResourceHandler | undefined>> = {
@@ -17,5 +31,19 @@ export const handlers: Readonly<Record<string, ResourceHandler | undefined>> = {
   suppliers: suppliersHandler,
   categories: categoriesHandler,
   products: productsHandler,
+  customers: customersHandler,
+  orders: ordersHandler,
   tickets: ticketsHandler,
+  contracts: contractsHandler,
+  newsletter_subscribers: newsletterSubscribersHandler,
+  newsletters: newslettersHandler,
+  seohistory: seohistoryHandler,
+  newsdesk_categories: newsdeskCategoriesHandler,
+  newsdesk_authors: newsdeskAuthorsHandler,
+  newsdesk: newsdeskHandler,
+  projects: projectsHandler,
+  project_tasks: projectTasksHandler,
+  sliders: slidersHandler,
+  faqdesk_categories: faqdeskCategoriesHandler,
+  faqdesk: faqdeskHandler,
 };
