@@ -83,6 +83,12 @@ describe.skipIf(!service.available)('MariaDB source and sink', () => {
     }
   });
 
+  it('runs source queries in read-only sessions', async () => {
+    const source = await createSource(connection, { query: 'SELECT @@session.tx_read_only AS ro, 1 AS id', cursor: 'id', key: 'id' }, ctx);
+    expect((await collect(source, {}))[0]?.record.ro).toBe(1);
+    await source.close();
+  });
+
   it('reports an unreachable server with CONNECTOR_UNREACHABLE and how to fix it', async () => {
     const err = await createSource({ ...connection, port: 1, connectTimeoutMs: 2000 }, { query: 'SELECT 1 AS id, 1 AS c', cursor: 'c', key: 'id' }, ctx).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE', connector: 'mysql' });

@@ -90,6 +90,22 @@ describe.skipIf(!service.available)('PostgreSQL source and sink', () => {
     expect(seen).toHaveLength(10);
   });
 
+  it('runs source queries in read-only sessions, so a query can never change the ERP', async () => {
+    const table = `erp_ro_${process.pid}`;
+    await admin.query(`CREATE TABLE "${table}" AS SELECT 1 AS id, 1 AS c`);
+    try {
+      const source = await createSource(connection, {
+        query: `WITH d AS (DELETE FROM "${table}" RETURNING id, c) SELECT id, c FROM d WHERE c > :cursor OR (c = :cursor AND id > :cursor_key) ORDER BY c, id LIMIT :limit`,
+        cursor: 'c', key: 'id', initialCursor: 0, initialKey: 0,
+      }, ctx);
+      await expect(collect(source, {})).rejects.toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
+      await source.close();
+      expect((await admin.query(`SELECT COUNT(*)::int AS n FROM "${table}"`)).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await admin.query(`DROP TABLE IF EXISTS "${table}"`);
+    }
+  });
+
   it('reports an unreachable server with CONNECTOR_UNREACHABLE and how to fix it', async () => {
     const err = await createSource({ ...connection, port: 1, connectTimeoutMs: 2000 }, { query: 'SELECT 1 AS id, 1 AS c', cursor: 'c', key: 'id' }, ctx).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE', connector: 'postgres' });

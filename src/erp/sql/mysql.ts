@@ -3,6 +3,7 @@
  * BIGINT and DECIMAL as strings (no precision lost).
  */
 import mysql from 'mysql2/promise';
+import type { Logger } from '../../log.js';
 import type { MysqlConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError, type ConnectorCode } from '../errors.js';
 import { NETWORK_CODES, sqlExcerpt, valuesClause, type Executor, type Row, type SqlDriver } from './driver.js';
@@ -42,11 +43,19 @@ export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv): my
 }
 
 /** Open a MariaDB/MySQL pool and check that it answers. */
-export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv): Promise<SqlDriver> {
+export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean): Promise<SqlDriver> {
   const settings = mysqlSettings(conn, env);
   const secrets = [settings.password, settings.uri];
   const at = settings.uri ? settings.uri.replace(/\/\/[^@/]*@/, '//') : `${settings.host}:${settings.port}/${settings.database ?? '(no database)'}`;
   const pool = mysql.createPool(settings);
+  // A source never writes to the ERP, whatever its query says: its sessions are read-only.
+  if (readonly) {
+    pool.pool.on('connection', (c) => {
+      c.query('SET SESSION TRANSACTION READ ONLY', (err: unknown) => {
+        if (err) logger.warn({ err: causeText(err) }, 'could not make the MariaDB/MySQL source session read-only');
+      });
+    });
+  }
 
   const fail = (err: unknown, sql?: string) => {
     const e = err as { code?: unknown; fatal?: unknown };

@@ -23,8 +23,8 @@ const typeParsers = {
   },
 } as pg.CustomTypesConfig;
 
-/** Settings after env fallbacks (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE). */
-export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEnv): pg.PoolConfig {
+/** Settings after env fallbacks (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE); sources get read-only sessions. */
+export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEnv, readonly = false): pg.PoolConfig {
   const base: pg.PoolConfig = conn.url
     ? { connectionString: conn.url }
     : {
@@ -34,7 +34,7 @@ export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEn
         password: conn.password ?? env.PGPASSWORD,
         database: conn.database ?? env.PGDATABASE,
       };
-  return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: conn.ssl ? { rejectUnauthorized: false } : undefined, types: typeParsers, options: '-c TimeZone=UTC', application_name: 'shopsync' };
+  return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: conn.ssl ? { rejectUnauthorized: false } : undefined, types: typeParsers, options: `-c TimeZone=UTC${readonly ? ' -c default_transaction_read_only=on' : ''}`, application_name: 'shopsync' };
 }
 
 function where(settings: pg.PoolConfig): string {
@@ -43,8 +43,8 @@ function where(settings: pg.PoolConfig): string {
 }
 
 /** Open a PostgreSQL pool and check that it answers. */
-export async function openPostgres(conn: PostgresConnection, env: NodeJS.ProcessEnv, logger: Logger): Promise<SqlDriver> {
-  const settings = postgresSettings(conn, env);
+export async function openPostgres(conn: PostgresConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean): Promise<SqlDriver> {
+  const settings = postgresSettings(conn, env, readonly);
   const secrets = [settings.password === undefined ? undefined : String(settings.password), conn.url];
   const at = where(settings);
   const pool = new pg.Pool(settings);
