@@ -1,5 +1,5 @@
 /** Exit codes scripts can rely on, and how errors map to them. */
-import { AbortedError, ConfigError, StateError, SyncError } from '../errors.js';
+import { AbortedError, ConfigError, MappingError, StateError, SyncError } from '../errors.js';
 
 /** The documented exit codes. */
 export const EXIT = {
@@ -19,7 +19,9 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(err: unknown): ExitCode {
-  if (err instanceof ConfigError) return EXIT.usage;
+  // An invalid mapping file is configuration too; per-record mapping failures never reach here.
+  if (err instanceof ConfigError || err instanceof MappingError) return EXIT.usage;
+  if (err instanceof StateError && err.code === 'UNKNOWN_PIPELINE') return EXIT.usage;
   if (err instanceof AbortedError) return EXIT.interrupted;
   if (err instanceof StateError && (err.code === 'LOCK_HELD' || err.code === 'LOCKED')) return EXIT.locked;
   if (err instanceof SyncError && err.code === 'USAGE') return EXIT.usage;

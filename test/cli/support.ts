@@ -1,0 +1,243 @@
+/**
+ * Helpers of the spawned-CLI tests: build once (what users run is `bin/shopsync.js` over
+ * dist/), spawn the CLI, and a fixture with a sandbox shop, an ERP SQLite file and a config.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const BIN = join(ROOT, 'bin/shopsync.js');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p));
+    else if (entry.name.endsWith('.ts') || entry.name.endsWith('.sql')) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Build dist/ unless it is newer than every source file. Test files run in parallel processes,
+ * so a lock folder makes sure only one of them runs tsc and the others wait for it.
+ */
+export async function ensureBuilt(): Promise<void> {
+  const lock = join(ROOT, 'dist', '.build-lock');
+  const stamp = join(ROOT, 'dist', '.build-stamp');
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // Someone else builds; a lock older than two minutes belongs to a dead process.
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      await sleep(200);
+    }
+  }
+  try {
+    const fresh = existsSync(stamp) && statSync(stamp).mtimeMs > newestMtime(join(ROOT, 'src')) && existsSync(join(ROOT, 'dist/src/cli/main.js'));
+    if (fresh) return;
+    const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+    if (!existsSync(join(ROOT, 'dist/src/cli/main.js'))) throw new Error(`npm run build produced no dist/src/cli/main.js:\n${r.stdout}${r.stderr}`);
+    if (r.status !== 0) process.stderr.write(`[test/cli] tsc reported type errors (dist/ was still emitted):\n${r.stdout.slice(0, 2000)}\n`);
+    writeFileSync(stamp, new Date().toISOString());
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Result of a finished CLI process. */
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A running CLI process. */
+export interface CliProcess {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolve once stdout+stderr contain a match (rejects after `timeoutMs` or when the process exits). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolve when the process exits. */
+  exited: Promise<CliResult>;
+}
+
+/** Spawn `node bin/shopsync.js …args`. */
+export function startCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const waiters = new Set<() => void>();
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+    notify();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+    notify();
+  });
+  const exited = new Promise<CliResult>((resolveExit) => {
+    child.on('close', (code, signal) => {
+      notify();
+      resolveExit({ code, signal, stdout: out, stderr: err });
+    });
+  });
+  let done = false;
+  void exited.then(() => (done = true));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(pattern, timeoutMs = 30_000) {
+      return new Promise((resolveWait, reject) => {
+        const check = () => {
+          const m = (out + err).match(pattern);
+          if (m) {
+            cleanup();
+            resolveWait(m);
+          } else if (done) {
+            cleanup();
+            reject(new Error(`process exited before ${pattern} appeared\nstdout:\n${out}\nstderr:\n${err}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for ${pattern}\nstdout:\n${out.slice(-3000)}\nstderr:\n${err.slice(-3000)}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** Run the CLI to completion. */
+export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+  const p = startCli(args, options);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  return p.exited.finally(() => clearTimeout(timer));
+}
+
+/** A products mapping for the tests (ERP rows → shop products). */
+export const PRODUCT_MAPPING = `
+name: test-products
+direction: erp-to-shop
+target: { resource: products, operation: upsert }
+key: sku
+shop_key: products_model
+fields:
+  products_model: sku
+  products_price: { from: price, type: decimal, locale: point }
+  products_quantity: { from: qty, type: decimal, locale: point }
+  products_status: { value: 1 }
+  languages.de.products_name: name
+`;
+
+/** A temp folder. */
+export function tempDir(prefix = 'shopsync-cli-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Create the ERP products table and fill products 1..n, spread over days of 2026 when `spread`. */
+export function createErp(file: string, n: number, spread = false): void {
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE IF NOT EXISTS products (sku TEXT PRIMARY KEY, name TEXT NOT NULL, price TEXT NOT NULL, qty TEXT NOT NULL, updated_at TEXT NOT NULL)');
+    const stmt = db.prepare('INSERT OR REPLACE INTO products (sku, name, price, qty, updated_at) VALUES (?, ?, ?, ?, ?)');
+    db.transaction(() => {
+      for (let i = 1; i <= n; i++) {
+        const day = spread ? new Date(Date.UTC(2026, 0, 1) + (i - 1) * 3_600_000).toISOString().slice(0, 19).replace('T', ' ') : '2026-01-01 00:00:00';
+        stmt.run(sku(i), `Produkt ${i}`, (10 + (i % 90)).toFixed(2), String(i % 50), day);
+      }
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+/** SKU of product n. */
+export function sku(n: number): string {
+  return `SKU-${String(n).padStart(5, '0')}`;
+}
+
+/** Options of `writeConfig`. */
+export interface ConfigOptions {
+  readonly schedule?: string;
+  readonly requestsPerSecond?: number;
+  readonly batchSize?: number;
+  readonly extraShop?: string;
+  readonly auth?: string;
+  readonly port?: number;
+  readonly pageSize?: number;
+}
+
+/** Write shopsync.yaml for a products push into `dir`; the shop URL and token come from the environment. */
+export function writeConfig(dir: string, o: ConfigOptions = {}): string {
+  writeFileSync(join(dir, 'products.yaml'), PRODUCT_MAPPING);
+  const file = join(dir, 'shopsync.yaml');
+  writeFileSync(
+    file,
+    `# written by test/cli/support.ts
+shop:
+  baseUrl: \${SHOP_URL}
+${o.auth ?? '  token: ${SHOP_TOKEN}'}
+  rateLimit: { requests: ${o.requestsPerSecond ?? 1000}, intervalMs: 1000 }
+  concurrency: 2
+  batchSize: ${o.batchSize ?? 50}
+  retry: { baseDelayMs: 5, maxDelayMs: 200 }
+${o.extraShop ?? ''}
+connections:
+  erp: { kind: sqlite, path: erp.sqlite }
+pipelines:
+  - name: products
+    direction: push
+    resource: products
+    mapping: products.yaml
+    batchSize: ${o.batchSize ?? 50}
+    source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku }
+    options: { pageSize: ${o.pageSize ?? 500}, concurrency: 1 }
+${o.schedule ? `    schedule: "${o.schedule}"\n` : ''}state:
+  path: state/shopsync.db
+dashboard:
+  port: ${o.port ?? 0}
+daemon:
+  shutdownGraceMs: 10000
+`,
+  );
+  return file;
+}
+
+/** Products in the sandbox shop, by model. */
+export async function shopProducts(sandbox: { url: string; token: string }): Promise<Map<string, Record<string, unknown>>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (let offset = 0; ; offset += 500) {
+    const res = await fetch(`${sandbox.url}/export/json/products?limit=500&offset=${offset}`, { headers: { authorization: `Bearer ${sandbox.token}` } });
+    if (!res.ok) throw new Error(`export failed: ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as { data: Record<string, unknown>[] };
+    for (const r of body.data) out.set(String(r.products_model), r);
+    if (body.data.length < 500) return out;
+  }
+}
