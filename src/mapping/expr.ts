@@ -37,7 +37,7 @@ export function createExprRuntime(expressions: readonly CompiledExpression[]): E
         root: scope.root,
         rows: scope.rows,
         index: scope.index,
-        lookup: (resource: string, key: unknown) => ctx.lookupReference(resource, String(key)),
+        reference: (resource: string, key: unknown) => ctx.lookupReference(resource, String(key)),
       };
       pending.push(
         expressions[ruleId].evaluate(scope.item, bindings).then(

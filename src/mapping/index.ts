@@ -7,3 +7,5 @@ export { loadMapping, loadMappings, checkMappings, mappingFiles, type CheckRepor
 export { MappingFileError } from './problems.js';
 export { IGNORED_FIELDS } from './guards.js';
 export type { CompiledMapping, MappingContext, MappingResult, MappingDirection, MappingOperation, Finding, LoadOptions, RegistryLike } from './types.js';
+export { mappingsCheckCommand, mappingsPreviewCommand, type PreviewOptions, type PreviewRecord, type WriteLine } from './cli.js';
+export { readRecords } from './input.js';
