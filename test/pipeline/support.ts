@@ -60,9 +60,70 @@ export async function mappingFile(dir: string, name: string, yaml: string): Prom
   return loadMapping(file);
 }
 
-/** A source factory reading the ERP SQLite file. */
-export function sqliteSource(erpFile: string, query = 'SELECT * FROM products', cursor = 'updated_at', key = 'sku'): () => Promise<Source> {
-  return () => createSource({ kind: 'sqlite', path: erpFile }, { query, cursor, key }, { logger: silentLogger, baseDir: '/' });
+/** A source factory reading the ERP SQLite file (products unless another source config is given). */
+export function sqliteSource(erpFile: string, config: Record<string, unknown> = { query: 'SELECT * FROM products', cursor: 'updated_at', key: 'sku' }): () => Promise<Source> {
+  return () => createSource({ kind: 'sqlite', path: erpFile }, config as never, { logger: silentLogger, baseDir: '/' });
+}
+
+/** Source config of the ERP orders with their lines. */
+export const ORDER_SOURCE = {
+  query: 'SELECT * FROM orders',
+  cursor: 'updated_at',
+  key: 'order_no',
+  children: [{ field: 'lines', query: 'SELECT * FROM order_lines WHERE order_no IN (:keys) ORDER BY line', parentKey: 'order_no' }],
+};
+
+export const ORDER_MAPPING = `
+name: erp-orders
+direction: erp-to-shop
+target: { resource: orders, operation: create }
+key: order_no
+fields:
+  customers_id: { from: customer_id, type: integer }
+  external_reference:
+    fields:
+      source: { value: erp }
+      external_id: order_no
+  auto_stock: { value: false }
+  tax_flag: { value: 0 }
+  billing:
+    fields:
+      firstname: firstname
+      lastname: lastname
+      street_address: { value: Hauptstr. 1 }
+      postcode: { value: '10115' }
+      city: { value: Berlin }
+      country_iso_code_2: { value: DE }
+  products:
+    each: lines
+    fields:
+      products_model: sku
+      quantity: { from: qty, type: decimal, locale: point }
+      products_price: { from: price, type: decimal, locale: point }
+`;
+
+/** Create the ERP order tables. */
+export function createOrderTables(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS orders (order_no TEXT PRIMARY KEY, customer_id INTEGER NOT NULL, firstname TEXT, lastname TEXT, updated_at TEXT NOT NULL);
+           CREATE TABLE IF NOT EXISTS order_lines (order_no TEXT NOT NULL, line INTEGER NOT NULL, sku TEXT NOT NULL, qty TEXT NOT NULL, price TEXT NOT NULL, PRIMARY KEY (order_no, line))`);
+}
+
+/** The ERP number of order n. */
+export function orderNo(n: number): string {
+  return `A-${String(n).padStart(6, '0')}`;
+}
+
+/** Insert orders \`from..to\` with two lines each, referring to products 1..productCount. */
+export function insertOrders(db: Database.Database, from: number, to: number, productCount: number, updatedAt = '2026-01-01 00:00:00'): void {
+  const order = db.prepare('INSERT OR REPLACE INTO orders (order_no, customer_id, firstname, lastname, updated_at) VALUES (?, 0, ?, ?, ?)');
+  const line = db.prepare('INSERT OR REPLACE INTO order_lines (order_no, line, sku, qty, price) VALUES (?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (let i = from; i <= to; i++) {
+      order.run(orderNo(i), 'Erika', `Kundin ${i}`, updatedAt);
+      line.run(orderNo(i), 1, sku(1 + (i % productCount)), '1', '10.00');
+      line.run(orderNo(i), 2, sku(1 + ((i * 7) % productCount)), '2', '5.50');
+    }
+  })();
 }
 
 /** A client for a sandbox. */
