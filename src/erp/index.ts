@@ -20,7 +20,7 @@ import type { SqlDriver } from './sql/driver.js';
 import { keysetSource } from './sql/keyset.js';
 import { openMysql } from './sql/mysql.js';
 import { openPostgres } from './sql/postgres.js';
-import { sqlSink } from './sql/sink.js';
+import { checkTables, sqlSink } from './sql/sink.js';
 import { openSqlite } from './sql/sqlite.js';
 import type { ConnectorContext, Sink, Source } from './types.js';
 
@@ -78,5 +78,7 @@ export async function createSink(connection: ConnectionInput | Connection, sinkC
   if (conn.kind === 'files') return fileSink(conn, parseConfig(fileSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
   if (conn.kind === 'http') return httpSink(conn, parseConfig(httpSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
   const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
-  return sqlSink(await openSql(conn, ctx, false), cfg, logger);
+  const driver = await openSql(conn, ctx, false);
+  await checkTables(driver, cfg);
+  return sqlSink(driver, cfg, logger);
 }

@@ -49,6 +49,12 @@ describe('SQLite source and sink', () => {
     expect(admin.prepare('SELECT COUNT(*) AS n FROM customers').get()).toEqual({ n: 0 });
   });
 
+  it('refuses at start-up a sink whose table does not exist', async () => {
+    const err = await createSink({ kind: 'sqlite', path: 'erp.db' }, { table: 'no_such_staging', key: 'id' }, ctx).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
+    expect((err as Error).message).toContain('Create the (staging) table');
+  });
+
   it('explains a missing unique key in the target table', async () => {
     admin.exec(`CREATE TABLE nokey (id TEXT, name TEXT)`);
     const sink = await createSink({ kind: 'sqlite', path: 'erp.db' }, { table: 'nokey', key: 'id' }, ctx);

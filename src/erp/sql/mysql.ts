@@ -28,6 +28,8 @@ export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv): my
     connectTimeout: conn.connectTimeoutMs,
     ssl: conn.ssl ? { rejectUnauthorized: false } : undefined,
     charset: 'utf8mb4',
+    // Prepared statements count against the server's global max_prepared_stmt_count: keep few per connection.
+    maxPreparedStatements: 64,
     dateStrings: true,
     supportBigNumbers: true,
     bigNumberStrings: true,
@@ -72,7 +74,7 @@ export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, l
       kind = CONNECTOR_CODES.authFailed;
       hint = ' Check user/password (MYSQL_USER/MYSQL_PASSWORD) and the grants.';
     }
-    const prefix = kind === CONNECTOR_CODES.queryFailed ? `MariaDB/MySQL query failed at ${at}` : `MariaDB/MySQL unreachable at ${at}`;
+    const prefix = kind === CONNECTOR_CODES.queryFailed ? `MariaDB/MySQL query failed at ${at}` : kind === CONNECTOR_CODES.authFailed ? `MariaDB/MySQL refused the login at ${at}` : `MariaDB/MySQL unreachable at ${at}`;
     return connectorError('mysql', kind, `${prefix}: ${causeText(err)}.${hint}`, { cause: err, secrets, details: { driverCode: code || undefined } });
   };
 

@@ -68,7 +68,7 @@ export async function openPostgres(conn: PostgresConnection, env: NodeJS.Process
     } else if (code === '42P10') {
       hint = ` The sink's key columns need a primary key or unique index.${hint}`;
     }
-    const prefix = kind === CONNECTOR_CODES.queryFailed ? `PostgreSQL query failed at ${at}` : `PostgreSQL unreachable at ${at}`;
+    const prefix = kind === CONNECTOR_CODES.queryFailed ? `PostgreSQL query failed at ${at}` : kind === CONNECTOR_CODES.authFailed ? `PostgreSQL refused the login at ${at}` : `PostgreSQL unreachable at ${at}`;
     return connectorError('postgres', kind, `${prefix}: ${causeText(err)}.${hint}`, { cause: err, secrets, details: { sqlState: code } });
   };
 

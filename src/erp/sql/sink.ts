@@ -45,6 +45,19 @@ async function upsertRows(driver: SqlDriver, tx: Executor, table: string, keys: 
   }
 }
 
+/** Check that the target tables exist before the first batch, so a typo fails at start-up, not mid-run. */
+export async function checkTables(driver: SqlDriver, cfg: SqlSinkConfig): Promise<void> {
+  for (const table of [cfg.table, ...cfg.children.map((c) => c.table)]) {
+    try {
+      await driver.query(`SELECT * FROM ${driver.quote(table)} WHERE 1 = 0`, []);
+    } catch (err) {
+      await driver.close().catch(() => undefined);
+      if ((err as { code?: unknown }).code !== CONNECTOR_CODES.queryFailed) throw err;
+      throw connectorError(driver.kind, CONNECTOR_CODES.queryFailed, `sink table ${table} cannot be read: ${(err as Error).message}. Create the (staging) table with a primary key or unique index on the sink's key.`, { cause: err });
+    }
+  }
+}
+
 /** Create the upsert sink over an open driver (which it owns and closes). */
 export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, logger: Logger): Sink {
   const connector = driver.kind;
