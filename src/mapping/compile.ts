@@ -202,7 +202,8 @@ function outputErrors(schema: z.ZodType, payload: Record<string, unknown>, alrea
     for (const key of keys) {
       const path = key === undefined ? issue.path : [...issue.path, key];
       const field = formatPath(path);
-      if (seen.has(field)) continue;
+      // A guard or rule already explained this field (or the object or list holding it): do not say it twice.
+      if ([...seen].some((f) => f !== undefined && (field === f || field.startsWith(`${f}.`) || field.startsWith(`${f}[`)))) continue;
       const meta = rules.get(normalisePath(field));
       const value = valueAt(payload, path);
       const what = key === undefined ? `${issue.message}, got ${describe(value)}` : `unknown field \`${key}\` (the shop would silently ignore it)`;

@@ -18,7 +18,7 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
-    const pos = first.linePos?.[0] ?? { line: 1, col: 1 };
+    const pos = lineCounter.linePos(first.pos[0]);
     throw new MappingError('MAPPING_YAML', `${file}:${pos.line}:${pos.col}: invalid YAML: ${first.message.split('\n')[0]}`, {
       file,
       line: pos.line,
