@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { openState } from '../../src/state/index.js';
+import { createErp, ensureBuilt, runCli, shopProducts, sku, startCli, tempDir, writeConfig } from './support.js';
+
+let sandbox: SandboxHandle;
+beforeAll(async () => {
+  await ensureBuilt();
+  sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('shopsync run (the daemon, spawned as the container runs it)', () => {
+  it('answers /healthz, /readyz and /metrics, skips overlapping ticks, and on SIGTERM checkpoints, exits 0 and lets the next run continue', async () => {
+    const dir = tempDir();
+    const total = 240;
+    createErp(join(dir, 'erp.sqlite'), total);
+    const config = writeConfig(dir, { schedule: '* * * * * *', requestsPerSecond: 4, batchSize: 10, pageSize: 20 });
+    const env = { SHOP_URL: sandbox.url, SHOP_TOKEN: sandbox.token };
+
+    const daemon = startCli(['run', '--config', config], { env });
+    const [, url] = await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)".*shopsync daemon started/);
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+
+    await until(async () => (await shopProducts(sandbox)).size >= 40);
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { state: { ok: true }, shop: { ok: true } } });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/shopsync_records_total\{pipeline="products",outcome="created"\} [1-9]\d*/);
+    expect(metrics).toMatch(/shopsync_shop_request_duration_seconds_count\{resource="products",method="POST",status="200"\} [1-9]/);
+    expect(metrics).toContain('shopsync_shop_queue_depth{state="waiting"}');
+    expect(metrics).toContain('shopsync_dead_letters{pipeline="products"} 0');
+    expect(metrics).toContain('# TYPE shopsync_last_success_timestamp_seconds gauge');
+    await daemon.waitFor(/skipped scheduled run: the previous run of this pipeline is still in progress/);
+
+    daemon.child.kill('SIGTERM');
+    const result = await daemon.exited;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('shopsync daemon stopped');
+    const sentByDaemon = (await shopProducts(sandbox)).size;
+    expect(sentByDaemon).toBeLessThan(total);
+
+    // Consistent state: nothing left running, the interrupted run is marked aborted, the cursor sits at a checkpoint.
+    const state = openState(join(dir, 'state/shopsync.db'));
+    try {
+      const runs = state.runs.list({ pipeline: 'products' });
+      expect(runs.filter((r) => r.status === 'running')).toEqual([]);
+      expect(runs[0].status).toBe('aborted');
+      expect(state.locks.get('products')).toBeUndefined();
+    } finally {
+      await state.close();
+    }
+
+    const next = await runCli(['sync', 'products', '--json', '--config', config], { env });
+    expect(next.code, next.stderr).toBe(0);
+    const summary = JSON.parse(next.stdout) as { counts: { read: number } };
+    expect(summary.counts.read).toBeLessThan(total);
+    const shop = await shopProducts(sandbox);
+    for (let i = 1; i <= total; i++) expect(shop.has(sku(i)), sku(i)).toBe(true);
+  });
+
+  it('marks a run left behind by a killed process as crashed on the next start', async () => {
+    const dir = tempDir();
+    createErp(join(dir, 'erp.sqlite'), 200);
+    const config = writeConfig(dir, { requestsPerSecond: 4, batchSize: 10, pageSize: 20 });
+    const own = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
+    const env = { SHOP_URL: own.url, SHOP_TOKEN: own.token };
+    const sync = startCli(['sync', 'products', '--config', config], { env });
+    await until(async () => (await shopProducts(own)).size >= 20);
+    sync.child.kill('SIGKILL');
+    await sync.exited;
+    await own.close();
+
+    const daemon = startCli(['run', '--config', config, '--no-dashboard'], { env });
+    await daemon.waitFor(/shopsync daemon started/);
+    daemon.child.kill('SIGTERM');
+    const result = await daemon.exited;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('marked a run left unfinished by a crashed process as crashed');
+    const state = openState(join(dir, 'state/shopsync.db'));
+    try {
+      expect(state.runs.list({ pipeline: 'products' })[0]).toMatchObject({ status: 'crashed', error: { code: 'RUN_CRASHED' } });
+    } finally {
+      await state.close();
+    }
+  });
+
+  it('refuses to serve beyond loopback without a dashboard token (exit 2)', async () => {
+    const dir = tempDir();
+    createErp(join(dir, 'erp.sqlite'), 1);
+    const config = writeConfig(dir);
+    const res = await runCli(['run', '--config', config, '--host', '0.0.0.0'], { env: { SHOP_URL: sandbox.url, SHOP_TOKEN: sandbox.token } });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('dashboard token');
+  });
+});
