@@ -107,6 +107,11 @@ describe('HTTP source', () => {
     expect(new Set(all).size).toBe(250);
   });
 
+  it('stops reading at the inclusive until bound of a backfill', async () => {
+    const items = await collect(await source({ paging: { style: 'offset' }, query: { style: 'offset' } }), { pageSize: 30, after: { value: 98, key: 'K000' }, until: 100 });
+    expect(items.map((i) => i.position.value)).toEqual([98, 99, ...Array(50).fill(100)]);
+  });
+
   it('reports an API that does not sort by the cursor instead of skipping records', async () => {
     const s = await source({ path: 'unsorted', recordsPath: undefined });
     await expect(collect(s, {})).rejects.toMatchObject({ code: 'CONNECTOR_ORDER_VIOLATION' });

@@ -36,6 +36,8 @@ interface ReadFile {
   readonly last: CursorPosition;
   /** Set when reading stopped on an error: the file goes to failed/ instead of archive/. */
   readonly error?: string;
+  /** Records handed out from the file in this read. */
+  readonly handedOut: number;
 }
 
 /** Create a file source over an inbox folder. */
@@ -51,10 +53,24 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
     throw connectorError(connector, CONNECTOR_CODES.folderMissing, `inbox folder ${folder} does not exist; create it or fix \`folder\` (relative to the connection folder ${path.resolve(ctx.baseDir, conn.folder)}).`);
   }
 
-  async function fail(name: string, reason: string, recordsRead: number): Promise<void> {
-    const report = [`file: ${name}`, `code: ${CONNECTOR_CODES.fileUnreadable}`, `error: ${reason}`, `records read before the error: ${recordsRead}`, `moved: ${new Date().toISOString()}`, ''].join('\n');
-    const moved = await moveToFailed(folder, cfg, name, report);
+  /** Run a move; a failure to move is a typed error, never a raw fs error. */
+  async function moving<T>(name: string, move: () => Promise<T>): Promise<T> {
+    try {
+      return await move();
+    } catch (err) {
+      throw connectorError(connector, CONNECTOR_CODES.fileWriteFailed, `cannot move ${name} out of ${folder}: ${causeText(err)}. Check write permission on the folder.`, { cause: err });
+    }
+  }
+
+  async function fail(name: string, reason: string, handedOut: number): Promise<void> {
+    const report = [`file: ${name}`, `code: ${CONNECTOR_CODES.fileUnreadable}`, `error: ${reason}`, `records handed out before the error: ${handedOut}`, `moved: ${new Date().toISOString()}`, ''].join('\n');
+    const moved = await moving(name, () => moveToFailed(folder, cfg, name, report));
     logger.error({ code: CONNECTOR_CODES.fileUnreadable, file: name, movedTo: moved, reason }, 'file cannot be read; moved to the failed folder');
+  }
+
+  async function archive(name: string, records: number): Promise<void> {
+    const moved = await moving(name, () => moveInto(folder, cfg.archiveFolder, name, marker));
+    logger.info({ file: name, movedTo: moved, records }, 'file settled; archived');
   }
 
   async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
@@ -101,17 +117,16 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
         error = `${causeText(err)}`;
       }
       if (error !== undefined && yielded === 0) {
-        await fail(name, error, index > 0 ? index - 1 : 0);
+        await fail(name, error, 0);
       } else if (error !== undefined && last) {
         // Records already handed out must settle before the file leaves the inbox.
-        pending.set(name, { last, error: `${error} (after record ${last.key})` });
+        pending.set(name, { last, error: `${error} (after record ${Number(last.key)})`, handedOut: yielded });
         logger.warn({ file: name, reason: error }, 'file stopped reading on an error; it moves to the failed folder once its records are committed');
       } else if (yielded === 0) {
         // Empty, or every record already at or before the committed position: nothing left to settle.
-        const moved = await moveInto(folder, cfg.archiveFolder, name, marker);
-        logger.info({ file: name, movedTo: moved, records: index }, 'file settled; archived');
+        await archive(name, index);
       } else if (last) {
-        pending.set(name, { last });
+        pending.set(name, { last, handedOut: yielded });
       }
     }
   }
@@ -120,12 +135,8 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
     for (const [name, file] of [...pending]) {
       if (comparePositions(file.last, position) > 0) continue;
       pending.delete(name);
-      try {
-        if (file.error !== undefined) await fail(name, file.error, Number(file.last.key));
-        else logger.info({ file: name, movedTo: await moveInto(folder, cfg.archiveFolder, name, marker) }, 'file settled; archived');
-      } catch (err) {
-        throw connectorError(connector, CONNECTOR_CODES.fileWriteFailed, `cannot move ${name} out of ${folder}: ${causeText(err)}. Check write permission on the folder.`, { cause: err });
-      }
+      if (file.error !== undefined) await fail(name, file.error, file.handedOut);
+      else await archive(name, file.handedOut);
     }
   }
 

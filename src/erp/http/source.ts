@@ -95,7 +95,11 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
         }
         const value = toCursorValue(getPath(record, cfg.cursor));
         if (value === null) throw connectorError('http', CONNECTOR_CODES.invalidRecord, `record ${key} has no cursor value at ${cfg.cursor}.`, { erpKey: key });
-        if (until !== undefined && until !== null && compareValues(value, until) > 0) continue;
+        if (until !== undefined && until !== null && compareValues(value, until) > 0) {
+          // Sorted ascending: nothing after this can be inside the range.
+          yield* flush();
+          return;
+        }
         const position: CursorPosition = { value, key };
         const tie = ties[0];
         if (tie && compareValues(value, tie.position.value) !== 0) {
