@@ -99,6 +99,7 @@ function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; posit
     foundExisting: false,
     history: [],
     splitDepth: 0,
+    reconcile: false,
   };
 }
 

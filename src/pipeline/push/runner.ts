@@ -11,6 +11,7 @@ import type { SyncEvents } from '../events.js';
 import { payloadDiff } from '../diff.js';
 import type { PlannedRecord } from '../types.js';
 import { LowWaterMark } from '../watermark.js';
+import { appendOnlyFields, pruneSentHistory } from './history.js';
 import { issueOf } from './issues.js';
 import { rejectedAsWhole, verdictOf } from './outcomes.js';
 import { prepare, wirePayload, type PrepareDeps } from './prepare.js';
@@ -156,6 +157,12 @@ export class PushEngine {
 
   private async send(op: Op, items: WorkItem[]): Promise<void> {
     const { state, shop, resource, def, runId } = this.o;
+    for (const item of items) {
+      if (!item.reconcile || item.shopId === undefined) continue;
+      // The entries are marked pending: this reads the record back and drops those the shop already holds.
+      this.o.counts.requests += await pruneSentHistory(item, item.shopId, appendOnlyFields(resource, this.o.mapping), { state, shop, resource, runId, dryRun: false });
+      item.reconcile = false;
+    }
     beforeSend(state, def.name, resource.name, runId, op, items, this.o.mapping.shopKey);
     if (op === 'create') for (const item of items) item.triedCreate = true;
     const started = Date.now();
@@ -216,6 +223,7 @@ export class PushEngine {
         return undefined;
       case 'retry':
         if (v.countsAttempt) item.attempts++;
+        if (op === 'update' && item.history.length > 0) item.reconcile = true;
         if (item.attempts >= def.options.maxAttempts) {
           this.fatal ??= { ...v.error, message: `gave up after ${item.attempts} attempts: ${v.error.message}` };
           return undefined;

@@ -32,6 +32,8 @@ export interface WorkItem {
   history: HistoryItem[];
   /** How many times this item's batch was split off a rejected batch. */
   splitDepth: number;
+  /** An earlier send carrying append-only entries lost its answer: read the record back before sending again. */
+  reconcile: boolean;
 }
 
 /** A record's final outcome, ready to be written to the state. */
