@@ -80,7 +80,10 @@ export function safeFileName(name: string): string {
   return base.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '');
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Strict Base64 (padded, standard alphabet), checked without a backtracking regex so large files cannot overflow it. */
+function isBase64(text: string): boolean {
+  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+}
 
 /** Check the `attachments[]` of a write; `hasComment` false rejects every file. */
 export function checkAttachments(ctx: SandboxContext, list: readonly unknown[], hasComment: boolean): { files: CheckedFile[]; errors: FileError[] } {
@@ -99,7 +102,7 @@ export function checkAttachments(ctx: SandboxContext, list: readonly unknown[], 
       return reject('ATTACHMENT_EXTENSION', `attachments[${index}] ${name}: extension \`${ext || '(none)'}\` is not allowed; allowed: ${Object.keys(ALLOWED_EXTENSIONS).join(', ')}`);
     }
     const b64 = entry.content_base64.replace(/\s+/g, '');
-    if (b64.length === 0 || !BASE64.test(b64)) return reject('ATTACHMENT_BASE64', `attachments[${index}] ${name}: content_base64 is not valid Base64`);
+    if (b64.length === 0 || !isBase64(b64)) return reject('ATTACHMENT_BASE64', `attachments[${index}] ${name}: content_base64 is not valid Base64`);
     const content = Buffer.from(b64, 'base64');
     if (content.length > limit) return reject('ATTACHMENT_TOO_LARGE', `attachments[${index}] ${name}: ${content.length} bytes exceed the limit of ${limit} bytes (API_MEDIA_MAX_FILESIZE)`);
     files.push({ index, name, content });

@@ -4,6 +4,8 @@
  * not touch the ticket record (a claim changes neither ticket_date_last_modified nor history).
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SandboxContext } from '../../handler.js';
 import type { StoredRecord } from '../../store.js';
 import { readClaim } from './claims-store.js';
@@ -76,9 +78,11 @@ export function initTicketTables(ctx: SandboxContext): void {
   `);
 }
 
-/** Empty the auxiliary tables (reset). */
+/** Empty the auxiliary tables and the attachment folder (reset). */
 export function clearTicketTables(ctx: SandboxContext): void {
   ctx.db.exec('DELETE FROM sandbox_ticket_claims; DELETE FROM sandbox_ticket_edit_locks; DELETE FROM sandbox_ticket_files; DELETE FROM sandbox_ticket_history_seq;');
+  const dir = ctx.filesDir('ticket_attachments');
+  for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true, recursive: true });
 }
 
 /** A fresh history id (unique across tickets, as in the shop's history table). */
