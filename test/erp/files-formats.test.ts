@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
@@ -34,6 +34,19 @@ describe('JSON, NDJSON and XML inbox sources', () => {
     put('export.json', JSON.stringify({ meta: { count: 2 }, data: { items: [{ sku: 'A' }, { sku: 'B' }] } }));
     const items = await collect(await open({ format: 'json', recordsPath: 'data.items', key: 'sku' }), {});
     expect(items.map((i) => i.key)).toEqual(['A', 'B']);
+  });
+
+  it('reads a single top-level JSON object as one record', async () => {
+    put('one.json', '  {"id": "X-1", "lines": [1, 2]}\n');
+    expect((await collect(await open({ format: 'json', key: 'id' }), {})).map((i) => i.record)).toEqual([{ id: 'X-1', lines: [1, 2] }]);
+  });
+
+  it('refuses to read whole a JSON file above maxWholeFileBytes and says how to fix it', async () => {
+    put('huge.json', JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ id: i })) }));
+    expect(await collect(await open({ format: 'json', recordsPath: 'data', maxWholeFileBytes: 1000 }), {})).toEqual([]);
+    expect(failed()).toEqual(['huge.json', 'huge.json.error.txt']);
+    const report = readFileSync(path.join(inbox, 'failed', 'huge.json.error.txt'), 'utf8');
+    expect(report).toContain('raise maxWholeFileBytes');
   });
 
   it('moves a truncated JSON array to failed/', async () => {

@@ -112,6 +112,12 @@ describe('HTTP source', () => {
     expect(items.map((i) => i.position.value)).toEqual([98, 99, ...Array(50).fill(100)]);
   });
 
+  it('reads everything in the API order when no cursor is configured', async () => {
+    const items = await collect(await source({ cursor: undefined, paging: { style: 'cursor' }, query: { style: 'cursor' } }), { after: { value: 5, key: 'K999' } });
+    expect(items).toHaveLength(250);
+    expect(items[0]?.position).toEqual({ value: null, key: ITEMS[0]?.id });
+  });
+
   it('reports an API that does not sort by the cursor instead of skipping records', async () => {
     const s = await source({ path: 'unsorted', recordsPath: undefined });
     await expect(collect(s, {})).rejects.toMatchObject({ code: 'CONNECTOR_ORDER_VIOLATION' });

@@ -49,6 +49,26 @@ describe('SQLite source and sink', () => {
     expect(admin.prepare('SELECT COUNT(*) AS n FROM customers').get()).toEqual({ n: 0 });
   });
 
+  it('replaces children of parents with a composite key', async () => {
+    admin.exec(`CREATE TABLE prices (shop TEXT, sku TEXT, price TEXT, PRIMARY KEY (shop, sku))`);
+    admin.exec(`CREATE TABLE tiers (shop TEXT, sku TEXT, min_qty INTEGER, price TEXT, PRIMARY KEY (shop, sku, min_qty))`);
+    const sink = await createSink({ kind: 'sqlite', path: 'erp.db' }, {
+      table: 'prices', key: ['shop', 'sku'],
+      children: [{ field: 'tiers', table: 'tiers', key: ['shop', 'sku', 'min_qty'], parentKey: ['shop', 'sku'] }],
+    }, ctx);
+    await sink.write({ id: '1', records: [
+      { shop: 'de', sku: 'A', price: '9,99', tiers: [{ min_qty: 10, price: '8,99' }, { min_qty: 50, price: '7,99' }] },
+      { shop: 'at', sku: 'A', price: '10,49', tiers: [{ min_qty: 10, price: '9,49' }] },
+    ] });
+    await sink.write({ id: '2', records: [{ shop: 'de', sku: 'A', price: '9,49', tiers: [{ min_qty: 20, price: '8,49' }] }] });
+    await sink.close();
+    expect(admin.prepare('SELECT * FROM tiers ORDER BY shop, sku, min_qty').all()).toEqual([
+      { shop: 'at', sku: 'A', min_qty: 10, price: '9,49' },
+      { shop: 'de', sku: 'A', min_qty: 20, price: '8,49' },
+    ]);
+    expect(admin.prepare(`SELECT price FROM prices WHERE shop = 'de'`).get()).toEqual({ price: '9,49' });
+  });
+
   it('refuses at start-up a sink whose table does not exist', async () => {
     const err = await createSink({ kind: 'sqlite', path: 'erp.db' }, { table: 'no_such_staging', key: 'id' }, ctx).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
