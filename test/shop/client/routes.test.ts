@@ -131,7 +131,7 @@ describe('registry routes', () => {
             shop().intercept(op.path, op.method, { [op.param]: [1, 2] }).reply(200, deleted);
           } else if (op.style === 'envelope') {
             selector = { data: [{ [resource.key.id]: 1 }, { [resource.key.id]: 2 }] };
-            shop().intercept(op.path, op.method, { type: resource.writeType ?? resource.name, data: selector.data as object[] }).reply(200, deleted);
+            shop().intercept(op.path, op.method, { type: resource.writeType ?? resource.name, data: selector.data as Record<string, number>[] }).reply(200, deleted);
           } else {
             selector = { [op.param]: 1 };
             shop().intercept(op.path, op.method).query({ [op.param]: 1 }).reply(200, deleted);
