@@ -21,6 +21,7 @@ import { noticeOf, type DashboardDeps, type DashboardNotice } from './types.js';
 export type { DashboardDeps, DashboardPipeline, DashboardNotice } from './types.js';
 export { html, escapeHtml, unsafeRaw, SafeHtml } from './html.js';
 export { assertSafeBinding, isLoopback } from './security.js';
+export { dashboardActions, lettersByPipeline, type ActionPipeline, type DashboardActionsOptions } from './pipeline-actions.js';
 
 /** Content Security Policy: only the dashboard's own script and styles; no frames, no foreign form targets. */
 const CSP = [
@@ -51,6 +52,13 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
   const security = createSecurity({ token: deps.token });
   const live = createLiveHub({
     logger,
+    fingerprint: () => {
+      const latest = deps.state.runs.list({ limit: 1 })[0];
+      const running = deps.state.runs.list({ status: 'running', limit: 20 }).map((r) => `${r.id}:${r.counts.read}:${r.counts.failed}`);
+      const letters = deps.state.deadLetters.list({ limit: 1 })[0];
+      const letterCount = deps.pipelines.reduce((n, p) => n + deps.state.deadLetters.count(p.name), 0);
+      return `${latest?.id ?? 0}/${latest?.status ?? ''}/${running.join(',')}/${letters?.id ?? 0}:${letters?.attempts ?? 0}:${letterCount}`;
+    },
     subscribe: (listener: (n: DashboardNotice) => void) =>
       deps.events.onAny((event) => {
         const notice = noticeOf(event);

@@ -15,6 +15,14 @@ export interface LiveHubOptions {
   readonly flushIntervalMs?: number;
   /** Comment lines that keep proxies from closing an idle stream. @default 20000 */
   readonly heartbeatMs?: number;
+  /**
+   * A cheap fingerprint of what pages show (latest run, running counters, dead letters), checked
+   * while pages are open; a change is announced like a notice. It catches runs started by another
+   * process (the CLI) on the same state file, which this process's event stream never sees.
+   */
+  readonly fingerprint?: () => string;
+  /** @default 2000 */
+  readonly fingerprintIntervalMs?: number;
 }
 
 /** The live hub: serves `/api/stream` and relays notices to every open page. */
@@ -56,8 +64,20 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
   const heartbeat = setInterval(() => {
     for (const c of clients) write(c, ': keep-alive\n\n');
   }, options.heartbeatMs ?? 20_000);
+  let lastPrint: string | undefined;
+  const watch = setInterval(() => {
+    if (!options.fingerprint || clients.size === 0) return;
+    try {
+      const print = options.fingerprint();
+      if (lastPrint !== undefined && print !== lastPrint) pending.set('state-changed', { type: 'state-changed' });
+      lastPrint = print;
+    } catch (err) {
+      options.logger.debug({ err }, 'dashboard state fingerprint failed');
+    }
+  }, options.fingerprintIntervalMs ?? 2000);
   flush.unref();
   heartbeat.unref();
+  watch.unref();
 
   return {
     get clients() {
@@ -81,6 +101,7 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
       closed = true;
       clearInterval(flush);
       clearInterval(heartbeat);
+      clearInterval(watch);
       unsubscribe();
       for (const c of clients) c.raw.end();
       clients.clear();

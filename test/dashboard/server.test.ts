@@ -251,4 +251,24 @@ describe('dashboard live updates', () => {
     while (!ended) ended = (await reader.read()).done;
     expect(ended).toBe(true);
   });
+
+  it('announces runs started by another process on the same state file', async () => {
+    const h = await start();
+    const res = await fetch(`${h.base}/api/stream`);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    // Give the watcher a first look at the state before the other process changes it.
+    await new Promise((r) => setTimeout(r, 2500));
+    const other = openState(join(dir, 'state.sqlite'));
+    other.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+    await other.close();
+    while (!text.includes('state-changed')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    expect(text).toContain('"type":"state-changed"');
+    await reader.cancel();
+  });
 });

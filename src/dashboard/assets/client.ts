@@ -102,13 +102,21 @@ export const CLIENT_JS = `
   var connected = false;
   if (window.EventSource && main && main.hasAttribute('data-live')) {
     var es = new EventSource('/api/stream');
-    es.addEventListener('open', function () { connected = true; if (indicator) { indicator.classList.add('on'); indicator.textContent = 'live'; } });
+    es.addEventListener('open', function () {
+      connected = true;
+      if (indicator) { indicator.classList.add('on'); indicator.textContent = 'live'; }
+      // Whatever happened between rendering the page and connecting was not announced: catch up.
+      if (main.getAttribute('data-running') === '1') schedule();
+    });
     es.addEventListener('error', function () { connected = false; if (indicator) { indicator.classList.remove('on'); indicator.textContent = 'reconnecting'; } });
     es.addEventListener('sync', function () { schedule(); });
   }
-  // Fallback when server-sent events are unavailable: poll while a run is in progress.
+  // Polling while a run is in progress: every 5 s without server-sent events, every 15 s with
+  // them as a safety net (a run in another process announces nothing to this one).
+  var ticks = 0;
   setInterval(function () {
-    if (!connected && main && main.getAttribute('data-running') === '1') schedule();
+    ticks++;
+    if (main && main.getAttribute('data-running') === '1' && (!connected || ticks % 3 === 0)) schedule();
   }, 5000);
   updateSelection();
 })();

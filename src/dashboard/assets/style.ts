@@ -42,6 +42,7 @@ tr:last-child td { border-bottom: 0; }
 tbody tr:hover { background: color-mix(in srgb, var(--run-bg) 35%, transparent); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.zero { color: var(--muted); }
+td.mono, td.nowrap { white-space: nowrap; }
 time .abs { white-space: nowrap; } time .rel { color: var(--muted); font-size: .85em; white-space: nowrap; }
 code, pre, .mono { font-family: var(--mono); font-size: .85rem; }
 code { background: var(--code-bg); padding: .05rem .3rem; border-radius: 4px; }
@@ -94,6 +95,7 @@ svg .errors { fill: none; stroke: var(--bad); stroke-width: 1.5; } svg .errbar {
 @media (max-width: 720px) {
   html { font-size: 14px; }
   header.top { padding: .5rem .8rem; position: static; }
+  nav { order: 3; flex-basis: 100%; }
   main { padding: 1rem .8rem 2rem; }
   .cards, .charts { grid-template-columns: 1fr; }
   input[type="search"] { min-width: 0; width: 100%; }

@@ -12,10 +12,10 @@ function row(d: DeadLetter, now: Date): SafeHtml {
   const label = recordLabel(d.payload) ?? recordLabel(d.record);
   return html`<tr data-dead-letter-id="${d.id}" data-erp-key="${d.erpKey}">
 <td><input type="checkbox" name="id" value="${d.id}" aria-label="select dead letter ${d.id}"></td>
-<td>${d.pipeline}${d.resource ? html` <span class="muted small">${d.resource}</span>` : ''}</td>
+<td class="nowrap">${d.pipeline}${d.resource ? html` <span class="muted small">${d.resource}</span>` : ''}</td>
 <td class="mono"><a href="/records?q=${encodeURIComponent(d.erpKey)}">${d.erpKey}</a></td>
 <td class="label">${label ?? ''}</td>
-<td class="reason"><div class="issue error"><code>${d.code}</code> ${d.reason}</div></td>
+<td class="reason"><div class="issue error"><code class="code">${d.code}</code> ${d.reason}</div></td>
 <td class="num">${formatCount(d.attempts)}</td>
 <td class="hide-narrow">${timeCell(dateOf(d.firstFailedAt), now)}</td>
 <td>${timeCell(dateOf(d.lastFailedAt), now)}${d.runId !== undefined ? html` <a class="small" href="/runs/${d.runId}">run #${d.runId}</a>` : ''}</td>
@@ -29,7 +29,7 @@ export function deadLettersPage(ctx: PageContext): PageResult {
   const pipeline = ctx.query.pipeline || undefined;
   const letters = ctx.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), limit: LIMIT });
   const total = pipeline ? ctx.state.deadLetters.count(pipeline) : ctx.pipelines.reduce((n, p) => n + ctx.state.deadLetters.count(p.name), 0);
-  const scope = pipeline ? `all ${formatCount(total)} of ${pipeline}` : `all ${formatCount(total)}`;
+  const scope = pipeline ? `all (${formatCount(total)} of ${pipeline})` : `all (${formatCount(total)})`;
   const body = html`<h1>Dead letters</h1>
 <form class="panel filters" method="get" action="/dead-letters">
 <label>Pipeline<select name="pipeline"><option value="">all pipelines</option>${ctx.pipelines.map((p) => html`<option value="${p.name}"${pipeline === p.name ? html` selected` : ''}>${p.name}</option>`)}</select></label>
@@ -44,7 +44,7 @@ ${csrfField(ctx.csrfToken)}${pipeline ? html`<input type="hidden" name="pipeline
 <button type="submit" name="scope" value="selected" formaction="/actions/dead-letters/retry" data-needs-selection>Retry selected (<span data-selected-count>0</span>)</button>
 <button type="submit" class="danger" name="scope" value="selected" formaction="/actions/dead-letters/drop" data-needs-selection data-confirm="Drop the selected dead letters? Their records will not be retried.">Drop selected</button>
 <button type="submit" class="secondary" name="scope" value="all" formaction="/actions/dead-letters/retry">Retry ${scope}</button>
-<button type="submit" class="danger" name="scope" value="all" formaction="/actions/dead-letters/drop" data-confirm="Drop ${scope} dead letters? Their records will not be retried.">Drop ${scope}</button>
+<button type="submit" class="danger" name="scope" value="all" formaction="/actions/dead-letters/drop" data-confirm="Drop ${pipeline ? `all ${formatCount(total)} dead letters of ${pipeline}` : `all ${formatCount(total)} dead letters`}? Their records will not be retried.">Drop ${scope}</button>
 </div>
 <div class="table-wrap"><table id="dead-letters"><thead><tr><th><input type="checkbox" data-select-all aria-label="select all"></th><th>Pipeline</th><th>ERP key</th><th>Name</th><th>Reason</th><th class="num">Attempts</th><th class="hide-narrow">First failed</th><th>Last failed</th><th>Record</th><th></th></tr></thead>
 <tbody>${letters.map((d) => row(d, ctx.now))}</tbody></table></div>

@@ -30,7 +30,7 @@ function countsLine(run: RunRecord): SafeHtml {
 <span title="created + updated">out <b>${formatCount(out)}</b></span>
 <span class="muted">${formatCount(c.created)} created · ${formatCount(c.updated)} updated · ${formatCount(c.unchanged)} unchanged</span>
 ${c.failed > 0 ? html`<span class="badge b-bad">${formatCount(c.failed)} failed</span>` : ''}
-${c.warnings > 0 ? html`<span class="badge b-warn">${formatCount(c.warnings)} warnings</span>` : ''}
+${c.warnings > 0 ? html`<span class="badge b-warn">${formatCount(c.warnings)} ${c.warnings === 1 ? 'warning' : 'warnings'}</span>` : ''}
 </span>`;
 }
 

@@ -1,8 +1,9 @@
 /** Rendering of per-record events: outcome, issues with codes, payload and what changed. */
-import type { RecordEvent, StoredIssue } from '../../state/index.js';
+import type { RecordEvent, StateStore, StoredIssue } from '../../state/index.js';
 import { timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge } from '../layout.js';
+import { payloadChanges, previousPayload, type Change } from './changes.js';
 import { dateOf } from './context.js';
 
 /** A human label for a record found in its payload: the first `…name` field, searched a few levels deep. */
@@ -18,7 +19,7 @@ export function recordLabel(payload: unknown, depth = 0): string | undefined {
 }
 
 function issue(kind: 'error' | 'warning', i: StoredIssue): SafeHtml {
-  return html`<div class="issue ${kind}"><code>${i.code}</code> ${i.message}${i.field ? html` <span class="muted small">field</span> <code>${i.field}</code>` : ''}</div>`;
+  return html`<div class="issue ${kind}"><code class="code">${i.code}</code> ${i.message}${i.field ? html` <span class="muted small">field</span> <code>${i.field}</code>` : ''}</div>`;
 }
 
 /** Warnings and the error of an event, each with its code. */
@@ -30,12 +31,6 @@ export function issues(e: Pick<RecordEvent, 'warnings' | 'error'>): SafeHtml {
 /** Pretty JSON for a payload or value. */
 export function jsonBlock(value: unknown): SafeHtml {
   return html`<pre>${JSON.stringify(value, null, 2) ?? 'undefined'}</pre>`;
-}
-
-interface Change {
-  readonly path: string;
-  readonly before: unknown;
-  readonly after: unknown;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -81,35 +76,50 @@ function valueText(v: unknown): string {
   return typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
 }
 
-/** What changed in an update: a before/after table, or the raw diff when its shape is unknown. */
-export function diffBlock(diff: unknown): SafeHtml {
-  const changes = readChanges(diff);
-  if (!changes) return jsonBlock(diff);
+/** A before/after table of changes. */
+export function changesTable(changes: readonly Change[]): SafeHtml {
   if (changes.length === 0) return html`<span class="muted">no field changed</span>`;
   return html`<table class="diff"><thead><tr><th>Field</th><th>Before</th><th>After</th></tr></thead><tbody>${changes.map(
     (c) => html`<tr><td><code>${c.path}</code></td><td class="before mono">${valueText(c.before)}</td><td class="after mono">${valueText(c.after)}</td></tr>`,
   )}</tbody></table>`;
 }
 
-/** Payload and diff expanders of one event. */
-export function eventDetails(e: RecordEvent): SafeHtml {
-  const hasDiff = e.diff !== undefined && e.diff !== null;
-  return html`${hasDiff ? html`<details id="diff-${e.id}" open><summary>What changed</summary>${diffBlock(e.diff)}</details>` : ''}${
-    e.payload !== undefined ? html`<details id="payload-${e.id}"><summary>Payload</summary>${jsonBlock(e.payload)}</details>` : ''
-  }${!hasDiff && e.payload === undefined ? html`<span class="muted">–</span>` : ''}`;
+/** What changed in an update: a before/after table, or the raw diff when its shape is unknown. */
+export function diffBlock(diff: unknown): SafeHtml {
+  const changes = readChanges(diff);
+  return changes ? changesTable(changes) : jsonBlock(diff);
+}
+
+/** Payload, changes, error details and (for failures) the source record of one event. */
+export function eventDetails(e: RecordEvent, state: StateStore): SafeHtml {
+  const parts: SafeHtml[] = [];
+  if (e.diff !== undefined && e.diff !== null) {
+    parts.push(html`<details id="diff-${e.id}" open><summary>What changed</summary>${diffBlock(e.diff)}</details>`);
+  } else if (e.outcome === 'updated' && e.payload !== undefined) {
+    const prev = previousPayload(state, e);
+    if (prev) parts.push(html`<details id="diff-${e.id}" open><summary>What changed since run #${prev.runId}</summary>${changesTable(payloadChanges(prev.payload, e.payload))}</details>`);
+  }
+  if (e.payload !== undefined) parts.push(html`<details id="payload-${e.id}"><summary>Payload</summary>${jsonBlock(e.payload)}</details>`);
+  if (e.error?.details !== undefined) parts.push(html`<details id="error-${e.id}"><summary>Error details</summary>${jsonBlock(e.error.details)}</details>`);
+  if ((e.outcome === 'failed' || e.outcome === 'dead-lettered') && e.payload === undefined && e.erpKey !== undefined) {
+    const letter = state.deadLetters.getByKey(e.pipeline, e.erpKey);
+    if (letter) parts.push(html`<details id="record-${e.id}"><summary>Source record</summary>${jsonBlock(letter.record)}</details>`);
+  }
+  return parts.length ? html`${parts}` : html`<span class="muted">–</span>`;
 }
 
 /** Table rows of events; `withRun` adds the run and pipeline columns (record history). */
-export function eventRows(events: readonly RecordEvent[], now: Date, withRun: boolean): SafeHtml {
+export function eventRows(events: readonly RecordEvent[], view: { now: Date; state: StateStore }, withRun: boolean): SafeHtml {
+  const { now, state } = view;
   return html`${events.map(
     (e) => html`<tr data-event-id="${e.id}" data-outcome="${e.outcome}" data-erp-key="${e.erpKey ?? ''}">
 ${withRun ? html`<td>${timeCell(dateOf(e.at), now)}</td><td><a href="/runs/${e.runId}">#${e.runId}</a> <span class="muted small">${e.pipeline}</span></td>` : ''}
 <td class="mono">${e.erpKey !== undefined ? html`<a href="/records?q=${encodeURIComponent(e.erpKey)}">${e.erpKey}</a>` : '–'}</td>
 <td class="mono">${e.shopId !== undefined ? String(e.shopId) : '–'}</td>
-<td class="label">${recordLabel(e.payload) ?? ''}</td>
+<td class="label">${recordLabel(e.payload) ?? (e.payload === undefined && e.erpKey !== undefined ? recordLabel(state.deadLetters.getByKey(e.pipeline, e.erpKey)?.record) : undefined) ?? ''}</td>
 <td>${badge(e.outcome)}</td>
 <td class="issues">${issues(e)}</td>
-<td>${eventDetails(e)}</td>
+<td>${eventDetails(e, state)}</td>
 </tr>`,
   )}`;
 }

@@ -68,7 +68,7 @@ ${
 <h2>History</h2>
 ${
   found.events.length
-    ? html`<div class="table-wrap"><table id="history"><thead>${eventHeaders(true)}</thead><tbody>${eventRows(found.events, ctx.now, true)}</tbody></table></div>`
+    ? html`<div class="table-wrap"><table id="history"><thead>${eventHeaders(true)}</thead><tbody>${eventRows(found.events, ctx, true)}</tbody></table></div>`
     : html`<div class="panel empty">No run has touched <code>${q}</code>.</div>`
 }`;
   return { title: `Record ${q}`, nav: 'records', body };

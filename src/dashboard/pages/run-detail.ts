@@ -53,7 +53,7 @@ ${summary(run, ctx.now)}
   )}</div>
 ${
   events.length
-    ? html`<div class="table-wrap"><table id="events"><thead>${eventHeaders(false)}</thead><tbody>${eventRows(events.slice(0, PAGE_SIZE), ctx.now, false)}</tbody></table></div>`
+    ? html`<div class="table-wrap"><table id="events"><thead>${eventHeaders(false)}</thead><tbody>${eventRows(events.slice(0, PAGE_SIZE), ctx, false)}</tbody></table></div>`
     : html`<div class="panel empty">${run.status === 'running' ? 'No records settled yet.' : 'No records in this view.'}</div>`
 }
 <div class="pager">${offset > 0 ? html`<a href="${link(show, Math.max(0, offset - PAGE_SIZE))}">← Previous</a>` : ''}${more ? html`<a href="${link(show, offset + PAGE_SIZE)}">Next →</a>` : ''}</div>`;

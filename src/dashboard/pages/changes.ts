@@ -1,0 +1,37 @@
+/**
+ * What changed in an update. The pipeline stores the payload it sent with each event; when an
+ * update carries no diff of its own, the change is the difference to the last payload the shop
+ * accepted for the same record (an earlier created/updated event).
+ */
+import type { RecordEvent, StateStore } from '../../state/index.js';
+
+/** One changed leaf: its dot path, value before and after (undefined = absent). */
+export interface Change {
+  readonly path: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Leaf-level differences between two payloads; arrays compare as whole values. */
+export function payloadChanges(before: unknown, after: unknown, path = ''): Change[] {
+  if (isPlainObject(before) && isPlainObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((k) => payloadChanges(before[k], after[k], path ? `${path}.${k}` : k));
+  }
+  if (JSON.stringify(before) === JSON.stringify(after)) return [];
+  return [{ path: path || '(payload)', before, after }];
+}
+
+const ACCEPTED = new Set(['created', 'updated']);
+
+/** The last payload the shop accepted for this event's record before this event, with its run. */
+export function previousPayload(state: StateStore, event: RecordEvent): { payload: unknown; runId: number } | undefined {
+  if (event.erpKey === undefined) return undefined;
+  const earlier = state.events.list({ pipeline: event.pipeline, ...(event.resource ? { resource: event.resource } : {}), erpKey: event.erpKey, until: Date.parse(event.at) + 1, limit: 50, order: 'desc' });
+  const prev = earlier.find((e) => e.id < event.id && ACCEPTED.has(e.outcome) && e.payload !== undefined);
+  return prev ? { payload: prev.payload, runId: prev.runId } : undefined;
+}
