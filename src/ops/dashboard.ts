@@ -21,6 +21,6 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
     events: runtime.events,
     token: server.token,
     host: server.host,
-    logger: runtime.logger.child({ component: 'dashboard' }),
+    logger: runtime.logger,
   };
 }

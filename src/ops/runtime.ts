@@ -75,7 +75,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   const throttled = events.clientObserver();
   const shop = createShopClient({
     ...shopClientOptions(config.shop),
-    logger: logger.child({ component: 'shop' }),
+    logger,
     onEvent: (event) => {
       metrics.clientEvent(event);
       shopContact.observe(event);
