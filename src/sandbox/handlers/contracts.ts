@@ -174,7 +174,12 @@ const exportList: OperationHandler = (ctx, req) => {
   intQuery(req.query, 'status', 1, 7);
   const intervalFilter = intQuery(req.query, 'interval');
   if (intervalFilter !== undefined && !(intervalFilter in INTERVAL_TEXT)) fail(400, 'INVALID_PAYLOAD', `interval is 1, 2, 4 or 12, got ${intervalFilter}`);
-  return exportFiltered(ctx, req, { view: (r) => contractView(r as unknown as Contract) });
+  // interval is compared here: the generic enum filter compares the query text with the stored number.
+  return exportFiltered(ctx, req, {
+    manualParams: ['interval'],
+    keep: (r) => intervalFilter === undefined || r.contracts_interval === intervalFilter,
+    view: (r) => contractView(r as unknown as Contract),
+  });
 };
 
 const exportOne: OperationHandler = (ctx, req) => {
