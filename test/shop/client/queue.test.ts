@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { RequestQueue } from '../../../src/shop/client/queue.js';
+import type { ClientEvent } from '../../../src/shop/index.js';
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+function queue(options: Partial<{ concurrency: number; intervalCap: number; intervalMs: number }> = {}) {
+  const events: ClientEvent[] = [];
+  const q = new RequestQueue({ concurrency: 2, intervalCap: 100, intervalMs: 1000, onEvent: (e) => events.push(e), ...options });
+  return { q, events };
+}
+
+describe('request queue', () => {
+  it('runs at most `concurrency` requests at once', async () => {
+    const { q } = queue({ concurrency: 2 });
+    let running = 0;
+    let peak = 0;
+    const task = async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await tick();
+      running--;
+    };
+    await Promise.all(Array.from({ length: 6 }, () => q.run(task)));
+    expect(peak).toBe(2);
+    await q.close();
+  });
+
+  it('starts no more than `intervalCap` requests per interval', async () => {
+    const { q } = queue({ concurrency: 10, intervalCap: 2, intervalMs: 60_000 });
+    let started = 0;
+    for (let i = 0; i < 3; i++) void q.run(async () => void started++);
+    await tick();
+    expect(started).toBe(2);
+    expect(q.depth().size).toBe(1);
+    await q.close();
+  });
+
+  it('pauses after a 429 until Retry-After has passed', async () => {
+    const { q } = queue();
+    q.throttle(60_000);
+    let started = false;
+    void q.run(async () => {
+      started = true;
+    });
+    await tick();
+    expect(started).toBe(false);
+    expect(q.depth()).toEqual({ size: 1, pending: 0 });
+    await q.close();
+  });
+
+  it('halves the rate after each 429 and recovers one step per `intervalCap` successes', async () => {
+    const { q } = queue({ concurrency: 8, intervalCap: 3 });
+    q.throttle(0);
+    q.throttle(0);
+    expect(q.slowdown).toBe(4);
+    for (let i = 0; i < 2; i++) q.succeeded();
+    expect(q.slowdown).toBe(4);
+    q.succeeded();
+    expect(q.slowdown).toBe(2);
+    for (let i = 0; i < 3; i++) q.succeeded();
+    expect(q.slowdown).toBe(1);
+    await q.close();
+  });
+
+  it('reports its depth as events', async () => {
+    const { q, events } = queue();
+    await q.run(async () => 1);
+    expect(events.some((e) => e.type === 'queue' && e.pending + e.size >= 1)).toBe(true);
+    expect(events.at(-1)).toEqual({ type: 'queue', size: 0, pending: 0 });
+    await q.close();
+  });
+
+  it('refuses work after close', async () => {
+    const { q } = queue();
+    await q.close();
+    await expect(q.run(async () => 1)).rejects.toThrow(/closed/);
+  });
+});
