@@ -77,6 +77,7 @@ export function seedTickets(ctx: SandboxContext): void {
 
   const question = base(4, 'Frage zur Garantie', 'lea.schmidt@example.de', 'Lea Schmidt', 1);
   question.department_id = 2;
+  question.project_id = 1;
   entry(question, 1, 0, 1, 'How long is the warranty on the espresso grinder?', false);
   putTicket(ctx, question);
 
