@@ -51,8 +51,9 @@ export function toDecimal(value: unknown, locale: DecimalLocale | undefined): st
       if (COMMA.test(s)) return stripPlus(s.replace(',', '.'));
       throw new CoerceError('MAPPING_DECIMAL', `\`${value}\` is not a decimal in comma notation (like 1234,50)`);
     default:
-      if (POINT.test(s) && !/^[+-]?\d{1,3}\.\d{3}$/.test(s)) return stripPlus(s);
-      if (s.includes(',') || /^[+-]?\d{1,3}(\.\d{3})+$/.test(s)) {
+      // '1.234' may be German thousands grouping; '0.125' cannot be.
+      if (POINT.test(s) && !/^[+-]?[1-9]\d{0,2}\.\d{3}$/.test(s)) return stripPlus(s);
+      if (s.includes(',') || /^[+-]?[1-9]\d{0,2}(\.\d{3})+$/.test(s)) {
         throw new CoerceError(
           'GUARD_AMBIGUOUS_DECIMAL',
           `\`${value}\` is ambiguous without a declared locale (is the comma or point a decimal or thousands separator?); declare \`locale: de\` or \`locale: en\` on the rule or the mapping`,

@@ -201,3 +201,27 @@ describe('compiling and applying a mapping', () => {
     expect(r.ok ? null : r.errors[0]).toMatchObject({ code: 'MAPPING_REQUIRED', field: 'Nr' });
   });
 });
+
+describe('file-level features', () => {
+  it('treats declared null values as missing and builds a one-entry list from a flat row', () => {
+    const m = products('  products_model: ARTNR\n  products_date_available: { from: Ab, type: date, format: DD.MM.YYYY, null_values: ["00.00.0000"] }\n  storages:\n    each: .\n    fields:\n      storages_id: { from: Lager, type: integer }\n      products_quantity: { from: Menge, type: decimal }\n      products_safe_quantity: { value: 0 }\n', 'locale: de\n');
+    expect(ok(m.applySync!({ ARTNR: 'A', Ab: '00.00.0000', Lager: '1', Menge: '3,5' }, ctx))).toEqual({
+      products_model: 'A',
+      storages: [{ storages_id: 1, products_quantity: '3.5', products_safe_quantity: 0 }],
+    });
+  });
+
+  it('exposes key, shop key, operation and create-only fields to the pipeline', () => {
+    const m = compileMapping(
+      'name: kunden\ndirection: erp-to-shop\ntarget: { resource: customers, operation: upsert }\nkey: KDNR\nshop_key: customers_id_extern\ncreate_only: [addresses]\nfields:\n  customers_id_extern: KDNR\n  addresses: { each: ., fields: { entry_city: Ort } }\n',
+      'k.yaml',
+    );
+    expect(m).toMatchObject({ name: 'kunden', key: 'KDNR', shopKey: 'customers_id_extern', operation: 'upsert', resource: 'customers', direction: 'erp-to-shop', createOnly: ['addresses'] });
+  });
+
+  it('names the record in every error', () => {
+    const m = products('  products_model: ARTNR\n  products_price: { from: P, type: decimal }\n');
+    const r = m.applySync!({ ARTNR: 'DEMO-9', P: '5,5' }, ctx);
+    expect(r.ok ? null : r.errors[0].record).toEqual({ erpKey: 'DEMO-9', resource: 'products' });
+  });
+});
