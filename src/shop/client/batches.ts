@@ -60,7 +60,7 @@ async function sendBatch(transport: Transport, write: BatchWrite, records: reado
   if (!isSuccess(answer)) return rejected(transport, resource, records, offset, answer, what);
   const parsed = writeResponse.safeParse(answer.data);
   if (!parsed.success) return allFail(invalidResponse(what, parsed.error));
-  return mapEntries(resource, records, offset, parsed.data, answer.afterLostAnswer);
+  return mapEntries(resource, records, offset, parsed.data, answer.afterLostAnswer, (t) => transport.scrub(t));
 }
 
 /** A request rejected as a whole: the record named by `details.index` gets the error, the others BATCH_REJECTED. */
@@ -82,7 +82,7 @@ function rejected(transport: Transport, resource: ResourceDef, records: readonly
   });
 }
 
-function mapEntries(resource: ResourceDef, records: readonly Record<string, unknown>[], offset: number, response: WriteResponse, afterLostAnswer: boolean): RecordOutcome[] {
+function mapEntries(resource: ResourceDef, records: readonly Record<string, unknown>[], offset: number, response: WriteResponse, afterLostAnswer: boolean, scrub: (text: string) => string): RecordOutcome[] {
   const n = records.length;
   const inRange = (i: number | undefined): i is number => i !== undefined && Number.isInteger(i) && i >= 0 && i < n;
   const data: (Record<string, unknown> | undefined)[] = new Array(n).fill(undefined);
@@ -101,12 +101,12 @@ function mapEntries(resource: ResourceDef, records: readonly Record<string, unkn
   const unindexed: ShopApiError[] = [];
   for (const entry of response.errors) {
     const i = entryIndex(entry);
-    const error = entryError(entry, afterLostAnswer);
+    const error = entryError(entry, afterLostAnswer, scrub);
     if (inRange(i)) errors[i] ??= error;
     else unindexed.push(error);
   }
   if (response.error && response.errors.length === 0) {
-    unindexed.push(shopError(undefined, response.error.code, response.error.message ?? response.error.code, { details: response.error.details ?? undefined }));
+    unindexed.push(shopError(undefined, response.error.code, scrub(response.error.message ?? response.error.code), { details: response.error.details ?? undefined }));
   }
   if (unindexed.length > 0) {
     // An error that names no record falls on the records the shop did not confirm (all, if it confirmed every one).
@@ -128,13 +128,13 @@ function entryIndex(entry: MessageEntry): number | undefined {
   return entry.index ?? entry.record;
 }
 
-function entryError(entry: MessageEntry, afterLostAnswer: boolean): ShopApiError {
+function entryError(entry: MessageEntry, afterLostAnswer: boolean, scrub: (text: string) => string): ShopApiError {
   const code = entry.code ?? entry.error;
   const message = entry.message ?? entry.error ?? entry.code ?? 'the shop refused this record';
   const details: Record<string, unknown> = { ...entry.details };
   if (entry.field !== undefined) details.field = entry.field;
   if (afterLostAnswer) details.afterLostAnswer = true;
-  return shopError(undefined, code, entry.field ? `${message} (field ${entry.field})` : message, { details });
+  return shopError(undefined, code, scrub(entry.field ? `${message} (field ${entry.field})` : message), { details });
 }
 
 function failed(index: number, error: ShopApiError): RecordOutcome {

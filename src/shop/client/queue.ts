@@ -7,6 +7,7 @@
 import PQueue from 'p-queue';
 import type { ClientEvent } from './types.js';
 import { sleep } from './retry.js';
+import { ShopApiError } from '../errors.js';
 
 /** Largest slowdown factor after repeated 429s (rate = configured rate / factor). */
 const MAX_SLOWDOWN = 16;
@@ -42,7 +43,7 @@ export class RequestQueue {
 
   /** Run one attempt through the queue. */
   async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (this.#closed) throw new Error('The shop client is closed; create a new one');
+    if (this.#closed) throw new ShopApiError('CLIENT_CLOSED', 'The shop client is closed; create a new one');
     const result = this.#queue.add(
       async () => {
         await this.#brake(signal);
