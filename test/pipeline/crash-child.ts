@@ -1,0 +1,42 @@
+/**
+ * The pushing process of the crash test: pushes products then orders from the ERP SQLite file
+ * into the sandbox until both runs succeed, then prints DONE. The test kills it with SIGKILL at
+ * random moments and starts it again.
+ * argv: <sandbox url> <token> <erp file> <state file> <mapping dir>
+ */
+import { join } from 'node:path';
+import { createSource } from '../../src/erp/index.js';
+import { silentLogger } from '../../src/log.js';
+import { loadMapping } from '../../src/mapping/index.js';
+import { runPipeline } from '../../src/pipeline/index.js';
+import { createShopClient } from '../../src/shop/index.js';
+import { openState } from '../../src/state/index.js';
+import { ORDER_SOURCE } from './support.js';
+
+async function main(): Promise<void> {
+  const [url, token, erpFile, stateFile, dir] = process.argv.slice(2) as [string, string, string, string, string];
+  const state = openState(stateFile);
+  const shop = createShopClient({ baseUrl: url, auth: { kind: 'token', token }, rateLimit: { concurrency: 8, intervalCap: 100_000, intervalMs: 1000 }, retry: { retries: 8, baseDelayMs: 5, maxDelayMs: 100 } });
+  const source = (config: Record<string, unknown>) => () => createSource({ kind: 'sqlite', path: erpFile }, config as never, { logger: silentLogger, baseDir: '/' });
+  const pipelines = [
+    { def: { name: 'products', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'products.yaml', resource: 'products', batchSize: 50, options: { maxAttempts: 20 } }, mapping: await loadMapping(join(dir, 'products.yaml')), source: source({ query: 'SELECT * FROM products', cursor: 'updated_at', key: 'sku' }) },
+    { def: { name: 'orders', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'orders.yaml', resource: 'orders', batchSize: 25, options: { maxAttempts: 20 } }, mapping: await loadMapping(join(dir, 'orders.yaml')), source: source(ORDER_SOURCE) },
+  ];
+  process.stdout.write('READY\n');
+  for (const p of pipelines) {
+    for (let attempt = 0; ; attempt++) {
+      const summary = await runPipeline(p.def, { state, shop, mapping: p.mapping, source: p.source });
+      process.stdout.write(`${p.def.name} ${summary.status} ${JSON.stringify(summary.counts)}\n`);
+      if (summary.status === 'succeeded') break;
+      if (attempt > 20) throw new Error(`${p.def.name} did not succeed: ${JSON.stringify(summary.error)}`);
+    }
+  }
+  await shop.close();
+  await state.close();
+  process.stdout.write('DONE\n');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
