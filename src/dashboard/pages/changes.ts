@@ -30,8 +30,9 @@ const ACCEPTED = new Set(['created', 'updated']);
 
 /** The last payload the shop accepted for this event's record before this event, with its run. */
 export function previousPayload(state: StateStore, event: RecordEvent): { payload: unknown; runId: number } | undefined {
-  if (event.erpKey === undefined) return undefined;
-  const earlier = state.events.list({ pipeline: event.pipeline, ...(event.resource ? { resource: event.resource } : {}), erpKey: event.erpKey, until: Date.parse(event.at) + 1, limit: 50, order: 'desc' });
-  const prev = earlier.find((e) => e.id < event.id && ACCEPTED.has(e.outcome) && e.payload !== undefined);
+  if (event.erpKey === undefined || event.resource === undefined) return undefined;
+  // Filtering by resource and key (not pipeline) lets SQLite use the (resource, erp_key, at) index.
+  const earlier = state.events.list({ resource: event.resource, erpKey: event.erpKey, until: Date.parse(event.at) + 1, limit: 50, order: 'desc' });
+  const prev = earlier.find((e) => e.id < event.id && e.pipeline === event.pipeline && ACCEPTED.has(e.outcome) && e.payload !== undefined);
   return prev ? { payload: prev.payload, runId: prev.runId } : undefined;
 }
