@@ -112,7 +112,7 @@ export class Transport {
         if (retriesUsed >= retries) {
           throw new TransportError('NETWORK_ERROR', `${label} failed after ${attempt} attempts: ${failure?.message ?? 'network error'}`, { details: { networkCode: failure?.code, afterLostAnswer } });
         }
-        await sleep(backoffMs(retriesUsed++, baseDelayMs, maxDelayMs), spec.signal);
+        await pause(backoffMs(retriesUsed++, baseDelayMs, maxDelayMs), spec.signal, label);
         continue;
       }
 
@@ -138,7 +138,7 @@ export class Transport {
         if (retriesUsed >= retries) return answer;
         const wait = retryAfterMs !== undefined ? Math.min(retryAfterMs, maxDelayMs) : backoffMs(retriesUsed, baseDelayMs, maxDelayMs);
         retriesUsed++;
-        await sleep(wait, spec.signal);
+        await pause(wait, spec.signal, label);
         continue;
       }
       if (response.status < 400) this.#queue.succeeded();
@@ -152,6 +152,15 @@ export class Transport {
       details: { networkCode, method: spec.method, path: spec.path },
       record: { resource: spec.resource },
     });
+  }
+}
+
+/** Wait before the next attempt; a stop request during the wait is an AbortedError. */
+async function pause(ms: number, signal: AbortSignal | undefined, label: string): Promise<void> {
+  try {
+    await sleep(ms, signal);
+  } catch {
+    throw new AbortedError(`stopped while waiting to retry ${label}`);
   }
 }
 

@@ -134,6 +134,19 @@ describe('retry policy', () => {
   });
 });
 
+describe('stopping', () => {
+  useNock();
+
+  it('stops an export that waits to retry when its signal aborts', async () => {
+    shop().get('/export/json/products').query(true).reply(503, 'busy', { 'Retry-After': '30' });
+    const { client } = testClient({ retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 60_000 } });
+    const controller = new AbortController();
+    const pending = collect(client.exportAll('products', { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortedError', code: 'ABORTED' });
+  });
+});
+
 describe('backoff and Retry-After', () => {
   it('waits a random time up to base × 2^attempt, capped at the maximum (full jitter)', () => {
     const top = () => 0.9999;
