@@ -9,6 +9,7 @@
  * | update writes every field (subject, type, status, priority, department, hide_until, login, learning, admins) | l.101-118 |
  * | is_public_reply / notify_customer only as JSON booleans; public reply needs admin_id > 0 | l.399 (rule 1), l.113-115 |
  * | signature appended by default, only `false` opts out | l.400 (rule 2), l.116 |
+ * | linked_appointments in a write: ignored without UNKNOWN_FIELD warning | l.404 (rule 6) |
  * | export with status history, assigned admins, followers, linked appointments, claim, edit_lock (300 s) | l.65-79, l.723 |
  * | export filters incl. last_modified (day) and paging | l.393 |
  * | delete cascades and answers {success, deleted_id, details} | l.406 |
@@ -152,6 +153,15 @@ describe('ticket update', () => {
     expect(history[0].comments).toMatch(/^with default\n\n-- \nClara Support/);
     expect(history[1].comments).toBe('opted out');
     expect(history[3].comments).toBe('internal');
+  });
+  it('ignores linked_appointments in a write without an UNKNOWN_FIELD warning', async () => {
+    const before = (await ticket(1)).linked_appointments;
+    const { outcomes } = await fx().client.update('tickets', [{ ticket_id: 1, ticket_priority_id: 3, linked_appointments: [{ appointment_id: 9, title: 'x' }] }]);
+    expect(outcomes[0].ok).toBe(true);
+    expect(outcomes[0].warnings).toEqual([]);
+    const after = await ticket(1);
+    expect(after.linked_appointments).toEqual(before);
+    expect(after.ticket_priority_id).toBe(3);
   });
 });
 
