@@ -154,6 +154,7 @@ describe('ticket update', () => {
     expect(history[1].comments).toBe('opted out');
     expect(history[3].comments).toBe('internal');
   });
+
   it('ignores linked_appointments in a write without an UNKNOWN_FIELD warning', async () => {
     const before = (await ticket(1)).linked_appointments;
     const { outcomes } = await fx().client.update('tickets', [{ ticket_id: 1, ticket_priority_id: 3, linked_appointments: [{ appointment_id: 9, title: 'x' }] }]);
