@@ -7,6 +7,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError } from '../errors.js';
 
+/** Shortest dashboard token accepted (the config schema's floor). */
+export const MIN_TOKEN_LENGTH = 8;
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
 /** Whether an address (bind host or socket address) is a loopback address. */
@@ -21,12 +24,13 @@ export function assertSafeBinding(host: string | undefined, token: string | unde
   if (host === undefined || isLoopback(host)) return;
   if (!token) {
     throw new ConfigError(
-      `The dashboard would be served on ${host} without a token. Set dashboard.token in the config or SHOPSYNC_DASHBOARD_TOKEN in the environment, or bind to 127.0.0.1.`,
+      `The dashboard would be served on ${host} without a token. Set dashboard.token in the config (e.g. `token: ${DASHBOARD_TOKEN}` to take it from the environment), or bind to 127.0.0.1.`,
       { key: 'dashboard.token' },
     );
   }
-  if (token.length < 16) {
-    throw new ConfigError('The dashboard token must be at least 16 characters long when the dashboard is served beyond 127.0.0.1.', { key: 'dashboard.token' });
+  // Same floor as the config schema, so a config that validates also mounts.
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new ConfigError(`The dashboard token must be at least ${MIN_TOKEN_LENGTH} characters long (32 random characters are better) when the dashboard is served beyond 127.0.0.1.`, { key: 'dashboard.token' });
   }
 }
 
@@ -114,7 +118,7 @@ export function createSecurity(options: { token?: string }): DashboardSecurity {
       // A real socket always has a local address; only injected test requests lack one.
       const socket = request.raw.socket;
       if (!isLoopback(socket.localAddress ?? socket.remoteAddress)) {
-        return { status: 403, message: 'The dashboard is served beyond 127.0.0.1 without a token; set dashboard.token (or SHOPSYNC_DASHBOARD_TOKEN).' };
+        return { status: 403, message: 'The dashboard is served beyond 127.0.0.1 without a token; set dashboard.token in the config.' };
       }
       if (!LOOPBACK_HOSTS.has(parseHost(request.headers.host).hostname)) {
         return { status: 403, message: 'Unexpected Host header; open the dashboard as http://127.0.0.1:<port>/ or http://localhost:<port>/.' };

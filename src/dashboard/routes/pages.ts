@@ -59,7 +59,7 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
     const failed = firstValues(request.query).failed === '1';
     const body = html`<form class="panel login" method="post" action="/login">
 <h1>shopsync dashboard</h1>
-<p class="muted">This dashboard is protected by a token (<code>dashboard.token</code> in the config, or <code>SHOPSYNC_DASHBOARD_TOKEN</code>).</p>
+<p class="muted">This dashboard is protected by a token: the value of <code>dashboard.token</code> in the daemon's config.</p>
 ${failed ? html`<div class="flash bad">That token is not right.</div>` : ''}
 <input type="hidden" name="_csrf" value="${env.security.csrfToken}"><input type="hidden" name="next" value="${next}">
 <label>Token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
