@@ -112,7 +112,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     const obj = buildObject(producers, { item: record, root: record }, env, '');
     return obj === MISSING ? {} : obj;
   };
-  const finish = (record: Record<string, unknown>, ctx: MappingContext, env: Env, payload: Record<string, unknown>, rerun: (trace: Map<string, unknown>) => void): MappingResult => {
+  const finish = (record: Record<string, unknown>, env: Env, payload: Record<string, unknown>, rerun: (trace: Map<string, unknown>) => void): MappingResult => {
     const errors: MappingError[] = [...env.errors];
     const warnings: Finding[] = env.warnings;
     if (guards) {
@@ -149,7 +149,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     const applySync = (record: Record<string, unknown>, ctx: MappingContext): MappingResult => {
       const env: Env = { ctx, file: fileName, errors: [], warnings: [] };
       const payload = run(record, env);
-      return finish(record, ctx, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], trace }));
+      return finish(record, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], trace }));
     };
     return { ...base, applySync, apply: async (record, ctx) => applySync(record, ctx) };
   }
@@ -162,7 +162,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
         const env: Env = { ctx, file: fileName, errors: [], warnings: [], expr };
         const payload = run(record, env);
         if (expr.pending.length === 0) {
-          return finish(record, ctx, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], expr, trace }));
+          return finish(record, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], expr, trace }));
         }
         await Promise.all(expr.pending.splice(0));
       }

@@ -120,4 +120,43 @@ describe('shipped mappings against the sandbox', () => {
     })();
     expect(shopOrder).toMatchObject({ tax_flag: 0, external_reference: { external_id: first.Externe_Nr } });
   });
+
+  it('updates stock by article number, contracts by reference and the status and tracking of an order', async () => {
+    const stock = await load('stock');
+    const first = sourceRecords('stock').slice(0, 3);
+    for (const record of first) {
+      const r = stock.applySync!(record, ctx);
+      expect(r.ok).toBe(true);
+      if (!r.ok) continue;
+      const write = await client.update('products', [r.payload]);
+      expect(write.outcomes[0].error?.message ?? null).toBeNull();
+    }
+    const all: Record<string, unknown>[] = [];
+    for await (const p of client.exportAll('products')) if (p.products_model === 'DEMO-1001') all.push(p);
+    const storages = (all[0].storages as Record<string, unknown>[]).filter((s) => s.storages_id === 1 || s.storages_id === 3);
+    expect(storages.map((s) => [s.storages_id, Number(s.products_quantity), s.products_storage_text])).toEqual([
+      [1, 10, 'R01-F01'],
+      [3, 5, 'Süd A-1'],
+    ]);
+    expect(Number(all[0].products_quantity)).toBe(5);
+
+    // Contracts need the customer and the article as references: the article DEMO-1001 exists in the sandbox as products_id 1.
+    refs.set('products:DEMO-1001', 1);
+    const contract = sourceRecords('contracts')[0];
+    expect(refs.has(`customers:${String(contract.KDNR)}`)).toBe(true);
+    const c = (await load('contracts')).applySync!(contract, ctx);
+    expect(c.ok).toBe(true);
+    if (c.ok) expect((await client.create('contracts', [c.payload])).outcomes[0].error?.message ?? null).toBeNull();
+
+    const orders: Record<string, unknown>[] = [];
+    for await (const o of client.exportAll('orders')) orders.push(o);
+    const orderId = Math.max(...orders.map((o) => Number(o.orders_id)));
+    const status = (await load('order-status')).applySync!({ ...sourceRecords('order-status')[1], ShopBestellNr: String(orderId) }, ctx);
+    expect(status.ok).toBe(true);
+    if (!status.ok) return;
+    expect((await client.update('orders', [status.payload])).outcomes[0].error?.message ?? null).toBeNull();
+    const updated = await client.exportOne('orders', orderId);
+    expect(updated).toMatchObject({ orders_status: 3 });
+    expect(updated!.tracking).toEqual(expect.arrayContaining([expect.objectContaining({ code: sourceRecords('order-status')[1].Sendungsnummer })]));
+  });
 });
