@@ -54,6 +54,9 @@ describe('project export', () => {
     expect(en.data.project_statuses[0]).toMatchObject({ id: 1, name: 'Planned' });
     const plain = await fx().http.get('/export/json/projects');
     expect(plain.data.data[0]).not.toHaveProperty('tasks');
+    const one = await fx().http.get('/export/json/project/2', { params: { include_tasks: 1 } });
+    expect(one.data.data[0].tasks.map((t: Rec) => t.task_id)).toEqual([4]);
+    expect(en.data.data[0]).not.toHaveProperty('tasks');
   });
 });
 

@@ -201,7 +201,7 @@ const exportOne: OperationHandler = (ctx, req) => {
   const language = namesLanguage(ctx, req);
   const project = ctx.store.get(PROJECTS, pathId(req)) as Project | undefined;
   if (!project) fail(404, 'Not found', `Project ${req.params.id} does not exist`);
-  const withTasks = intQuery(req.query, 'include_tasks', 0, 1) !== 0;
+  const withTasks = intQuery(req.query, 'include_tasks', 0, 1) === 1;
   return ok(withMeta(ctx, { success: true, api_version: API_VERSION, type: typeName(req.resource), data: [projectView(ctx, project, language, withTasks)] }, language));
 };
 
