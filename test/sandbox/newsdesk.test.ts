@@ -100,6 +100,16 @@ describe('article writes', () => {
     expect(await collect(fx().client.exportAll('seohistory', { filters: { type: 'n', base_id: 2 } }))).toHaveLength(1);
   });
 
+  it('does not let a renamed-back seo_name redirect to itself', async () => {
+    const original = (await article(1)).languages.en.seo_name as string;
+    await fx().client.update('newsdesk', [{ newsdesk_id: 1, languages: { en: { seo_name: 'summer-party' } } }]);
+    await fx().client.update('newsdesk', [{ newsdesk_id: 1, languages: { en: { seo_name: original } } }]);
+    const paths = (await collect(fx().client.exportAll('seohistory', { filters: { type: 'n', base_id: 1, language: 'en' } }))).map(
+      (e) => (e.languages as Record<string, { sh_seo_string: string }>).en.sh_seo_string,
+    );
+    expect(paths).toEqual(['summer-party']);
+  });
+
   it('answers Already exists for a used id, Not found for an unknown one, and deletes by newsdesk_id', async () => {
     const created = await fx().client.create('newsdesk', [{ newsdesk_id: 1, languages: { de: { newsdesk_article_name: 'x' } } }]);
     expect(created.outcomes[0].error?.apiCode).toBe('Already exists');

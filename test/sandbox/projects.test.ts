@@ -120,7 +120,8 @@ describe('project writes', () => {
     await fx().client.update('projects', [{ project_id: 1, relationships: [{ target_type: 'ticket', target_id: 4 }, { target_type: 'order', target_id: 1 }] }]);
     expect((await fx().client.exportOne('tickets', 4))?.project_id).toBe(1);
     const answer = await fx().client.delete('projects', 1);
-    expect(answer).toMatchObject({ success: true, deleted_id: 1, deleted_tasks: [1, 2, 3], detached: { tickets: [4] } });
+    expect(answer).toMatchObject({ success: true, deleted_id: 1, deleted_tasks: [1, 2, 3], detached: { tickets: [4], orders: [1] } });
+    expect(await fx().client.exportOne('orders', 1)).toMatchObject({ orders_id: 1 });
     expect(await fx().client.exportOne('projects', 1)).toBeUndefined();
     expect(await taskIds({})).toEqual([4]);
     const ticket = await fx().client.exportOne('tickets', 4);
