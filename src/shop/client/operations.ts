@@ -8,6 +8,8 @@ import { attachmentListing, claimsResponse, deleteResponse, type AttachmentListi
 import { answerError, isSuccess, jsonBody, parseAnswer } from './answers.js';
 import type { Transport } from './http.js';
 import { extraOf, opOf, resourceOf } from './lookup.js';
+import { formatPath } from './errors.js';
+import { ticketClaimWrite } from '../resources/tickets.js';
 import { fillPath, placeholders } from './paths.js';
 import type { ClaimRequest, DownloadedFile } from './types.js';
 
@@ -68,10 +70,13 @@ export async function bulkDelete(transport: Transport, name: string, selector: R
 }
 
 const statusAnswer = z.looseObject({ success: z.boolean() });
+/** Claims are checked before sending: a string 'true' for force would be ignored by the shop. */
+const claimList = z.array(ticketClaimWrite).min(1, { message: 'expected at least one claim' });
 
 /** Change only a contract's status (appends a status-history entry, so never repeated after a lost answer). */
 export async function setContractStatus(transport: Transport, contractId: number, status: number, comment?: string): Promise<Record<string, unknown>> {
   const { resource, op } = extraOf('contracts', 'status');
+  if (!Number.isInteger(status) || status < 1) throw new ValidationError('INVALID_ARGUMENT', `Expected a contract status id (a whole number from 1), got \`${status}\``, { record: { resource: resource.name, shopId: contractId } });
   const path = fillPath(op.path, { id: contractId });
   const body = comment === undefined ? { contracts_status: status } : { contracts_status: status, comment };
   const answer = await transport.send({ resource: resource.name, method: op.method, path, body, repeatSafe: false });
@@ -86,6 +91,11 @@ export async function setContractStatus(transport: Transport, contractId: number
 /** Set, extend, take over or release ticket claims; a conflict comes back in the response (HTTP 200), not as an error. */
 export async function claimTickets(transport: Transport, claims: readonly ClaimRequest[]): Promise<ClaimsResponse> {
   const { resource, op } = extraOf('tickets', 'claims');
+  const checked = claimList.safeParse(claims);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new ValidationError('INVALID_ARGUMENT', `ticket claims: ${formatPath(issue.path)}: ${issue.message}`, { record: { resource: resource.name } });
+  }
   const answer = await transport.send({ resource: resource.name, method: op.method, path: op.path, body: { type: 'ticket_claims', data: claims }, repeatSafe: true });
   const what = `${op.method} ${op.path}`;
   if (!isSuccess(answer)) throw answerError(answer, what, (t) => transport.scrub(t), { resource: resource.name });

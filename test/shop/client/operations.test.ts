@@ -58,6 +58,12 @@ describe('resource-specific operations', () => {
     expect(answer.errors[0].record).toBe(0);
   });
 
+  it('refuses claims the shop would misread before sending them', async () => {
+    const { client } = testClient();
+    await expect(client.claimTickets([{ ticket_id: 5, admin_id: 1, state: 'claimed', force: 'true' as unknown as boolean }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('[0].force') });
+    await expect(client.claimTickets([])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
   it('changes a contract status and never repeats it after a lost answer', async () => {
     shop().put('/import/json/contracts/3/status', { contracts_status: 2 }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const { client } = testClient();
