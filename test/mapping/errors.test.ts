@@ -95,3 +95,17 @@ describe('output validation', () => {
     expect(r.ok ? null : r.errors.map((e) => [e.code, e.field])).toEqual([['MAPPING_OUTPUT_INVALID', 'languages.de.products_nmae']]);
   });
 });
+
+describe('rule keys that would be ignored', () => {
+  it('refuses a value key on a list rule and points to item', () => {
+    const [p] = problemsOf(`${head}  categories: { from: WG, split: ",", lookup: { reference: categories } }\n`);
+    expect(p).toMatchObject({ code: 'MAPPING_RULE', line: 6 });
+    expect(p.message).toContain('`lookup` does not apply to a list rule');
+    expect(p.message).toContain('item:');
+  });
+
+  it('refuses list keys on a plain field', () => {
+    const [p] = problemsOf(`${head}  products_model: { from: A, empty: clear }\n`);
+    expect(p.message).toContain('`empty` does not apply to a scalar rule');
+  });
+});
