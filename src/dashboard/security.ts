@@ -24,7 +24,8 @@ export function assertSafeBinding(host: string | undefined, token: string | unde
   if (host === undefined || isLoopback(host)) return;
   if (!token) {
     throw new ConfigError(
-      `The dashboard would be served on ${host} without a token. Set dashboard.token in the config (e.g. `token: ${DASHBOARD_TOKEN}` to take it from the environment), or bind to 127.0.0.1.`,
+      `The dashboard would be served on ${host} without a token. ` +
+        'Set dashboard.token in the config (e.g. "token: ${DASHBOARD_TOKEN}" to take it from the environment), or bind to 127.0.0.1.',
       { key: 'dashboard.token' },
     );
   }
