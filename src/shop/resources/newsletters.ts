@@ -44,8 +44,8 @@ export const newsletters = {
       scope: 'newsletters:read',
       paging: { kind: 'limit-offset', defaultLimit: 100, maxLimit: 250 },
       filters: {
-        status: { type: 'enum', values: [0, 1], field: 'languages.*.status', note: '0 draft, 1 active' },
-        language_id: { type: 'int', field: 'languages.*.language_id', note: 'only that language version' },
+        status: { type: 'enum', values: [0, 1], note: '0 draft, 1 active; compared per language version (languages.*.status)' },
+        language_id: { type: 'int', note: 'only that language version (languages.*.language_id)' },
       },
     },
     exportOne: { method: 'GET', path: '/export/json/newsletter/{id}', scope: 'newsletters:read' },
