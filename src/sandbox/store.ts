@@ -69,7 +69,8 @@ export interface RecordStore {
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS records (resource TEXT NOT NULL, id INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (resource, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS record_keys (resource TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS record_keys_lookup ON record_keys (resource, field, value);
+DROP INDEX IF EXISTS record_keys_lookup;
+CREATE INDEX IF NOT EXISTS record_keys_by_value ON record_keys (resource, field, value, id);
 CREATE INDEX IF NOT EXISTS record_keys_owner ON record_keys (resource, id);
 CREATE TABLE IF NOT EXISTS sequences (resource TEXT PRIMARY KEY, next INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -112,6 +113,17 @@ export function createRecordStore(db: Database.Database): RecordStore {
     count: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM records WHERE resource = ?'),
     all: db.prepare<[string], { data: string }>('SELECT data FROM records WHERE resource = ? ORDER BY id'),
   };
+
+  const statements = new Map<string, Database.Statement>();
+  /** Prepared statements of dynamic queries, cached by their text. */
+  function prepared(sql: string): Database.Statement {
+    let stmt = statements.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      statements.set(sql, stmt);
+    }
+    return stmt;
+  }
 
   function nextId(resource: string): number {
     const seq = q.seqGet.get(resource)?.next ?? 1;
@@ -187,12 +199,10 @@ export function createRecordStore(db: Database.Database): RecordStore {
         }
       }
       const where = clauses.join(' AND ');
-      const total = (db.prepare(`SELECT COUNT(*) AS n FROM records WHERE ${where}`).get(...params) as { n: number }).n;
+      const total = (prepared(`SELECT COUNT(*) AS n FROM records WHERE ${where}`).get(...params) as { n: number }).n;
       const order = options.orderBy ? `json_extract(data, '${jsonPath(options.orderBy)}') ${options.desc ? 'DESC' : 'ASC'}, id` : `id ${options.desc ? 'DESC' : 'ASC'}`;
       const limit = options.limit ?? -1;
-      const rows = db
-        .prepare(`SELECT data FROM records WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`)
-        .all(...params, limit, options.offset ?? 0) as { data: string }[];
+      const rows = prepared(`SELECT data FROM records WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, limit, options.offset ?? 0) as { data: string }[];
       return { records: rows.map((r) => JSON.parse(r.data) as StoredRecord), total };
     },
     all(resource) {
@@ -201,7 +211,7 @@ export function createRecordStore(db: Database.Database): RecordStore {
     idsWithListMember(resource, listField, memberField, value) {
       const member = memberField === null ? 'value' : `json_extract(value, '${jsonPath(memberField)}')`;
       const sql = `SELECT id FROM records WHERE resource = ? AND EXISTS (SELECT 1 FROM json_each(data, '${jsonPath(listField)}') WHERE ${member} = ?) ORDER BY id`;
-      return (db.prepare(sql).all(resource, value) as { id: number }[]).map((r) => r.id);
+      return (prepared(sql).all(resource, value) as { id: number }[]).map((r) => r.id);
     },
     count(resource) {
       return q.count.get(resource)?.n ?? 0;

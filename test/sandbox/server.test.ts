@@ -111,7 +111,7 @@ describe('authentication and scopes', () => {
       expect(write.status).toBe(403);
       expect(await write.json()).toMatchObject({ success: false, error: { code: 'INSUFFICIENT_SCOPE', details: { required: 'products:write' } } });
       const orderDelete = await fetch(`${scoped.url}/delete/json/orders?orders_id=1`, { method: 'DELETE', headers });
-      expect((await orderDelete.json()).error.details.required).toBe('orders:write');
+      expect(((await orderDelete.json()) as { error: { details: { required: string } } }).error.details.required).toBe('orders:write');
     } finally {
       await scoped.close();
     }
@@ -125,7 +125,7 @@ describe('authentication and scopes', () => {
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: 'grant_type=client_credentials&client_id=erp&client_secret=s3cret',
       });
-      const token = await form.json();
+      const token = (await form.json()) as { access_token: string };
       expect(token).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'products:read' });
       const json = await fetch(`${oauth.url}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'erp', client_secret: 'wrong' }) });
       expect(json.status).toBe(401);
