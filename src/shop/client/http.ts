@@ -71,34 +71,10 @@ export class Transport {
       if (spec.signal?.aborted) throw new AbortedError(`stopped before ${label} was sent`);
       const token = await this.#tokens.token(spec.signal);
       const started = Date.now();
-      let sent = false;
-      let response: AxiosResponse | undefined;
-      let failure: { code: string | undefined; message: string } | undefined;
-      try {
-        response = await this.#queue.run(() => {
-          sent = true;
-          spec.counter && (spec.counter.requests += 1);
-          return this.#http.request({
-            method: spec.method,
-            url: spec.path,
-            params: spec.params,
-            data: spec.body,
-            headers: { Authorization: `Bearer ${token}`, Accept: spec.binary ? '*/*' : 'application/json', ...(spec.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-            responseType: spec.binary ? 'arraybuffer' : 'json',
-            timeout: this.#options.timeoutMs,
-            validateStatus: () => true,
-            signal: spec.signal,
-            transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
-          });
-        }, spec.signal);
-      } catch (err) {
-        // Keep only code and message: an axios error carries the config with the Authorization header.
-        const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
-        failure = { code, message: this.scrub(err instanceof Error ? err.message : String(err)) };
-        if (spec.signal?.aborted) {
-          if (sent && !spec.repeatSafe) throw this.#unknown(spec, `stopped while waiting for the answer to ${label}`, code);
-          throw new AbortedError(`stopped while sending ${label}`);
-        }
+      const { response, failure, sent } = await this.#attempt(spec, token);
+      if (!response && spec.signal?.aborted) {
+        if (sent && !spec.repeatSafe) throw this.#unknown(spec, `stopped while waiting for the answer to ${label}`, failure?.code);
+        throw new AbortedError(`stopped while sending ${label}`);
       }
       const durationMs = Date.now() - started;
       const status = response ? response.status : 'network';
@@ -143,6 +119,34 @@ export class Transport {
       }
       if (response.status < 400) this.#queue.succeeded();
       return answer;
+    }
+  }
+
+  /** One HTTP attempt through the queue; network failures come back as their code and a scrubbed message. */
+  async #attempt(spec: RequestSpec, token: string): Promise<{ response?: AxiosResponse; failure?: { code?: string; message: string }; sent: boolean }> {
+    let sent = false;
+    try {
+      const response = await this.#queue.run(() => {
+        sent = true;
+        if (spec.counter) spec.counter.requests += 1;
+        return this.#http.request({
+          method: spec.method,
+          url: spec.path,
+          params: spec.params,
+          data: spec.body,
+          headers: { Authorization: `Bearer ${token}`, Accept: spec.binary ? '*/*' : 'application/json', ...(spec.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+          responseType: spec.binary ? 'arraybuffer' : 'json',
+          timeout: this.#options.timeoutMs,
+          validateStatus: () => true,
+          signal: spec.signal,
+          transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
+        });
+      }, spec.signal);
+      return { response, sent };
+    } catch (err) {
+      // Keep only code and message: an axios error carries the config with the Authorization header.
+      const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
+      return { failure: { code, message: this.scrub(err instanceof Error ? err.message : String(err)) }, sent };
     }
   }
 
