@@ -241,6 +241,7 @@ const bulkDelete: OperationHandler = (ctx, req) => {
   return ok({ ...(deleteReply(req.resource, deleted).body as object), not_found: notFound });
 };
 
+/** The sandbox handler of contracts (registered in handlers/index.ts). */
 export const contractsHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedContracts(ctx);

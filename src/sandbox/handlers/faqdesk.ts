@@ -58,6 +58,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
   return deleteReply(req.resource, [id]);
 };
 
+/** The sandbox handler of faqdesk (registered in handlers/index.ts). */
 export const faqdeskHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedFaq(ctx);

@@ -48,6 +48,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
   return deleteReply(req.resource, [id]);
 };
 
+/** The sandbox handler of faqdesk_categories (registered in handlers/index.ts). */
 export const faqdeskCategoriesHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedFaqCategories(ctx);

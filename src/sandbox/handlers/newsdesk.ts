@@ -174,6 +174,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
   return deleteReply(req.resource, [id]);
 };
 
+/** The sandbox handler of newsdesk (registered in handlers/index.ts). */
 export const newsdeskHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedNews(ctx);

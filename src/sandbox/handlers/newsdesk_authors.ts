@@ -6,6 +6,7 @@ import { exportFiltered, pathId } from './content/values.js';
 
 export const NEWS_AUTHORS = 'newsdesk_authors';
 
+/** The sandbox handler of newsdesk_authors (registered in handlers/index.ts). */
 export const newsdeskAuthorsHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedNewsAuthors(ctx);

@@ -51,6 +51,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
   return deleteReply(req.resource, [id]);
 };
 
+/** The sandbox handler of newsdesk_categories (registered in handlers/index.ts). */
 export const newsdeskCategoriesHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedNewsCategories(ctx);

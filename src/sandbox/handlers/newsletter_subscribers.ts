@@ -166,6 +166,7 @@ const bulkDelete: OperationHandler = (ctx, req) => {
   return { status: 200, body: { success: true, api_version: API_VERSION, type: typeName(req.resource), deleted, not_found: notFound } };
 };
 
+/** The sandbox handler of newsletter_subscribers (registered in handlers/index.ts). */
 export const newsletterSubscribersHandler: ResourceHandler = {
   indexes: ['subscribe_email'],
   seed(ctx, kind) {

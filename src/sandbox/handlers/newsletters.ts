@@ -128,6 +128,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
   return deleteReply(req.resource, [id]);
 };
 
+/** The sandbox handler of newsletters (registered in handlers/index.ts). */
 export const newslettersHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedCampaigns(ctx);

@@ -212,6 +212,7 @@ export function recordSeoRedirect(ctx: SandboxContext, change: SeoNameChange): n
   });
 }
 
+/** The sandbox handler of seohistory (registered in handlers/index.ts). */
 export const seohistoryHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedSeoHistory(ctx);

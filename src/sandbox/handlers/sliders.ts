@@ -114,6 +114,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
   return deleteReply(req.resource, [id]);
 };
 
+/** The sandbox handler of sliders (registered in handlers/index.ts). */
 export const slidersHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedSliders(ctx);

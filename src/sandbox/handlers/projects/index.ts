@@ -225,6 +225,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
   return ok({ success: true, api_version: API_VERSION, type: typeName(req.resource), deleted_id: id, deleted: [id], deleted_tasks: tasks, detached });
 };
 
+/** The sandbox handler of projects (registered in handlers/index.ts). */
 export const projectsHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedProjects(ctx);

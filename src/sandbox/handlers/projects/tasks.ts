@@ -158,6 +158,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
   return ok({ success: true, api_version: API_VERSION, type: typeName(req.resource), deleted_id: id, deleted: [id] });
 };
 
+/** The sandbox handler of project_tasks (registered in handlers/index.ts). */
 export const projectTasksHandler: ResourceHandler = {
   export: exportList,
   exportOne,

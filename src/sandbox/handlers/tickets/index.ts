@@ -84,6 +84,7 @@ const downloadAttachment: OperationHandler = (ctx, req) => {
   };
 };
 
+/** The sandbox handler of tickets (registered in handlers/index.ts). */
 export const ticketsHandler: ResourceHandler = {
   indexes: ['ticket_link_id'],
   init: initTicketTables,
