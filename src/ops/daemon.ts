@@ -22,8 +22,8 @@ export interface DaemonOptions {
   readonly host?: string;
   /** Serve the dashboard. @default dashboard.enabled */
   readonly dashboard?: boolean;
-  /** Run every scheduled pipeline once right after start (the demo wants data at once). @default false */
-  readonly runAtStart?: boolean;
+  /** Start the clock at once; false = the caller calls `startSchedule()` (the demo runs a first pass in order). @default true */
+  readonly startSchedule?: boolean;
   /** Reported by /healthz. */
   readonly version?: string;
   /** Extra routes on the same server. */
@@ -36,6 +36,8 @@ export interface Daemon {
   readonly runtime: Runtime;
   readonly scheduler: Scheduler;
   readonly server: OpsServer;
+  /** Start the clock (when `startSchedule: false` was given). */
+  startSchedule(): void;
   /** Stop: scheduler (with grace), server, runtime. */
   close(): Promise<CloseResult>;
 }
@@ -90,9 +92,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       },
     });
     closers.push(() => server.close());
-    scheduler.start();
+    if (options.startSchedule !== false) scheduler.start();
     logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath }, 'shopsync daemon started');
-    if (options.runAtStart) for (const p of config.pipelines) if (p.schedule) void scheduler.runNow(p.name).catch(() => undefined);
 
     let closing: Promise<CloseResult> | undefined;
     return {
@@ -100,6 +101,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       runtime,
       scheduler,
       server,
+      startSchedule: () => scheduler.start(),
       close() {
         closing ??= (async () => {
           const result = await scheduler.close(config.daemon.shutdownGraceMs);

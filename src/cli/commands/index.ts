@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { backfillCommand } from './backfill.js';
+import { demoCommand } from './demo.js';
 import { dlqCommand } from './dlq.js';
+import { mappingsCommand } from './mappings.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
 import { statusCommand } from './status.js';
@@ -15,5 +17,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(backfillCommand(ctx));
   program.addCommand(statusCommand(ctx));
   program.addCommand(dlqCommand(ctx));
+  program.addCommand(mappingsCommand(ctx));
   program.addCommand(sandboxCommand(ctx));
+  program.addCommand(demoCommand(ctx));
 }

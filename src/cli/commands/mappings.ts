@@ -1,0 +1,57 @@
+/** `shopsync mappings check|preview`: validate mapping files and try them on sample records. */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import { parsePositive } from '../args.js';
+import type { CliContext } from '../context.js';
+
+/** Register the command group. */
+export function mappingsCommand(ctx: CliContext): Command {
+  const mappings = new Command('mappings').description('check mapping files and preview what they make of sample records');
+
+  mappings
+    .command('check')
+    .description('compile mapping files against the shop registry and report every problem with file:line:column')
+    .argument('[files...]', 'mapping files (default: every file in ./mappings, or the mappings shipped with shopsync)')
+    .option('--json', 'print the report as JSON')
+    .addHelpText('after', '\nExit code 0 when every file is valid, 1 when any is not.')
+    .action(async (files: string[], opts: { json?: boolean }) => {
+      const { mappingsCheckCommand } = await import('../../mapping/cli.js');
+      const { shippedMappingsDir } = await import('../../ops/runtime.js');
+      const dir = existsSync(resolve('mappings')) ? resolve('mappings') : shippedMappingsDir();
+      const lines: string[] = [];
+      const { exitCode, report } = await mappingsCheckCommand(files, (l) => (opts.json ? lines.push(l) : ctx.print(l)), { dir });
+      if (opts.json) {
+        ctx.print(
+          JSON.stringify(
+            { ok: report.ok, files: report.files.map((f) => ({ file: f.file, ok: f.ok, name: f.name, problems: f.problems.map((p) => ({ code: p.code, message: p.message, line: p.line, column: p.column, field: p.field })) })) },
+            null,
+            2,
+          ),
+        );
+      }
+      ctx.exitCode = exitCode;
+    });
+
+  mappings
+    .command('preview')
+    .description('apply a mapping to sample records and show each source record, its payload and every guard-rail finding')
+    .argument('<mapping>', 'mapping file')
+    .requiredOption('-i, --input <file>', 'sample records: .csv, .json or .ndjson')
+    .option('-n, --limit <n>', 'records shown at most', parsePositive, 10)
+    .option('--json', 'print the results as JSON')
+    .option('--with-state', 'resolve references (manufacturer, category ids…) from the state database of the config')
+    .addHelpText('after', '\nExit code 0 when every shown record maps, 1 when any is refused, 2 when the mapping or the input cannot be read.')
+    .action(async (mappingFile: string, opts: { input: string; limit: number; json?: boolean; withState?: boolean }, cmd: Command) => {
+      const { mappingsPreviewCommand } = await import('../../mapping/cli.js');
+      const preview = async (lookupReference?: (resource: string, erpKey: string) => string | number | undefined) => {
+        const { exitCode, records } = await mappingsPreviewCommand(mappingFile, { input: opts.input, limit: opts.limit, lookupReference }, opts.json ? () => undefined : (l) => ctx.print(l));
+        if (opts.json) ctx.print(JSON.stringify(records.map((r) => ({ index: r.index, source: r.source, ok: r.result.ok, payload: r.result.ok ? r.result.payload : undefined, errors: r.result.ok ? [] : r.result.errors.map((e) => ({ code: e.code, message: e.message, field: e.field })), warnings: r.result.warnings })), null, 2));
+        ctx.exitCode = exitCode;
+      };
+      if (!opts.withState) return preview();
+      const { withRuntime } = await import('../session.js');
+      await withRuntime(ctx, cmd, 'stderr', ({ runtime }) => preview((resource, erpKey) => runtime.state.refs.get(resource, erpKey)?.shopId));
+    });
+  return mappings;
+}

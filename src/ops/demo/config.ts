@@ -1,0 +1,103 @@
+/**
+ * The demo's `shopsync.yaml`: the sandbox as the shop, the demo ERP's database and CSV inbox as
+ * connections, and the shipped mappings as pipelines on a short schedule. Written to
+ * `state/demo/shopsync.yaml` so a user can read it, copy it and run `shopsync --config` with it.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { demoOrders, demoSources } from '../../demo/index.js';
+import { INBOX_TABLES, ORDER_IMPORT } from './erp.js';
+
+/** Options of `demoConfig`. */
+export interface DemoConfigOptions {
+  /** Folder of the shipped mappings. */
+  readonly mappingsDir: string;
+  /** Seconds between scheduled runs. */
+  readonly intervalSec: number;
+  readonly dashboardPort: number;
+}
+
+/** Pipelines in the order of their first run (references first: categories before products…). */
+export const DEMO_ORDER = ['categories', 'manufacturers', 'products', 'stock', 'customers', 'contracts', 'orders-from-erp', 'orders-to-erp', 'order-status'] as const;
+
+/**
+ * Days the order pull re-reads before its stored purchase date. The demo ERP's own orders carry
+ * purchase dates up to a few days ahead; pushed to the shop and pulled back they would move the
+ * pull's date cursor past the orders customers place today. Re-reading that window (orders
+ * already imported are skipped by their hash) keeps new orders flowing.
+ */
+export function orderPullOverlapDays(now: Date = new Date()): number {
+  let latest = 0;
+  for (const o of demoOrders()) {
+    const m = /^(\d{2})\.(\d{2})\.(\d{4})/.exec(String(o.Belegdatum ?? ''));
+    if (m) latest = Math.max(latest, Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1])));
+  }
+  const ahead = Math.ceil((latest - now.getTime()) / 86_400_000);
+  return Math.min(365, Math.max(2, ahead + 2));
+}
+
+/** The demo config as YAML text (shop URL and token come from SANDBOX_URL and SANDBOX_TOKEN). */
+export function demoConfig(o: DemoConfigOptions): string {
+  const every = `*/${o.intervalSec} * * * * *`;
+  const pipelines: Record<string, unknown>[] = [];
+  const inboxSource: Record<string, { pattern: string; key: string }> = {
+    categories: { pattern: `${INBOX_TABLES[0]}*.csv`, key: 'WGR' },
+    manufacturers: { pattern: `${INBOX_TABLES[1]}*.csv`, key: 'HerstellerNr' },
+  };
+  for (const s of demoSources()) {
+    const mapping = join(o.mappingsDir, `${s.mapping}.yaml`);
+    if (!existsSync(mapping)) continue;
+    const resource = s.mapping === 'stock' ? 'products' : s.mapping === 'orders-from-erp' || s.mapping === 'order-status' ? 'orders' : s.mapping;
+    const fromInbox = inboxSource[s.mapping];
+    pipelines.push({
+      name: s.mapping,
+      direction: 'push',
+      resource,
+      mapping,
+      source: fromInbox
+        ? { connection: 'inbox', folder: 'inbox', format: 'csv', pattern: fromInbox.pattern, encoding: 'windows-1252', key: fromInbox.key, csv: { delimiter: ';' }, stability: { mode: 'settle', settleMs: 0 } }
+        : { connection: 'erp', query: s.query, cursor: s.cursor, key: s.key, ...(s.children.length ? { children: s.children.map((c) => ({ ...c })) } : {}) },
+      schedule: every,
+    });
+  }
+  const ordersToErp = join(o.mappingsDir, 'orders-to-erp.yaml');
+  if (existsSync(ordersToErp)) {
+    pipelines.push({
+      name: 'orders-to-erp',
+      direction: 'pull',
+      resource: 'orders',
+      mapping: ordersToErp,
+      sink: {
+        connection: 'erp',
+        table: ORDER_IMPORT.table,
+        key: ORDER_IMPORT.key,
+        children: [{ field: ORDER_IMPORT.linesField, table: ORDER_IMPORT.lines, key: [...ORDER_IMPORT.lineKey], parentKey: ORDER_IMPORT.key }],
+      },
+      options: { overlapDays: orderPullOverlapDays() },
+      schedule: every,
+    });
+  }
+  pipelines.sort((a, b) => DEMO_ORDER.indexOf(a.name as never) - DEMO_ORDER.indexOf(b.name as never));
+  const config = {
+    shop: {
+      baseUrl: '${SANDBOX_URL}',
+      token: '${SANDBOX_TOKEN}',
+      rateLimit: { requests: 50, intervalMs: 1000 },
+      batchSize: 50,
+    },
+    connections: {
+      erp: { kind: 'sqlite', path: 'erp.sqlite' },
+      inbox: { kind: 'files', folder: '.' },
+    },
+    pipelines,
+    timezone: 'Europe/Berlin',
+    state: { path: 'shopsync.db' },
+    dashboard: { host: '127.0.0.1', port: o.dashboardPort },
+    daemon: { shutdownGraceMs: 10_000 },
+  };
+  return `# Written by \`shopsync demo\`: the sandbox shop, the demo ERP (erp.sqlite + inbox/) and the shipped
+# mappings on a ${o.intervalSec}-second schedule. Run it yourself with:
+#   SANDBOX_URL=http://127.0.0.1:<port> SANDBOX_TOKEN=sandbox-token shopsync run --config ${join('state', 'demo', 'shopsync.yaml')}
+${stringify(config, { lineWidth: 0 })}`;
+}

@@ -1,0 +1,71 @@
+/**
+ * The demo's sample ERP under `state/demo/`: a SQLite database shaped like a German ERP's
+ * staging tables (from `src/demo`), the import tables the order pull writes into, and a CSV
+ * inbox of Windows-1252 export files. Creating it twice changes nothing.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { parse } from 'yaml';
+import { demoTables, writeDemoCsv } from '../../demo/index.js';
+
+/** Where the demo ERP lives. */
+export interface DemoErp {
+  readonly dir: string;
+  /** The ERP's SQLite database. */
+  readonly database: string;
+  /** Folder the ERP drops its CSV exports into (read by the file pipelines). */
+  readonly inbox: string;
+  /** True when this call created the ERP (first start). */
+  readonly created: boolean;
+}
+
+/** ERP tables shopsync's order pull writes into: the order import and its lines. */
+export const ORDER_IMPORT = { table: 'erp_orders', key: 'Shop_BestellNr', lines: 'erp_order_lines', lineKey: ['Shop_BestellNr', 'Pos'], linesField: 'Positionen' } as const;
+
+/** Tables whose rows the demo reads from the CSV inbox instead of the database. */
+export const INBOX_TABLES = ['warengruppen', 'hersteller'] as const;
+
+/** Column names of the order import, taken from the shipped mapping so both stay in step. */
+function importColumns(mappingFile: string): { orders: string[]; lines: string[] } {
+  const doc = parse(readFileSync(mappingFile, 'utf8')) as { fields: Record<string, unknown> };
+  const lines = doc.fields[ORDER_IMPORT.linesField] as { fields: Record<string, unknown> } | undefined;
+  return { orders: Object.keys(doc.fields).filter((f) => f !== ORDER_IMPORT.linesField), lines: Object.keys(lines?.fields ?? {}) };
+}
+
+const quote = (c: string) => `"${c}"`;
+
+/** Create (or reuse) the demo ERP in `dir`. */
+export async function createDemoErp(dir: string, ordersToErpMapping: string): Promise<DemoErp> {
+  mkdirSync(dir, { recursive: true });
+  const database = join(dir, 'erp.sqlite');
+  const inbox = join(dir, 'inbox');
+  const created = !existsSync(database);
+  const db = new Database(database);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.transaction(() => {
+      for (const t of demoTables()) {
+        db.exec(t.create);
+        if (!created) continue;
+        const insert = db.prepare(`INSERT OR IGNORE INTO "${t.name}" (${t.columns.map(quote).join(', ')}) VALUES (${t.columns.map(() => '?').join(', ')})`);
+        for (const row of t.rows) insert.run(...t.columns.map((c) => row[c] ?? null));
+      }
+      const cols = importColumns(ordersToErpMapping);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${ORDER_IMPORT.table} (${cols.orders.map((c) => `${quote(c)} ${c === ORDER_IMPORT.key ? 'INTEGER PRIMARY KEY' : 'TEXT'}`).join(', ')})`);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${ORDER_IMPORT.lines} (${cols.lines.map((c) => `${quote(c)} ${ORDER_IMPORT.lineKey.includes(c as never) ? 'INTEGER' : 'TEXT'}`).join(', ')}, PRIMARY KEY (${ORDER_IMPORT.lineKey.map(quote).join(', ')}))`);
+    })();
+  } finally {
+    db.close();
+  }
+  if (created) {
+    // The ERP's CSV export: every table as a Windows-1252 file; the inbox gets the ones a pipeline reads.
+    const exportDir = join(dir, 'export');
+    const files = await writeDemoCsv(exportDir);
+    mkdirSync(inbox, { recursive: true });
+    const { copyFileSync } = await import('node:fs');
+    for (const f of files) for (const t of INBOX_TABLES) if (f.endsWith(`${t}.csv`)) copyFileSync(f, join(inbox, `${t}.csv`));
+  }
+  mkdirSync(inbox, { recursive: true });
+  return { dir, database, inbox, created };
+}
