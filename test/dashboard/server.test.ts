@@ -191,6 +191,25 @@ describe('dashboard access', () => {
     await state.close();
   });
 
+  it('skips the sign-in page when no token is configured', async () => {
+    const h = await start();
+    const res = await fetch(`${h.base}/login?next=/runs`, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/runs');
+  });
+
+  it('signs out by clearing the session cookie', async () => {
+    const token = 'another-long-token-456';
+    const h = await start({ token });
+    const login = await getPage(h.base, '/login');
+    const right = await post(h.base, '/login', { token, _csrf: login.csrf }, { cookie: login.cookie });
+    const session = right.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = `${login.cookie}; ${session}`;
+    const out = await post(h.base, '/logout', { _csrf: login.csrf }, { cookie });
+    expect(out.status).toBe(303);
+    expect(out.headers.getSetCookie().join()).toMatch(/shopsync_session_\d+=; .*Max-Age=0/);
+  });
+
   it('refuses a foreign Host header when no token is set (DNS rebinding)', async () => {
     const h = await start();
     // fetch does not let a caller set Host; a rebinding browser would send the attacker's name.

@@ -113,7 +113,7 @@ export function eventRows(events: readonly RecordEvent[], view: { now: Date; sta
   const { now, state } = view;
   return html`${events.map(
     (e) => html`<tr data-event-id="${e.id}" data-outcome="${e.outcome}" data-erp-key="${e.erpKey ?? ''}">
-${withRun ? html`<td>${timeCell(dateOf(e.at), now)}</td><td><a href="/runs/${e.runId}">#${e.runId}</a> <span class="muted small">${e.pipeline}</span></td>` : ''}
+${withRun ? html`<td>${timeCell(dateOf(e.at), now)}</td><td class="nowrap"><a href="/runs/${e.runId}">#${e.runId}</a> <span class="muted small">${e.pipeline}</span></td>` : ''}
 <td class="mono">${e.erpKey !== undefined ? html`<a href="/records?q=${encodeURIComponent(e.erpKey)}">${e.erpKey}</a>` : '–'}</td>
 <td class="mono">${e.shopId !== undefined ? String(e.shopId) : '–'}</td>
 <td class="label">${recordLabel(e.payload) ?? (e.payload === undefined && e.erpKey !== undefined ? recordLabel(state.deadLetters.getByKey(e.pipeline, e.erpKey)?.record) : undefined) ?? ''}</td>

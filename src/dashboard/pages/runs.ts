@@ -49,7 +49,7 @@ export function runRows(runs: readonly RunRecord[], now: Date): SafeHtml {
   return html`${runs.map(
     (r) => html`<tr data-run-id="${r.id}">
 <td><a href="/runs/${r.id}">#${r.id}</a></td>
-<td>${r.pipeline}${r.mode !== 'sync' ? html` <span class="muted small">${r.mode}</span>` : ''}</td>
+<td class="nowrap">${r.pipeline}${r.mode !== 'sync' ? html` <span class="muted small">${r.mode}</span>` : ''}</td>
 <td>${badge(r.status)}</td>
 <td>${timeCell(dateOf(r.startedAt), now)}</td>
 <td class="num">${formatDuration(runDurationMs(r, now))}</td>

@@ -56,6 +56,7 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
 
   app.get('/login', (request, reply) => {
     const next = safeNext(firstValues(request.query).next);
+    if (!env.security.tokenRequired) return reply.redirect(next, 303);
     const failed = firstValues(request.query).failed === '1';
     const body = html`<form class="panel login" method="post" action="/login">
 <h1>shopsync dashboard</h1>
