@@ -8,7 +8,7 @@ import { writeInBatches } from './batches.js';
 import { readList, readPages } from './exports.js';
 import { checkFilters } from './filters.js';
 import { opOf, extraOf, resourceOf } from './lookup.js';
-import { placeholders } from './paths.js';
+import { fillPath, placeholders } from './paths.js';
 import { bulkDelete, claimTickets, deleteOne, downloadTicketAttachment, listTicketAttachments, setContractStatus } from './operations.js';
 import { MethodNotFoundError, ValidationError } from '../errors.js';
 import type { ResourceDef } from '../registry/index.js';
@@ -61,10 +61,20 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
       const resource = resourceOf(name);
       const op = opOf(resource, 'range');
       const names = placeholders(op.path);
-      if (names.includes('start') && names.includes('end')) return (await readList(transport, resource, op, { start, end })) ?? [];
-      // "From this id on" routes (`/newsdesks/{id}`): read from `start`, keep ids up to `end`.
-      const records = (await readList(transport, resource, op, Object.fromEntries(names.map((n) => [n, start])))) ?? [];
-      return records.filter((r) => Number(r[resource.key.id]) <= end);
+      const bounded = names.includes('start') && names.includes('end');
+      // "From this id on" routes (`/newsdesks/{id}`) take only the start; ids above `end` are dropped here.
+      const path = fillPath(op.path, bounded ? { start, end } : Object.fromEntries(names.map((n) => [n, start])));
+      const paging = resource.ops.export?.paging ?? { kind: 'none' as const, defaultLimit: 0, maxLimit: 1 };
+      const seen = new Set<string>();
+      const out: Record<string, unknown>[] = [];
+      for await (const page of readPages(transport, { resource, op: { ...op, path }, paging, params: {}, record: resource.schemas.record })) {
+        // A shop that ignores limit/offset on range routes repeats the same list: stop at the first page with nothing new.
+        const fresh = page.records.filter((r) => !seen.has(String(r[resource.key.id])));
+        if (fresh.length === 0) break;
+        for (const r of fresh) seen.add(String(r[resource.key.id]));
+        out.push(...fresh);
+      }
+      return bounded ? out : out.filter((r) => Number(r[resource.key.id]) <= end);
     },
     create: (name, records, opts) => write(name, 'create', records, opts),
     update: (name, records, opts) => write(name, 'update', records, opts),

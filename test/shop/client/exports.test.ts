@@ -81,10 +81,20 @@ describe('exports', () => {
     expect(await client.exportOne('customers', 9)).toMatchObject({ customers_email_address: 'n@x.test' });
   });
 
-  it('reads an id range', async () => {
-    shop().get('/export/json/products/2:3').reply(200, { success: true, type: 'products', data: products(2, 2) });
+  it('reads an id range page by page', async () => {
+    shop().get('/export/json/products/2:400').query({ limit: 250, offset: 0 }).reply(200, page('products', products(2, 250), 399, 250, 0));
+    shop().get('/export/json/products/2:400').query({ limit: 250, offset: 250 }).reply(200, page('products', products(252, 149), 399, 250, 250));
     const { client } = testClient();
-    expect((await client.exportRange('products', 2, 3)).map((r) => r.products_id)).toEqual([2, 3]);
+    const ids = (await client.exportRange('products', 2, 400)).map((r) => r.products_id);
+    expect(ids).toHaveLength(399);
+    expect(ids.at(-1)).toBe(400);
+  });
+
+  it('stops a range when the shop ignores paging and repeats the same records', async () => {
+    shop().get('/export/json/products/1:250').query({ limit: 250, offset: 0 }).reply(200, { success: true, data: products(1, 250) });
+    shop().get('/export/json/products/1:250').query({ limit: 250, offset: 250 }).reply(200, { success: true, data: products(1, 250) });
+    const { client } = testClient();
+    expect(await client.exportRange('products', 1, 250)).toHaveLength(250);
   });
 
   it('turns a request-level error into its typed error', async () => {

@@ -93,7 +93,9 @@ describe('registry routes', () => {
       if (ops.range) {
         const op = ops.range;
         it(`reads an id range with ${op.method} ${op.path}`, async () => {
-          shop().intercept(filled(op.path, { start: 1, end: 9, id: 1 }), op.method).reply(200, { success: true, type: resource.name, data: [] });
+          const paging = resource.ops.export?.paging;
+          const scope = shop().intercept(filled(op.path, { start: 1, end: 9, id: 1 }), op.method);
+          (paging?.kind === 'limit-offset' ? scope.query({ limit: paging.maxLimit, offset: 0 }) : scope).reply(200, page(resource.name, [], 0, paging?.maxLimit ?? 0, 0));
           const { client } = testClient();
           expect(await client.exportRange(name, 1, 9)).toEqual([]);
         });

@@ -33,6 +33,13 @@ describe('client against the sandbox', () => {
     });
   }
 
+  it('reads id ranges, bounded and open-ended', async () => {
+    const ids = (await collect(client.exportAll('products'))).map((p) => p.products_id as number).filter((id) => id >= 3 && id <= 40);
+    expect((await client.exportRange('products', 3, 40)).map((r) => r.products_id)).toEqual(ids);
+    const news = (await collect(client.exportAll('newsdesk' as ResourceName))).map((n) => n.newsdesk_id as number).filter((id) => id >= 2);
+    expect((await client.exportRange('newsdesk' as ResourceName, 2, 1_000_000)).map((r) => r.newsdesk_id)).toEqual(news);
+  });
+
   it('creates, reads, updates and deletes a product', async () => {
     const created = await client.create('products', [{ products_model: 'CLIENT-1', products_price: 12.5 }]);
     expect(created.outcomes[0].ok).toBe(true);
