@@ -92,8 +92,12 @@ describe('claim input rules', () => {
   });
 
   it('removes HTML from the label and cuts it to 32 characters', async () => {
-    const answer = await fx().client.claimTickets([claim(1, 1, { label: '<b>ERP</b> <i>nightly</i> sync from the warehouse system' })]);
-    expect(answer.records[0].claim?.label).toBe('ERP nightly sync from the wareho');
+    const short = await fx().client.claimTickets([claim(1, 1, { label: '<b>ERP</b> <i>sync</i>' })]);
+    expect(short.records[0].claim?.label).toBe('ERP sync');
+    // The client refuses labels over 32 characters before sending; the shop side cuts what it gets.
+    await expect(fx().client.claimTickets([claim(3, 1, { label: 'x'.repeat(33) })])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const res = await fx().http.put('/import/json/ticket_claims', { type: 'ticket_claims', data: [claim(3, 1, { label: '<b>ERP</b> <i>nightly</i> sync from the warehouse system' })] });
+    expect(res.data.records[0].claim.label).toBe('ERP nightly sync from the wareho');
   });
 
   it('takes force only as a JSON boolean and names invalid records in errors[]', async () => {
