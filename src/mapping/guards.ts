@@ -7,6 +7,7 @@
 import { GuardRailError } from '../errors.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import { describe } from './coerce.js';
+import { formatPath } from './paths.js';
 import type { RuleMeta } from './env.js';
 import type { Finding } from './types.js';
 
@@ -33,29 +34,60 @@ export interface GuardOptions {
   readonly file: string;
 }
 
-type Visit = (value: unknown, path: string) => void;
+/** Called for each present value at a registry path, with the concrete path as parts (`['storages', 0, 'x']`). */
+type Visit = (value: unknown, parts: readonly (string | number)[], errors: GuardRailError[]) => void;
 
-/** Visit every value at a registry path (`storages[].products_storage_text`, `languages.*.seo`) that is present. */
-export function walk(root: unknown, path: string, visit: Visit): void {
-  const segs = path.split('.');
-  const step = (node: unknown, i: number, at: string): void => {
-    if (i === segs.length) {
-      if (node !== undefined) visit(node, at);
-      return;
+interface Segment {
+  readonly key: string;
+  readonly list: boolean;
+  readonly star: boolean;
+}
+
+/** A registry path (`storages[].products_storage_text`, `languages.*.seo`) split once into segments. */
+export function parseRegistryPath(path: string): readonly Segment[] {
+  return path.split('.').map((raw) => {
+    const list = raw.endsWith('[]');
+    const key = list ? raw.slice(0, -2) : raw;
+    return { key, list, star: key === '*' };
+  });
+}
+
+// Module-level recursion with one shared parts array: guards run for every record, so walking
+// a payload allocates nothing unless a value fails.
+function walkFrom(segs: readonly Segment[], node: unknown, i: number, parts: (string | number)[], visit: Visit, errors: GuardRailError[]): void {
+  if (i === segs.length) {
+    if (node !== undefined) visit(node, parts, errors);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const seg = segs[i];
+  const obj = node as Record<string, unknown>;
+  if (seg.star) {
+    for (const k of Object.keys(obj)) {
+      parts.push(k);
+      descend(segs, obj[k], i, seg.list, parts, visit, errors);
+      parts.pop();
     }
-    if (node === null || typeof node !== 'object') return;
-    let seg = segs[i];
-    const isList = seg.endsWith('[]');
-    if (isList) seg = seg.slice(0, -2);
-    const children: [unknown, string][] =
-      seg === '*' ? Object.entries(node as Record<string, unknown>).map(([k, v]) => [v, at ? `${at}.${k}` : k]) : [[(node as Record<string, unknown>)[seg], at ? `${at}.${seg}` : seg]];
-    for (const [child, childAt] of children) {
-      if (isList) {
-        if (Array.isArray(child)) child.forEach((entry, n) => step(entry, i + 1, `${childAt}[${n}]`));
-      } else step(child, i + 1, childAt);
-    }
-  };
-  step(root, 0, '');
+  } else {
+    parts.push(seg.key);
+    descend(segs, obj[seg.key], i, seg.list, parts, visit, errors);
+    parts.pop();
+  }
+}
+
+function descend(segs: readonly Segment[], child: unknown, i: number, list: boolean, parts: (string | number)[], visit: Visit, errors: GuardRailError[]): void {
+  if (!list) return walkFrom(segs, child, i + 1, parts, visit, errors);
+  if (!Array.isArray(child)) return;
+  for (let n = 0; n < child.length; n++) {
+    parts.push(n);
+    walkFrom(segs, child[n], i + 1, parts, visit, errors);
+    parts.pop();
+  }
+}
+
+/** Visit every present value at a parsed registry path of a payload. */
+export function walk(root: unknown, segs: readonly Segment[], visit: Visit, errors: GuardRailError[]): void {
+  walkFrom(segs, root, 0, [], visit, errors);
 }
 
 const POINT_DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -83,6 +115,25 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
   const histories = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'append-only' ? [f] : []));
   const ignored = IGNORED_FIELDS[r.name] ?? {};
   const isOrderCreate = r.name === 'orders' && opts.operation !== 'update';
+  const checkBoolean: Visit = (v, parts, errors) => {
+    if (typeof v !== 'boolean') fail(errors, 'GUARD_NOT_BOOLEAN', formatPath(parts), v, `must be a JSON boolean true/false, got ${describe(v)}; the shop treats 'true' and 1 as not set (use \`type: boolean\`)`);
+  };
+  const checkDecimal: Visit = (v, parts, errors) => {
+    if (v === null || typeof v === 'number' || (typeof v === 'string' && POINT_DECIMAL.test(v))) return;
+    const code = typeof v === 'string' && /\d[,.]\d/.test(v) ? 'GUARD_AMBIGUOUS_DECIMAL' : 'GUARD_DECIMAL';
+    fail(errors, code, formatPath(parts), v, `a decimal must leave in point notation, got ${describe(v)}; the shop would read '50,5' as 50 (use \`type: decimal\` with a \`locale\`)`);
+  };
+  const booleans = r.strictBooleans.map(parseRegistryPath);
+  const decimals = r.decimalFields.map(parseRegistryPath);
+  const limits = r.lengthLimits.map((limit) => {
+    const code = limit.path.endsWith('products_storage_text') ? 'GUARD_STORAGE_TEXT_LENGTH' : 'GUARD_LENGTH';
+    const check: Visit = (v, parts, errors) => {
+      if (typeof v !== 'string' || v.length <= limit.max || [...v].length <= limit.max) return;
+      const n = [...v].length;
+      fail(errors, code, formatPath(parts), v, `${n} characters, the shop takes at most ${limit.max} (${limit.shop === 'truncate' ? 'it would cut the rest silently' : 'it would drop or reject the value'}); shorten it in the ERP or declare \`truncate: ${limit.max}\``);
+    };
+    return { segs: parseRegistryPath(limit.path), check };
+  });
   const hasStorages = r.name === 'products' && 'storages' in r.lists;
   const hasSuppliers = r.name === 'products' && 'suppliers' in r.lists;
 
@@ -99,26 +150,9 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
         fail(errors, 'GUARD_EMPTY_REPLACE_LIST', f, v, `\`${flag}: true\` with no \`${f}\` entries deletes all of them; declare \`empty: clear\` on the rule if that is meant`);
       }
     }
-    for (const path of r.strictBooleans) {
-      walk(payload, path, (v, at) => {
-        if (typeof v !== 'boolean') fail(errors, 'GUARD_NOT_BOOLEAN', at, v, `must be a JSON boolean true/false, got ${describe(v)}; the shop treats 'true' and 1 as not set (use \`type: boolean\`)`);
-      });
-    }
-    for (const path of r.decimalFields) {
-      walk(payload, path, (v, at) => {
-        if (v === null || typeof v === 'number') return;
-        if (typeof v === 'string' && POINT_DECIMAL.test(v)) return;
-        const code = typeof v === 'string' && /\d[,.]\d/.test(v) ? 'GUARD_AMBIGUOUS_DECIMAL' : 'GUARD_DECIMAL';
-        fail(errors, code, at, v, `a decimal must leave in point notation, got ${describe(v)}; the shop would read '50,5' as 50 (use \`type: decimal\` with a \`locale\`)`);
-      });
-    }
-    for (const limit of r.lengthLimits) {
-      walk(payload, limit.path, (v, at) => {
-        if (typeof v !== 'string' || [...v].length <= limit.max) return;
-        const code = limit.path.endsWith('products_storage_text') ? 'GUARD_STORAGE_TEXT_LENGTH' : 'GUARD_LENGTH';
-        fail(errors, code, at, v, `${[...v].length} characters, the shop takes at most ${limit.max} (${limit.shop === 'truncate' ? 'it would cut the rest silently' : 'it would drop or reject the value'}); shorten it in the ERP or declare \`truncate: ${limit.max}\``);
-      });
-    }
+    for (const segs of booleans) walk(payload, segs, checkBoolean, errors);
+    for (const segs of decimals) walk(payload, segs, checkDecimal, errors);
+    for (const l of limits) walk(payload, l.segs, l.check, errors);
     for (const [field, hint] of Object.entries(ignored)) {
       if (field in payload) fail(errors, 'GUARD_IGNORED_FIELD', field, payload[field], hint);
     }
@@ -129,13 +163,11 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
         fail(errors, 'GUARD_HISTORY_IDENTITY', f, list, `\`${f}\` is append-only (every entry sent is appended again); declare \`history_identity: [...]\` so each entry is sent once`);
         continue;
       }
-      list.forEach((entry, n) => {
-        const missing = opts.historyIdentity!.filter((k) => {
-          const v = (entry as Record<string, unknown> | null)?.[k];
-          return v === undefined || v === null || v === '';
-        });
+      for (let n = 0; n < list.length; n++) {
+        const entry = list[n] as Record<string, unknown> | null;
+        const missing = opts.historyIdentity.filter((k) => entry?.[k] === undefined || entry?.[k] === null || entry?.[k] === '');
         if (missing.length > 0) fail(errors, 'GUARD_HISTORY_IDENTITY', `${f}[${n}]`, entry, `entry lacks its identity field(s) ${missing.join(', ')}; without them it cannot be sent exactly once`);
-      });
+      }
     }
     if (isOrderCreate) {
       const tf = payload.tax_flag;
@@ -148,12 +180,13 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
       }
     }
     if (hasStorages && Array.isArray(payload.storages)) {
-      payload.storages.forEach((row: Record<string, unknown>, n) => {
+      for (let n = 0; n < payload.storages.length; n++) {
+        const row = payload.storages[n] as Record<string, unknown>;
         const at = `storages[${n}]`;
         const id = row.storages_id ?? row.warehouse_id;
         if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) {
           fail(errors, 'GUARD_STORAGE_ROW', `${at}.storages_id`, id, 'a storage row needs `storages_id` > 0; the shop skips it without any warning (the main warehouse is the top-level products_quantity)');
-          return;
+          continue;
         }
         const hasQty = row.products_quantity !== undefined;
         const hasSafe = row.products_safe_quantity !== undefined;
@@ -162,15 +195,15 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
         } else if (Object.keys(row).every((k) => k === 'storages_id' || k === 'warehouse_id' || k === 'options_id')) {
           warnings.push({ code: 'GUARD_STORAGE_ROW', field: at, message: 'a storage row with only its key writes nothing' });
         }
-      });
+      }
     }
     if (hasSuppliers && Array.isArray(payload.suppliers)) {
-      payload.suppliers.forEach((entry: Record<string, unknown>, n) => {
-        const model = entry?.products_model;
+      for (let n = 0; n < payload.suppliers.length; n++) {
+        const model = (payload.suppliers[n] as Record<string, unknown> | null)?.products_model;
         if (typeof model !== 'string' || model.trim() === '') {
           fail(errors, 'GUARD_SUPPLIER_WITHOUT_NUMBER', `suppliers[${n}].products_model`, model, "a supplier entry without products_model erases the supplier's article number stored in the shop");
         }
-      });
+      }
     }
   };
 }
