@@ -100,6 +100,45 @@ describe('client against the sandbox', () => {
     expect(events.filter((e) => e.type === 'throttled').length).toBeGreaterThan(before);
   });
 
+  it('reads the category productlist for every category', async () => {
+    const categories = await collect(client.exportAll('categories' as ResourceName));
+    const list = await collect(client.categoryProductList());
+    expect(list.map((c) => c.categories_id).sort()).toEqual(categories.map((c) => c.categories_id).sort());
+  });
+
+  it('changes a contract status', async () => {
+    const [contract] = await collect(client.exportAll('contracts' as ResourceName, { pageSize: 1 })).then((c) => c.slice(0, 1));
+    const id = contract.contracts_id as number;
+    await client.setContractStatus(id, 2, 'paused by the client test');
+    expect((await client.exportOne('contracts' as ResourceName, id))?.contracts_status).toBe(2);
+  });
+
+  it('claims a ticket and reports a second admin as a conflict', async () => {
+    const admins = sandbox.reference().admins.map((a) => a.admin_id);
+    const [ticket] = await collect(client.exportAll('tickets' as ResourceName, { pageSize: 1 })).then((t) => t.slice(0, 1));
+    const ticketId = ticket.ticket_id as number;
+    const first = await client.claimTickets([{ ticket_id: ticketId, admin_id: admins[0], state: 'claimed', label: 'erp' }]);
+    expect(first.records[0].status).toBe('claimed');
+    const second = await client.claimTickets([{ ticket_id: ticketId, admin_id: admins[1], state: 'claimed' }]);
+    expect(second.records[0].status).toBe('conflict');
+    expect(second.success).toBe(false);
+  });
+
+  it('attaches a file to a ticket, lists it and downloads it byte for byte', async () => {
+    const [ticket] = await collect(client.exportAll('tickets' as ResourceName, { pageSize: 1 })).then((t) => t.slice(0, 1));
+    const ticketId = ticket.ticket_id as number;
+    const content = Buffer.from('delivery note\nline 2\n', 'utf8');
+    const written = await client.update('tickets' as ResourceName, [{ ticket_id: ticketId, ticket_comments: 'note with file', attachments: [{ name: 'note.txt', content_base64: content.toString('base64') }] }]);
+    expect(written.outcomes[0].ok).toBe(true);
+    const listing = await client.listTicketAttachments(ticketId);
+    const file = listing.files.find((f) => f.name.endsWith('note.txt'));
+    expect(file).toBeDefined();
+    const downloaded = await client.downloadTicketAttachment(ticketId, file?.name ?? '');
+    expect(downloaded.data.equals(content)).toBe(true);
+    expect(downloaded.fileName).toBe(file?.name);
+    expect(downloaded.contentType).toMatch(/^text\/plain/);
+  });
+
   it('authenticates with OAuth client credentials', async () => {
     const oauth = createShopClient({ baseUrl: sandbox.url, auth: { kind: 'oauth', clientId: 'erp', clientSecret: 'sandbox-client-secret' } });
     try {
