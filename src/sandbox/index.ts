@@ -18,6 +18,7 @@ import { handlers } from './handlers/index.js';
 import { readReference, readSettings, referenceView, type ReferenceData, type Settings } from './reference.js';
 import { buildRoutes } from './routes.js';
 import { isSeeded, seedSandbox } from './seed/index.js';
+import { SEED_REFERENCE as SEED_REFERENCE_DATA, SEED_SETTINGS as SEED_SETTINGS_DATA } from './seed/reference.js';
 import { createServer } from './server.js';
 import { openDatabase } from './store.js';
 
@@ -127,5 +128,7 @@ export function readSandboxReference(db: Database.Database): Record<string, unkn
   return referenceView(readReference(db), readSettings(db));
 }
 
-/** The seed reference data as `GET /sandbox/reference` shows it (without a running sandbox). */
-export { referenceView };
+/** The seed's reference data and settings as `GET /sandbox/reference` shows them, without a running sandbox. */
+export function seedReferenceView(): Record<string, unknown> {
+  return referenceView(SEED_REFERENCE_DATA, SEED_SETTINGS_DATA);
+}

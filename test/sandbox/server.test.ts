@@ -248,3 +248,51 @@ describe('fault injection', () => {
     }
   });
 });
+
+describe('lifecycle and tokens', () => {
+  it('keeps a database file across restarts unless a seed is given', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-file-'));
+    const dbPath = join(dir, 'shop.sqlite');
+    try {
+      const first = await startSandbox({ dbPath });
+      const headers = { Authorization: `Bearer ${first.token}`, 'Content-Type': 'application/json' };
+      await fetch(`${first.url}/import/json/manufacturers`, { method: 'POST', headers, body: JSON.stringify({ type: 'manufacturers', data: [{ manufacturers_name: 'Persisted' }] }) });
+      await first.close();
+      const second = await startSandbox({ dbPath });
+      const names = ((await (await fetch(`${second.url}/export/json/manufacturers`, { headers })).json()) as { data: { manufacturers_name: string }[] }).data.map((m) => m.manufacturers_name);
+      expect(names).toContain('Persisted');
+      await second.close();
+      const third = await startSandbox({ dbPath, seed: 'demo' });
+      const again = ((await (await fetch(`${third.url}/export/json/manufacturers`, { headers })).json()) as { data: { manufacturers_name: string }[] }).data.map((m) => m.manufacturers_name);
+      expect(again).not.toContain('Persisted');
+      expect(third.reference().languages.map((l) => l.code)).toEqual(['en', 'de']);
+      await third.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('expires OAuth tokens with the clock or on request, answering 401 expired', async () => {
+    const oauth = await startSandbox({ dbPath: ':memory:', tokens: [{ value: 'admin' }], clients: [{ id: 'c', secret: 's' }] });
+    try {
+      const issue = async () => ((await (await fetch(`${oauth.url}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"grant_type":"client_credentials","client_id":"c","client_secret":"s"}' })).json()) as { access_token: string }).access_token;
+      const get = (token: string) => fetch(`${oauth.url}/export/json/products?limit=1`, { headers: { Authorization: `Bearer ${token}` } });
+      const admin = { Authorization: 'Bearer admin', 'Content-Type': 'application/json' };
+      const first = await issue();
+      expect((await get(first)).status).toBe(200);
+      await fetch(`${oauth.url}/sandbox/clock`, { method: 'PUT', headers: admin, body: '{"advance_seconds":3601}' });
+      const expired = await get(first);
+      expect(expired.status).toBe(401);
+      expect(((await expired.json()) as { error: { details: { reason: string } } }).error.details.reason).toBe('expired');
+      const second = await issue();
+      expect((await get(second)).status).toBe(200);
+      await fetch(`${oauth.url}/sandbox/expire-tokens`, { method: 'POST', headers: admin });
+      expect((await get(second)).status).toBe(401);
+    } finally {
+      await oauth.close();
+    }
+  });
+});
