@@ -139,10 +139,15 @@ describe('client against the sandbox', () => {
     expect(downloaded.contentType).toMatch(/^text\/plain/);
   });
 
-  it('authenticates with OAuth client credentials', async () => {
-    const oauth = createShopClient({ baseUrl: sandbox.url, auth: { kind: 'oauth', clientId: 'erp', clientSecret: 'sandbox-client-secret' } });
+  it('authenticates with OAuth client credentials and gets a new token when the shop expires it', async () => {
+    const oauthEvents: ClientEvent[] = [];
+    const oauth = createShopClient({ baseUrl: sandbox.url, auth: { kind: 'oauth', clientId: 'erp', clientSecret: 'sandbox-client-secret' }, onEvent: (e) => oauthEvents.push(e) });
     try {
-      expect((await collect(oauth.exportAll('customers'))).length).toBeGreaterThan(0);
+      const before = await collect(oauth.exportAll('customers'));
+      expect(before.length).toBeGreaterThan(0);
+      await axios.post(`${sandbox.url}/sandbox/expire-tokens`, {}, { headers: { Authorization: `Bearer ${sandbox.token}` } });
+      expect(await collect(oauth.exportAll('customers'))).toHaveLength(before.length);
+      expect(oauthEvents.some((e) => e.type === 'request' && e.status === 401)).toBe(true);
     } finally {
       await oauth.close();
     }
