@@ -37,12 +37,6 @@ export function deDecimal(n: number, places = 2): string {
   return n.toFixed(places).replace('.', ',');
 }
 
-/** A decimal with thousands separators: 1234.5 → '1.234,50'. */
-export function deDecimalGrouped(n: number, places = 2): string {
-  const [int, frac] = n.toFixed(places).split('.');
-  return `${int.replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${frac}`;
-}
-
 /** 'YYYY-MM-DD' → 'DD.MM.YYYY'. */
 export function deDate(iso: string): string {
   return `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;

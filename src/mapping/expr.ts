@@ -20,19 +20,21 @@ export class ExpressionFailure {
 
 /** Per-apply expression runtime: caches results by (input item, rule id), collects pending evaluations. */
 export function createExprRuntime(expressions: readonly CompiledExpression[]): ExprRuntime & { readonly pending: Promise<void>[] } {
-  const cache = new Map<unknown, Map<number, unknown>>();
+  // Keyed by the input item and then by rule and position: `$index` differs for equal items at different positions.
+  const cache = new Map<unknown, Map<string, unknown>>();
   const pending: Promise<void>[] = [];
   return {
     pending,
     value(ruleId: number, scope: Scope, ctx: MappingContext): unknown {
+      const slotKey = `${ruleId}:${scope.index ?? ''}`;
       let perItem = cache.get(scope.item);
-      if (perItem?.has(ruleId)) return perItem.get(ruleId);
+      if (perItem?.has(slotKey)) return perItem.get(slotKey);
       if (!perItem) {
         perItem = new Map();
         cache.set(scope.item, perItem);
       }
       const slot = perItem;
-      slot.set(ruleId, PENDING);
+      slot.set(slotKey, PENDING);
       const bindings = {
         root: scope.root,
         rows: scope.rows,
@@ -41,8 +43,8 @@ export function createExprRuntime(expressions: readonly CompiledExpression[]): E
       };
       pending.push(
         expressions[ruleId].evaluate(scope.item, bindings).then(
-          (v) => void slot.set(ruleId, v),
-          (err: unknown) => void slot.set(ruleId, new ExpressionFailure(err instanceof Error ? err.message : String(err))),
+          (v) => void slot.set(slotKey, v),
+          (err: unknown) => void slot.set(slotKey, new ExpressionFailure(err instanceof Error ? err.message : String(err))),
         ),
       );
       return PENDING;

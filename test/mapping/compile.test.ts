@@ -225,3 +225,11 @@ describe('file-level features', () => {
     expect(r.ok ? null : r.errors[0].record).toEqual({ erpKey: 'DEMO-9', resource: 'products' });
   });
 });
+
+describe('expressions over plain list items', () => {
+  it('evaluates an expression for equal items at different positions separately', async () => {
+    const m = products('  categories:\n    from: WG\n    split: ","\n    item: { expr: "$number($) * 10 + $index" }\n');
+    const r = await m.apply({ WG: '1,1,2' }, ctx);
+    expect(ok(r).categories).toEqual([11, 12, 23]);
+  });
+});
