@@ -51,13 +51,26 @@ export function minuteChart(points: readonly MinutePoint[], fromMs: number, toMs
   area += `L${f(x(minutes))},${f(y(0))}Z`;
   let bars = '';
   const bw = Math.max(1.5, iw / minutes);
+  const hhmm = (minuteIndex: number): string => new Date((first + minuteIndex) * 60_000).toISOString().slice(11, 16);
   for (let i = 0; i < minutes; i++) {
     const e = errors[i] ?? 0;
-    if (e > 0) bars += `<rect class="errbar" x="${f(x(i))}" y="${f(y(e))}" width="${f(bw)}" height="${f(y(0) - y(e))}"/>`;
+    if (e > 0) bars += `<rect class="errbar" x="${f(x(i))}" y="${f(y(e))}" width="${f(bw)}" height="${f(y(0) - y(e))}"><title>${hhmm(i)} UTC: ${e} errors</title></rect>`;
   }
-
+  // Hour-wide transparent bands whose tooltips give the hour's totals (no script needed).
+  let bands = '';
+  for (let start = 0; start < minutes; start += 60) {
+    const end = Math.min(minutes, start + 60);
+    let r = 0;
+    let e = 0;
+    for (let i = start; i < end; i++) {
+      r += records[i] ?? 0;
+      e += errors[i] ?? 0;
+    }
+    bands += `<rect class="band" x="${f(x(start))}" y="${f(M.top)}" width="${f(x(end) - x(start))}" height="${f(ih)}"><title>${hhmm(start)}–${hhmm(end)} UTC: ${r.toLocaleString('en-US')} records, ${e.toLocaleString('en-US')} errors</title></rect>`;
+  }
   // Built from numbers only, so it is trusted markup; thousands of html`` calls would be slow.
   const errorBars = unsafeRaw(bars);
+  const hourBands = unsafeRaw(bands);
 
   const grid: SafeHtml[] = [];
   for (const v of [0, yMax / 2, yMax]) {
@@ -69,5 +82,5 @@ export function minuteChart(points: readonly MinutePoint[], fromMs: number, toMs
     const label = new Date(m * 60_000).toISOString().slice(11, 16);
     grid.push(html`<line class="grid" x1="${f(x(m - first))}" x2="${f(x(m - first))}" y1="${f(M.top)}" y2="${f(M.top + ih)}" stroke-dasharray="2 3"/><text class="axis" x="${f(x(m - first))}" y="${f(H - 8)}" text-anchor="middle">${label}</text>`);
   }
-  return html`<svg viewBox="0 0 ${String(W)} ${String(H)}" role="img" aria-label="${title}"><title>${title}</title>${grid}<path class="records" d="${area}"/>${errorBars}</svg>`;
+  return html`<svg viewBox="0 0 ${String(W)} ${String(H)}" role="img" aria-label="${title}"><title>${title}</title>${grid}<path class="records" d="${area}"/>${errorBars}${hourBands}</svg>`;
 }

@@ -19,7 +19,7 @@ describe('charts', () => {
     ]);
   });
 
-  it('draws an area for records, a bar per minute with errors, and hour labels', () => {
+  it('draws an area for records, a bar per minute with errors, hour labels and hourly totals on hover', () => {
     const from = Date.parse('2026-11-21T12:00:00Z');
     const to = from + 24 * 3_600_000;
     const svg = minuteChart([{ minute: from + 60_000 * 90, records: 40, errors: 3 }, { minute: from + 60_000 * 200, records: 10, errors: 1 }], from, to, 'p: <chart>').value;
@@ -28,5 +28,6 @@ describe('charts', () => {
     expect(svg).toContain('>50</text>');
     expect(svg).toContain('>15:00</text>');
     expect(svg).toContain('aria-label="p: &lt;chart&gt;"');
+    expect(svg).toContain('<title>13:00–14:00 UTC: 40 records, 3 errors</title>');
   });
 });

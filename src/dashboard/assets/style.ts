@@ -87,7 +87,8 @@ table.diff td.before { background: var(--bad-bg); } table.diff td.after { backgr
 .sw { display: inline-block; width: .7rem; height: .7rem; border-radius: 2px; margin-right: .3rem; vertical-align: -1px; }
 svg .grid { stroke: var(--line); } svg .axis { fill: var(--muted); font-size: 11px; font-family: system-ui, sans-serif; }
 svg .records { fill: color-mix(in srgb, var(--run) 25%, transparent); stroke: var(--run); stroke-width: 1.5; }
-svg .errors { fill: none; stroke: var(--bad); stroke-width: 1.5; } svg .errbar { fill: var(--bad); }
+svg .errbar { fill: var(--bad); }
+svg .band { fill: transparent; } svg .band:hover { fill: color-mix(in srgb, var(--run) 10%, transparent); }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .8rem; }
 .empty { padding: 1.5rem; text-align: center; color: var(--muted); }
 .login { max-width: 26rem; margin: 4rem auto; padding: 1.5rem; }

@@ -69,6 +69,16 @@ function pageLink(query: Readonly<Record<string, string | undefined>>, offset: n
   return s ? `/runs?${s}` : '/runs';
 }
 
+/** Quick time ranges that keep the other filters. */
+function presets(ctx: PageContext): SafeHtml {
+  const ranges: [string, number][] = [['hour', 3_600_000], ['24 h', 86_400_000], ['7 days', 7 * 86_400_000]];
+  return html`${ranges.map(([label, ms], i) => {
+    const from = new Date(ctx.now.getTime() - ms).toISOString().slice(0, 16);
+    const { offset: _offset, to: _to, ...rest } = ctx.query;
+    return html`${i > 0 ? ' · ' : ''}<a href="${pageLink({ ...rest, from }, 0)}">${label}</a>`;
+  })}`;
+}
+
 /** Render the runs list. */
 export function runsPage(ctx: PageContext): PageResult {
   const { query } = ctx;
@@ -84,6 +94,7 @@ export function runsPage(ctx: PageContext): PageResult {
 <label>From (UTC)<input type="datetime-local" name="from" value="${query.from ?? ''}"></label>
 <label>To (UTC)<input type="datetime-local" name="to" value="${query.to ?? ''}"></label>
 <button type="submit">Filter</button> <a href="/runs">Reset</a>
+<span class="small muted">Started in the last ${presets(ctx)}</span>
 </form>
 ${
   runs.length
