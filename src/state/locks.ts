@@ -58,6 +58,12 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Owners of the locks this process holds. A lock row naming our own pid but an owner we do not
+ * hold is left by an earlier process that had the same pid (containers restart with low, reused pids).
+ */
+const heldHere = new Set<string>();
+
 /** Lock table access. */
 export class Locks {
   private readonly getStmt;
@@ -100,7 +106,8 @@ export class Locks {
         const held = this.getStmt.get(name);
         let takeOver = false;
         if (held) {
-          const dead = held.host === host ? !processAlive(held.pid) : now - held.heartbeat_at > staleAfterMs;
+          const sameHost = held.host === host;
+          const dead = sameHost ? (held.pid === process.pid ? !heldHere.has(held.owner) : !processAlive(held.pid)) : now - held.heartbeat_at > staleAfterMs;
           if (!dead) {
             throw new StateError(
               'LOCK_HELD',
@@ -114,6 +121,7 @@ export class Locks {
         return takeOver;
       })
       .immediate();
+    heldHere.add(owner);
     let released = false;
     return {
       name,
@@ -128,6 +136,7 @@ export class Locks {
       release: () => {
         if (released) return;
         released = true;
+        heldHere.delete(owner);
         this.delStmt.run(name, owner);
       },
     };

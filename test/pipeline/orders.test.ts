@@ -65,6 +65,8 @@ describe('orders ERP → shop', () => {
     const summary = await runPipeline(def, deps());
     await setFaults(f.sandbox, { reset_after_write_rate: 0 });
     expect(summary.status).toBe('succeeded');
+    // Orders whose create answer was lost are still counted as created by this run, not as pre-existing.
+    expect(summary.counts).toMatchObject({ created: 30, unchanged: 0 });
     const orders = await shopRecords(f.shop, 'orders');
     expect(externalIds(orders)).toEqual(Array.from({ length: 30 }, (_, i) => orderNo(i + 1)));
     expect(f.state.refs.count('orders')).toBe(30);

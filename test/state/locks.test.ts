@@ -100,3 +100,18 @@ describe('pipeline locks', () => {
     await state.close();
   });
 });
+
+describe('pipeline locks across restarts with reused pids', () => {
+  it('takes over a lock left by an earlier process that had the same pid', async () => {
+    const file = tempFile();
+    const state = openState(file);
+    const raw = new Database(file);
+    raw.prepare('INSERT INTO locks (name, owner, pid, host, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)').run('products', 'earlier-incarnation', process.pid, (await import('node:os')).hostname(), Date.now(), Date.now());
+    raw.close();
+    const lock = state.locks.acquire('products');
+    expect(lock.tookOver).toBe(true);
+    expect(() => state.locks.acquire('products')).toThrow(StateError);
+    lock.release();
+    await state.close();
+  });
+});

@@ -11,7 +11,7 @@ export type Verdict =
   /** A create found the record already there (natural key): update it instead. */
   | { readonly kind: 'exists'; readonly shopId?: ShopId }
   /** An order whose external_reference is already known: it exists, never create a second one. */
-  | { readonly kind: 'duplicate-order'; readonly shopId?: ShopId }
+  | { readonly kind: 'duplicate-order'; readonly shopId?: ShopId; readonly ours: boolean }
   /** An update of a record the shop no longer has. */
   | { readonly kind: 'gone'; readonly error: StoredIssue }
   /** Not settled: send again (transient failure, lost answer, a sibling's rejection). */
@@ -37,7 +37,8 @@ export function verdictOf(resource: ResourceDef, op: 'create' | 'update', outcom
   if (!(error instanceof ShopApiError)) return { kind: 'reject', error: issue };
   if (error instanceof AuthenticationError || error instanceof ScopeError || error instanceof MethodNotFoundError) return { kind: 'fatal', error: issue };
   const details = error.details ?? {};
-  if (error.code === 'DUPLICATE_EXTERNAL_REFERENCE') return { kind: 'duplicate-order', shopId: idFrom(details[resource.key.id] ?? details.orders_id) };
+  // `afterLostAnswer`: the client repeated our own POST whose answer was lost, so this run created the order.
+  if (error.code === 'DUPLICATE_EXTERNAL_REFERENCE') return { kind: 'duplicate-order', shopId: idFrom(details[resource.key.id] ?? details.orders_id), ours: details.afterLostAnswer === true };
   if (error.code === 'ALREADY_EXISTS' && op === 'create') return { kind: 'exists', shopId: idFrom(details[resource.key.id]) };
   if (error.code === 'NOT_FOUND' && op === 'update' && details.afterLostAnswer !== true) return { kind: 'gone', error: issue };
   if (error.code === 'BATCH_REJECTED') return { kind: 'retry', error: issue, countsAttempt: false };

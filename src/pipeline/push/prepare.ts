@@ -100,6 +100,7 @@ function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; posit
     history: [],
     splitDepth: 0,
     reconcile: false,
+    createMayHaveLanded: false,
   };
 }
 

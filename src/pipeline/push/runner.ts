@@ -5,6 +5,7 @@
  */
 import type { SourceItem } from '../../erp/types.js';
 import { AbortedError } from '../../errors.js';
+import { OutcomeUnknownError } from '../../shop/errors.js';
 import type { Logger } from '../../log.js';
 import type { RunCounts, StoredIssue } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
@@ -177,6 +178,10 @@ export class PushEngine {
       this.splits.push({ op, items: items.slice(0, mid) }, { op, items: items.slice(mid) });
       return;
     }
+    if (op === 'create' && result.outcomes.some((o) => o.error instanceof OutcomeUnknownError || o.error?.details?.afterLostAnswer === true)) {
+      // One lost answer covers the whole request: every record of it may have been created by us.
+      for (const item of items) item.createMayHaveLanded = true;
+    }
     const settled: Settlement[] = [];
     result.outcomes.forEach((outcome, i) => {
       const item = items[i]!;
@@ -193,6 +198,7 @@ export class PushEngine {
       case 'ok':
         return { kind: 'done', item, outcome: op === 'create' ? 'created' : 'updated', shopId: v.shopId ?? item.shopId, warnings: [...item.warnings, ...v.warnings], storeHash: true };
       case 'duplicate-order':
+        if (v.ours || item.createMayHaveLanded) return { kind: 'done', item, outcome: 'created', ...(v.shopId !== undefined ? { shopId: v.shopId } : {}), warnings: item.warnings, storeHash: true };
         item.foundExisting = true;
         return {
           kind: 'done',

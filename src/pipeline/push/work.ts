@@ -32,6 +32,8 @@ export interface WorkItem {
   history: HistoryItem[];
   /** How many times this item's batch was split off a rejected batch. */
   splitDepth: number;
+  /** A create of this record may have reached the shop in this run (its answer was lost). */
+  createMayHaveLanded: boolean;
   /** An earlier send carrying append-only entries lost its answer: read the record back before sending again. */
   reconcile: boolean;
 }
