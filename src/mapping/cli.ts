@@ -17,7 +17,19 @@ export async function mappingsCheckCommand(
   write: WriteLine,
   options: LoadOptions & { /** Folder checked when no file is given. @default 'mappings' */ readonly dir?: string } = {},
 ): Promise<{ exitCode: number; report: CheckReport }> {
-  const list = files.length > 0 ? files : await mappingFiles(options.dir ?? 'mappings');
+  let list: readonly string[];
+  try {
+    list = files.length > 0 ? files : await mappingFiles(options.dir ?? 'mappings');
+  } catch (err) {
+    if (!(err instanceof MappingError)) throw err;
+    write(`error ${err.message}`);
+    return { exitCode: 1, report: { ok: false, files: [] } };
+  }
+  if (list.length === 0) {
+    // Checking nothing must not look like a pass.
+    write(`error no mapping files (*.yaml, *.yml) in ${options.dir ?? 'mappings'}`);
+    return { exitCode: 1, report: { ok: false, files: [] } };
+  }
   const report = await checkMappings(list, options);
   for (const f of report.files) {
     if (f.ok) write(`ok    ${f.file} (${f.name})`);

@@ -21,7 +21,12 @@ export async function loadMapping(file: string, options: LoadOptions = {}): Prom
 
 /** The `.yaml`/`.yml` files of a folder, sorted by name. */
 export async function mappingFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    throw new MappingError('MAPPING_READ', `${dir}: cannot read the mappings folder (${(err as Error).message})`, { file: dir, cause: err });
+  }
   return entries
     .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
     .map((e) => path.join(dir, e.name))

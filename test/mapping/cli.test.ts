@@ -80,3 +80,12 @@ describe('shopsync mappings preview', () => {
     expect(await mappingFiles(shipped)).toContain(path.join(shipped, 'orders-to-erp.yaml'));
   });
 });
+
+describe('shopsync mappings check without files', () => {
+  it('fails with a readable line when the mappings folder does not exist', async () => {
+    const lines: string[] = [];
+    const { exitCode } = await mappingsCheckCommand([], (l) => lines.push(l), { dir: path.join(dir, 'no-such-folder') });
+    expect(exitCode).toBe(1);
+    expect(lines[0]).toContain('cannot read the mappings folder');
+  });
+});
