@@ -159,4 +159,23 @@ describe('shipped mappings against the sandbox', () => {
     expect(updated).toMatchObject({ orders_status: 3 });
     expect(updated!.tracking).toEqual(expect.arrayContaining([expect.objectContaining({ code: sourceRecords('order-status')[1].Sendungsnummer })]));
   });
+
+  it('maps the sandbox orders, newsletter subscribers and tickets into ERP rows', async () => {
+    for (const [name, resource] of [['orders-to-erp', 'orders'], ['newsletter-to-erp', 'newsletter_subscribers'], ['tickets-to-erp', 'tickets']] as const) {
+      const m = await load(name);
+      let rows = 0;
+      for await (const record of client.exportAll(resource)) {
+        const r = m.applySync ? m.applySync(record, ctx) : await m.apply(record, ctx);
+        expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual([]);
+        rows++;
+        if (name === 'orders-to-erp' && r.ok) {
+          const lines = r.payload.Positionen as Record<string, unknown>[];
+          expect(lines.length).toBeGreaterThan(0);
+          expect(lines.every((l) => l.Shop_BestellNr === record.orders_id && typeof l.Pos === 'number')).toBe(true);
+          expect(String(r.payload.Bestelldatum)).toMatch(/^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2}$/);
+        }
+      }
+      expect(rows, `${resource} exported from the sandbox`).toBeGreaterThan(0);
+    }
+  });
 });
