@@ -7,7 +7,7 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { AbortedError } from '../../errors.js';
 import { scrubSecrets } from '../../log.js';
-import { OutcomeUnknownError, TransportError } from '../errors.js';
+import { OutcomeUnknownError, ShopApiError, TransportError } from '../errors.js';
 import type { HttpMethod } from '../registry/index.js';
 import type { TokenSource } from './auth.js';
 import type { ResolvedOptions } from './options.js';
@@ -144,6 +144,7 @@ export class Transport {
       }, spec.signal);
       return { response, sent };
     } catch (err) {
+      if (err instanceof ShopApiError) throw err; // the client was closed while the attempt waited
       // Keep only code and message: an axios error carries the config with the Authorization header.
       const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
       return { failure: { code, message: this.scrub(err instanceof Error ? err.message : String(err)) }, sent };

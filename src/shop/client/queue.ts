@@ -30,6 +30,8 @@ export class RequestQueue {
   #resumeAt = 0;
   #resumeTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Aborted by close(): waiting attempts reject with CLIENT_CLOSED instead of hanging forever. */
+  readonly #closing = new AbortController();
 
   constructor(options: RequestQueueOptions) {
     this.#options = options;
@@ -43,13 +45,14 @@ export class RequestQueue {
 
   /** Run one attempt through the queue. */
   async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (this.#closed) throw new ShopApiError('CLIENT_CLOSED', 'The shop client is closed; create a new one');
+    if (this.#closed) throw closedError();
+    const stop = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
     const result = this.#queue.add(
       async () => {
-        await this.#brake(signal);
+        await this.#brake(stop);
         return task();
       },
-      { signal },
+      { signal: stop },
     );
     this.#emitDepth();
     try {
@@ -91,10 +94,11 @@ export class RequestQueue {
     return { size: this.#queue.size, pending: this.#queue.pending };
   }
 
-  /** Drop waiting attempts and stop; running ones finish. */
+  /** Reject waiting attempts with CLIENT_CLOSED and stop; running ones finish. */
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#resumeTimer);
+    this.#closing.abort(closedError());
     this.#queue.clear();
     this.#queue.start();
     await this.#queue.onIdle();
@@ -111,6 +115,11 @@ export class RequestQueue {
   }
 
   #emitDepth(): void {
+    if (this.#closed) return;
     this.#options.onEvent({ type: 'queue', size: this.#queue.size, pending: this.#queue.pending });
   }
+}
+
+function closedError(): ShopApiError {
+  return new ShopApiError('CLIENT_CLOSED', 'The shop client is closed; create a new one');
 }

@@ -29,24 +29,27 @@ describe('request queue', () => {
   it('starts no more than `intervalCap` requests per interval', async () => {
     const { q } = queue({ concurrency: 10, intervalCap: 2, intervalMs: 60_000 });
     let started = 0;
-    for (let i = 0; i < 3; i++) void q.run(async () => void started++);
+    const runs = Array.from({ length: 3 }, () => q.run(async () => void started++));
     await tick();
     expect(started).toBe(2);
     expect(q.depth().size).toBe(1);
     await q.close();
+    await expect(runs[2]).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
   });
 
   it('pauses after a 429 until Retry-After has passed', async () => {
     const { q } = queue();
     q.throttle(60_000);
     let started = false;
-    void q.run(async () => {
+    const waiting = q.run(async () => {
       started = true;
     });
     await tick();
     expect(started).toBe(false);
     expect(q.depth()).toEqual({ size: 1, pending: 0 });
     await q.close();
+    await expect(waiting).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+    expect(started).toBe(false);
   });
 
   it('halves the rate after each 429 and recovers one step per `intervalCap` successes', async () => {
@@ -71,9 +74,17 @@ describe('request queue', () => {
     await q.close();
   });
 
+  it('rejects waiting work with CLIENT_CLOSED when closed', async () => {
+    const { q } = queue();
+    q.throttle(60_000);
+    const waiting = q.run(async () => 1);
+    await q.close();
+    await expect(waiting).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+  });
+
   it('refuses work after close', async () => {
     const { q } = queue();
     await q.close();
-    await expect(q.run(async () => 1)).rejects.toThrow(/closed/);
+    await expect(q.run(async () => 1)).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
   });
 });
