@@ -94,6 +94,8 @@ describe('back-sync of order status and tracking', () => {
     f.state.cursors.delete('order-status');
     await run();
     expect((await history(1)).map((h) => h.comments)).toEqual(['in progress', 'shipped']);
+    // Orders addressed by orders_id need no reference: the orders push's references stay as they were.
+    expect(f.state.refs.count('orders')).toBe(3);
   });
 
   it('reconciles an entry whose answer was lost by reading the order back instead of resending it', async () => {

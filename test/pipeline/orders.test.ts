@@ -33,6 +33,14 @@ describe('orders ERP → shop', () => {
     expect(f.state.refs.get('orders', orderNo(3))?.shopId).toBe(orders.find((o) => (o.external_reference as { external_id: string }).external_id === orderNo(3))?.orders_id);
   });
 
+  it('never rewrites an order the shop already has when the mapping only creates', async () => {
+    insertOrders(f.erp, 1, 3, 10);
+    await runPipeline(def, deps());
+    f.erp.prepare("UPDATE orders SET lastname = 'Changed', updated_at = '2026-01-02 00:00:00' WHERE order_no = ?").run(orderNo(2));
+    const summary = await runPipeline(def, deps());
+    expect(summary.counts).toMatchObject({ read: 1, unchanged: 1, updated: 0, requests: 0 });
+  });
+
   it('records an order the shop already holds (DUPLICATE_EXTERNAL_REFERENCE) as existing, never as a failure or a second order', async () => {
     insertOrders(f.erp, 1, 12, 10);
     await runPipeline(def, deps());

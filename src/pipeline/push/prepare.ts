@@ -63,6 +63,11 @@ export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: 
     const item = newItem(input, payload, hash, warnings, 'update', shopId);
     return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: false }, requests: 0 };
   }
+  if (shopId !== undefined && mapping.operation === 'create') {
+    // A create-only mapping (orders from the ERP) never rewrites a record the shop already has.
+    const item = newItem(input, payload, hash, warnings, 'update', shopId);
+    return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: true }, requests: 0 };
+  }
   let op: 'create' | 'update';
   if (shopId !== undefined) op = 'update';
   else if (mapping.operation === 'update') {

@@ -120,6 +120,8 @@ export class PushEngine {
       counts: this.o.counts,
       ...(this.o.events ? { events: this.o.events } : {}),
       storePayloads: this.o.def.options.storePayloads,
+      // Records addressed by the shop's own id (order status by orders_id) need no reference; recording one would mix ERP event keys into the orders' references.
+      recordReferences: !(this.o.def.options.keyIsShopId || this.o.mapping.shopKey === this.o.resource.key.id),
     };
   }
 

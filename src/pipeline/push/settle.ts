@@ -22,6 +22,8 @@ export interface SettleTarget {
   readonly counts: RunCounts;
   readonly events?: SyncEvents;
   readonly storePayloads: boolean;
+  /** Record ERP key ↔ shop id (false when records are addressed by the shop id itself). @default true */
+  readonly recordReferences?: boolean;
 }
 
 /** Commit a group of settlements; returns the new checkpoint when the cursor moved. */
@@ -33,7 +35,7 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
     for (const s of settlements) {
       if (s.kind === 'done') {
         const { item } = s;
-        if (s.shopId !== undefined) state.refs.put(resource, item.erpKey, s.shopId);
+        if (s.shopId !== undefined && target.recordReferences !== false) state.refs.put(resource, item.erpKey, s.shopId);
         if (s.storeHash) state.hashes.put(pipeline, resource, item.erpKey, item.hash);
         state.intents.delete(resource, item.erpKey);
         if (s.shopId !== undefined && item.history.length > 0) {
