@@ -43,7 +43,10 @@ const TOP_KEYS = ['name', 'description', 'direction', 'source', 'target', 'key',
 function unionIssues(issue: Issue & { errors?: Issue[][] }): Issue[] {
   const branches = (issue.errors ?? []).filter((b) => !(b.length === 1 && b[0].code === 'invalid_type' && b[0].path.length === 0));
   const best = branches.sort((a, b) => a.length - b.length)[0];
-  if (!best) return [issue];
+  if (!best) {
+    const rule = issue.path.some((p) => p === 'fields' || p === 'item');
+    return [{ ...issue, message: rule ? 'expected a source path (text) or a rule object like `{ from: Spalte, type: decimal }`' : issue.message } as Issue];
+  }
   return best.flatMap((i) => (i.code === 'invalid_union' ? unionIssues(i as Issue & { errors?: Issue[][] }) : [i])).map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as Issue);
 }
 

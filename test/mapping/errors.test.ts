@@ -109,3 +109,12 @@ describe('rule keys that would be ignored', () => {
     expect(p.message).toContain('`empty` does not apply to a scalar rule');
   });
 });
+
+describe('rules of the wrong shape', () => {
+  it('says what a rule may be when it is neither a path nor an object', () => {
+    const [p] = problemsOf(`${head}  products_model: 123\n`);
+    expect(p.line).toBe(6);
+    expect(p.message).toContain('expected a source path (text) or a rule object');
+    expect(p.message).toContain('(got 123)');
+  });
+});
