@@ -110,3 +110,51 @@ describe('delta filter values', () => {
     expect(deltaFilterValue('2026-03-04 17:05:00', 'timestamp', 1)).toBe('2026-03-03 00:00:00');
   });
 });
+
+const PRODUCTS_OUT = `
+name: shop-products
+direction: shop-to-erp
+source: { resource: products }
+target: { erp: erp_products }
+key: products_id
+fields:
+  id: products_id
+  model: products_model
+  price: products_price
+`;
+
+describe('pull without a delta filter', () => {
+  let productSink: string;
+  let db: Database.Database;
+  let out: CompiledMapping;
+  const productsDef = { name: 'products-out', direction: 'pull' as const, sink: { connection: 'erp' }, mapping: 'products-out.yaml', resource: 'products' };
+  beforeEach(async () => {
+    out = await mappingFile(f.dir, 'products-out', PRODUCTS_OUT);
+    productSink = join(f.dir, 'erp-products.sqlite');
+    db = new Database(productSink);
+    db.exec('CREATE TABLE erp_products (id INTEGER PRIMARY KEY, model TEXT, price REAL)');
+    const created = await f.shop.create('products', Array.from({ length: 30 }, (_, i) => ({ products_model: `P-${i + 1}`, products_price: 10 + i })));
+    expect(created.outcomes.every((o) => o.ok)).toBe(true);
+  });
+  afterEach(() => db.close());
+  const productDeps = () => ({ state: f.state, shop: f.shop, mapping: out, sink: () => createSink({ kind: 'sqlite', path: productSink }, { table: 'erp_products', key: 'id' }, { logger: silentLogger, baseDir: '/' }) });
+
+  it('scans the whole list and delivers only records whose content changed', async () => {
+    expect((await runPipeline(productsDef, productDeps())).counts).toMatchObject({ read: 30, created: 30 });
+    expect((await runPipeline(productsDef, productDeps())).counts).toMatchObject({ read: 30, created: 0, unchanged: 30 });
+    await f.shop.update('products', [{ products_model: 'P-7', products_price: 99 }]);
+    const third = await runPipeline(productsDef, productDeps());
+    expect(third.counts).toMatchObject({ read: 30, created: 1, unchanged: 29 });
+    expect(db.prepare('SELECT price FROM erp_products WHERE model = ?').get('P-7')).toEqual({ price: 99 });
+  });
+
+  it('back-fills an id range ({start}:{end}) with its own checkpoint, leaving the incremental state alone', async () => {
+    const summary = await runPipeline(productsDef, productDeps(), { mode: 'backfill', range: { from: 5, to: 12 } });
+    expect(summary.counts).toMatchObject({ read: 8, created: 8 });
+    expect((db.prepare('SELECT id FROM erp_products ORDER BY id').all() as { id: number }[]).map((r) => r.id)).toEqual([5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(f.state.cursors.get('products-out', 'backfill:5..12')).toMatchObject({ value: 12, boundary: { finished: true } });
+    expect(f.state.cursors.get('products-out')).toBeUndefined();
+    const again = await runPipeline(productsDef, productDeps(), { mode: 'backfill', range: { from: 5, to: 12 } });
+    expect(again.counts.read).toBe(0);
+  });
+});
