@@ -61,7 +61,10 @@ export class Transport {
   }
 
   /** Send a request, retrying where the policy allows; resolves with the final answer. */
-  async send(spec: RequestSpec): Promise<Answer> {
+  async send(request: RequestSpec): Promise<Answer> {
+    // A signal of its own per request: many concurrent batches share the caller's signal, and
+    // listeners on a derived signal do not pile up on the caller's.
+    const spec: RequestSpec = request.signal ? { ...request, signal: AbortSignal.any([request.signal]) } : request;
     const { retries, baseDelayMs, maxDelayMs, logger, onEvent } = this.#options;
     const label = `${spec.method} ${spec.path}`;
     let retriesUsed = 0;

@@ -4,6 +4,7 @@
  * (spacing request starts further apart and lowering concurrency); every `intervalCap`
  * successes in a row it recovers one step, until the configured rate is reached again.
  */
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { ClientEvent } from './types.js';
 import { sleep } from './retry.js';
@@ -35,6 +36,8 @@ export class RequestQueue {
 
   constructor(options: RequestQueueOptions) {
     this.#options = options;
+    // Every waiting attempt listens on the close signal; thousands may wait by design.
+    setMaxListeners(0, this.#closing.signal);
     this.#queue = new PQueue({ concurrency: options.concurrency, intervalCap: options.intervalCap, interval: options.intervalMs, strict: true });
   }
 
