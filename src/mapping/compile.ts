@@ -85,7 +85,13 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     },
   };
   indexRules(file.fields, '', ['fields'], src, rules);
-  const producers = compileFields(file.fields, '', ['fields'], cc);
+  // Compiled one by one to know which top-level fields contain an expression: in an async apply
+  // only those are computed again once the expressions have their values.
+  const producers = Object.entries(file.fields).map(([name, rule]) => {
+    const before = expressions.length;
+    const [producer] = compileFields({ [name]: rule }, '', ['fields'], cc);
+    return { ...producer, usesExpr: expressions.length > before };
+  });
   if (problems.length > 0) throw new MappingFileError(fileName, problems);
 
   const guards =
@@ -157,10 +163,26 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     ...base,
     async apply(record, ctx) {
       const expr = createExprRuntime(expressions);
+      const settled = new Map<number, { value: unknown; errors: MappingError[]; warnings: Finding[] }>();
       // Expressions only read the source, never each other: one pass discovers them, one more uses their values.
       for (let pass = 0; pass < 8; pass++) {
         const env: Env = { ctx, file: fileName, errors: [], warnings: [], expr };
-        const payload = run(record, env);
+        const payload: Record<string, unknown> = {};
+        producers.forEach((p, i) => {
+          let done = settled.get(i);
+          if (!done) {
+            const e0 = env.errors.length;
+            const w0 = env.warnings.length;
+            const value = p.produce({ item: record, root: record }, env, p.name);
+            done = { value, errors: env.errors.slice(e0), warnings: env.warnings.slice(w0) };
+            // A field without expressions is final after one pass.
+            if (!p.usesExpr) settled.set(i, done);
+          } else {
+            env.errors.push(...done.errors);
+            env.warnings.push(...done.warnings);
+          }
+          if (done.value !== MISSING) p.set(payload, done.value);
+        });
         if (expr.pending.length === 0) {
           return finish(record, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], expr, trace }));
         }

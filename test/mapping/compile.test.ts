@@ -233,3 +233,14 @@ describe('expressions over plain list items', () => {
     expect(ok(r).categories).toEqual([11, 12, 23]);
   });
 });
+
+describe('the cost of expressions', () => {
+  it('computes fields without an expression once, even when other fields wait for JSONata', async () => {
+    const calls: string[] = [];
+    const counting: MappingContext = { lookupReference: (resource, key) => (calls.push(`${resource}:${key}`), 7) };
+    const m = products('  manufacturers_id: { from: H, lookup: { reference: manufacturers } }\n  products_sort_order: { expr: "$count(Preise)" }\n');
+    const r = await m.apply({ H: 'H-001', Preise: [1, 2, 3] }, counting);
+    expect(ok(r)).toEqual({ manufacturers_id: 7, products_sort_order: 3 });
+    expect(calls).toEqual(['manufacturers:H-001']);
+  });
+});
