@@ -145,6 +145,16 @@ describe('stopping', () => {
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ name: 'AbortedError', code: 'ABORTED' });
   });
+
+  it('gives OUTCOME_UNKNOWN to a product POST stopped while waiting for its answer', async () => {
+    shop().post('/import/json/products').delay(500).reply(200, writeAnswer('products', 'create', {}));
+    const { client } = testClient();
+    const controller = new AbortController();
+    const pending = client.create('products', [{ products_model: 'X' }], { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const result = await pending;
+    expect(result.outcomes[0].error).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+  });
 });
 
 describe('backoff and Retry-After', () => {
