@@ -89,3 +89,16 @@ describe('shopsync mappings check without files', () => {
     expect(lines[0]).toContain('cannot read the mappings folder');
   });
 });
+
+describe('flat CSV rows', () => {
+  it('maps every row of the Windows-1252 stock export with the per-warehouse mapping', async () => {
+    const csvDir = path.join(dir, 'csv-stock');
+    await writeDemoCsv(csvDir);
+    const lines: string[] = [];
+    const { exitCode, records } = await mappingsPreviewCommand(path.join(shipped, 'stock-per-warehouse.yaml'), { input: path.join(csvDir, 'lagerbestand.csv'), limit: 1000 }, (l) => lines.push(l));
+    expect(exitCode).toBe(0);
+    expect(records.length).toBe(99);
+    expect(records[1].result).toMatchObject({ ok: true, payload: { products_model: 'DEMO-1001', storages: [{ storages_id: 3, products_quantity: '5.000', products_safe_quantity: '1.000', products_storage_text: 'Süd A-1' }] } });
+  });
+});
+
