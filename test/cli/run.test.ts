@@ -31,6 +31,9 @@ describe('shopsync run (the daemon, spawned as the container runs it)', () => {
 
     const daemon = startCli(['run', '--config', config], { env });
     const [, url] = await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)".*shopsync daemon started/);
+    const dashboard = await fetch(`${url}/`);
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain('products');
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
