@@ -27,6 +27,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+# tsc compiles only .ts: the state's SQL migrations travel beside the compiled state module.
+COPY --from=build /app/src/state/migrations ./dist/src/state/migrations
 COPY package.json shopsync.example.yaml ./
 COPY bin ./bin
 COPY mappings ./mappings

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { afterAll } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/shopsync.js');
@@ -72,6 +73,12 @@ export interface CliProcess {
   exited: Promise<CliResult>;
 }
 
+const children = new Set<ChildProcess>();
+// A failed assertion must not leave a daemon or sandbox behind: kill what is still running.
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 /** Spawn `node bin/shopsync.js …args`. */
 export function startCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
@@ -79,6 +86,8 @@ export function startCli(args: readonly string[], options: { cwd?: string; env?:
     env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
+  child.on('close', () => children.delete(child));
   let out = '';
   let err = '';
   const waiters = new Set<() => void>();
