@@ -26,7 +26,14 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
     ? selection.ids.map((id) => state.deadLetters.get(id)).filter((l) => l !== undefined && l.pipeline === def.name)
     : state.deadLetters.list({ pipeline: def.name, limit: 1_000_000 });
   const lock = state.locks.acquire(def.name);
-  const runId = state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name });
+  let runId: number;
+  try {
+    state.runs.markCrashed(def.name);
+    runId = state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   deps.events?.emit({ type: 'run-started', runId, pipeline: def.name, mode: 'retry', lane: def.name, at: new Date(started).toISOString() });
   const counts: RunCounts = emptyCounts();
   let status: RunStatusFinal = 'succeeded';

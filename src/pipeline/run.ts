@@ -65,9 +65,14 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   let runId = 0;
   if (!dryRun) {
     lock = deps.state.locks.acquire(lane);
-    const crashed = deps.state.runs.markCrashed(lane);
-    if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
-    runId = deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
+    try {
+      const crashed = deps.state.runs.markCrashed(lane);
+      if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
+      runId = deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
   }
   deps.events?.emit({ type: 'run-started', runId, pipeline: def.name, mode, lane, at: new Date(started).toISOString() });
   const counts: RunCounts = emptyCounts();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createSource } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { loadMapping } from '../../src/mapping/index.js';
-import { runPipeline } from '../../src/pipeline/index.js';
+import { runPipeline, SyncEvents } from '../../src/pipeline/index.js';
 import { createShopClient } from '../../src/shop/index.js';
 import { openState } from '../../src/state/index.js';
 import { ORDER_SOURCE } from './support.js';
@@ -22,10 +22,13 @@ async function main(): Promise<void> {
     { def: { name: 'products', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'products.yaml', resource: 'products', batchSize: 50, options: { maxAttempts: 20 } }, mapping: await loadMapping(join(dir, 'products.yaml')), source: source({ query: 'SELECT * FROM products', cursor: 'updated_at', key: 'sku' }) },
     { def: { name: 'orders', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'orders.yaml', resource: 'orders', batchSize: 25, options: { maxAttempts: 20 } }, mapping: await loadMapping(join(dir, 'orders.yaml')), source: source(ORDER_SOURCE) },
   ];
+  // One line per answered write request: the test times its kills by these, so they land mid-run.
+  const events = new SyncEvents();
+  events.on('batch-sent', () => process.stdout.write('B\n'));
   process.stdout.write('READY\n');
   for (const p of pipelines) {
     for (let attempt = 0; ; attempt++) {
-      const summary = await runPipeline(p.def, { state, shop, mapping: p.mapping, source: p.source });
+      const summary = await runPipeline(p.def, { state, shop, mapping: p.mapping, source: p.source, events });
       process.stdout.write(`${p.def.name} ${summary.status} ${JSON.stringify(summary.counts)}\n`);
       if (summary.status === 'succeeded') break;
       if (attempt > 20) throw new Error(`${p.def.name} did not succeed: ${JSON.stringify(summary.error)}`);

@@ -1,7 +1,8 @@
 /**
  * Crash safety: a child process pushes 5,000 products and 500 orders into the sandbox (which
  * lives in this process and survives) and is killed with SIGKILL at random moments, at least ten
- * times, and restarted. Halfway, the ERP changes 500 products. At the end the shop must hold
+ * times (right after a write's answer arrived, before or while its outcome is committed), and
+ * restarted; before every restart the ERP changes 300 products. At the end the shop must hold
  * exactly the ERP's data: every product current, every order exactly once, and the state's
  * references must agree with the shop.
  */
@@ -30,18 +31,20 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function start(erpFile: string, stateFile: string): { child: ChildProcess; ready: Promise<void>; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> } {
+function start(erpFile: string, stateFile: string, killAfterBatches?: number): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> } {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, sandbox.url, sandbox.token, erpFile, stateFile, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  let onReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  let batches = 0;
   child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString();
-    if (out.includes('READY')) onReady();
+    const text = d.toString();
+    out += text;
+    batches += text.split('\n').filter((l) => l === 'B').length;
+    // Killed right after the answer to a write arrived: mostly before its outcome is committed.
+    if (killAfterBatches !== undefined && batches >= killAfterBatches && !child.killed) setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 20));
   });
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out })));
-  return { child, ready, done };
+  return { child, done };
 }
 
 describe('crash safety', () => {
@@ -54,26 +57,22 @@ describe('crash safety', () => {
     insertOrders(erp, 1, ORDERS, PRODUCTS);
     writeFileSync(join(dir, 'products.yaml'), PRODUCT_MAPPING);
     writeFileSync(join(dir, 'orders.yaml'), ORDER_MAPPING);
-    // Lost answers and latency put kills in the middle of writes whose outcome the child never learns.
+    // Lost answers and latency add writes whose outcome the child never learns.
     await setFaults(sandbox, { reset_after_write_rate: 0.05, latency_ms: 4, latency_jitter_ms: 8 });
 
     let kills = 0;
     let rounds = 0;
     while (kills < KILLS) {
-      expect(rounds++).toBeLessThan(60);
-      if (kills === KILLS / 2) upsertProducts(erp, 1, 500, 2, '2026-01-05 00:00:00');
-      const { child, ready, done } = start(erpFile, stateFile);
-      let timer: NodeJS.Timeout | undefined;
-      // The kill is timed from the moment the child starts pushing (its start-up time varies a lot on a busy machine).
-      void ready.then(() => (timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 1500))));
-      const result = await done;
-      if (timer) clearTimeout(timer);
-      if (result.signal === 'SIGKILL') kills++;
-      else {
-        // The child finished before the kill landed: change some ERP records so the next round has work again.
-        expect(result.out, result.out).toContain('DONE');
-        upsertProducts(erp, 501 + rounds * 10, 510 + rounds * 10, 10 + rounds, `2026-01-06 00:00:${String(rounds).padStart(2, '0')}`);
+      expect(rounds++).toBeLessThan(40);
+      if (rounds > 1) {
+        // Every round brings new work: 300 changed products (and, halfway, 500 at once).
+        const from = 1 + ((rounds * 300) % (PRODUCTS - 500));
+        upsertProducts(erp, from, from + (kills === KILLS / 2 ? 499 : 299), rounds + 1, `2026-02-01 00:${String(rounds).padStart(2, '0')}:00`);
       }
+      const { done } = start(erpFile, stateFile, 1 + Math.floor(Math.random() * 15));
+      const result = await done;
+      if (result.signal === 'SIGKILL') kills++;
+      else expect(result.out, result.out).toContain('DONE');
     }
     const last = await start(erpFile, stateFile).done;
     expect(last.code, last.out).toBe(0);
@@ -101,8 +100,8 @@ describe('crash safety', () => {
     expect(state.refs.count('products')).toBe(PRODUCTS);
     expect(state.refs.count('orders')).toBe(ORDERS);
     expect(state.intents.list('products')).toEqual([]);
-    // Most kills hit a run in progress (the others landed while the child was still starting).
-    expect(state.runs.list({ status: 'crashed', limit: 100 }).length).toBeGreaterThanOrEqual(KILLS / 2);
+    // Every kill hit a run in progress (timed by write answers), which the next start marked crashed.
+    expect(state.runs.list({ status: 'crashed', limit: 100 }).length).toBeGreaterThanOrEqual(KILLS - 2);
     await state.close();
     await shop.close();
     erp.close();
