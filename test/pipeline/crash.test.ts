@@ -39,8 +39,8 @@ function start(erpFile: string, stateFile: string, killAfterBatches?: number): {
     const text = d.toString();
     out += text;
     batches += text.split('\n').filter((l) => l === 'B').length;
-    // Killed right after the answer to a write arrived: mostly before its outcome is committed.
-    if (killAfterBatches !== undefined && batches >= killAfterBatches && !child.killed) setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 20));
+    // Killed 0-150 ms after the answer to a write arrived: while settling, reading, mapping or sending the next batch.
+    if (killAfterBatches !== undefined && batches >= killAfterBatches && !child.killed) setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 150));
   });
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out })));
