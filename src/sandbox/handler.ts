@@ -23,6 +23,15 @@ import type { ResourceDef } from '../shop/registry/index.js';
 import type { RecordStore } from './store.js';
 import type { ReferenceData, Settings } from './reference.js';
 
+/** A file that goes out with a mail. */
+export interface OutboxAttachment {
+  /** The stored file name (as the resource's attachment listing shows it). */
+  readonly name: string;
+  /** Size in bytes. */
+  readonly size: number;
+  readonly mime_type: string;
+}
+
 /** A mail the shop would send, recorded in the outbox (`GET /sandbox/outbox`). */
 export interface OutboxMail {
   /** What kind of mail: `order_confirmation`, `newsletter_double_opt_in`, `ticket_reply`… */
@@ -33,7 +42,9 @@ export interface OutboxMail {
   /** Resource and id the mail concerns. */
   readonly resource?: string;
   readonly recordId?: number | string;
-  /** Anything else worth asserting (attachments, language…). */
+  /** Files sent with the mail. */
+  readonly attachments?: readonly OutboxAttachment[];
+  /** Anything else worth asserting (language, ids…). */
   readonly data?: Readonly<Record<string, unknown>>;
 }
 

@@ -24,7 +24,7 @@ import { openDatabase } from './store.js';
 
 export { parseTokenSpec, parseClientSpec, DEFAULT_TOKEN, type TokenSpec, type ClientSpec } from './auth.js';
 export type { ReferenceData, Settings, Language, CustomerGroup, TaxClass, Admin, NamedStatus, TicketStatus, Storage, Country } from './reference.js';
-export type { SandboxContext, ResourceHandler, SandboxRequest, SandboxReply, OutboxMail, PrivacyEntry, SeedKind } from './handler.js';
+export type { SandboxContext, ResourceHandler, SandboxRequest, SandboxReply, OutboxMail, OutboxAttachment, PrivacyEntry, SeedKind } from './handler.js';
 export { SEED_REFERENCE, SEED_SETTINGS } from './seed/reference.js';
 export type { FaultSettings } from './faults.js';
 

@@ -3,7 +3,7 @@
  * loop, and the shop's way of reading loosely typed values (PHP-like: '50,5' reads as 50).
  */
 import { z } from 'zod';
-import type { ResourceDef } from '../shop/registry/index.js';
+import type { FilterDef, ResourceDef } from '../shop/registry/index.js';
 import { SandboxHttpError, type SandboxContext, type SandboxReply, type SandboxRequest } from './handler.js';
 import type { FieldCondition, StoredRecord } from './store.js';
 
@@ -80,35 +80,82 @@ export function intParam(value: string | undefined, name: string): number {
   return Number(value.trim());
 }
 
+/** `raw` checked as the query value of a declared export filter: the typed value, or 400 INVALID_PAYLOAD naming the parameter. */
+export function filterValue(param: string, filter: FilterDef, raw: string): string | number {
+  const refuse = (expected: string): never => fail(400, 'INVALID_PAYLOAD', `${param} must be ${expected}, got \`${raw}\``, { parameter: param });
+  switch (filter.type) {
+    case 'int':
+    case 'flag': {
+      const n = intParam(raw, param);
+      const below = filter.min !== undefined && n < filter.min;
+      const above = filter.max !== undefined && n > filter.max;
+      if (below || above) refuse(`${filter.min ?? '…'} to ${filter.max ?? '…'}`);
+      if (filter.values && !filter.values.some((v) => String(v) === String(n))) refuse(`one of ${filter.values.join(', ')}`);
+      return n;
+    }
+    case 'enum': {
+      // The declared value, not the query text: numeric enums (contracts interval) are stored as numbers.
+      const match = filter.values ? filter.values.find((v) => String(v) === raw.trim()) : raw;
+      return match ?? refuse(`one of ${(filter.values ?? []).join(', ')}`);
+    }
+    case 'date':
+      return DAY.test(raw) ? raw : refuse('a date as YYYY-MM-DD');
+    case 'timestamp':
+      return DAY.test(raw) || DATETIME.test(raw) ? raw : refuse("a timestamp as 'YYYY-MM-DD HH:MM:SS' or a date as YYYY-MM-DD");
+    default:
+      return raw;
+  }
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/** The day after a YYYY-MM-DD day. */
+function nextDay(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+/** The store condition of one checked filter value on its record field. */
+function filterCondition(param: string, filter: FilterDef & { field: string }, value: string | number): FieldCondition {
+  switch (filter.type) {
+    case 'int':
+      if (param.endsWith('_min')) return { field: filter.field, op: '>=', value };
+      if (param.endsWith('_max')) return { field: filter.field, op: '<=', value };
+      return { field: filter.field, op: '=', value };
+    case 'date':
+      // Compared as text against date-only ('2026-01-31') and datetime ('2026-01-31 18:00:00') fields
+      // alike: on or after the day's bare date, before the next day's.
+      if (param.endsWith('_to')) return { field: filter.field, op: '<', value: nextDay(String(value)) };
+      return { field: filter.field, op: '>=', value };
+    case 'timestamp':
+      return { field: filter.field, op: '>=', value };
+    case 'string':
+      // The shop's database collation compares text case-insensitively (e-mail addresses above all).
+      return { field: filter.field, op: 'ieq', value };
+    default:
+      return { field: filter.field, op: '=', value };
+  }
+}
+
 /**
- * Export filters from the registry: every filter with a `field` compares that record field.
- * `int`/`string`/`enum`/`flag` filters compare for equality; `date` filters named `*_from`/`*_to`
- * compare the day of a datetime field inclusively; `timestamp` and `date` filters named
- * `last_modified` mean "changed on or after".
+ * Export filters from the registry. Every declared filter in the query is checked first (type,
+ * enum values, int min/max: 400 INVALID_PAYLOAD naming the parameter), the `manual` ones too; then
+ * every filter with a `field` that is not `manual` becomes a condition on that record field:
+ * `int` equality (`*_min`/`*_max`: at least/at most), `enum` and `flag` equality with the declared
+ * value, `string` case-insensitive equality, `date` named `*_to` up to the end of that day and other
+ * `date`/`timestamp` filters (`*_from`, `last_modified`) from that day or moment on.
  */
-export function registryConditions(def: ResourceDef, query: Readonly<Record<string, string>>): FieldCondition[] {
+export function registryConditions(def: ResourceDef, query: Readonly<Record<string, string>>, options: { manual?: readonly string[] } = {}): FieldCondition[] {
   const filters = def.ops.export?.filters ?? {};
   const out: FieldCondition[] = [];
   for (const [param, filter] of Object.entries(filters)) {
     const raw = query[param];
-    if (raw === undefined || raw === '' || !filter.field) continue;
-    switch (filter.type) {
-      case 'int':
-      case 'flag':
-        out.push({ field: filter.field, op: '=', value: intParam(raw, param) });
-        break;
-      case 'date': {
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(raw)) fail(400, 'INVALID_PAYLOAD', `${param} must be a date as YYYY-MM-DD, got \`${raw}\``);
-        if (param.endsWith('_to')) out.push({ field: filter.field, op: '<=', value: `${raw} 23:59:59` });
-        else out.push({ field: filter.field, op: '>=', value: `${raw} 00:00:00` });
-        break;
-      }
-      case 'timestamp':
-        out.push({ field: filter.field, op: '>=', value: raw.length === 10 ? `${raw} 00:00:00` : raw });
-        break;
-      default:
-        out.push({ field: filter.field, op: '=', value: raw });
-    }
+    if (raw === undefined || raw === '') continue;
+    const value = filterValue(param, filter, raw);
+    if (filter.field === undefined || options.manual?.includes(param)) continue;
+    out.push(filterCondition(param, { ...filter, field: filter.field }, value));
   }
   return out;
 }

@@ -17,7 +17,8 @@ export type StoredRecord = Record<string, unknown>;
 export interface FieldCondition {
   /** Top-level record field (or a JSON path below it, `billing.city`). */
   readonly field: string;
-  readonly op: '=' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'like';
+  /** `ieq`: equal ignoring case (Unicode lower case, not only ASCII). */
+  readonly op: '=' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'like' | 'ieq';
   readonly value: string | number | readonly (string | number)[];
 }
 
@@ -98,6 +99,8 @@ function jsonPath(field: string): string {
 
 /** A `RecordStore` over an open database. */
 export function createRecordStore(db: Database.Database): RecordStore {
+  // SQLite's lower() folds ASCII only; JavaScript's folds 'Ä' too.
+  db.function('sandbox_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   const indexes = new Map<string, readonly string[]>();
   const q = {
     get: db.prepare<[string, number], { data: string }>('SELECT data FROM records WHERE resource = ? AND id = ?'),
@@ -190,6 +193,9 @@ export function createRecordStore(db: Database.Database): RecordStore {
           }
           clauses.push(`${expr} IN (${values.map(() => '?').join(', ')})`);
           params.push(...values);
+        } else if (c.op === 'ieq') {
+          clauses.push(`sandbox_lower(${expr}) = ?`);
+          params.push(String(c.value).toLowerCase());
         } else if (c.op === 'like') {
           clauses.push(`${expr} LIKE ?`);
           params.push(String(c.value));

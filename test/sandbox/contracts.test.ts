@@ -10,6 +10,7 @@
  * | attributes (key/value) and domains (domain, active) | l.38-39 |
  * | status endpoint: body {contracts_status, comment}, history entry | l.358, l.339 |
  * | delete cascades to attributes, domains, status history; bulk delete by ids | l.359-360 |
+ * | the numeric enum filter interval matches the stored number in the shared filter code; other values 400 | l.364 |
  */
 import { describe, expect, it } from 'vitest';
 import { collect, useContentSandbox } from './content-fixture.js';
@@ -44,10 +45,21 @@ describe('contract export', () => {
     expect(await ids({ date_to: day(100) })).toEqual([2, 3]);
   });
 
+  it('compares the numeric interval filter with the stored number and refuses values outside 1, 2, 4, 12', async () => {
+    const ids = async (interval: number) => (await collect(fx().client.exportAll('contracts', { filters: { interval } }))).map((c) => c.contracts_id);
+    expect(await ids(12)).toEqual([1]);
+    expect(await ids(1)).toEqual([2]);
+    const res = await fx().http.get('/export/json/contracts', { params: { interval: 3 } });
+    expect(res.status).toBe(400);
+    expect(res.data.error).toMatchObject({ code: 'INVALID_PAYLOAD' });
+    expect(res.data.error.message).toContain('interval');
+  });
+
   it('answers 400 for a status filter outside 1..7', async () => {
     const res = await fx().http.get('/export/json/contracts', { params: { status: 8 } });
     expect(res.status).toBe(400);
     expect(res.data.error.code).toBe('INVALID_PAYLOAD');
+    expect(res.data.error.message).toContain('status');
     await expect(collect(fx().client.exportAll('contracts', { filters: { status: 8 } }))).rejects.toMatchObject({ code: 'INVALID_FILTER' });
   });
 });

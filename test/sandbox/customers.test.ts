@@ -12,6 +12,7 @@
  * | discounts replace, [] removes, absent keeps; comma decimals, cap 100, <= 0 skipped | :506 (rule 7), :217-226 |
  * | export omits password data, hash, iban, bic | :209 |
  * | export parameters | :496 |
+ * | the e-mail filter compares case-insensitively | :496 |
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openShop, type TestShop } from './harness.js';
@@ -124,6 +125,11 @@ describe('discounts and export', () => {
     const c = await customer(1);
     for (const secret of ['customers_password', 'customers_password_request', 'customers_password_request_time', 'customers_hash', 'iban', 'bic']) expect(c).not.toHaveProperty(secret);
     expect(c.customers_email_address).toBe('erika@example.com');
+  });
+
+  it('finds a customer by e-mail whatever the case', async () => {
+    expect((await shop.all('customers', { customers_email_address: 'MAX.Schneider@Example.COM' })).map((c) => c.customers_id)).toEqual([2]);
+    expect((await shop.all('customers', { customers_email_address: 'max.schneider@example' })).map((c) => c.customers_id)).toEqual([]);
   });
 
   it('filters the export by e-mail and group and deletes with the customer prices', async () => {

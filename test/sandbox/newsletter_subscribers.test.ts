@@ -9,6 +9,7 @@
  * | import and every delete are written to the privacy log | l.432, l.675 |
  * | delete one by id; bulk delete by subscribe_id or subscribe_email | l.429-430 |
  * | POST with a known e-mail answers Already exists (lead's wire convention) | contracts.md |
+ * | the email filter compares case-insensitively (shared filter code) | l.432 |
  */
 import { describe, expect, it } from 'vitest';
 import { collect, useContentSandbox } from './content-fixture.js';
@@ -49,6 +50,13 @@ describe('subscriber export', () => {
     expect(await fx().client.exportOne('newsletter_subscribers', 1)).not.toHaveProperty('subscribe_status_key');
     const { outcomes } = await fx().client.create('newsletter_subscribers', [{ subscribe_email: 'key@example.org' }]);
     expect(JSON.stringify(outcomes[0].data)).not.toMatch(/status_key/);
+  });
+
+  it('finds a subscriber by e-mail whatever the case, and only by the whole address', async () => {
+    const ids = async (email: string) => (await collect(fx().client.exportAll('newsletter_subscribers', { filters: { email } }))).map((s) => s.subscribe_id);
+    expect(await ids('SAM.Taylor@Example.NET')).toEqual([3]);
+    expect(await ids('sam_taylor@example.net')).toEqual([]);
+    expect(await ids('%@example.net')).toEqual([]);
   });
 
   it('filters by status, exact e-mail, customer, language and last modified day', async () => {

@@ -23,6 +23,7 @@
  * | order error envelope and codes | :664-686 |
  * | unknown fields warn UNKNOWN_FIELD | :16 |
  * | export filters date_from/date_to on the purchase date | :528 |
+ * | date_to on the purchase datetime includes the whole boundary day | :528 |
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openShop, type TestShop } from './harness.js';
@@ -273,6 +274,14 @@ describe('references, stock, tracking and history', () => {
     const mails = (await shop.api('GET', '/sandbox/outbox')).body.data.filter((m: { kind: string; recordId: number }) => m.kind === 'order_status' && m.recordId === id);
     expect(mails).toHaveLength(1);
     expect((await put([{ orders_id: 999999, orders_status: 2 }])).status).toBe(404);
+  });
+
+  it('includes an order purchased late on the date_to day', async () => {
+    const res = await post([{ customers_id: 2, products: [{ products_id: 9, quantity: 1 }], date_purchased: '2026-01-31 18:00:00' }]);
+    const id = res.body.data[0].orders_id;
+    expect((await shop.all('orders', { date_to: '2026-01-31' })).map((o) => o.orders_id)).toContain(id);
+    expect((await shop.all('orders', { date_from: '2026-01-31', date_to: '2026-01-31' })).map((o) => o.orders_id)).toEqual([id]);
+    expect((await shop.all('orders', { date_to: '2026-01-30' })).map((o) => o.orders_id)).not.toContain(id);
   });
 
   it('filters the export by purchase date and carries date_purchased and last_modified', async () => {

@@ -10,6 +10,8 @@
  * | descriptions[] merged per language on PUT; leader_admin_ids/relationships/assigned_admin_ids replaced only when present | l.597 |
  * | POST with a used id: Already exists; PUT with an unknown id: Not found | l.597, l.696-697 |
  * | status history on a status change and on a comment alone; tasks store progress | l.344, l.286-288 |
+ * | due_from/due_to on the date-only due_date include the boundary day (shared filter code) | l.595 |
+ * | int filters outside the registry's min/max (priority 1..5, progress 0..100) answer 400 naming the parameter | l.595 |
  * | project delete cascades to tasks, detaches tickets/orders, answers deleted_tasks; task delete keeps the project | l.586, l.591, l.597 |
  */
 import { describe, expect, it } from 'vitest';
@@ -144,6 +146,26 @@ describe('tasks', () => {
     expect(await taskIds({ due_to: day(3) })).toEqual([1, 4]);
     const res = await fx().http.get('/export/json/project_tasks', { params: { priority: 6 } });
     expect(res.status).toBe(400);
+  });
+
+  it('includes a task due on the boundary day in due_from and due_to', async () => {
+    const { outcomes } = await fx().client.create('project_tasks', [{ project_id: 2, name: 'Boundary', due_date: '2030-06-15' }]);
+    const id = outcomes[0].data?.task_id as number;
+    expect(await taskIds({ due_from: '2030-06-15' })).toEqual([id]);
+    expect(await taskIds({ due_from: '2030-06-15', due_to: '2030-06-15' })).toEqual([id]);
+    expect(await taskIds({ due_from: '2030-06-16' })).toEqual([]);
+    expect(await taskIds({ due_from: '2030-06-14', due_to: '2030-06-14' })).toEqual([]);
+    await fx().client.delete('project_tasks', id);
+  });
+
+  it('answers 400 INVALID_PAYLOAD naming the parameter for int filters outside their range', async () => {
+    for (const [param, value] of [['priority', 0], ['priority', 6], ['progress_min', 101], ['progress_max', -1]] as const) {
+      const res = await fx().http.get('/export/json/project_tasks', { params: { [param]: value } });
+      expect(res.status, `${param}=${value}`).toBe(400);
+      expect(res.data.error.code).toBe('INVALID_PAYLOAD');
+      expect(res.data.error.message).toContain(param);
+    }
+    expect((await fx().http.get('/export/json/project_tasks', { params: { progress_min: 100 } })).status).toBe(200);
   });
 
   it('exports hours as decimal strings and status names per language with task_statuses', async () => {

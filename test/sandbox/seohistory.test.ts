@@ -8,6 +8,7 @@
  * | sh_seo_string at most 255 characters, without domain and leading slash | l.200, l.735 |
  * | delete one by id; bulk by sh_id list, expired=1, or type + base_id | l.481-482, l.485 |
  * | a changed seo_name leaves a 301 entry (news here; helper for products/categories) | l.578, l.675 |
+ * | a product's, category's or manufacturer's changed seo_name (per language) leaves a 301 entry; an unchanged one none | l.675, l.742 (2.13.0) |
  */
 import { describe, expect, it } from 'vitest';
 import { collect, useContentSandbox } from './content-fixture.js';
@@ -90,5 +91,44 @@ describe('SEO history', () => {
   it('refuses a bulk delete without any selector', async () => {
     const res = await fx().http.delete('/delete/json/seohistory');
     expect(res.status).toBe(400);
+  });
+});
+
+describe('automatic 301 entries for catalog SEO names', () => {
+  type Rec = Record<string, any>;
+  const entries = async (type: string, baseId: number) => (await collect(fx().client.exportAll('seohistory', { filters: { type, base_id: baseId } }))) as Rec[];
+
+  it('records the old product seo_name of the changed language only', async () => {
+    const before = (await fx().client.exportOne('products', 1)) as Rec;
+    const oldDe = before.languages.de.seo_name as string;
+    const known = (await entries('p', 1)).map((e) => e.sh_id);
+    const { outcomes } = await fx().client.update('products', [{ products_id: 1, languages: { de: { seo_name: 'neue-kaffeemuehle' }, en: { seo_name: before.languages.en.seo_name } } }]);
+    expect(outcomes[0].ok).toBe(true);
+    const added = (await entries('p', 1)).filter((e) => !known.includes(e.sh_id));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ sh_base_id: 1, sh_base_type: 'p', sh_item_id: 1, sh_item_type: 'p', languages: { de: { sh_seo_string: oldDe } } });
+    expect(added[0].languages).not.toHaveProperty('en');
+    await fx().client.update('products', [{ products_id: 1, products_price: 12, languages: { de: { seo_name: 'neue-kaffeemuehle' } } }]);
+    expect((await entries('p', 1)).length).toBe(known.length + 1);
+  });
+
+  it('records the old category seo_name once a category had one', async () => {
+    await fx().client.update('categories', [{ categories_id: 3, languages: { de: { seo_name: 'kaffee' } } }]);
+    expect(await entries('c', 3)).toEqual([]);
+    expect(((await fx().client.exportOne('categories', 3)) as Rec).languages.de.seo_name).toBe('kaffee');
+    await fx().client.update('categories', [{ categories_id: 3, languages: { de: { seo_name: 'kaffee-und-tee' } } }]);
+    const added = await entries('c', 3);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ sh_base_type: 'c', sh_base_id: 3, languages: { de: { sh_seo_string: 'kaffee' } } });
+  });
+
+  it('records the old manufacturer seo_name', async () => {
+    const before = (await fx().client.exportOne('manufacturers', 1)) as Rec;
+    const oldEn = before.languages.en.seo_name as string;
+    expect(oldEn).not.toBe('');
+    await fx().client.update('manufacturers', [{ manufacturers_id: 1, languages: { en: { seo_name: 'brands/new-name' } } }]);
+    const added = await entries('m', 1);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ sh_base_type: 'm', sh_base_id: 1, languages: { en: { sh_seo_string: oldEn } } });
   });
 });

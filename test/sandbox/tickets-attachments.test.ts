@@ -10,6 +10,7 @@
  * | listing: success, ticket_id, ticket_link_id, files[name, size, mime_type, last_modified] | l.122, l.395 |
  * | download: binary, right Content-Type, Content-Disposition attachment, safe against path traversal | l.395 |
  * | with public reply + notify_customer the files are written before the mail and go out with it | l.403 (rule 5) |
+ * | the outbox mail lists its files in `attachments` (name, size, mime_type), not in `data` | l.403 (rule 5) |
  */
 import { describe, expect, it } from 'vitest';
 import { b64, useContentSandbox } from './content-fixture.js';
@@ -122,7 +123,8 @@ describe('ticket attachments', () => {
     ]);
     const names = outcomes[0].data?.attachments as string[];
     const mail = (await fx().outbox()).find((m) => m.kind === 'ticket_reply');
-    expect(mail?.data).toMatchObject({ attachments: names });
+    expect(mail?.attachments).toEqual([{ name: names[0], size: PDF.length, mime_type: 'application/pdf' }]);
+    expect(mail?.data).not.toHaveProperty('attachments');
     const stored = (await fx().client.listTicketAttachments(1)).files.map((f) => f.name);
     expect(stored).toEqual(names);
   });

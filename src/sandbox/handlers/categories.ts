@@ -12,10 +12,12 @@ const config: SimpleResourceConfig = {
   idField: 'categories_id',
   fields: { parent_id: 'int', categories_status: 'flag', sort_order: 'int', categories_image: 'string' },
   aliases: { status: 'categories_status' },
-  languageFields: ['name', 'heading', 'short_description', 'description', 'title_tag', 'desc_tag'],
+  // seo_name: not in the spec's field table, but automatic SEO redirects cover categories (2.13.0).
+  languageFields: ['name', 'heading', 'short_description', 'description', 'title_tag', 'desc_tag', 'seo_name'],
   languageAliases: { categories_name: 'name', categories_heading: 'heading' },
   required: [],
   defaults: { parent_id: 0, categories_status: 1, sort_order: 0, categories_image: '' },
+  seoType: 'c',
   validate(ctx, record) {
     const parent = record.parent_id as number;
     if (parent === 0) return;

@@ -7,7 +7,7 @@ import type { OperationHandler, ResourceHandler, SandboxContext } from '../handl
 import { API_VERSION, deleteReply, fail, isObject, ok, oneReply, optionalInt, RecordError, requireInt, typeName, writeEach } from '../kit.js';
 import type { StoredRecord } from '../store.js';
 import { seedContracts } from '../seed/contracts.js';
-import { addDays, addMonths, dateOrNull, decimalString, exportFiltered, intQuery, pathId, requireDecimal } from './content/values.js';
+import { addDays, addMonths, dateOrNull, decimalString, exportFiltered, pathId, requireDecimal } from './content/values.js';
 
 export const CONTRACTS = 'contracts';
 
@@ -170,17 +170,8 @@ export function contractView(contract: Contract): Record<string, unknown> {
   };
 }
 
-const exportList: OperationHandler = (ctx, req) => {
-  intQuery(req.query, 'status', 1, 7);
-  const intervalFilter = intQuery(req.query, 'interval');
-  if (intervalFilter !== undefined && !(intervalFilter in INTERVAL_TEXT)) fail(400, 'INVALID_PAYLOAD', `interval is 1, 2, 4 or 12, got ${intervalFilter}`);
-  // interval is compared here: the generic enum filter compares the query text with the stored number.
-  return exportFiltered(ctx, req, {
-    manualParams: ['interval'],
-    keep: (r) => intervalFilter === undefined || r.contracts_interval === intervalFilter,
-    view: (r) => contractView(r as unknown as Contract),
-  });
-};
+// Every filter (status 1..7, interval 1/2/4/12 as a number, dates) comes from the registry.
+const exportList: OperationHandler = (ctx, req) => exportFiltered(ctx, req, { view: (r) => contractView(r as unknown as Contract) });
 
 const exportOne: OperationHandler = (ctx, req) => {
   const contract = ctx.store.get(CONTRACTS, pathId(req)) as Contract | undefined;

@@ -11,6 +11,7 @@ export const manufacturersHandler = simpleHandler({
   fields,
   languageFields: ['manufacturers_description', 'manufacturers_url', 'manufacturers_meta_title', 'manufacturers_meta_description', 'manufacturers_meta_keywords', 'seo_name'],
   required: ['manufacturers_name'],
+  seoType: 'm',
   defaults: { manufacturers_name: '', manufacturers_image: '', ...Object.fromEntries(GPSR_FIELDS.map((f) => [f, ''])) },
   // Products keep existing; they lose the reference to the deleted manufacturer.
   onDelete(ctx, id) {

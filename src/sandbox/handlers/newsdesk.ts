@@ -11,7 +11,7 @@ import { languagesInput, masterLanguageCode, mergeLanguages, pick } from './cont
 import { datetimeOrNull, exportFiltered, flagValue, idList, pathId, slugify } from './content/values.js';
 import { NEWS_CATEGORIES } from './newsdesk_categories.js';
 import { NEWS_AUTHORS } from './newsdesk_authors.js';
-import { recordSeoRedirect } from './seohistory.js';
+import { recordSeoNameChanges } from './seohistory.js';
 
 export const NEWS = 'newsdesk';
 
@@ -131,15 +131,7 @@ const update: OperationHandler = (ctx, req) =>
     const before = JSON.parse(JSON.stringify(article.languages)) as Article['languages'];
     article.languages = mergeLanguages(article.languages, sent, NEWS_LANGUAGE_FIELDS);
     fillSeoNames(ctx, article);
-    const redirects: number[] = [];
-    for (const code of Object.keys(sent)) {
-      const oldName = before[code]?.seo_name;
-      const newName = article.languages[code].seo_name;
-      if (typeof oldName === 'string' && typeof newName === 'string' && oldName !== newName) {
-        const shId = recordSeoRedirect(ctx, { type: 'n', baseId: id, language: code, oldSeoName: oldName, newSeoName: newName });
-        if (shId !== undefined) redirects.push(shId);
-      }
-    }
+    const redirects = recordSeoNameChanges(ctx, 'n', id, before, article.languages);
     // Changed content marks the other (derived) languages for re-translation.
     const changed = Object.keys(sent).filter((code) => JSON.stringify(pick(before[code] ?? {}, NEWS_LANGUAGE_FIELDS)) !== JSON.stringify(pick(article.languages[code], NEWS_LANGUAGE_FIELDS)));
     const pending = new Set(article.translations_pending.filter((c) => !(c in sent)));

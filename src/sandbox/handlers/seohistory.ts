@@ -1,7 +1,7 @@
 /**
- * SEO history: old SEO paths that redirect (301) to their entity. Besides the API, other handlers
- * call `recordSeoRedirect` when an entity's seo_name changes (news here; products and categories
- * in the sandbox-1 handlers).
+ * SEO history: old SEO paths that redirect (301) to their entity. Besides the API, the handlers of
+ * news, products, categories and manufacturers call `recordSeoNameChanges` when an update changes
+ * a seo_name.
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
 import { deleteReply, fail, isObject, oneReply, optionalInt, RecordError, requireInt, writeEach, type RecordScope } from '../kit.js';
@@ -111,9 +111,6 @@ function view(language: ReturnType<typeof languageParam>) {
 
 const exportAll: OperationHandler = (ctx, req) => {
   const language = languageParam(ctx, req.query.language);
-  if (req.query.type !== undefined && req.query.type !== '' && !(TYPES as readonly string[]).includes(req.query.type)) {
-    fail(400, 'INVALID_PAYLOAD', `type must be one of ${TYPES.join(', ')}, got \`${req.query.type}\``);
-  }
   return exportFiltered(ctx, req, {
     manualParams: ['language'],
     keep: (r) => !language || language.code in ((r as unknown as SeoEntry).languages ?? {}),
@@ -210,6 +207,23 @@ export function recordSeoRedirect(ctx: SandboxContext, change: SeoNameChange): n
     sh_date_added: now,
     languages: { [change.language]: { sh_seo_string: oldName } },
   });
+}
+
+/**
+ * Record the automatic 301 entries of an update: every language whose `seo_name` differs between
+ * the language blocks `before` and `after` (`languages{code: {seo_name}}`). Returns the sh_ids written.
+ */
+export function recordSeoNameChanges(ctx: SandboxContext, type: SeoType, baseId: number, before: unknown, after: unknown): number[] {
+  const seoName = (blocks: unknown, code: string): unknown => (isObject(blocks) && isObject(blocks[code]) ? blocks[code].seo_name : undefined);
+  const written: number[] = [];
+  for (const language of Object.keys(isObject(after) ? after : {})) {
+    const oldSeoName = seoName(before, language);
+    const newSeoName = seoName(after, language);
+    if (typeof oldSeoName !== 'string' || typeof newSeoName !== 'string') continue;
+    const id = recordSeoRedirect(ctx, { type, baseId, language, oldSeoName, newSeoName });
+    if (id !== undefined) written.push(id);
+  }
+  return written;
 }
 
 /** The sandbox handler of seohistory (registered in handlers/index.ts). */

@@ -2,11 +2,13 @@
  * A table-driven handler for flat resources (scalars + a `languages{}` block): manufacturers,
  * suppliers, categories. POST creates (an id already used answers `Already exists`), PUT updates
  * by the id field (`MISSING_ID`, `Not found`), only sent fields are written, unknown fields are
- * ignored, `languages{}` merges per language and field. Reusable by any similar resource.
+ * ignored, `languages{}` merges per language and field, a changed `seo_name` leaves a 301 entry in
+ * the SEO history. Reusable by any similar resource.
  */
 import type { ResourceHandler, SandboxContext, SandboxRequest } from '../handler.js';
 import { deleteReply, exportFromStore, fail, isObject, phpInt, RecordError, writeEach, type RecordScope } from '../kit.js';
 import type { StoredRecord } from '../store.js';
+import { recordSeoNameChanges, type SeoType } from './seohistory.js';
 
 /** How a scalar field is read. `country`: an ISO code, upper-cased. */
 export type FieldKind = 'string' | 'int' | 'flag' | 'country';
@@ -30,6 +32,8 @@ export interface SimpleResourceConfig {
   readonly onDelete?: (ctx: SandboxContext, id: number) => void;
   /** Export projection. */
   readonly view?: (ctx: SandboxContext, record: StoredRecord) => Record<string, unknown>;
+  /** SEO history type: an update that changes a language's `seo_name` records a 301 entry. */
+  readonly seoType?: SeoType;
 }
 
 function readField(kind: FieldKind, field: string, value: unknown): unknown {
@@ -121,6 +125,7 @@ export function simpleHandler(config: SimpleResourceConfig, extra: Partial<Resou
         const record: StoredRecord = { ...stored };
         applySimpleFields(ctx, config, record, input, scope);
         config.validate?.(ctx, record, false, scope);
+        if (config.seoType) recordSeoNameChanges(ctx, config.seoType, id, stored.languages, record.languages);
         record.last_modified = ctx.timestamp();
         ctx.store.put(config.resource, id, record);
         return { [config.idField]: id };

@@ -105,16 +105,10 @@ export function idList(record: Record<string, unknown>, field: string): number[]
   return out;
 }
 
-/** The query without the parameters a handler filters itself (so the generic registry filters skip them). */
-export function withoutParams(query: Readonly<Record<string, string>>, params: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = { ...query };
-  for (const p of params) delete out[p];
-  return out;
-}
-
 /**
  * A list export with registry filters in SQL plus a predicate in memory (array-valued filters,
- * language, joins), then paging; `view` shapes each record for the answer.
+ * language, joins), then paging; `view` shapes each record for the answer. `manualParams` are
+ * checked against the registry like every filter but left to `keep`.
  */
 export function exportFiltered(
   ctx: SandboxContext,
@@ -130,7 +124,7 @@ export function exportFiltered(
 ): SandboxReply {
   const def = req.resource;
   const page = pageParams(def, req.query);
-  const where = [...registryConditions(def, withoutParams(req.query, options.manualParams ?? [])), ...(options.where ?? [])];
+  const where = [...registryConditions(def, req.query, { manual: options.manualParams }), ...(options.where ?? [])];
   const { records } = ctx.store.list(def.name, { where, idFrom: options.idFrom, idTo: options.idTo });
   const kept = options.keep ? records.filter(options.keep) : records;
   return listReply(def, kept.slice(page.offset, page.offset + page.limit).map(options.view), { total: kept.length, ...page });

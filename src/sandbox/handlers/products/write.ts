@@ -5,6 +5,7 @@ import { applyCustomerPrices, applyGroups, applySpecials } from './prices.js';
 import { applyCategories, applyContentEditor, applyImages, applyLanguages, applyPlainList, applySuppliers, applyUpsells, PLAIN_LISTS } from './relations.js';
 import { applyScalars, productDefaults } from './scalars.js';
 import { applyStorages } from './storages.js';
+import { recordSeoNameChanges } from '../seohistory.js';
 
 type Entry = Record<string, unknown>;
 
@@ -101,7 +102,9 @@ function updateOne(ctx: SandboxContext, input: Entry, scope: RecordScope): Entry
   }
   const product: Entry = { ...stored };
   const { products_id: _ignored, ...rest } = input;
+  const languagesBefore = structuredClone(stored.languages);
   applyAll(ctx, product, rest, false, scope);
+  recordSeoNameChanges(ctx, 'p', id, languagesBefore, product.languages);
   product.products_id = id;
   product.products_last_modified = ctx.timestamp();
   ctx.store.put('products', id, product);

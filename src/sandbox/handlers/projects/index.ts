@@ -186,8 +186,7 @@ function withMeta(ctx: SandboxContext, body: unknown, language: 'de' | 'en'): Re
 
 const exportList: OperationHandler = (ctx, req) => {
   const language = namesLanguage(ctx, req);
-  for (const p of ['customer_id', 'category_id', 'leader_admin_id']) intQuery(req.query, p);
-  intQuery(req.query, 'is_private', 0, 1);
+  // The registry filters are checked (integers, 0/1 flags) before any record is read.
   const withTasks = intQuery(req.query, 'include_tasks', 0, 1) === 1;
   const reply = exportFiltered(ctx, req, {
     manualParams: ['customer_id', 'category_id', 'leader_admin_id', 'include_tasks', 'language'],

@@ -110,29 +110,15 @@ export function taskView(ctx: SandboxContext, task: Task, language: 'de' | 'en')
 
 const exportList: OperationHandler = (ctx, req) => {
   const language = namesLanguage(ctx, req);
-  intQuery(req.query, 'priority', 1, 5);
+  // priority, progress_min/max and due_from/to are registry filters; these need the task's project or an array.
   const adminId = intQuery(req.query, 'admin_id');
-  for (const p of ['customer_id', 'category_id']) intQuery(req.query, p);
-  const progressMin = intQuery(req.query, 'progress_min', 0, 100);
-  const progressMax = intQuery(req.query, 'progress_max', 0, 100);
-  const day = (p: string) => {
-    const v = req.query[p];
-    if (v !== undefined && v !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(v)) fail(400, 'INVALID_PAYLOAD', `${p} must be a date as YYYY-MM-DD, got \`${v}\``);
-    return v === '' ? undefined : v;
-  };
-  const dueFrom = day('due_from');
-  const dueTo = day('due_to');
   const byProject = req.query.customer_id || req.query.category_id;
   return ok({
     ...(exportFiltered(ctx, req, {
-      manualParams: ['admin_id', 'customer_id', 'category_id', 'due_from', 'due_to', 'progress_min', 'progress_max', 'language'],
+      manualParams: ['admin_id', 'customer_id', 'category_id', 'language'],
       keep: (r) => {
         const t = r as unknown as Task;
         if (adminId !== undefined && !t.assigned_admin_ids.includes(adminId)) return false;
-        if (progressMin !== undefined && t.progress_percent < progressMin) return false;
-        if (progressMax !== undefined && t.progress_percent > progressMax) return false;
-        if (dueFrom !== undefined && (t.due_date === null || t.due_date < dueFrom)) return false;
-        if (dueTo !== undefined && (t.due_date === null || t.due_date > dueTo)) return false;
         if (byProject) {
           const project = ctx.store.get(PROJECTS, t.project_id) as Parameters<typeof projectMatches>[1] | undefined;
           if (!project || !projectMatches({ customer_id: req.query.customer_id ?? '', category_id: req.query.category_id ?? '' }, { ...project, leader_admin_ids: [] })) return false;

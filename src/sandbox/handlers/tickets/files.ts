@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
-import type { SandboxContext } from '../../handler.js';
+import type { OutboxAttachment, SandboxContext } from '../../handler.js';
 import { isObject } from '../../kit.js';
 
 /** Extensions the administration interface accepts for ticket uploads (spec gap: list not shown). */
@@ -147,6 +147,12 @@ export function listFiles(ctx: SandboxContext, ticketId: number): FileInfo[] {
     .prepare<[number], FileInfo>('SELECT name, size, mime_type, last_modified FROM sandbox_ticket_files WHERE ticket_id = ? ORDER BY history_id, name')
     .all(ticketId)
     .filter((f) => existsSync(join(filesDir(ctx), f.name)));
+}
+
+/** Stored files of a ticket as the attachments of a mail, in the order of `names`. */
+export function mailAttachments(ctx: SandboxContext, ticketId: number, names: readonly string[]): OutboxAttachment[] {
+  const files = listFiles(ctx, ticketId);
+  return names.flatMap((name) => files.filter((f) => f.name === name).map((f) => ({ name: f.name, size: f.size, mime_type: f.mime_type })));
 }
 
 /**

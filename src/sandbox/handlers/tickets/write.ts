@@ -7,7 +7,7 @@ import type { OperationHandler, SandboxContext } from '../../handler.js';
 import { optionalInt, optionalString, RecordError, writeEach, type RecordScope } from '../../kit.js';
 import { datetimeOrNull, flagValue, idList } from '../content/values.js';
 import { releaseClaim } from './claims-store.js';
-import { checkAttachments, storeFiles, type FileError } from './files.js';
+import { checkAttachments, mailAttachments, storeFiles, type FileError } from './files.js';
 import { adminName, getTicket, newLinkId, nextHistoryId, putTicket, type HistoryEntry, type Ticket } from './model.js';
 
 /** Default ticket type on create. */
@@ -192,7 +192,8 @@ export const updateTickets: OperationHandler = (ctx, req) =>
         body: entry.comments,
         resource: 'tickets',
         recordId: id,
-        data: { history_id: entry.history_id, attachments: stored, admin_id: adminId },
+        attachments: mailAttachments(ctx, id, stored),
+        data: { history_id: entry.history_id, admin_id: adminId },
       });
       mailSent = true;
     }
