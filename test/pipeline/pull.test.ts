@@ -158,3 +158,45 @@ describe('pull without a delta filter', () => {
     expect(again.counts.read).toBe(0);
   });
 });
+
+describe('pull of orders by purchase date', () => {
+  const ORDERS_OUT = `
+name: shop-orders
+direction: shop-to-erp
+source: { resource: orders }
+target: { erp: erp_orders }
+key: orders_id
+fields:
+  id: orders_id
+  purchased: date_purchased
+  external_id: { from: external_reference.external_id, required: true }
+`;
+  it('back-fills a date range with date_from/date_to and dead-letters a record the mapping refuses', async () => {
+    const out = await mappingFile(f.dir, 'orders-out', ORDERS_OUT);
+    const file = join(f.dir, 'erp-orders.sqlite');
+    const db = new Database(file);
+    db.exec('CREATE TABLE erp_orders (id INTEGER PRIMARY KEY, purchased TEXT, external_id TEXT)');
+    const order = (day: string, ext?: string) => ({
+      customers_id: 0,
+      auto_stock: false,
+      date_purchased: `${day} 12:00:00`,
+      billing: { firstname: 'A', lastname: 'B', street_address: 'S 1', postcode: '1', city: 'C', country_iso_code_2: 'DE' },
+      products: [{ products_model: 'X-1', quantity: 1, products_price: 1 }],
+      ...(ext ? { external_reference: { source: 'erp', external_id: ext } } : {}),
+    });
+    for (const [day, ext] of [['2026-01-01', 'E1'], ['2026-01-02', 'E2'], ['2026-01-03', undefined], ['2026-01-04', 'E4']] as const) {
+      const r = await f.shop.create('orders', [order(day, ext)]);
+      expect(r.outcomes[0]!.ok, JSON.stringify(r.outcomes[0]!.error)).toBe(true);
+    }
+    const summary = await runPipeline(
+      { name: 'orders-out', direction: 'pull', sink: { connection: 'erp' }, mapping: 'orders-out.yaml', resource: 'orders' },
+      { state: f.state, shop: f.shop, mapping: out, sink: () => createSink({ kind: 'sqlite', path: file }, { table: 'erp_orders', key: 'id' }, { logger: silentLogger, baseDir: '/' }) },
+      { mode: 'backfill', range: { from: '2026-01-02', to: '2026-01-03' } },
+    );
+    expect(summary).toMatchObject({ status: 'partial', counts: { read: 2, created: 1, deadLettered: 1 } });
+    expect((db.prepare('SELECT external_id FROM erp_orders').all() as { external_id: string }[]).map((r) => r.external_id)).toEqual(['E2']);
+    expect(f.state.deadLetters.list({ pipeline: 'orders-out' })).toHaveLength(1);
+    expect(f.state.cursors.get('orders-out')).toBeUndefined();
+    db.close();
+  });
+});
