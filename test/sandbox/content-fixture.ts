@@ -1,5 +1,5 @@
 /**
- * Shared set-up of the sandbox-2 tests (tickets, contracts, newsletter, SEO history, news,
+ * Shared set-up of the content-resource tests (tickets, contracts, newsletter, SEO history, news,
  * projects, sliders, FAQ): one in-memory sandbox per file, reset to the demo seed before every
  * test, the project's own client against it, and a raw axios instance for the control endpoints
  * and for requests the typed client deliberately cannot send (wrong types, path traversal…).

@@ -1,4 +1,4 @@
-/** FAQ categories (fields not shown in the spec: sandbox decision, see docs/gaps/sandbox-2.md). */
+/** FAQ categories (fields not shown in the spec: sandbox decision, see docs/gaps/sandbox.md). */
 import type { OperationHandler, ResourceHandler } from '../handler.js';
 import { deleteReply, fail, isObject, optionalInt, RecordError, writeEach } from '../kit.js';
 import { seedFaqCategories } from '../seed/faqdesk.js';

@@ -1,4 +1,4 @@
-/** News authors: read only through the API (fields not shown: sandbox decision, see docs/gaps/sandbox-2.md). */
+/** News authors: read only through the API (fields not shown: sandbox decision, see docs/gaps/sandbox.md). */
 import type { ResourceHandler } from '../handler.js';
 import { fail, oneReply } from '../kit.js';
 import { seedNewsAuthors } from '../seed/newsdesk.js';

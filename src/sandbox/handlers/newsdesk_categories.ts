@@ -1,4 +1,4 @@
-/** News categories (fields not shown in the spec: sandbox decision, see docs/gaps/sandbox-2.md). */
+/** News categories (fields not shown in the spec: sandbox decision, see docs/gaps/sandbox.md). */
 import type { OperationHandler, ResourceHandler } from '../handler.js';
 import { deleteReply, fail, isObject, optionalInt, RecordError, writeEach } from '../kit.js';
 import type { StoredRecord } from '../store.js';
