@@ -18,8 +18,8 @@ export interface DemoConfigOptions {
   readonly dashboardPort: number;
 }
 
-/** Pipelines in the order of their first run (references first: categories before products…). */
-export const DEMO_ORDER = ['categories', 'manufacturers', 'products', 'stock', 'customers', 'contracts', 'orders-from-erp', 'orders-to-erp', 'order-status'] as const;
+/** Pipelines in the order of their first run: references first (categories before products), stock after the ERP's own orders (the ERP's stock already accounts for them; the shop books stock when an order is created). */
+export const DEMO_ORDER = ['categories', 'manufacturers', 'products', 'customers', 'contracts', 'orders-from-erp', 'stock', 'orders-to-erp', 'order-status'] as const;
 
 /**
  * Days the order pull re-reads before its stored purchase date. The demo ERP's own orders carry
