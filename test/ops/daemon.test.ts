@@ -1,0 +1,85 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/index.js';
+import { silentLogger } from '../../src/log.js';
+import { startDaemon } from '../../src/ops/daemon.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+
+const MAPPING = `
+name: p
+direction: erp-to-shop
+target: { resource: products, operation: upsert }
+key: sku
+shop_key: products_model
+fields:
+  products_model: sku
+  products_quantity: { from: qty, type: decimal, locale: point }
+  products_status: { value: 1 }
+  languages.de.products_name: name
+`;
+
+let sandbox: SandboxHandle;
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+function setup(): { file: string; text: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'shopsync-daemon-'));
+  const erp = new Database(join(dir, 'erp.sqlite'));
+  erp.exec("CREATE TABLE products (sku TEXT PRIMARY KEY, name TEXT, qty TEXT, updated_at TEXT); INSERT INTO products VALUES ('D-1','Eins','3','2026-01-01'), ('D-2','Zwei','viele','2026-01-01'), ('D-3','Drei','x','2026-01-01')");
+  erp.close();
+  writeFileSync(join(dir, 'p.yaml'), MAPPING);
+  const text = `shop: { baseUrl: "${sandbox.url}", token: "\${T}", retry: { baseDelayMs: 5 } }
+connections: { erp: { kind: sqlite, path: erp.sqlite } }
+pipelines:
+  - { name: products, direction: push, resource: products, mapping: p.yaml, source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku } }
+state: { path: state.db }
+dashboard: { port: 0 }
+`;
+  return { file: join(dir, 'shopsync.yaml'), text };
+}
+
+describe('startDaemon with the dashboard', () => {
+  it('runs a pipeline, retries and drops dead letters from the dashboard, and closes everything', async () => {
+    const { file, text } = setup();
+    const daemon = await startDaemon(parseConfigText(text, file, { env: { T: sandbox.token } }), { logger: silentLogger });
+    try {
+      const page = await fetch(`${daemon.url}/`);
+      expect(page.status).toBe(200);
+      const cookie = (page.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).join('; ');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+      expect(csrf).toBeDefined();
+      const act = (path: string, form: Record<string, string>) =>
+        fetch(`${daemon.url}${path}`, { method: 'POST', headers: { cookie, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...form, _csrf: csrf! }) });
+
+      const run = await act('/actions/run', { pipeline: 'products' });
+      expect(run.status).toBe(200);
+      const { runId } = (await run.json()) as { runId: number };
+      const state = daemon.runtime.state;
+      for (let i = 0; i < 100 && state.runs.get(runId)?.status === 'running'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(state.runs.get(runId)).toMatchObject({ status: 'partial', counts: { created: 1, deadLettered: 2 } });
+      const [first, second] = state.deadLetters.list({ pipeline: 'products' });
+
+      const retry = await act('/actions/dead-letters/retry', { only: String(first.id) });
+      expect(await retry.json()).toMatchObject({ retried: 1, stillFailing: 1 });
+      const drop = await act('/actions/dead-letters/drop', { only: String(second.id) });
+      expect(await drop.json()).toMatchObject({ dropped: 1 });
+      expect(state.deadLetters.list({ pipeline: 'products' }).map((d) => d.id)).toEqual([first.id]);
+
+      const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+      expect(metrics).toContain('shopsync_dead_letters{pipeline="products"} 1');
+      expect(metrics).toContain('shopsync_runs_total{pipeline="products",status="partial"} 2');
+    } finally {
+      const result = await daemon.close();
+      expect(result.settled).toBe(true);
+    }
+    await expect(fetch(`${daemon.url}/healthz`)).rejects.toThrow();
+    expect(() => daemon.runtime.state.schemaVersion()).toThrow();
+  });
+});
