@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { OutboxMail, PrivacyEntry, SandboxContext } from './handler.js';
 import { readReference, readSettings, type ReferenceData, type Settings } from './reference.js';
 import { createRecordStore } from './store.js';
+import { formatDateTime } from './dates.js';
 
 /** A settable clock: real time plus an offset tests can advance. */
 export class SandboxClock {
@@ -30,11 +31,6 @@ export class SandboxClock {
 /** The context plus cache invalidation after settings/reference changes. */
 export interface InternalContext extends SandboxContext {
   invalidate(): void;
-}
-
-/** 'YYYY-MM-DD HH:MM:SS' in UTC. */
-export function formatDateTime(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
 }
 
 const TRUE_VALUES = new Set(['true', '1', 'yes', 'on']);

@@ -1,11 +1,11 @@
 /**
- * Helpers for handlers: envelopes, paging from the registry, export filters, the per-record write
- * loop, and the shop's way of reading loosely typed values (PHP-like: '50,5' reads as 50).
+ * Helpers for handlers: envelopes, paging from the registry, the per-record write loop, and the
+ * shop's way of reading loosely typed values (PHP-like: '50,5' reads as 50). List exports with
+ * the registry's filters are in `exports.ts`.
  */
 import { z } from 'zod';
-import type { FilterDef, ResourceDef } from '../shop/registry/index.js';
+import type { ResourceDef } from '../shop/registry/index.js';
 import { SandboxHttpError, type SandboxContext, type SandboxReply, type SandboxRequest } from './handler.js';
-import type { FieldCondition, StoredRecord } from './store.js';
 
 /** The api_version every answer carries. */
 export const API_VERSION = '2.122.2';
@@ -74,104 +74,21 @@ export function deleteReply(def: ResourceDef, ids: readonly (number | string)[])
   return ok({ success: true, api_version: API_VERSION, type: typeName(def), deleted: ids });
 }
 
+/**
+ * The id a delete takes from the query (the body, or the path, as a courtesy), read like PHP's
+ * (int) cast; 400 INVALID_PAYLOAD when none is given. `raw` is kept for messages.
+ */
+export function phpDeleteId(req: SandboxRequest, field: string, options: { path?: boolean } = {}): { id: number; raw: unknown } {
+  const body = isObject(req.body) ? req.body : {};
+  const raw = req.query[field] ?? (options.path ? req.params.id : undefined) ?? body[field];
+  if (raw === undefined || raw === '') fail(400, 'INVALID_PAYLOAD', `Delete needs ${field}`);
+  return { id: phpInt(raw), raw };
+}
+
 /** Parse an integer path/query value (400 INVALID_PAYLOAD otherwise). */
 export function intParam(value: string | undefined, name: string): number {
   if (value === undefined || !/^-?\d+$/.test(value.trim())) fail(400, 'INVALID_PAYLOAD', `${name} must be an integer, got \`${value ?? ''}\``);
   return Number(value.trim());
-}
-
-/** `raw` checked as the query value of a declared export filter: the typed value, or 400 INVALID_PAYLOAD naming the parameter. */
-export function filterValue(param: string, filter: FilterDef, raw: string): string | number {
-  const refuse = (expected: string): never => fail(400, 'INVALID_PAYLOAD', `${param} must be ${expected}, got \`${raw}\``, { parameter: param });
-  switch (filter.type) {
-    case 'int':
-    case 'flag': {
-      const n = intParam(raw, param);
-      const below = filter.min !== undefined && n < filter.min;
-      const above = filter.max !== undefined && n > filter.max;
-      if (below || above) refuse(`${filter.min ?? '…'} to ${filter.max ?? '…'}`);
-      if (filter.values && !filter.values.some((v) => String(v) === String(n))) refuse(`one of ${filter.values.join(', ')}`);
-      return n;
-    }
-    case 'enum': {
-      // The declared value, not the query text: numeric enums (contracts interval) are stored as numbers.
-      const match = filter.values ? filter.values.find((v) => String(v) === raw.trim()) : raw;
-      return match ?? refuse(`one of ${(filter.values ?? []).join(', ')}`);
-    }
-    case 'date':
-      return DAY.test(raw) ? raw : refuse('a date as YYYY-MM-DD');
-    case 'timestamp':
-      return DAY.test(raw) || DATETIME.test(raw) ? raw : refuse("a timestamp as 'YYYY-MM-DD HH:MM:SS' or a date as YYYY-MM-DD");
-    default:
-      return raw;
-  }
-}
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
-
-/** The day after a YYYY-MM-DD day. */
-function nextDay(day: string): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
-}
-
-/** The store condition of one checked filter value on its record field. */
-function filterCondition(param: string, filter: FilterDef & { field: string }, value: string | number): FieldCondition {
-  switch (filter.type) {
-    case 'int':
-      if (param.endsWith('_min')) return { field: filter.field, op: '>=', value };
-      if (param.endsWith('_max')) return { field: filter.field, op: '<=', value };
-      return { field: filter.field, op: '=', value };
-    case 'date':
-      // Compared as text against date-only ('2026-01-31') and datetime ('2026-01-31 18:00:00') fields
-      // alike: on or after the day's bare date, before the next day's.
-      if (param.endsWith('_to')) return { field: filter.field, op: '<', value: nextDay(String(value)) };
-      return { field: filter.field, op: '>=', value };
-    case 'timestamp':
-      return { field: filter.field, op: '>=', value };
-    case 'string':
-      // The shop's database collation compares text case-insensitively (e-mail addresses above all).
-      return { field: filter.field, op: 'ieq', value };
-    default:
-      return { field: filter.field, op: '=', value };
-  }
-}
-
-/**
- * Export filters from the registry. Every declared filter in the query is checked first (type,
- * enum values, int min/max: 400 INVALID_PAYLOAD naming the parameter), the `manual` ones too; then
- * every filter with a `field` that is not `manual` becomes a condition on that record field:
- * `int` equality (`*_min`/`*_max`: at least/at most), `enum` and `flag` equality with the declared
- * value, `string` case-insensitive equality, `date` named `*_to` up to the end of that day and other
- * `date`/`timestamp` filters (`*_from`, `last_modified`) from that day or moment on.
- */
-export function registryConditions(def: ResourceDef, query: Readonly<Record<string, string>>, options: { manual?: readonly string[] } = {}): FieldCondition[] {
-  const filters = def.ops.export?.filters ?? {};
-  const out: FieldCondition[] = [];
-  for (const [param, filter] of Object.entries(filters)) {
-    const raw = query[param];
-    if (raw === undefined || raw === '') continue;
-    const value = filterValue(param, filter, raw);
-    if (filter.field === undefined || options.manual?.includes(param)) continue;
-    out.push(filterCondition(param, { ...filter, field: filter.field }, value));
-  }
-  return out;
-}
-
-/** A generic list export from the store: registry filters, paging, and an optional projection. */
-export function exportFromStore(
-  ctx: SandboxContext,
-  req: SandboxRequest,
-  options: { where?: readonly FieldCondition[]; view?: (record: StoredRecord) => unknown } = {},
-): SandboxReply {
-  const def = req.resource;
-  const page = pageParams(def, req.query);
-  const where = [...registryConditions(def, req.query), ...(options.where ?? [])];
-  const { records, total } = ctx.store.list(def.name, { where, limit: page.limit, offset: page.offset });
-  const view = options.view ?? ((r: StoredRecord) => r);
-  return listReply(def, records.map(view), { total, ...page });
 }
 
 /** The records of a write body `{type, data:[...]}` (400 INVALID_PAYLOAD when it is no envelope). */

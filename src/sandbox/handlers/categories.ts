@@ -3,8 +3,9 @@
  * (subcategories and product assignments) and the productlist.
  */
 import type { SandboxContext } from '../handler.js';
-import { API_VERSION, deleteReply, fail, intParam, isObject, ok, pageParams, phpInt, RecordError } from '../kit.js';
+import { API_VERSION, deleteReply, fail, intParam, ok, pageParams, phpDeleteId, RecordError } from '../kit.js';
 import type { StoredRecord } from '../store.js';
+import { languageParam, masterLanguageCode } from './content/languages.js';
 import { simpleHandler, type SimpleResourceConfig } from './simple.js';
 
 const config: SimpleResourceConfig = {
@@ -51,16 +52,6 @@ function removeAssignments(ctx: SandboxContext, categoryId: number): void {
   }
 }
 
-function languageId(ctx: SandboxContext, raw: string | undefined): string {
-  const languages = ctx.reference().languages;
-  if (raw === undefined || raw === '') return ctx.settings().DEFAULT_LANGUAGE ?? ctx.reference().master_language;
-  const byCode = languages.find((l) => l.code === raw.toLowerCase());
-  if (byCode) return byCode.code;
-  const byId = languages.find((l) => String(l.language_id) === raw);
-  if (byId) return byId.code;
-  return fail(400, 'INVALID_PAYLOAD', `Unknown language ${raw}`);
-}
-
 function productListEntry(ctx: SandboxContext, category: StoredRecord, code: string, includeInactive: boolean): Record<string, unknown> {
   const id = category.categories_id as number;
   const products = ctx.store
@@ -74,10 +65,7 @@ function productListEntry(ctx: SandboxContext, category: StoredRecord, code: str
 
 export const categoriesHandler = simpleHandler(config, {
   delete(ctx, req) {
-    const body = isObject(req.body) ? req.body : {};
-    const raw = req.query.categories_id ?? body.categories_id;
-    if (raw === undefined || raw === '') fail(400, 'INVALID_PAYLOAD', 'Delete needs categories_id');
-    const id = phpInt(raw);
+    const { id, raw } = phpDeleteId(req, 'categories_id');
     if (!ctx.store.has('categories', id)) fail(404, 'Not found', `No category with categories_id ${String(raw)}`);
     const ids = [id, ...descendants(ctx, id)];
     for (const cid of ids) {
@@ -89,7 +77,7 @@ export const categoriesHandler = simpleHandler(config, {
   extra: {
     productlist(ctx, req) {
       const page = pageParams(req.resource, req.query);
-      const code = languageId(ctx, req.query.language);
+      const code = languageParam(ctx, req.query.language)?.code ?? masterLanguageCode(ctx);
       const where = [];
       if (req.query.categories_id !== undefined && req.query.categories_id !== '') where.push({ field: 'categories_id', op: '=' as const, value: intParam(req.query.categories_id, 'categories_id') });
       if (req.query.status === '1') where.push({ field: 'categories_status', op: '=' as const, value: 1 });

@@ -5,9 +5,11 @@
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
 import { API_VERSION, deleteReply, fail, isObject, ok, oneReply, optionalInt, RecordError, requireInt, typeName, writeEach } from '../kit.js';
+import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedContracts } from '../seed/contracts.js';
-import { addDays, addMonths, dateOrNull, decimalString, exportFiltered, pathId, requireDecimal } from './content/values.js';
+import { addDays, addMonths } from '../dates.js';
+import { dateOrNull, decimalString, pathId, recordFromPath, recordToUpdate, requireDecimal } from './content/values.js';
 
 export const CONTRACTS = 'contracts';
 
@@ -143,10 +145,7 @@ const create: OperationHandler = (ctx, req) =>
 
 const update: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'update', (record) => {
-    const id = optionalInt(record, 'contracts_id');
-    if (id === undefined) throw new RecordError('INVALID_PAYLOAD', 'contracts_id is required on update', 'contracts_id');
-    const contract = ctx.store.get(CONTRACTS, id) as Contract | undefined;
-    if (!contract) throw new RecordError('Not found', `Contract ${id} does not exist`, 'contracts_id', { contracts_id: id });
+    const { id, stored: contract } = recordToUpdate<Contract>(ctx, record, CONTRACTS, 'contracts_id', 'Contract');
     applyFields(ctx, record, contract);
     if (record.contracts_status !== undefined) {
       const next = status(record.contracts_status, 'contracts_status');
@@ -171,11 +170,10 @@ export function contractView(contract: Contract): Record<string, unknown> {
 }
 
 // Every filter (status 1..7, interval 1/2/4/12 as a number, dates) comes from the registry.
-const exportList: OperationHandler = (ctx, req) => exportFiltered(ctx, req, { view: (r) => contractView(r as unknown as Contract) });
+const exportList: OperationHandler = (ctx, req) => exportFromStore(ctx, req, { view: (r) => contractView(r as unknown as Contract) });
 
 const exportOne: OperationHandler = (ctx, req) => {
-  const contract = ctx.store.get(CONTRACTS, pathId(req)) as Contract | undefined;
-  if (!contract) fail(404, 'Not found', `Contract ${req.params.id} does not exist`);
+  const contract = recordFromPath<Contract>(ctx, req, CONTRACTS, 'Contract');
   return oneReply(req.resource, contractView(contract));
 };
 

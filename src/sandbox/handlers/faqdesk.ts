@@ -1,10 +1,11 @@
 /** FAQ entries: export by entry or category with paging, create/update, delete by faqdesk_id. */
 import type { OperationHandler, ResourceHandler } from '../handler.js';
-import { deleteReply, fail, isObject, optionalInt, RecordError, writeEach } from '../kit.js';
+import { deleteReply, fail, optionalInt, RecordError, writeEach } from '../kit.js';
+import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedFaq } from '../seed/faqdesk.js';
 import { languagesInput, mergeLanguages } from './content/languages.js';
-import { exportFiltered, flagValue } from './content/values.js';
+import { deleteId, flagValue, recordToUpdate } from './content/values.js';
 import { FAQ_CATEGORIES } from './faqdesk_categories.js';
 
 export const FAQ = 'faqdesk';
@@ -37,10 +38,7 @@ const create: OperationHandler = (ctx, req) =>
 
 const update: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'update', (record) => {
-    const id = optionalInt(record, 'faqdesk_id');
-    if (id === undefined) throw new RecordError('INVALID_PAYLOAD', 'faqdesk_id is required on update', 'faqdesk_id');
-    const entry = ctx.store.get(FAQ, id);
-    if (!entry) throw new RecordError('Not found', `FAQ entry ${id} does not exist`, 'faqdesk_id', { faqdesk_id: id });
+    const { id, stored: entry } = recordToUpdate(ctx, record, FAQ, 'faqdesk_id', 'FAQ entry');
     applyFields(record, entry, (c) => ctx.store.has(FAQ_CATEGORIES, c));
     const sent = languagesInput(record, ctx);
     if (sent) entry.languages = mergeLanguages(entry.languages as Record<string, Record<string, unknown>>, sent, LANGUAGE_FIELDS);
@@ -50,10 +48,7 @@ const update: OperationHandler = (ctx, req) =>
   });
 
 const deleteOne: OperationHandler = (ctx, req) => {
-  const body = isObject(req.body) ? req.body : {};
-  const raw = req.query.faqdesk_id ?? body.faqdesk_id;
-  const id = Number(raw);
-  if (raw === undefined || !Number.isInteger(id) || id <= 0) fail(400, 'INVALID_PAYLOAD', 'Delete needs faqdesk_id (query or body)');
+  const id = deleteId(req, 'faqdesk_id');
   if (!ctx.store.delete(FAQ, id)) fail(404, 'Not found', `FAQ entry ${id} does not exist`);
   return deleteReply(req.resource, [id]);
 };
@@ -63,7 +58,7 @@ export const faqdeskHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedFaq(ctx);
   },
-  export: (ctx, req) => exportFiltered(ctx, req, { view: (r) => r }),
+  export: (ctx, req) => exportFromStore(ctx, req, { view: (r) => r }),
   create,
   update,
   delete: deleteOne,

@@ -4,11 +4,12 @@
  * POST fills active languages from the master language and marks them for translation.
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
-import { deleteReply, fail, isObject, oneReply, optionalInt, optionalString, RecordError, writeEach } from '../kit.js';
+import { deleteReply, fail, oneReply, optionalInt, optionalString, RecordError, writeEach } from '../kit.js';
+import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedNews } from '../seed/newsdesk.js';
 import { languagesInput, masterLanguageCode, mergeLanguages, pick } from './content/languages.js';
-import { datetimeOrNull, exportFiltered, flagValue, idList, pathId, slugify } from './content/values.js';
+import { datetimeOrNull, deleteId, flagValue, idList, pathId, recordFromPath, recordToUpdate, slugify } from './content/values.js';
 import { NEWS_CATEGORIES } from './newsdesk_categories.js';
 import { NEWS_AUTHORS } from './newsdesk_authors.js';
 import { recordSeoNameChanges } from './seohistory.js';
@@ -122,10 +123,7 @@ const create: OperationHandler = (ctx, req) =>
 
 const update: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'update', (record) => {
-    const id = optionalInt(record, 'newsdesk_id');
-    if (id === undefined) throw new RecordError('INVALID_PAYLOAD', 'newsdesk_id is required on update', 'newsdesk_id');
-    const article = ctx.store.get(NEWS, id) as Article | undefined;
-    if (!article) throw new RecordError('Not found', `News article ${id} does not exist`, 'newsdesk_id', { newsdesk_id: id });
+    const { id, stored: article } = recordToUpdate<Article>(ctx, record, NEWS, 'newsdesk_id', 'News article');
     scalars(ctx, record, article);
     const sent = languagesInput(record, ctx) ?? {};
     const before = JSON.parse(JSON.stringify(article.languages)) as Article['languages'];
@@ -146,22 +144,18 @@ function view(r: StoredRecord): unknown {
   return r;
 }
 
-const exportList: OperationHandler = (ctx, req) => exportFiltered(ctx, req, { view });
+const exportList: OperationHandler = (ctx, req) => exportFromStore(ctx, req, { view });
 
 /** `/export/json/newsdesks/{id}`: all articles from this id on. */
-const exportFrom: OperationHandler = (ctx, req) => exportFiltered(ctx, req, { idFrom: pathId(req), view });
+const exportFrom: OperationHandler = (ctx, req) => exportFromStore(ctx, req, { idFrom: pathId(req), view });
 
 const exportOne: OperationHandler = (ctx, req) => {
-  const record = ctx.store.get(NEWS, pathId(req));
-  if (!record) fail(404, 'Not found', `News article ${req.params.id} does not exist`);
+  const record = recordFromPath(ctx, req, NEWS, 'News article');
   return oneReply(req.resource, view(record));
 };
 
 const deleteOne: OperationHandler = (ctx, req) => {
-  const body = isObject(req.body) ? req.body : {};
-  const raw = req.query.newsdesk_id ?? body.newsdesk_id;
-  const id = Number(raw);
-  if (raw === undefined || !Number.isInteger(id) || id <= 0) fail(400, 'INVALID_PAYLOAD', 'Delete needs newsdesk_id (query or body)');
+  const id = deleteId(req, 'newsdesk_id');
   if (!ctx.store.delete(NEWS, id)) fail(404, 'Not found', `News article ${id} does not exist`);
   return deleteReply(req.resource, [id]);
 };

@@ -5,9 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
 import { API_VERSION, deleteReply, fail, isObject, oneReply, optionalInt, optionalString, RecordError, typeName, writeEach } from '../kit.js';
+import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedSubscribers } from '../seed/newsletter.js';
-import { exportFiltered, pathId } from './content/values.js';
+import { pathId, recordFromPath } from './content/values.js';
 
 export const SUBSCRIBERS = 'newsletter_subscribers';
 
@@ -125,11 +126,10 @@ function remove(ctx: SandboxContext, id: number, via: string): boolean {
 }
 
 // status (confirmed|unconfirmed) and the case-insensitive e-mail come from the registry filters.
-const exportList: OperationHandler = (ctx, req) => exportFiltered(ctx, req, { view });
+const exportList: OperationHandler = (ctx, req) => exportFromStore(ctx, req, { view });
 
 const exportOne: OperationHandler = (ctx, req) => {
-  const record = ctx.store.get(SUBSCRIBERS, pathId(req));
-  if (!record) fail(404, 'Not found', `Subscriber ${req.params.id} does not exist`);
+  const record = recordFromPath(ctx, req, SUBSCRIBERS, 'Subscriber');
   return oneReply(req.resource, view(record));
 };
 

@@ -5,10 +5,11 @@
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
 import { deleteReply, fail, oneReply, optionalInt, RecordError, writeEach } from '../kit.js';
+import { exportFromStore, intQuery } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedCampaigns } from '../seed/newsletter.js';
 import { findLanguage, languagesInput } from './content/languages.js';
-import { exportFiltered, intQuery, pathId } from './content/values.js';
+import { pathId, recordFromPath, recordToUpdate } from './content/values.js';
 
 export const CAMPAIGNS = 'newsletters';
 
@@ -74,10 +75,7 @@ const create: OperationHandler = (ctx, req) =>
 
 const update: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'update', (record) => {
-    const id = optionalInt(record, 'newsletters_id');
-    if (id === undefined) throw new RecordError('INVALID_PAYLOAD', 'newsletters_id is required on update', 'newsletters_id');
-    const campaign = ctx.store.get(CAMPAIGNS, id) as Campaign | undefined;
-    if (!campaign) throw new RecordError('Not found', `Campaign ${id} does not exist`, 'newsletters_id', { newsletters_id: id });
+    const { id, stored: campaign } = recordToUpdate<Campaign>(ctx, record, CAMPAIGNS, 'newsletters_id', 'Campaign');
     const sent = languagesInput(record, ctx) ?? {};
     for (const [code, block] of Object.entries(sent)) {
       const stored = campaign.languages[code];
@@ -104,7 +102,7 @@ const exportList: OperationHandler = (ctx, req) => {
   const status = intQuery(req.query, 'status', 0, 1);
   const languageId = intQuery(req.query, 'language_id');
   const view = filteredView(status, languageId);
-  return exportFiltered(ctx, req, {
+  return exportFromStore(ctx, req, {
     manualParams: ['status', 'language_id'],
     keep: (r) => Object.keys(view(r).languages as object).length > 0,
     view,
@@ -112,8 +110,7 @@ const exportList: OperationHandler = (ctx, req) => {
 };
 
 const exportOne: OperationHandler = (ctx, req) => {
-  const record = ctx.store.get(CAMPAIGNS, pathId(req));
-  if (!record) fail(404, 'Not found', `Campaign ${req.params.id} does not exist`);
+  const record = recordFromPath(ctx, req, CAMPAIGNS, 'Campaign');
   return oneReply(req.resource, filteredView(undefined, undefined)(record));
 };
 

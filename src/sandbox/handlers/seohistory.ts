@@ -5,10 +5,12 @@
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
 import { deleteReply, fail, isObject, oneReply, optionalInt, RecordError, requireInt, writeEach, type RecordScope } from '../kit.js';
+import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedSeoHistory } from '../seed/seohistory.js';
 import { languageParam, languagesInput, onlyLanguage } from './content/languages.js';
-import { addMonths, datetimeOrNull, exportFiltered, pathId } from './content/values.js';
+import { addMonths } from '../dates.js';
+import { datetimeOrNull, pathId, recordFromPath, recordToUpdate } from './content/values.js';
 
 export const SEOHISTORY = 'seohistory';
 const TYPES = ['c', 's', 'm', 'p', 'n', 'o'] as const;
@@ -87,10 +89,7 @@ const create: OperationHandler = (ctx, req) =>
 
 const update: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'update', (record, scope) => {
-    const id = optionalInt(record, 'sh_id');
-    if (id === undefined) throw new RecordError('INVALID_PAYLOAD', 'sh_id is required on update', 'sh_id');
-    const entry = ctx.store.get(SEOHISTORY, id) as SeoEntry | undefined;
-    if (!entry) throw new RecordError('Not found', `SEO history entry ${id} does not exist`, 'sh_id', { sh_id: id });
+    const { id, stored: entry } = recordToUpdate<SeoEntry>(ctx, record, SEOHISTORY, 'sh_id', 'SEO history entry');
     if (record.sh_base_id !== undefined) entry.sh_base_id = requireInt(record, 'sh_base_id');
     entry.sh_base_type = typeValue(record, 'sh_base_type', false) ?? entry.sh_base_type;
     if (record.sh_item_id !== undefined) entry.sh_item_id = requireInt(record, 'sh_item_id');
@@ -111,7 +110,7 @@ function view(language: ReturnType<typeof languageParam>) {
 
 const exportAll: OperationHandler = (ctx, req) => {
   const language = languageParam(ctx, req.query.language);
-  return exportFiltered(ctx, req, {
+  return exportFromStore(ctx, req, {
     manualParams: ['language'],
     keep: (r) => !language || language.code in ((r as unknown as SeoEntry).languages ?? {}),
     view: view(language),
@@ -119,8 +118,7 @@ const exportAll: OperationHandler = (ctx, req) => {
 };
 
 const exportOne: OperationHandler = (ctx, req) => {
-  const record = ctx.store.get(SEOHISTORY, pathId(req));
-  if (!record) fail(404, 'Not found', `SEO history entry ${req.params.id} does not exist`);
+  const record = recordFromPath(ctx, req, SEOHISTORY, 'SEO history entry');
   return oneReply(req.resource, view(undefined)(record));
 };
 

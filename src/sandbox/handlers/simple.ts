@@ -6,7 +6,8 @@
  * the SEO history. Reusable by any similar resource.
  */
 import type { ResourceHandler, SandboxContext, SandboxRequest } from '../handler.js';
-import { deleteReply, exportFromStore, fail, isObject, phpInt, RecordError, writeEach, type RecordScope } from '../kit.js';
+import { deleteReply, fail, isObject, phpDeleteId, phpInt, RecordError, type RecordScope, writeEach } from '../kit.js';
+import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { recordSeoNameChanges, type SeoType } from './seohistory.js';
 
@@ -137,10 +138,7 @@ export function simpleHandler(config: SimpleResourceConfig, extra: Partial<Resou
 
 /** Delete by the id field (query, or body as a courtesy); 404 `Not found` for an unknown id. */
 export function simpleDelete(ctx: SandboxContext, req: SandboxRequest, config: SimpleResourceConfig) {
-  const body = isObject(req.body) ? req.body : {};
-  const raw = req.query[config.idField] ?? req.params.id ?? body[config.idField];
-  if (raw === undefined || raw === '') fail(400, 'INVALID_PAYLOAD', `Delete needs ${config.idField}`);
-  const id = phpInt(raw);
+  const { id, raw } = phpDeleteId(req, config.idField, { path: true });
   if (!ctx.store.has(config.resource, id)) fail(404, 'Not found', `No record with ${config.idField} ${String(raw)}`);
   config.onDelete?.(ctx, id);
   ctx.store.delete(config.resource, id);

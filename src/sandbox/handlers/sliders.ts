@@ -5,10 +5,11 @@
  */
 import type { OperationHandler, ResourceHandler, SandboxContext, SandboxRequest } from '../handler.js';
 import { deleteReply, fail, intParam, isObject, oneReply, optionalInt, optionalString, RecordError, writeEach, writeRecords } from '../kit.js';
+import { exportFromStore, intQuery } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedSliders } from '../seed/sliders.js';
 import { languageParam, languagesInput, mergeLanguages, onlyLanguage } from './content/languages.js';
-import { dateOrNull, exportFiltered, flagValue, intQuery, pathId } from './content/values.js';
+import { dateOrNull, flagValue, pathId, recordFromPath } from './content/values.js';
 
 export const SLIDERS = 'sliders';
 const ENTITY_TYPES = ['category', 'content', 'news'] as const;
@@ -83,7 +84,7 @@ function listing(ctx: SandboxContext, req: SandboxRequest, range?: { from: numbe
   const language = languageParam(ctx, req.query.language);
   const categoryId = intQuery(req.query, 'categories_id');
   const contentId = intQuery(req.query, 'content_id');
-  return exportFiltered(ctx, req, {
+  return exportFromStore(ctx, req, {
     manualParams: ['categories_id', 'content_id', 'language'],
     idFrom: range?.from,
     idTo: range?.to,
@@ -95,8 +96,7 @@ function listing(ctx: SandboxContext, req: SandboxRequest, range?: { from: numbe
 }
 
 const exportOne: OperationHandler = (ctx, req) => {
-  const record = ctx.store.get(SLIDERS, pathId(req));
-  if (!record) fail(404, 'Not found', `Slider ${req.params.id} does not exist`);
+  const record = recordFromPath(ctx, req, SLIDERS, 'Slider');
   return oneReply(req.resource, record);
 };
 

@@ -1,6 +1,6 @@
 /** Demo news: two categories, two authors and three articles (one sticky, one inactive). */
 import type { SandboxContext } from '../handler.js';
-import { formatDateTime } from '../handlers/content/values.js';
+import { formatDateTime } from '../dates.js';
 
 function daysAgo(ctx: SandboxContext, days: number): string {
   return formatDateTime(new Date(ctx.now().getTime() - days * 86_400_000));

@@ -1,7 +1,7 @@
 /** Demo newsletter data: confirmed and unconfirmed subscribers, a sent campaign, a locked one and a draft. */
 import { randomBytes } from 'node:crypto';
 import type { SandboxContext } from '../handler.js';
-import { formatDateTime } from '../handlers/content/values.js';
+import { formatDateTime } from '../dates.js';
 
 function daysAgo(ctx: SandboxContext, days: number): string {
   return formatDateTime(new Date(ctx.now().getTime() - days * 86_400_000));

@@ -1,6 +1,6 @@
 /** Demo projects with tasks: a shop relaunch (active, with history) and a private ERP migration. */
 import type { SandboxContext } from '../handler.js';
-import { formatDateTime } from '../handlers/content/values.js';
+import { formatDateTime } from '../dates.js';
 
 function daysAgo(ctx: SandboxContext, days: number): string {
   return formatDateTime(new Date(ctx.now().getTime() - days * 86_400_000));

@@ -1,6 +1,6 @@
 /** Demo SEO history: redirects of renamed products, a category and a news article, one already expired. */
 import type { SandboxContext } from '../handler.js';
-import { formatDateTime } from '../handlers/content/values.js';
+import { formatDateTime } from '../dates.js';
 import { defaultDeletestamp } from '../handlers/seohistory.js';
 
 /** Load the demo SEO history entries. */

@@ -2,7 +2,7 @@
 import type { SandboxContext } from '../handler.js';
 import { writeClaim } from '../handlers/tickets/claims-store.js';
 import { newLinkId, nextHistoryId, putTicket, touchEditLock, type Ticket } from '../handlers/tickets/model.js';
-import { formatDateTime } from '../handlers/content/values.js';
+import { formatDateTime } from '../dates.js';
 
 function ago(ctx: SandboxContext, days: number, hours = 0): string {
   return formatDateTime(new Date(ctx.now().getTime() - (days * 24 + hours) * 3_600_000));

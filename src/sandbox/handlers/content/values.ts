@@ -1,7 +1,7 @@
-/** Value helpers shared by the content resources: strict booleans, text, dates, decimals, in-memory paging. */
-import type { SandboxContext, SandboxReply, SandboxRequest } from '../../handler.js';
-import { fail, listReply, pageParams, registryConditions, RecordError } from '../../kit.js';
-import type { FieldCondition, StoredRecord } from '../../store.js';
+/** Value helpers shared by the content resources: strict booleans, text, date fields, decimals, ids. */
+import type { SandboxContext, SandboxRequest } from '../../handler.js';
+import type { StoredRecord } from '../../store.js';
+import { fail, isObject, optionalInt, RecordError, round2 } from '../../kit.js';
 
 /** Remove HTML tags (and decode the few entities a label may carry). */
 export function stripHtml(text: string): string {
@@ -27,36 +27,9 @@ export function slugify(text: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
-/** 'YYYY-MM-DD HH:MM:SS' of a Date (UTC). */
-export function formatDateTime(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
-}
-
-/** Parse the shop's 'YYYY-MM-DD HH:MM:SS' (or a date) as UTC. */
-export function parseDateTime(text: string): Date {
-  const iso = text.length === 10 ? `${text}T00:00:00Z` : `${text.replace(' ', 'T')}Z`;
-  return new Date(iso);
-}
-
-/** A date string plus whole months (day clamped to the month's end), as YYYY-MM-DD. */
-export function addMonths(day: string, months: number): string {
-  const [y, m, d] = day.split('-').map(Number);
-  const target = new Date(Date.UTC(y, m - 1 + months, 1));
-  const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
-  target.setUTCDate(Math.min(d, last));
-  return target.toISOString().slice(0, 10);
-}
-
-/** A date string plus days, as YYYY-MM-DD. */
-export function addDays(day: string, days: number): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
-}
-
 /** A decimal as the shop returns money: a string with two decimals ('49.90'). */
 export function decimalString(value: number): string {
-  return (Math.round((value + Number.EPSILON) * 100) / 100).toFixed(2);
+  return round2(value).toFixed(2);
 }
 
 /** A decimal in point notation (number or '50.5'); INVALID_PAYLOAD for anything else (a comma included). */
@@ -105,39 +78,29 @@ export function idList(record: Record<string, unknown>, field: string): number[]
   return out;
 }
 
-/**
- * A list export with registry filters in SQL plus a predicate in memory (array-valued filters,
- * language, joins), then paging; `view` shapes each record for the answer. `manualParams` are
- * checked against the registry like every filter but left to `keep`.
- */
-export function exportFiltered(
-  ctx: SandboxContext,
-  req: SandboxRequest,
-  options: {
-    readonly manualParams?: readonly string[];
-    readonly where?: readonly FieldCondition[];
-    readonly idFrom?: number;
-    readonly idTo?: number;
-    readonly keep?: (record: StoredRecord) => boolean;
-    readonly view: (record: StoredRecord) => unknown;
-  },
-): SandboxReply {
-  const def = req.resource;
-  const page = pageParams(def, req.query);
-  const where = [...registryConditions(def, req.query, { manual: options.manualParams }), ...(options.where ?? [])];
-  const { records } = ctx.store.list(def.name, { where, idFrom: options.idFrom, idTo: options.idTo });
-  const kept = options.keep ? records.filter(options.keep) : records;
-  return listReply(def, kept.slice(page.offset, page.offset + page.limit).map(options.view), { total: kept.length, ...page });
+/** The positive integer id a delete takes from the query or the body (400 INVALID_PAYLOAD otherwise). */
+export function deleteId(req: SandboxRequest, field: string): number {
+  const body = isObject(req.body) ? req.body : {};
+  const raw = req.query[field] ?? body[field];
+  const id = Number(raw);
+  if (raw === undefined || !Number.isInteger(id) || id <= 0) fail(400, 'INVALID_PAYLOAD', `Delete needs ${field} (query or body)`);
+  return id;
 }
 
-/** An integer query parameter within bounds (400 INVALID_PAYLOAD otherwise); undefined when absent. */
-export function intQuery(query: Readonly<Record<string, string>>, param: string, min?: number, max?: number): number | undefined {
-  const raw = query[param];
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^-?\d+$/.test(raw.trim())) fail(400, 'INVALID_PAYLOAD', `${param} must be an integer, got \`${raw}\``);
-  const n = Number(raw);
-  if ((min !== undefined && n < min) || (max !== undefined && n > max)) fail(400, 'INVALID_PAYLOAD', `${param} must be ${min ?? '…'} to ${max ?? '…'}, got ${n}`);
-  return n;
+/** The stored record a PUT names by its id field: INVALID_PAYLOAD when the id is missing, `Not found` when unknown. */
+export function recordToUpdate<T = StoredRecord>(ctx: SandboxContext, record: Record<string, unknown>, resource: string, idField: string, label: string): { id: number; stored: T } {
+  const id = optionalInt(record, idField);
+  if (id === undefined) throw new RecordError('INVALID_PAYLOAD', `${idField} is required on update`, idField);
+  const stored = ctx.store.get(resource, id);
+  if (!stored) throw new RecordError('Not found', `${label} ${id} does not exist`, idField, { [idField]: id });
+  return { id, stored: stored as T };
+}
+
+/** The stored record the path's id names; 404 `Not found` when unknown. */
+export function recordFromPath<T = StoredRecord>(ctx: SandboxContext, req: SandboxRequest, resource: string, label: string): T {
+  const stored = ctx.store.get(resource, pathId(req));
+  if (!stored) fail(404, 'Not found', `${label} ${req.params.id} does not exist`);
+  return stored as T;
 }
 
 /** A positive integer id from the path (400 INVALID_PAYLOAD otherwise). */

@@ -1,6 +1,7 @@
 /** The customers handler (spec: Resources › Customers; Endpoints › Customers, write rules 1-7). */
 import type { ResourceHandler, SandboxContext } from '../../handler.js';
-import { deleteReply, exportFromStore, fail, isObject, phpFloat, phpInt, RecordError, writeEach, type RecordScope } from '../../kit.js';
+import { deleteReply, fail, isObject, phpDeleteId, phpFloat, phpInt, RecordError, type RecordScope, writeEach } from '../../kit.js';
+import { exportFromStore } from '../../exports.js';
 import type { StoredRecord } from '../../store.js';
 import { applyAddresses } from './addresses.js';
 import { seedCustomers } from './seed.js';
@@ -143,10 +144,7 @@ export const customersHandler: ResourceHandler = {
       return { customers_id: customer.customers_id, customers_id_extern: customer.customers_id_extern };
     }),
   delete(ctx, req) {
-    const body = isObject(req.body) ? req.body : {};
-    const raw = req.query.customers_id ?? body.customers_id;
-    if (raw === undefined || raw === '') fail(400, 'INVALID_PAYLOAD', 'Delete needs customers_id');
-    const id = phpInt(raw);
+    const { id, raw } = phpDeleteId(req, 'customers_id');
     if (!ctx.store.has('customers', id)) fail(404, 'Not found', `No customer with customers_id ${String(raw)}`);
     for (const productId of ctx.store.idsWithListMember('products', 'customers_prices', 'customers_id', id)) {
       const product = ctx.store.get('products', productId);

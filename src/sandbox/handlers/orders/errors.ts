@@ -3,6 +3,7 @@
  * whole request (the transaction rolls back) with `{success:false, api_version, error:{code, message, details:{index…}}}`.
  */
 import { SandboxHttpError } from '../../handler.js';
+import type { MessageOut } from '../../kit.js';
 
 const STATUS: Readonly<Record<string, number>> = {
   INVALID_PAYLOAD: 400,
@@ -19,11 +20,5 @@ export function orderError(code: keyof typeof STATUS | string, message: string, 
   throw new SandboxHttpError(STATUS[code] ?? 400, code, message, { index, ...details });
 }
 
-/** An order warning. */
-export interface OrderWarning {
-  index: number;
-  code: string;
-  message: string;
-  field?: string;
-  details?: Readonly<Record<string, unknown>>;
-}
+/** An order warning: an entry of the write answer's warnings[]. */
+export type OrderWarning = MessageOut;

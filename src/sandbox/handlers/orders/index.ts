@@ -5,7 +5,8 @@
  * transaction and the (source, external_id) pair is a primary key.
  */
 import type { ResourceHandler, SandboxContext, SandboxReply, SandboxRequest } from '../../handler.js';
-import { API_VERSION, deleteReply, exportFromStore, fail, isObject, ok, phpInt, writeRecords } from '../../kit.js';
+import { API_VERSION, deleteReply, fail, isObject, ok, phpDeleteId, writeRecords } from '../../kit.js';
+import { exportFromStore } from '../../exports.js';
 import { createOrder } from './create.js';
 import { orderError, type OrderWarning } from './errors.js';
 import { seedOrders } from './seed.js';
@@ -35,10 +36,7 @@ export const ordersHandler: ResourceHandler = {
   create: (ctx, req) => write(ctx, req, 'create'),
   update: (ctx, req) => write(ctx, req, 'update'),
   delete(ctx, req) {
-    const body = isObject(req.body) ? req.body : {};
-    const raw = req.query.orders_id ?? body.orders_id;
-    if (raw === undefined || raw === '') fail(400, 'INVALID_PAYLOAD', 'Delete needs orders_id');
-    const id = phpInt(raw);
+    const { id, raw } = phpDeleteId(req, 'orders_id');
     if (!ctx.store.has('orders', id)) fail(404, 'Not found', `No order with orders_id ${String(raw)}`);
     ctx.db.prepare('DELETE FROM order_external_refs WHERE orders_id = ?').run(id);
     ctx.store.delete('orders', id);

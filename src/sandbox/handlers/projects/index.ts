@@ -5,12 +5,12 @@
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../../handler.js';
 import { API_VERSION, fail, isObject, ok, optionalInt, optionalString, RecordError, typeName, writeEach } from '../../kit.js';
+import { exportFromStore, intQuery } from '../../exports.js';
 import type { StoredRecord } from '../../store.js';
 import { seedProjects } from '../../seed/projects.js';
-import { dateOrNull, exportFiltered, idList, intQuery, pathId } from '../content/values.js';
+import { dateOrNull, idList, pathId, recordFromPath, recordToUpdate } from '../content/values.js';
 import { actingAdmin, adminIds, historyView, namesLanguage, nextEntryId, projectMatches, PROJECTS, statusBlock, statusComment, statusId, statusName, TASKS, type StatusEntry } from './common.js';
 import { taskView, type Task } from './tasks.js';
-
 
 interface Description {
   language_id: number;
@@ -147,10 +147,7 @@ const create: OperationHandler = (ctx, req) =>
 
 const update: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'update', (record) => {
-    const id = optionalInt(record, 'project_id');
-    if (id === undefined) throw new RecordError('INVALID_PAYLOAD', 'project_id is required on update', 'project_id');
-    const project = ctx.store.get(PROJECTS, id) as Project | undefined;
-    if (!project) throw new RecordError('Not found', `Project ${id} does not exist`, 'project_id', { project_id: id });
+    const { id, stored: project } = recordToUpdate<Project>(ctx, record, PROJECTS, 'project_id', 'Project');
     const admin = actingAdmin(ctx, record);
     const now = ctx.timestamp();
     applyFields(ctx, record, project);
@@ -188,7 +185,7 @@ const exportList: OperationHandler = (ctx, req) => {
   const language = namesLanguage(ctx, req);
   // The registry filters are checked (integers, 0/1 flags) before any record is read.
   const withTasks = intQuery(req.query, 'include_tasks', 0, 1) === 1;
-  const reply = exportFiltered(ctx, req, {
+  const reply = exportFromStore(ctx, req, {
     manualParams: ['customer_id', 'category_id', 'leader_admin_id', 'include_tasks', 'language'],
     keep: (r) => projectMatches(req.query, r as unknown as Project),
     view: (r) => projectView(ctx, r as unknown as Project, language, withTasks),
@@ -198,8 +195,7 @@ const exportList: OperationHandler = (ctx, req) => {
 
 const exportOne: OperationHandler = (ctx, req) => {
   const language = namesLanguage(ctx, req);
-  const project = ctx.store.get(PROJECTS, pathId(req)) as Project | undefined;
-  if (!project) fail(404, 'Not found', `Project ${req.params.id} does not exist`);
+  const project = recordFromPath<Project>(ctx, req, PROJECTS, 'Project');
   const withTasks = intQuery(req.query, 'include_tasks', 0, 1) === 1;
   return ok(withMeta(ctx, { success: true, api_version: API_VERSION, type: typeName(req.resource), data: [projectView(ctx, project, language, withTasks)] }, language));
 };

@@ -4,8 +4,9 @@
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../../handler.js';
 import { API_VERSION, fail, ok, optionalInt, optionalString, RecordError, typeName, writeEach } from '../../kit.js';
+import { exportFromStore, intQuery } from '../../exports.js';
 import type { StoredRecord } from '../../store.js';
-import { dateOrNull, decimalString, exportFiltered, intQuery, pathId, requireDecimal } from '../content/values.js';
+import { dateOrNull, decimalString, pathId, recordFromPath, recordToUpdate, requireDecimal } from '../content/values.js';
 import { actingAdmin, adminIds, historyView, namesLanguage, nextEntryId, projectMatches, PROJECTS, statusBlock, statusComment, statusId, statusName, TASKS, type StatusEntry } from './common.js';
 
 /** A stored task. */
@@ -77,10 +78,7 @@ const create: OperationHandler = (ctx, req) =>
 
 const update: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'update', (record) => {
-    const id = optionalInt(record, 'task_id');
-    if (id === undefined) throw new RecordError('INVALID_PAYLOAD', 'task_id is required on update', 'task_id');
-    const task = ctx.store.get(TASKS, id) as Task | undefined;
-    if (!task) throw new RecordError('Not found', `Task ${id} does not exist`, 'task_id', { task_id: id });
+    const { id, stored: task } = recordToUpdate<Task>(ctx, record, TASKS, 'task_id', 'Task');
     const admin = actingAdmin(ctx, record);
     applyFields(ctx, record, task);
     const previous = task.status_id;
@@ -114,7 +112,7 @@ const exportList: OperationHandler = (ctx, req) => {
   const adminId = intQuery(req.query, 'admin_id');
   const byProject = req.query.customer_id || req.query.category_id;
   return ok({
-    ...(exportFiltered(ctx, req, {
+    ...(exportFromStore(ctx, req, {
       manualParams: ['admin_id', 'customer_id', 'category_id', 'language'],
       keep: (r) => {
         const t = r as unknown as Task;
@@ -133,8 +131,7 @@ const exportList: OperationHandler = (ctx, req) => {
 
 const exportOne: OperationHandler = (ctx, req) => {
   const language = namesLanguage(ctx, req);
-  const task = ctx.store.get(TASKS, pathId(req)) as Task | undefined;
-  if (!task) fail(404, 'Not found', `Task ${req.params.id} does not exist`);
+  const task = recordFromPath<Task>(ctx, req, TASKS, 'Task');
   return ok({ success: true, api_version: API_VERSION, type: typeName(req.resource), data: [taskView(ctx, task, language)], task_statuses: statusBlock(ctx, 'task', language) });
 };
 

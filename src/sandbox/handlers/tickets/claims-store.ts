@@ -3,7 +3,7 @@
  * when read, so every reader sees "no claim" once the term has run out.
  */
 import type { SandboxContext } from '../../handler.js';
-import { formatDateTime, parseDateTime } from '../content/values.js';
+import { formatDateTime, parseDateTime } from '../../dates.js';
 
 /** Setting that simulates a shop whose claim storage does not exist yet (503 TICKET_CLAIMS_UNAVAILABLE). */
 export const CLAIMS_MISSING_SETTING = 'SANDBOX_TICKET_CLAIMS_MISSING';

@@ -5,7 +5,8 @@
  */
 import type { OperationHandler, SandboxContext } from '../../handler.js';
 import { fail, isObject } from '../../kit.js';
-import { formatDateTime, parseDateTime, stripHtml } from '../content/values.js';
+import { formatDateTime, parseDateTime } from '../../dates.js';
+import { stripHtml } from '../content/values.js';
 import { claimsAvailable, readClaim, releaseClaim, writeClaim, type ClaimView } from './claims-store.js';
 import { getTicket } from './model.js';
 

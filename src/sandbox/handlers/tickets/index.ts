@@ -1,9 +1,10 @@
 /** The tickets handler: export, create/update, delete with cascade, attachments, claims. */
 import type { OperationHandler, ResourceHandler } from '../../handler.js';
 import { API_VERSION, fail, oneReply, typeName } from '../../kit.js';
+import { exportFromStore, intQuery } from '../../exports.js';
 import { seedTickets } from '../../seed/tickets.js';
 import { findLanguage } from '../content/languages.js';
-import { exportFiltered, intQuery, pathId } from '../content/values.js';
+import { pathId } from '../content/values.js';
 import { claimTickets } from './claims.js';
 import { deleteFiles, listFiles, readFile } from './files.js';
 import { clearTicketTables, getTicket, initTicketTables, TICKETS, ticketView, type Ticket } from './model.js';
@@ -14,7 +15,7 @@ const exportTickets: OperationHandler = (ctx, req) => {
   const languageRaw = req.query.language;
   const language = languageRaw ? findLanguage(ctx, languageRaw) : undefined;
   if (languageRaw && !language) fail(400, 'INVALID_PAYLOAD', `language \`${languageRaw}\` is no shop language (code or id)`);
-  return exportFiltered(ctx, req, {
+  return exportFromStore(ctx, req, {
     manualParams: ['admin_id', 'language'],
     keep: (r) => {
       const t = r as unknown as Ticket;

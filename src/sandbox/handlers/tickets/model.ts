@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { SandboxContext } from '../../handler.js';
 import type { StoredRecord } from '../../store.js';
 import { readClaim } from './claims-store.js';
-import { formatDateTime, parseDateTime } from '../content/values.js';
+import { formatDateTime, parseDateTime } from '../../dates.js';
 
 /** One entry of a ticket's conversation. */
 export interface HistoryEntry {
