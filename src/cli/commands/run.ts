@@ -29,7 +29,12 @@ crash are marked crashed at the next start and continue from their last checkpoi
         const daemon = await startDaemon(loaded, { logger, port: opts.port, host: opts.host, dashboard: opts.dashboard ? undefined : false, version: version() });
         const signal = await stop.stopped;
         logger.info({ signal }, 'stopping: no new runs; waiting for in-flight runs to checkpoint');
-        await daemon.close();
+        const result = await daemon.close();
+        if (!result.settled) {
+          // A run that outlived the grace period may still hold sockets or timers; the state is
+          // closed and consistent, so do not let it keep the process alive.
+          setTimeout(() => process.exit(ctx.exitCode), 1000).unref();
+        }
       } finally {
         stop.dispose();
       }
