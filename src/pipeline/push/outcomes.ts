@@ -1,5 +1,5 @@
 /** What one record's write outcome means for the pipeline. */
-import { AuthenticationError, MethodNotFoundError, ScopeError, ShopApiError } from '../../shop/errors.js';
+import { AuthenticationError, MethodNotFoundError, OutcomeUnknownError, ScopeError, ShopApiError } from '../../shop/errors.js';
 import type { ResourceDef } from '../../shop/registry/index.js';
 import type { RecordOutcome } from '../../shop/client/types.js';
 import { readShopId, type ShopId, type StoredIssue } from '../../state/index.js';
@@ -14,7 +14,9 @@ export type Verdict =
   | { readonly kind: 'duplicate-order'; readonly shopId?: ShopId; readonly ours: boolean }
   /** An update of a record the shop no longer has. */
   | { readonly kind: 'gone'; readonly error: StoredIssue }
-  /** Not settled: send again (transient failure, lost answer, a sibling's rejection). */
+  /** The write may have taken effect, its answer was lost (OUTCOME_UNKNOWN): reconcile with the shop before sending again. */
+  | { readonly kind: 'unknown'; readonly error: StoredIssue }
+  /** Not settled: send again (transient failure, a sibling's rejection). */
   | { readonly kind: 'retry'; readonly error: StoredIssue; readonly countsAttempt: boolean }
   /** The run cannot go on (credentials, scope, missing endpoint). */
   | { readonly kind: 'fatal'; readonly error: StoredIssue }
@@ -41,6 +43,7 @@ export function verdictOf(resource: ResourceDef, op: 'create' | 'update', outcom
   if (error.code === 'DUPLICATE_EXTERNAL_REFERENCE') return { kind: 'duplicate-order', shopId: idFrom(details[resource.key.id] ?? details.orders_id), ours: details.afterLostAnswer === true };
   if (error.code === 'ALREADY_EXISTS' && op === 'create') return { kind: 'exists', shopId: idFrom(details[resource.key.id]) };
   if (error.code === 'NOT_FOUND' && op === 'update' && details.afterLostAnswer !== true) return { kind: 'gone', error: issue };
+  if (error instanceof OutcomeUnknownError || (error.retryable && details.afterLostAnswer === true)) return { kind: 'unknown', error: issue };
   if (error.code === 'BATCH_REJECTED') return { kind: 'retry', error: issue, countsAttempt: false };
   if (error.retryable) return { kind: 'retry', error: issue, countsAttempt: true };
   return { kind: 'reject', error: issue };

@@ -54,7 +54,8 @@ export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: 
     return dead(seq, erpKey, record, warnings, { ...first, message, details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
   }
   const payload = result.payload;
-  const hash = contentHash(payload);
+  // Create-only fields never travel in an update, so they take no part in change detection either.
+  const hash = contentHash(withoutCreateOnly(payload, mapping.createOnly));
   let shopId: ShopId | undefined = def.options.keyIsShopId ? readShopId(erpKey) : state.refs.get(resource.name, erpKey)?.shopId;
   // A mapping that addresses records by the shop's own id field (order status back-sync: orders_id) knows the shop id.
   const byId = mapping.shopKey !== undefined && mapping.shopKey === resource.key.id ? payload[mapping.shopKey] : undefined;
@@ -79,7 +80,9 @@ export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: 
   if (resource.name === 'orders' && op === 'create' && !hasExternalReference(payload)) {
     return dead(seq, erpKey, record, warnings, { code: 'EXTERNAL_REFERENCE_MISSING', message: 'orders are only created with external_reference {source, external_id}, so a repeat can never create a second order; map it in the mapping file' }, { payload, hash });
   }
-  const item = newItem(input, payload, hash, warnings, op, shopId);
+  const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly);
+  // An intent left by an earlier run: that create may have landed before the process died.
+  if (op === 'create' && !deps.dryRun && state.intents.get(resource.name, erpKey) !== undefined) item.verify = true;
   const fields = appendOnlyFields(resource, mapping);
   let requests = 0;
   if (op === 'update' && shopId !== undefined) {
@@ -88,7 +91,7 @@ export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: 
   return { kind: 'send', item, requests };
 }
 
-function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; position?: CursorPosition }, payload: Record<string, unknown>, hash: string, warnings: StoredIssue[], op: 'create' | 'update', shopId: ShopId | undefined): WorkItem {
+function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; position?: CursorPosition }, payload: Record<string, unknown>, hash: string, warnings: StoredIssue[], op: 'create' | 'update', shopId: ShopId | undefined, createOnly?: readonly string[]): WorkItem {
   return {
     ...(input.seq !== undefined ? { seq: input.seq } : {}),
     erpKey: input.erpKey,
@@ -96,6 +99,7 @@ function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; posit
     ...(input.position ? { position: input.position } : {}),
     payload,
     hash,
+    ...(createOnly !== undefined && createOnly.length > 0 ? { createOnly } : {}),
     warnings,
     op,
     ...(shopId !== undefined ? { shopId } : {}),
@@ -106,6 +110,7 @@ function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; posit
     splitDepth: 0,
     reconcile: false,
     createMayHaveLanded: false,
+    verify: false,
   };
 }
 
@@ -114,7 +119,19 @@ function hasExternalReference(payload: Record<string, unknown>): boolean {
   return !!ref && typeof ref === 'object' && typeof ref.source === 'string' && ref.source !== '' && typeof ref.external_id === 'string' && ref.external_id !== '';
 }
 
+/** A payload without the mapping's create-only fields (what an update sends). */
+export function withoutCreateOnly(payload: Record<string, unknown>, createOnly: readonly string[] | undefined): Record<string, unknown> {
+  if (createOnly === undefined || !createOnly.some((f) => f in payload)) return payload;
+  return Object.fromEntries(Object.entries(payload).filter(([field]) => !createOnly.includes(field)));
+}
+
+/** The payload for the item's operation: an update drops create-only fields. */
+export function sentPayload(item: Pick<WorkItem, 'op' | 'payload' | 'createOnly'>): Record<string, unknown> {
+  return item.op === 'update' ? withoutCreateOnly(item.payload, item.createOnly) : item.payload;
+}
+
 /** The payload as sent: an update carries the shop id under the resource's key field. */
 export function wirePayload(resource: ResourceDef, item: WorkItem): Record<string, unknown> {
-  return item.op === 'update' && item.shopId !== undefined ? { ...item.payload, [resource.key.id]: item.shopId } : item.payload;
+  const payload = sentPayload(item);
+  return item.op === 'update' && item.shopId !== undefined ? { ...payload, [resource.key.id]: item.shopId } : payload;
 }

@@ -5,7 +5,7 @@
  */
 import type { SourceItem } from '../../erp/types.js';
 import { AbortedError } from '../../errors.js';
-import { OutcomeUnknownError } from '../../shop/errors.js';
+import { OutcomeUnknownError, ShopApiError } from '../../shop/errors.js';
 import type { Logger } from '../../log.js';
 import type { RunCounts, StoredIssue } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
@@ -14,8 +14,9 @@ import type { PlannedRecord } from '../types.js';
 import { LowWaterMark } from '../watermark.js';
 import { appendOnlyFields, pruneSentHistory } from './history.js';
 import { issueOf } from './issues.js';
+import { findExisting, shopDeduplicates } from './lookup.js';
 import { rejectedAsWhole, verdictOf } from './outcomes.js';
-import { prepare, wirePayload, type PrepareDeps } from './prepare.js';
+import { prepare, sentPayload, wirePayload, type PrepareDeps } from './prepare.js';
 import { beforeSend, settle } from './settle.js';
 import type { Settlement, WorkItem } from './work.js';
 
@@ -158,8 +159,10 @@ export class PushEngine {
     this.inflight.add(p);
   }
 
-  private async send(op: Op, items: WorkItem[]): Promise<void> {
+  private async send(op: Op, batch: WorkItem[]): Promise<void> {
     const { state, shop, resource, def, runId } = this.o;
+    const items = op === 'create' ? await this.verifyCreates(batch) : batch;
+    if (items.length === 0) return;
     for (const item of items) {
       if (!item.reconcile || item.shopId === undefined) continue;
       // The entries are marked pending: this reads the record back and drops those the shop already holds.
@@ -191,6 +194,36 @@ export class PushEngine {
       if (s) settled.push(s);
     });
     settle(this.target(), [...this.immediate.splice(0), ...settled]);
+  }
+
+  /**
+   * Creates that may have landed already (lost answer, open intent of a crashed run) are looked up
+   * in the shop first; a record found becomes an update of it. Returns the items still to create.
+   */
+  private async verifyCreates(items: WorkItem[]): Promise<WorkItem[]> {
+    const unsure = items.filter((item) => item.verify && !shopDeduplicates(this.o.resource, item.payload));
+    for (const item of items) item.verify = false;
+    if (unsure.length === 0) return items;
+    let lookup: Awaited<ReturnType<typeof findExisting>>;
+    try {
+      lookup = await findExisting(this.o, unsure);
+    } catch (err) {
+      if (!(err instanceof ShopApiError) || !err.retryable) throw err;
+      // The shop could not be read: these records wait (still unverified) for another try; never create them blind.
+      for (const item of unsure) this.judge('create', item, { kind: 'unknown', error: issueOf(err) });
+      return items.filter((item) => !unsure.includes(item));
+    }
+    const { found, requests } = lookup;
+    this.o.counts.requests += requests;
+    if (found.size === 0) return items;
+    for (const [item, shopId] of found) {
+      item.op = 'update';
+      item.shopId = shopId;
+      item.foundExisting = true;
+      this.queues.update.push(item);
+    }
+    this.o.logger.info({ found: found.size, looked: unsure.length }, 'records of interrupted creates found in the shop; updating them instead of creating again');
+    return items.filter((item) => !found.has(item));
   }
 
   /** Settle, requeue or stop for one outcome; returns the settlement when the record is settled. */
@@ -229,8 +262,11 @@ export class PushEngine {
         delete item.shopId;
         this.queues.create.push(item);
         return undefined;
+      case 'unknown':
       case 'retry':
-        if (v.countsAttempt) item.attempts++;
+        if (v.kind === 'unknown' || v.countsAttempt) item.attempts++;
+        // The lost write may have landed: a create is looked up in the shop before it goes out again.
+        if (v.kind === 'unknown' && op === 'create') item.verify = true;
         if (op === 'update' && item.history.length > 0) item.reconcile = true;
         if (item.attempts >= def.options.maxAttempts) {
           this.fatal ??= { ...v.error, message: `gave up after ${item.attempts} attempts: ${v.error.message}` };
@@ -257,7 +293,7 @@ export class PushEngine {
   }
 
   private async planSend(item: WorkItem): Promise<void> {
-    const payload = item.payload;
+    const payload = sentPayload(item);
     if (item.op === 'create') {
       this.o.counts.created++;
       this.plan.push({ erpKey: item.erpKey, action: 'create', payload });

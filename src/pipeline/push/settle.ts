@@ -8,6 +8,7 @@ import type { RunCounts, StateStore } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
 import type { LowWaterMark } from '../watermark.js';
 import { markPending, markSent } from './history.js';
+import { sentPayload } from './prepare.js';
 import type { Settlement, WorkItem } from './work.js';
 
 /** Where settlements go. */
@@ -54,7 +55,7 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
           outcome: s.outcome,
           warnings: s.warnings,
           payloadHash: item.hash,
-          ...(sent && target.storePayloads ? { payload: item.payload } : {}),
+          ...(sent && target.storePayloads ? { payload: sentPayload(item) } : {}),
         });
         counts[s.outcome]++;
         counts.warnings += s.warnings.length;

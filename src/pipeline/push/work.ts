@@ -16,9 +16,12 @@ export interface WorkItem {
   readonly erpKey: string;
   readonly record: ErpRecord;
   readonly position?: CursorPosition;
-  /** The mapped payload, without the shop id. */
+  /** The mapped payload, without the shop id (with the create-only fields; updates drop them). */
   payload: Record<string, unknown>;
+  /** Hash of the payload an update would send (create-only fields left out), compared between runs. */
   readonly hash: string;
+  /** The mapping's create-only fields. */
+  readonly createOnly?: readonly string[];
   readonly warnings: StoredIssue[];
   op: 'create' | 'update';
   shopId?: ShopId;
@@ -34,6 +37,8 @@ export interface WorkItem {
   splitDepth: number;
   /** A create of this record may have reached the shop in this run (its answer was lost). */
   createMayHaveLanded: boolean;
+  /** A create of this record may have landed without us learning its id (lost answer, crash): look it up before creating. */
+  verify: boolean;
   /** An earlier send carrying append-only entries lost its answer: read the record back before sending again. */
   reconcile: boolean;
 }
