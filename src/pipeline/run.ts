@@ -142,7 +142,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     let after: CursorPosition | undefined = stored ? { value: stored.value, key: stored.key } : undefined;
     if (!after && o.mode === 'backfill' && o.range?.from !== undefined && o.range.from !== null) after = { value: o.range.from, key: null };
     const open = deps.state.intents.list(def.name);
-    if (open.length > 0) o.logger.warn({ intents: open.length }, 'creates of the last run were interrupted; their records are re-read and matched by natural key before anything is created again');
+    if (open.length > 0) o.logger.warn({ intents: open.length }, 'creates of the last run were interrupted; their records are re-read and looked up in the shop (id, shop key, natural key) before anything is created again');
     const watermark = new LowWaterMark(after);
     const engine = new PushEngine({
       def,
