@@ -6,10 +6,11 @@
  * the SEO history. Reusable by any similar resource.
  */
 import type { ResourceHandler, SandboxContext, SandboxRequest } from '../handler.js';
-import { deleteReply, fail, isObject, phpDeleteId, phpInt, RecordError, type RecordScope, writeEach } from '../kit.js';
+import { deleteReply, fail, phpDeleteId, phpInt, RecordError, type RecordScope, writeEach } from '../kit.js';
 import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { recordSeoNameChanges, type SeoType } from './seohistory.js';
+import { knownLanguageBlocks } from './content/languages.js';
 
 /** How a scalar field is read. `country`: an ISO code, upper-cased. */
 export type FieldKind = 'string' | 'int' | 'flag' | 'country';
@@ -69,15 +70,8 @@ export function applySimpleFields(ctx: SandboxContext, config: SimpleResourceCon
     record[field] = readField(config.fields[field], field, value);
   }
   if ('languages' in input) {
-    if (!isObject(input.languages)) throw new RecordError('INVALID_PAYLOAD', 'languages must be an object keyed by language code', 'languages');
-    const known = new Set(ctx.reference().languages.map((l) => l.code));
     const stored: Record<string, Record<string, unknown>> = { ...((record.languages as Record<string, Record<string, unknown>> | undefined) ?? {}) };
-    for (const [code, block] of Object.entries(input.languages)) {
-      if (!known.has(code)) {
-        scope.warn('LANGUAGE_NOT_FOUND', `languages.${code}: the shop has no language ${code}; block ignored`, `languages.${code}`);
-        continue;
-      }
-      if (!isObject(block)) throw new RecordError('INVALID_PAYLOAD', `languages.${code} must be an object`, `languages.${code}`);
+    for (const [code, block] of knownLanguageBlocks(ctx, input.languages ?? null, scope)) {
       const merged = { ...(stored[code] ?? Object.fromEntries(config.languageFields.map((f) => [f, '']))) };
       for (const [key, value] of Object.entries(block)) {
         const field = config.languageAliases?.[key] ?? key;

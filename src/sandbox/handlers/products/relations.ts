@@ -4,6 +4,7 @@
  */
 import type { SandboxContext } from '../../handler.js';
 import { isObject, phpInt, RecordError, type RecordScope } from '../../kit.js';
+import { knownLanguageBlocks } from '../content/languages.js';
 
 type Entry = Record<string, unknown>;
 
@@ -30,16 +31,10 @@ export function slugify(text: string): string {
 
 /** languages{}: merge the sent languages and fields; on create, fill missing languages from the master. */
 export function applyLanguages(ctx: SandboxContext, product: Entry, value: unknown, creating: boolean, scope: RecordScope): void {
-  if (value !== undefined && !isObject(value)) throw new RecordError('INVALID_PAYLOAD', 'languages must be an object keyed by language code (de, en)', 'languages');
   const languages = ctx.reference().languages;
   const stored: Record<string, Entry> = { ...((product.languages as Record<string, Entry> | undefined) ?? {}) };
   const sentCodes: string[] = [];
-  for (const [code, block] of Object.entries(value ?? {})) {
-    if (!languages.some((l) => l.code === code)) {
-      scope.warn('LANGUAGE_NOT_FOUND', `languages.${code}: the shop has no language ${code}; block ignored`, `languages.${code}`);
-      continue;
-    }
-    if (!isObject(block)) throw new RecordError('INVALID_PAYLOAD', `languages.${code} must be an object`, `languages.${code}`);
+  for (const [code, block] of knownLanguageBlocks(ctx, value, scope)) {
     const merged: Entry = { ...(stored[code] ?? emptyBlock()) };
     for (const f of LANGUAGE_FIELDS) if (f in block) merged[f] = block[f] === null ? '' : String(block[f]);
     stored[code] = merged;
