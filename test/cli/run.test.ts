@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -99,6 +100,43 @@ describe('shopsync run (the daemon, spawned as the container runs it)', () => {
       expect(state.runs.list({ pipeline: 'products' })[0]).toMatchObject({ status: 'crashed', error: { code: 'RUN_CRASHED' } });
     } finally {
       await state.close();
+    }
+  });
+
+  it('exits 0 when a run outlives the grace period, and the next start marks that run crashed and continues', async () => {
+    const dir = tempDir();
+    createErp(join(dir, 'erp.sqlite'), 200);
+    const config = writeConfig(dir, { schedule: '* * * * * *', requestsPerSecond: 4, batchSize: 10, pageSize: 20 });
+    writeFileSync(config, readFileSync(config, 'utf8').replace('shutdownGraceMs: 10000', 'shutdownGraceMs: 0'));
+    const own = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
+    const env = { SHOP_URL: own.url, SHOP_TOKEN: own.token };
+    try {
+      const daemon = startCli(['run', '--config', config, '--no-dashboard'], { env });
+      await until(async () => (await shopProducts(own)).size >= 20);
+      // Slow answers: the batch in flight cannot settle within a grace period of 0.
+      const slow = await fetch(`${own.url}/sandbox/faults`, { method: 'PUT', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: 1500 }) });
+      expect(slow.ok).toBe(true);
+      await new Promise((r) => setTimeout(r, 400));
+      daemon.child.kill('SIGTERM');
+      const result = await daemon.exited;
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      await fetch(`${own.url}/sandbox/faults`, { method: 'PUT', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: 0 }) });
+      expect(result.stdout).toContain('grace period over');
+
+      const next = await runCli(['sync', 'products', '--json', '--config', config], { env });
+      expect(next.code, next.stderr).toBe(0);
+      const state = openState(join(dir, 'state/shopsync.db'));
+      try {
+        const runs = state.runs.list({ pipeline: 'products' });
+        expect(runs.filter((r) => r.status === 'running')).toEqual([]);
+        expect(runs.map((r) => r.status)).toContain('crashed');
+      } finally {
+        await state.close();
+      }
+      const shop = await shopProducts(own);
+      for (let i = 1; i <= 200; i++) expect(shop.has(sku(i)), sku(i)).toBe(true);
+    } finally {
+      await own.close();
     }
   });
 
