@@ -4,6 +4,8 @@
  */
 import { silentLogger } from '../log.js';
 import { emptyCounts, type RunCounts } from '../state/index.js';
+import { openSink } from './pull.js';
+import { PullDelivery } from './pullDelivery.js';
 import { PushEngine } from './push/runner.js';
 import { checkMapping, parseDefinition } from './run.js';
 import type { PipelineDefinition, PipelineDefinitionInput } from './schema.js';
@@ -15,7 +17,7 @@ export interface DeadLetterSelection {
   readonly ids?: readonly number[];
 }
 
-/** Retry dead letters of a push pipeline; letters that succeed are removed, others count another attempt. */
+/** Retry dead letters (push: into the shop; pull: into the sink) through the current mapping; letters that succeed are removed, others count another attempt. */
 export async function retryDeadLetters(definition: PipelineDefinition | PipelineDefinitionInput, deps: PipelineDeps, selection: DeadLetterSelection = {}): Promise<RunSummary> {
   const def = parseDefinition(definition);
   const resource = checkMapping(def, deps);
@@ -39,13 +41,28 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
   let status: RunStatusFinal = 'succeeded';
   let error: { code: string; message: string } | undefined;
   try {
-    if (def.direction !== 'push') throw Object.assign(new Error('retrying dead letters of pull pipelines: run the pull again (records are re-exported and re-mapped)'), { code: 'NOT_SUPPORTED' });
-    const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}) });
-    await engine.pushRecords(letters.map((l) => ({ erpKey: l!.erpKey, record: { ...l!.record } })));
-    if (engine.fatal) {
-      status = 'failed';
-      error = { code: engine.fatal.code, message: engine.fatal.message };
-    } else if (counts.deadLettered > 0) status = 'partial';
+    if (def.direction === 'pull') {
+      // The stored shop record goes through the current mapping into the sink, as a pull would deliver it.
+      const { sink, close } = await openSink(def, deps, false);
+      try {
+        const delivery = new PullDelivery({ def, deps, resource, runId, counts, ...(sink ? { sink } : {}), resolveUnchanged: true });
+        for (const l of letters) {
+          counts.read++;
+          await delivery.accept({ ...l!.record }, l!.erpKey);
+        }
+        await delivery.flush();
+      } finally {
+        await close();
+      }
+    } else {
+      const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}) });
+      await engine.pushRecords(letters.map((l) => ({ erpKey: l!.erpKey, record: { ...l!.record } })));
+      if (engine.fatal) {
+        status = 'failed';
+        error = { code: engine.fatal.code, message: engine.fatal.message };
+      }
+    }
+    if (status === 'succeeded' && counts.deadLettered > 0) status = 'partial';
   } catch (err) {
     status = 'failed';
     error = { code: (err as { code?: string }).code ?? 'INTERNAL', message: err instanceof Error ? err.message : String(err) };

@@ -5,15 +5,12 @@
  * committed everything the export returned. Resources without a delta filter are scanned in
  * full and diffed by hash.
  */
-import { createHash } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import type { Sink } from '../erp/types.js';
 import type { Logger } from '../log.js';
 import type { ResourceDef } from '../shop/registry/index.js';
-import type { RunCounts, StoredIssue } from '../state/index.js';
-import { contentHash } from './hash.js';
-import { mappingContext } from './push/prepare.js';
-import { issueOf } from './push/issues.js';
+import type { RunCounts } from '../state/index.js';
+import { PullDelivery } from './pullDelivery.js';
 import type { PipelineDefinition } from './schema.js';
 import type { PipelineDeps, PlannedRecord, RunOptions, RunRange } from './types.js';
 
@@ -25,12 +22,6 @@ interface PullOptions {
   readonly range?: RunRange;
   readonly signal?: AbortSignal;
   readonly logger: Logger;
-}
-
-interface Pending {
-  readonly key: string;
-  readonly hash: string;
-  readonly row: Record<string, unknown>;
 }
 
 /** The filter value for a stored delta value: the day (YYYY-MM-DD) or the timestamp, moved back by the overlap. */
@@ -64,80 +55,21 @@ function exportFilters(def: PipelineDefinition, resource: ResourceDef, stored: s
 /** Run a pull; returns the dry-run plan when in dry-run mode. */
 export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: PullOptions): Promise<PlannedRecord[] | undefined> {
   const dryRun = o.mode === 'dry-run';
-  const { state, shop, mapping } = deps;
-  if (!deps.sink) throw new ConfigError(`pull pipeline ${def.name} needs a sink`);
-  const sinkOwned = typeof deps.sink === 'function';
-  const sink: Sink | undefined = dryRun ? undefined : sinkOwned ? await (deps.sink as () => Promise<Sink>)() : (deps.sink as Sink);
-  const plan: PlannedRecord[] = [];
+  const { state, shop } = deps;
+  const { sink, close } = await openSink(def, deps, dryRun);
   try {
     const delta = resource.ops.export?.delta;
     const stored = state.cursors.get(def.name, o.cursorName);
     const storedValue = typeof stored?.value === 'string' ? stored.value : undefined;
     let maxValue = storedValue;
-    let batch: Pending[] = [];
-    const ctx = mappingContext(state);
-    const keysInBatch = new Map<string, number>();
-
-    const flush = async (): Promise<void> => {
-      if (batch.length === 0 || !sink) return;
-      const records = batch.map((p) => p.row);
-      const id = `${def.name}:${createHash('sha256').update(batch.map((p) => `${p.key}:${p.hash}`).join('|')).digest('hex').slice(0, 32)}`;
-      await sink.write({ id, records });
-      const done = batch;
-      batch = [];
-      keysInBatch.clear();
-      state.transaction(() => {
-        for (const p of done) {
-          state.seen.put(def.name, p.key, p.hash);
-          state.deadLetters.resolve(def.name, p.key);
-          state.events.add({ runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', payloadHash: p.hash, ...(def.options.storePayloads ? { payload: p.row } : {}) });
-        }
-        state.runs.saveCounts(o.runId, o.counts);
-      });
-      for (const p of done) deps.events?.emit({ type: 'record-settled', runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', codes: [] });
-    };
-
+    const delivery = new PullDelivery({ def, deps, resource, runId: o.runId, counts: o.counts, ...(sink ? { sink } : {}) });
     const handle = async (record: Record<string, unknown>): Promise<void> => {
       o.counts.read++;
-      const key = String(record[resource.key.id] ?? record[mapping.key] ?? '');
       if (delta) {
         const v = record[delta.recordField];
         if (typeof v === 'string' && v !== '' && (maxValue === undefined || v > maxValue)) maxValue = v;
       }
-      const result = mapping.applySync ? mapping.applySync(record, ctx) : await mapping.apply(record, ctx);
-      if (!result.ok) {
-        const error: StoredIssue = { ...issueOf(result.errors[0]), message: result.errors.map((e) => e.message).join('; ') };
-        o.counts.failed++;
-        if (dryRun) plan.push({ erpKey: key, action: 'fail', reason: `[${error.code}] ${error.message}` });
-        else {
-          o.counts.deadLettered++;
-          state.transaction(() => {
-            state.deadLetters.add({ pipeline: def.name, resource: resource.name, erpKey: key, record, code: error.code, reason: error.message, runId: o.runId });
-            state.events.add({ runId: o.runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', error });
-          });
-        }
-        return;
-      }
-      const hash = contentHash(result.payload);
-      if (state.seen.get(def.name, key) === hash) {
-        o.counts.unchanged++;
-        if (dryRun) plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
-        return;
-      }
-      if (dryRun) {
-        plan.push({ erpKey: key, action: state.seen.get(def.name, key) === undefined ? 'create' : 'update', payload: result.payload });
-        o.counts.created++;
-        return;
-      }
-      // The same record twice in one export (it changed while we paged): keep only the latest version.
-      const dup = keysInBatch.get(key);
-      if (dup !== undefined) batch[dup] = { key, hash, row: result.payload };
-      else {
-        keysInBatch.set(key, batch.length);
-        batch.push({ key, hash, row: result.payload });
-        o.counts.created++;
-      }
-      if (batch.length >= def.options.sinkBatchSize) await flush();
+      await delivery.accept(record);
     };
 
     const range = o.mode === 'backfill' ? o.range : undefined;
@@ -150,11 +82,11 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
         const records = await shop.exportRange(resource.name as never, start, end);
         o.counts.requests++;
         for (const record of records) await handle(record);
-        await flush();
+        await delivery.flush();
         if (!dryRun) state.cursors.set(def.name, o.cursorName, { value: end, key: null, boundary: { finished: end >= range.to } });
         start = end + 1;
       }
-      return dryRun ? plan : undefined;
+      return dryRun ? delivery.plan : undefined;
     }
     const filters = exportFilters(def, resource, storedValue, range);
     for await (const page of shop.exportPages(resource.name as never, { filters, ...(o.signal ? { signal: o.signal } : {}) })) {
@@ -162,13 +94,22 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
       for (const record of page.records) await handle(record);
       if (o.signal?.aborted) break;
     }
-    await flush();
+    await delivery.flush();
     // Only now, with everything the export returned durable in the sink, may the cursor move.
     if (!dryRun && !o.signal?.aborted && o.mode !== 'backfill' && delta && maxValue !== undefined && maxValue !== storedValue) {
       state.cursors.set(def.name, o.cursorName, { value: maxValue, key: null });
     }
-    return dryRun ? plan : undefined;
+    return dryRun ? delivery.plan : undefined;
   } finally {
-    if (sinkOwned && sink) await sink.close();
+    await close();
   }
+}
+
+/** The pipeline's sink (none in a dry run) and how to release it: a factory's sink is closed after the run. */
+export async function openSink(def: PipelineDefinition, deps: PipelineDeps, dryRun: boolean): Promise<{ sink?: Sink; close(): Promise<void> }> {
+  if (!deps.sink) throw new ConfigError(`pull pipeline ${def.name} needs a sink`);
+  if (dryRun) return { close: async () => {} };
+  if (typeof deps.sink !== 'function') return { sink: deps.sink, close: async () => {} };
+  const sink = await deps.sink();
+  return { sink, close: () => sink.close() };
 }

@@ -1,0 +1,145 @@
+/**
+ * Delivering shop records to an ERP sink: map each record, drop those already delivered in this
+ * version (key + content hash), write batches to the sink, and dead-letter a record the mapping
+ * refuses or the sink refuses (a `CONNECTOR_INVALID_RECORD` batch is split until the refused
+ * record is alone). Used by pull runs and by dead-letter retries of pull pipelines.
+ */
+import { createHash } from 'node:crypto';
+import { ConnectorError } from '../errors.js';
+import { CONNECTOR_CODES } from '../erp/errors.js';
+import type { Sink } from '../erp/types.js';
+import type { ResourceDef } from '../shop/registry/index.js';
+import type { RunCounts, StoredIssue } from '../state/index.js';
+import { contentHash } from './hash.js';
+import { mappingContext } from './push/prepare.js';
+import { issueOf } from './push/issues.js';
+import type { PipelineDefinition } from './schema.js';
+import type { PipelineDeps, PlannedRecord } from './types.js';
+
+interface Pending {
+  readonly key: string;
+  readonly hash: string;
+  readonly row: Record<string, unknown>;
+  readonly record: Record<string, unknown>;
+}
+
+/** What a delivery needs. */
+export interface DeliveryOptions {
+  readonly def: PipelineDefinition;
+  readonly deps: Pick<PipelineDeps, 'state' | 'mapping' | 'events'>;
+  readonly resource: ResourceDef;
+  readonly runId: number;
+  readonly counts: RunCounts;
+  /** Absent in dry runs: nothing is written, a plan is collected instead. */
+  readonly sink?: Sink;
+  /** Dead-letter retries: a record found already delivered in this version also resolves its letter. */
+  readonly resolveUnchanged?: boolean;
+}
+
+/** One run's delivery of shop records into the sink. */
+export class PullDelivery {
+  readonly plan: PlannedRecord[] = [];
+  private batch: Pending[] = [];
+  private readonly keysInBatch = new Map<string, number>();
+  private readonly ctx;
+
+  constructor(private readonly o: DeliveryOptions) {
+    this.ctx = mappingContext(o.deps.state);
+  }
+
+  /** The key a shop record is known by (its id field, or the mapping's key). */
+  keyOf(record: Record<string, unknown>): string {
+    return String(record[this.o.resource.key.id] ?? record[this.o.deps.mapping.key] ?? '');
+  }
+
+  /** Map one shop record and queue it for the sink (or dead-letter it); flushes full batches. */
+  async accept(record: Record<string, unknown>, key = this.keyOf(record)): Promise<void> {
+    const { def, deps, counts } = this.o;
+    const { state, mapping } = deps;
+    const result = mapping.applySync ? mapping.applySync(record, this.ctx) : await mapping.apply(record, this.ctx);
+    if (!result.ok) {
+      const first = issueOf(result.errors[0]);
+      this.deadLetter(key, record, undefined, { ...first, message: result.errors.map((e) => e.message).join('; '), details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
+      return;
+    }
+    const hash = contentHash(result.payload);
+    const seen = state.seen.get(def.name, key);
+    if (seen === hash) {
+      counts.unchanged++;
+      if (!this.o.sink) this.plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
+      else if (this.o.resolveUnchanged) state.deadLetters.resolve(def.name, key);
+      return;
+    }
+    if (!this.o.sink) {
+      this.plan.push({ erpKey: key, action: seen === undefined ? 'create' : 'update', payload: result.payload });
+      counts.created++;
+      return;
+    }
+    // The same record twice in one export (it changed while we paged): keep only the latest version.
+    const dup = this.keysInBatch.get(key);
+    if (dup !== undefined) this.batch[dup] = { key, hash, row: result.payload, record };
+    else {
+      this.keysInBatch.set(key, this.batch.length);
+      this.batch.push({ key, hash, row: result.payload, record });
+      counts.created++;
+    }
+    if (this.batch.length >= def.options.sinkBatchSize) await this.flush();
+  }
+
+  /** Write what is queued; resolves once the sink committed it. */
+  async flush(): Promise<void> {
+    const done = this.batch;
+    this.batch = [];
+    this.keysInBatch.clear();
+    if (done.length > 0) await this.write(done);
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    const { def, deps, resource, runId, counts } = this.o;
+    const { state } = deps;
+    const id = `${def.name}:${createHash('sha256').update(batch.map((p) => `${p.key}:${p.hash}`).join('|')).digest('hex').slice(0, 32)}`;
+    try {
+      await this.o.sink!.write({ id, records: batch.map((p) => p.row) });
+    } catch (err) {
+      // The sink refused a record of this batch and wrote nothing: halve until the refused record is alone.
+      if (!(err instanceof ConnectorError) || err.code !== CONNECTOR_CODES.invalidRecord) throw err;
+      if (batch.length === 1) {
+        counts.created--;
+        this.deadLetter(batch[0]!.key, batch[0]!.record, batch[0]!.row, issueOf(err));
+        return;
+      }
+      const mid = Math.ceil(batch.length / 2);
+      await this.write(batch.slice(0, mid));
+      await this.write(batch.slice(mid));
+      return;
+    }
+    state.transaction(() => {
+      for (const p of batch) {
+        state.seen.put(def.name, p.key, p.hash);
+        state.deadLetters.resolve(def.name, p.key);
+        state.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', payloadHash: p.hash, ...(def.options.storePayloads ? { payload: p.row } : {}) });
+      }
+      state.runs.saveCounts(runId, counts);
+    });
+    for (const p of batch) deps.events?.emit({ type: 'record-settled', runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', codes: [] });
+  }
+
+  /** A record the mapping or the sink refused: kept with the shop record as its payload, the rest goes on. */
+  private deadLetter(key: string, record: Record<string, unknown>, row: Record<string, unknown> | undefined, error: StoredIssue): void {
+    const { def, deps, resource, runId, counts } = this.o;
+    const { state } = deps;
+    counts.failed++;
+    if (!this.o.sink) {
+      this.plan.push({ erpKey: key, action: 'fail', reason: `[${error.code}] ${error.message}` });
+      return;
+    }
+    counts.deadLettered++;
+    state.transaction(() => {
+      // The shop record is what a retry maps again; the row the sink refused (if any) stays with the event.
+      state.deadLetters.add({ pipeline: def.name, resource: resource.name, erpKey: key, record, payload: record, code: error.code, reason: error.message, runId });
+      state.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', error, ...(row && def.options.storePayloads ? { payload: row } : {}) });
+      state.runs.saveCounts(runId, counts);
+    });
+    deps.events?.emit({ type: 'record-settled', runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', codes: [error.code] });
+  }
+}
