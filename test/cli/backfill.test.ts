@@ -8,7 +8,7 @@ let sandbox: SandboxHandle;
 beforeAll(async () => {
   await ensureBuilt();
   sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-});
+}, 300_000);
 afterAll(async () => {
   await sandbox?.close();
 });
@@ -21,7 +21,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise
   }
 }
 
-describe('shopsync backfill (spawned against the sandbox)', () => {
+describe('shopsync backfill (spawned against the sandbox)', { timeout: 180_000 }, () => {
   it('resumes an interrupted backfill from its checkpoint and never moves the incremental cursor', async () => {
     const dir = tempDir();
     const total = 240;

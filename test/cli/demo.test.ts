@@ -5,7 +5,7 @@ import { ensureBuilt, startCli, tempDir, type CliProcess } from './support.js';
 
 beforeAll(async () => {
   await ensureBuilt();
-});
+}, 300_000);
 
 interface Printed {
   dashboard: string;
@@ -36,7 +36,7 @@ async function shopGet(p: Printed, path: string): Promise<Record<string, unknown
   return ((await res.json()) as { data: Record<string, unknown>[] }).data;
 }
 
-describe('shopsync demo (what `npm start` runs)', () => {
+describe('shopsync demo (what `npm start` runs)', { timeout: 180_000 }, () => {
   it('brings products and stock into the sandbox, lands a shop order in the ERP, flows its status back, stops on Ctrl-C and starts again', async () => {
     const dir = join(tempDir('shopsync-demo-'), 'demo');
     const demo = startCli(['demo', '--port', '0', '--sandbox-port', '0', '--dir', dir]);

@@ -5,9 +5,9 @@ import { ensureBuilt, PRODUCT_MAPPING, runCli, tempDir } from './support.js';
 
 beforeAll(async () => {
   await ensureBuilt();
-});
+}, 300_000);
 
-describe('shopsync mappings', () => {
+describe('shopsync mappings', { timeout: 180_000 }, () => {
   it('checks the shipped mappings and exits 1 naming file and line of a broken one', async () => {
     const shipped = await runCli(['mappings', 'check']);
     expect(shipped.code, shipped.stdout).toBe(0);

@@ -9,7 +9,7 @@ let sandbox: SandboxHandle;
 beforeAll(async () => {
   await ensureBuilt();
   sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-});
+}, 300_000);
 afterAll(async () => {
   await sandbox?.close();
 });
@@ -22,7 +22,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise
   }
 }
 
-describe('shopsync run (the daemon, spawned as the container runs it)', () => {
+describe('shopsync run (the daemon, spawned as the container runs it)', { timeout: 180_000 }, () => {
   it('answers /healthz, /readyz and /metrics, skips overlapping ticks, and on SIGTERM checkpoints, exits 0 and lets the next run continue', async () => {
     const dir = tempDir();
     const total = 240;

@@ -3,9 +3,9 @@ import { ensureBuilt, runCli, startCli } from './support.js';
 
 beforeAll(async () => {
   await ensureBuilt();
-});
+}, 300_000);
 
-describe('shopsync sandbox', () => {
+describe('shopsync sandbox', { timeout: 180_000 }, () => {
   it('prints one line with its base URL when ready, serves the API with the given token and scopes, and stops on SIGTERM with 0', async () => {
     const p = startCli(['sandbox', '--port', '0', '--memory', '--seed', 'demo', '--token', 'reader-token-1=products:read', '--client', 'app:app-secret-1']);
     const [line, url] = await p.waitFor(/^shopsync sandbox listening on (http:\/\/127\.0\.0\.1:\d+)$/m);

@@ -12,7 +12,7 @@ let sandbox: SandboxHandle;
 beforeAll(async () => {
   await ensureBuilt();
   sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:', tokens: [{ value: TOKEN }], clients: [{ id: 'shopsync', secret: CLIENT_SECRET }] });
-});
+}, 300_000);
 afterAll(async () => {
   await sandbox?.close();
 });
@@ -23,7 +23,7 @@ function leaks(text: string, secrets: readonly string[]): string[] {
   return text.split('\n').filter((line) => forms.some((f) => line.includes(f)));
 }
 
-describe('secrets in logs', () => {
+describe('secrets in logs', { timeout: 180_000 }, () => {
   it('never writes the shop token, OAuth client secret or dashboard token, even at trace level', async () => {
     const dir = tempDir();
     createErp(join(dir, 'erp.sqlite'), 12);

@@ -10,7 +10,7 @@ let sandbox: SandboxHandle;
 beforeAll(async () => {
   await ensureBuilt();
   sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-});
+}, 300_000);
 afterAll(async () => {
   await sandbox?.close();
 });
@@ -19,7 +19,7 @@ function env() {
   return { SHOP_URL: sandbox.url, SHOP_TOKEN: sandbox.token };
 }
 
-describe('shopsync sync, status and dlq (spawned against the sandbox)', () => {
+describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeout: 180_000 }, () => {
   it('pushes the ERP products into the shop and reports them in status --json', async () => {
     const dir = tempDir();
     createErp(join(dir, 'erp.sqlite'), 30);
