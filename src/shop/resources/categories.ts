@@ -13,6 +13,8 @@ const languageBlock = {
   desc_tag: z.string(),
   categories_name: z.string(),
   categories_heading: z.string(),
+  /** URL slug; a change creates a 301 SEO-history entry (spec: Events, side effects). Not in the spec's field table: docs/spec-gaps.md. */
+  seo_name: z.string(),
 };
 
 const categoryWrite = z

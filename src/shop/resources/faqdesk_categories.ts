@@ -1,4 +1,4 @@
-/** FAQ categories (spec: Endpoints › FAQ; fields not shown, sandbox decision in docs/gaps/sandbox-2.md). */
+/** FAQ categories (spec: Endpoints › FAQ; fields not shown, sandbox decision in docs/spec-gaps.md). */
 import { z } from 'zod';
 import type { ResourceDef } from '../registry/types.js';
 import { flag01, flagOut, id, languagesOut, languagesWrite, positiveId } from '../schema/common.js';

@@ -1,4 +1,4 @@
-/** News authors, read only (spec: Endpoints › News; fields not shown, sandbox decision in docs/gaps/sandbox-2.md). */
+/** News authors, read only (spec: Endpoints › News; fields not shown, sandbox decision in docs/spec-gaps.md). */
 import { z } from 'zod';
 import type { ResourceDef } from '../registry/types.js';
 import { email, flag01, flagOut, languagesOut, languagesWrite, positiveId } from '../schema/common.js';

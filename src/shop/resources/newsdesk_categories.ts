@@ -1,4 +1,4 @@
-/** News categories (spec: Endpoints › News; fields not shown, sandbox decision in docs/gaps/sandbox-2.md). */
+/** News categories (spec: Endpoints › News; fields not shown, sandbox decision in docs/spec-gaps.md). */
 import { z } from 'zod';
 import type { ResourceDef } from '../registry/types.js';
 import { flag01, flagOut, id, languagesOut, languagesWrite, positiveId } from '../schema/common.js';
