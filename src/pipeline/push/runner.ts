@@ -9,14 +9,14 @@ import { OutcomeUnknownError, ShopApiError } from '../../shop/errors.js';
 import type { Logger } from '../../log.js';
 import type { RunCounts, StoredIssue } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
-import { payloadDiff } from '../diff.js';
 import type { PlannedRecord } from '../types.js';
 import { LowWaterMark } from '../watermark.js';
 import { appendOnlyFields, pruneSentHistory } from './history.js';
 import { issueOf } from './issues.js';
 import { findExisting, shopDeduplicates } from './lookup.js';
 import { rejectedAsWhole, verdictOf } from './outcomes.js';
-import { prepare, sentPayload, wirePayload, type PrepareDeps } from './prepare.js';
+import { planSend, planSettled } from './plan.js';
+import { prepare, wirePayload, type PrepareDeps } from './prepare.js';
 import { beforeSend, settle } from './settle.js';
 import type { Settlement, WorkItem } from './work.js';
 
@@ -86,13 +86,13 @@ export class PushEngine {
     const prepared = await prepare(this.o, input);
     this.o.counts.requests += prepared.requests;
     if (prepared.kind === 'settled') {
-      if (this.o.dryRun) this.planSettled(prepared.settlement);
+      if (this.o.dryRun) planSettled(this.o.counts, this.plan, prepared.settlement);
       else this.immediate.push(prepared.settlement);
       if (this.immediate.length >= this.batchSize) this.flushImmediate();
       return;
     }
     if (this.o.dryRun) {
-      await this.planSend(prepared.item);
+      this.o.counts.requests += await planSend(this.o, this.plan, prepared.item);
       return;
     }
     this.queues[prepared.item.op].push(prepared.item);
@@ -280,32 +280,5 @@ export class PushEngine {
       case 'reject':
         return { kind: 'dead', item, error: v.error };
     }
-  }
-
-  private planSettled(s: Settlement): void {
-    if (s.kind === 'done') {
-      this.o.counts.unchanged++;
-      this.plan.push({ erpKey: s.item.erpKey, action: 'skip', ...(s.shopId !== undefined ? { shopId: s.shopId } : {}), reason: 'unchanged since the last accepted payload' });
-    } else {
-      this.o.counts.failed++;
-      this.plan.push({ erpKey: s.item.erpKey, action: 'fail', reason: `[${s.error.code}] ${s.error.message}`, ...(s.item.payload !== undefined ? { payload: s.item.payload as Record<string, unknown> } : {}) });
-    }
-  }
-
-  private async planSend(item: WorkItem): Promise<void> {
-    const payload = sentPayload(item);
-    if (item.op === 'create') {
-      this.o.counts.created++;
-      this.plan.push({ erpKey: item.erpKey, action: 'create', payload });
-      return;
-    }
-    let diff: Record<string, { shop: unknown; next: unknown }> | undefined;
-    if (item.shopId !== undefined) {
-      const current = await this.o.shop.exportOne(this.o.resource.name as never, item.shopId);
-      this.o.counts.requests++;
-      diff = payloadDiff(current, payload);
-    }
-    this.o.counts.updated++;
-    this.plan.push({ erpKey: item.erpKey, action: 'update', ...(item.shopId !== undefined ? { shopId: item.shopId } : {}), payload, ...(diff ? { diff } : {}) });
   }
 }
