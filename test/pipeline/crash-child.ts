@@ -1,6 +1,6 @@
 /**
- * The pushing process of the crash test: pushes products then orders from the ERP SQLite file
- * into the sandbox until both runs succeed, then prints DONE. The test kills it with SIGKILL at
+ * The pushing process of the crash test: pushes manufacturers, products, then orders from the ERP SQLite file
+ * into the sandbox until every run succeeds, then prints DONE. The test kills it with SIGKILL at
  * random moments and starts it again.
  * argv: <sandbox url> <token> <erp file> <state file> <mapping dir>
  */
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   const shop = createShopClient({ baseUrl: url, auth: { kind: 'token', token }, rateLimit: { concurrency: 8, intervalCap: 100_000, intervalMs: 1000 }, retry: { retries: 8, baseDelayMs: 5, maxDelayMs: 100 } });
   const source = (config: Record<string, unknown>) => () => createSource({ kind: 'sqlite', path: erpFile }, config as never, { logger: silentLogger, baseDir: '/' });
   const pipelines = [
+    { def: { name: 'manufacturers', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'manufacturers.yaml', resource: 'manufacturers', batchSize: 10, options: { maxAttempts: 20 } }, mapping: await loadMapping(join(dir, 'manufacturers.yaml')), source: source({ query: 'SELECT * FROM hersteller', cursor: 'geaendert', key: 'HerstellerNr' }) },
     { def: { name: 'products', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'products.yaml', resource: 'products', batchSize: 50, options: { maxAttempts: 20 } }, mapping: await loadMapping(join(dir, 'products.yaml')), source: source({ query: 'SELECT * FROM products', cursor: 'updated_at', key: 'sku' }) },
     { def: { name: 'orders', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'orders.yaml', resource: 'orders', batchSize: 25, options: { maxAttempts: 20 } }, mapping: await loadMapping(join(dir, 'orders.yaml')), source: source(ORDER_SOURCE) },
   ];

@@ -1,13 +1,14 @@
 /**
- * Crash safety: a child process pushes 5,000 products and 500 orders into the sandbox (which
+ * Crash safety: a child process pushes manufacturers (which the shop does not de-duplicate),
+ * 5,000 products and 500 orders into the sandbox (which
  * lives in this process and survives) and is killed with SIGKILL at random moments, at least ten
  * times (right after a write's answer arrived, before or while its outcome is committed), and
- * restarted; before every restart the ERP changes 300 products. At the end the shop must hold
- * exactly the ERP's data: every product current, every order exactly once, and the state's
- * references must agree with the shop.
+ * restarted; before every restart the ERP changes 300 products and adds 20 manufacturers. At the
+ * end the shop must hold exactly the ERP's data: every manufacturer and order exactly once, every
+ * product current, and the state's references must agree with the shop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,8 @@ const PRODUCTS = 5000;
 const ORDERS = 500;
 const KILLS = 12;
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
+const MANUFACTURERS = 200;
+const NEW_MANUFACTURERS_PER_ROUND = 20;
 
 let dir: string;
 let sandbox: SandboxHandle;
@@ -55,6 +58,14 @@ describe('crash safety', () => {
     createOrderTables(erp);
     upsertProducts(erp, 1, PRODUCTS);
     insertOrders(erp, 1, ORDERS, PRODUCTS);
+    erp.exec('CREATE TABLE hersteller (HerstellerNr TEXT PRIMARY KEY, Name TEXT NOT NULL, Webseite TEXT, EU TEXT, Strasse TEXT, PLZ TEXT, Ort TEXT, Land TEXT, Email TEXT, Telefon TEXT, geaendert TEXT NOT NULL)');
+    const addManufacturer = erp.prepare("INSERT INTO hersteller VALUES (?, ?, 'https://example.com', 'J', 'Weg 1', '10115', 'Berlin', 'de', 'info@example.com', '030 1', ?)");
+    let manufacturers = 0;
+    const addManufacturers = (n: number, at: string) => {
+      for (let i = 0; i < n; i++, manufacturers++) addManufacturer.run(`H-${manufacturers + 1}`, `Hersteller ${manufacturers + 1}`, at);
+    };
+    addManufacturers(MANUFACTURERS, '2026-01-01 00:00:00');
+    copyFileSync(fileURLToPath(new URL('../../mappings/manufacturers.yaml', import.meta.url)), join(dir, 'manufacturers.yaml'));
     writeFileSync(join(dir, 'products.yaml'), PRODUCT_MAPPING);
     writeFileSync(join(dir, 'orders.yaml'), ORDER_MAPPING);
     // Lost answers and latency add writes whose outcome the child never learns.
@@ -68,6 +79,7 @@ describe('crash safety', () => {
         // Every round brings new work: 300 changed products (and, halfway, 500 at once).
         const from = 1 + ((rounds * 300) % (PRODUCTS - 500));
         upsertProducts(erp, from, from + (kills === KILLS / 2 ? 499 : 299), rounds + 1, `2026-02-01 00:${String(rounds).padStart(2, '0')}:00`);
+        addManufacturers(NEW_MANUFACTURERS_PER_ROUND, `2026-02-01 00:${String(rounds).padStart(2, '0')}:00`);
       }
       const { done } = start(erpFile, stateFile, 1 + Math.floor(Math.random() * 15));
       const result = await done;
@@ -93,6 +105,11 @@ describe('crash safety', () => {
       expect((p.languages as Record<string, { products_name: string }>).de!.products_name).toBe(want!.name);
       expect(state.refs.get('products', want!.sku)?.shopId).toBe(p.products_id);
     }
+    const inShop: Record<string, unknown>[] = [];
+    for await (const m of shop.exportAll('manufacturers')) inShop.push(m);
+    expect(inShop.map((m) => m.manufacturers_name).sort()).toEqual(Array.from({ length: manufacturers }, (_, i) => `Hersteller ${i + 1}`).sort());
+    for (const m of inShop) expect(state.refs.get('manufacturers', `H-${String(m.manufacturers_name).slice('Hersteller '.length)}`)?.shopId).toBe(m.manufacturers_id);
+    expect(state.intents.list('manufacturers')).toEqual([]);
     const orders = await shopRecords(shop, 'orders');
     const ids = orders.map((o) => (o.external_reference as { external_id: string }).external_id).sort();
     expect(ids).toEqual(Array.from({ length: ORDERS }, (_, i) => orderNo(i + 1)));
