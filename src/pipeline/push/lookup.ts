@@ -21,8 +21,8 @@ const NATURAL_KEYS: Readonly<Partial<Record<string, readonly string[]>>> = {
   manufacturers: ['manufacturers_name'],
   suppliers: ['suppliers_name'],
   categories: ['parent_id', 'languages.*.name', 'languages.*.categories_name'],
-  newsdesk_categories: ['parent_id', 'languages.*.categories_name', 'languages.*.name'],
-  faqdesk_categories: ['parent_id', 'languages.*.categories_name', 'languages.*.name'],
+  newsdesk_categories: ['parent_id', 'languages.*.categories_name'],
+  faqdesk_categories: ['parent_id', 'languages.*.categories_name'],
 };
 
 /** Defaults the shop applies to an absent key field (a category without parent_id is a root category). */
