@@ -7,22 +7,10 @@
  */
 import { ConfigError } from '../errors.js';
 import type { Sink } from '../erp/types.js';
-import type { Logger } from '../log.js';
 import type { ResourceDef } from '../shop/registry/index.js';
-import type { RunCounts } from '../state/index.js';
 import { PullDelivery } from './pullDelivery.js';
 import type { PipelineDefinition } from './schema.js';
-import type { PipelineDeps, PlannedRecord, RunOptions, RunRange } from './types.js';
-
-interface PullOptions {
-  readonly runId: number;
-  readonly mode: RunOptions['mode'];
-  readonly cursorName: string;
-  readonly counts: RunCounts;
-  readonly range?: RunRange;
-  readonly signal?: AbortSignal;
-  readonly logger: Logger;
-}
+import type { LaneRunOptions, PipelineDeps, PlannedRecord, RunRange } from './types.js';
 
 /** The filter value for a stored delta value: the day (YYYY-MM-DD) or the timestamp, moved back by the overlap. */
 export function deltaFilterValue(stored: string, granularity: 'day' | 'timestamp', overlapDays: number): string {
@@ -53,7 +41,7 @@ function exportFilters(def: PipelineDefinition, resource: ResourceDef, stored: s
 }
 
 /** Run a pull; returns the dry-run plan when in dry-run mode. */
-export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: PullOptions): Promise<PlannedRecord[] | undefined> {
+export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: LaneRunOptions): Promise<PlannedRecord[] | undefined> {
   const dryRun = o.mode === 'dry-run';
   const { state, shop } = deps;
   const { sink, close } = await openSink(def, deps, dryRun);

@@ -11,7 +11,7 @@ import { pipelineSchema, type PipelineDefinition, type PipelineDefinitionInput }
 import { PushEngine } from './push/runner.js';
 import { pullRun } from './pull.js';
 import { LowWaterMark } from './watermark.js';
-import type { PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
+import type { LaneRunOptions, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -124,17 +124,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   return summary;
 }
 
-interface PushRunOptions {
-  readonly runId: number;
-  readonly mode: RunOptions['mode'];
-  readonly cursorName: string;
-  readonly counts: RunCounts;
-  readonly range?: RunRange;
-  readonly signal?: AbortSignal;
-  readonly logger: typeof silentLogger;
-}
-
-async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: PushRunOptions) {
+async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: LaneRunOptions) {
   const dryRun = o.mode === 'dry-run';
   const { value: source, owned } = await openProvider<Source>(deps.source, 'source');
   try {

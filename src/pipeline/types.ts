@@ -63,6 +63,18 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
+/** What the push and pull engines get from `runPipeline` for one run (internal). */
+export interface LaneRunOptions {
+  readonly runId: number;
+  readonly mode: RunOptions['mode'];
+  /** Cursor lane: `incremental` or `backfill:<from>..<to>`. */
+  readonly cursorName: string;
+  readonly counts: RunCounts;
+  readonly range?: RunRange;
+  readonly signal?: AbortSignal;
+  readonly logger: Logger;
+}
+
 /** Where a run gets its ERP side: ready instances, or factories called once per run (and closed after it). */
 export type SourceProvider = Source | (() => Promise<Source>);
 export type SinkProvider = Sink | (() => Promise<Sink>);

@@ -36,16 +36,7 @@ function toDeadLetter(r: DeadLetterRow): DeadLetter {
 }
 
 /** What a failing record leaves behind. */
-export interface NewDeadLetter {
-  readonly pipeline: string;
-  readonly resource?: string;
-  readonly erpKey: string;
-  readonly record: Readonly<Record<string, unknown>>;
-  readonly payload?: unknown;
-  readonly code: string;
-  readonly reason: string;
-  readonly runId?: number;
-}
+export type NewDeadLetter = Pick<DeadLetter, 'pipeline' | 'resource' | 'erpKey' | 'record' | 'payload' | 'code' | 'reason' | 'runId'>;
 
 /** Dead-letter storage; one letter per pipeline and ERP key, attempts counted. */
 export class DeadLetters {

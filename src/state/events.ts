@@ -1,5 +1,6 @@
 /** Per-record events: what happened to each record in each run, for history and charts. */
 import type { Db } from './db.js';
+import { Where } from './where.js';
 import { iso, parseJson, readShopId, toMs, type EventOutcome, type NewRecordEvent, type RecordEvent, type StoredIssue } from './types.js';
 
 interface EventRow {
@@ -108,40 +109,20 @@ export class Events {
 
   /** Events by run, record (ERP key or shop id, across runs), outcome, code or time. */
   list(filter: EventFilter = {}): RecordEvent[] {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    const eq = (col: string, v: string | number | undefined) => {
-      if (v === undefined) return;
-      where.push(`${col} = ?`);
-      params.push(v);
-    };
-    eq('run_id', filter.runId);
-    eq('pipeline', filter.pipeline);
-    eq('resource', filter.resource);
-    eq('erp_key', filter.erpKey);
-    eq('shop_id', filter.shopId === undefined ? undefined : String(filter.shopId));
-    if (filter.outcome !== undefined) {
-      const outcomes = typeof filter.outcome === 'string' ? [filter.outcome] : [...filter.outcome];
-      where.push(`outcome IN (${outcomes.map(() => '?').join(', ')})`);
-      params.push(...outcomes);
-    }
-    if (filter.code !== undefined) {
-      where.push("codes LIKE ? ESCAPE '\\'");
-      params.push(`% ${filter.code.replace(/[\\%_]/g, (c) => `\\${c}`)} %`);
-    }
-    if (filter.since !== undefined) {
-      where.push('at >= ?');
-      params.push(toMs(filter.since));
-    }
-    if (filter.until !== undefined) {
-      where.push('at < ?');
-      params.push(toMs(filter.until));
-    }
+    const where = new Where()
+      .eq('run_id', filter.runId)
+      .eq('pipeline', filter.pipeline)
+      .eq('resource', filter.resource)
+      .eq('erp_key', filter.erpKey)
+      .eq('shop_id', filter.shopId === undefined ? undefined : String(filter.shopId))
+      .in('outcome', filter.outcome);
+    if (filter.code !== undefined) where.add("codes LIKE ? ESCAPE '\\'", `% ${filter.code.replace(/[\\%_]/g, (c) => `\\${c}`)} %`);
+    where.between('at', filter.since, filter.until);
     const order = filter.order ?? (filter.runId !== undefined ? 'asc' : 'desc');
-    const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ? OFFSET ?`;
+    const sql = `SELECT * FROM events ${where} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ? OFFSET ?`;
     return this.db
       .prepare<(string | number)[], EventRow>(sql)
-      .all(...params, filter.limit ?? 100, filter.offset ?? 0)
+      .all(...where.params, filter.limit ?? 100, filter.offset ?? 0)
       .map(toEvent);
   }
 

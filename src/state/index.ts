@@ -49,54 +49,34 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
-class SqliteState implements StateStore {
-  readonly cursors: Cursors;
-  readonly refs: References;
-  readonly hashes: SentHashes;
-  readonly intents: Intents;
-  readonly seen: SeenHashes;
-  readonly runs: Runs;
-  readonly events: Events;
-  readonly deadLetters: DeadLetters;
-  readonly history: HistoryEntries;
-  readonly locks: Locks;
-  private closed = false;
-
-  constructor(
-    readonly path: string,
-    private readonly db: Db,
-  ) {
-    this.cursors = new Cursors(db);
-    this.refs = new References(db);
-    this.hashes = new SentHashes(db);
-    this.intents = new Intents(db);
-    this.seen = new SeenHashes(db);
-    this.runs = new Runs(db);
-    this.events = new Events(db);
-    this.deadLetters = new DeadLetters(db);
-    this.history = new HistoryEntries(db);
-    this.locks = new Locks(db);
-  }
-
-  transaction<T>(fn: () => T): T {
-    // A nested call joins the outer transaction (better-sqlite3 uses savepoints).
-    return this.db.inTransaction ? this.db.transaction(fn)() : this.db.transaction(fn).immediate();
-  }
-
-  schemaVersion(): number {
-    return this.db.pragma('user_version', { simple: true }) as number;
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.db.close();
-  }
-}
-
 /** Open (create, migrate) the state database at `path` (a file or `:memory:`). */
 export function openState(path: string, options: StateOptions = {}): StateStore {
   const logger = (options.logger ?? silentLogger).child({ component: 'state' });
-  const db = openDatabase(path, logger);
-  return new SqliteState(path, db);
+  const db: Db = openDatabase(path, logger);
+  let closed = false;
+  return {
+    path,
+    cursors: new Cursors(db),
+    refs: new References(db),
+    hashes: new SentHashes(db),
+    intents: new Intents(db),
+    seen: new SeenHashes(db),
+    runs: new Runs(db),
+    events: new Events(db),
+    deadLetters: new DeadLetters(db),
+    history: new HistoryEntries(db),
+    locks: new Locks(db),
+    transaction<T>(fn: () => T): T {
+      // A nested call joins the outer transaction (better-sqlite3 uses savepoints).
+      return db.inTransaction ? db.transaction(fn)() : db.transaction(fn).immediate();
+    },
+    schemaVersion(): number {
+      return db.pragma('user_version', { simple: true }) as number;
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
 }

@@ -1,6 +1,7 @@
 /** Runs: one row per pipeline execution, with counters kept current while it runs. */
 import { hostname } from 'node:os';
 import type { Db } from './db.js';
+import { Where } from './where.js';
 import { iso, parseJson, toMs, type RunCounts, type RunMode, type RunRecord, type RunStatus } from './types.js';
 
 interface RunRow {
@@ -118,36 +119,15 @@ export class Runs {
 
   /** Runs, newest first, filtered for the dashboard and the CLI. */
   list(filter: RunFilter = {}): RunRecord[] {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (filter.pipeline !== undefined) {
-      where.push('pipeline = ?');
-      params.push(filter.pipeline);
-    }
-    if (filter.status !== undefined) {
-      const statuses = typeof filter.status === 'string' ? [filter.status] : [...filter.status];
-      where.push(`status IN (${statuses.map(() => '?').join(', ')})`);
-      params.push(...statuses);
-    }
-    if (filter.mode !== undefined) {
-      where.push('mode = ?');
-      params.push(filter.mode);
-    }
-    if (filter.outcome === 'failed') where.push('failed > 0');
-    if (filter.outcome === 'dead-lettered') where.push('dead_lettered > 0');
-    if (filter.outcome === 'warnings') where.push('warnings > 0');
-    if (filter.since !== undefined) {
-      where.push('started_at >= ?');
-      params.push(toMs(filter.since));
-    }
-    if (filter.until !== undefined) {
-      where.push('started_at < ?');
-      params.push(toMs(filter.until));
-    }
-    const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`;
+    const where = new Where().eq('pipeline', filter.pipeline).in('status', filter.status).eq('mode', filter.mode);
+    if (filter.outcome === 'failed') where.add('failed > 0');
+    if (filter.outcome === 'dead-lettered') where.add('dead_lettered > 0');
+    if (filter.outcome === 'warnings') where.add('warnings > 0');
+    where.between('started_at', filter.since, filter.until);
+    const sql = `SELECT * FROM runs ${where} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`;
     return this.db
       .prepare<(string | number)[], RunRow>(sql)
-      .all(...params, filter.limit ?? 50, filter.offset ?? 0)
+      .all(...where.params, filter.limit ?? 50, filter.offset ?? 0)
       .map(toRun);
   }
 
