@@ -21,7 +21,7 @@ import { noticeOf, type DashboardDeps, type DashboardNotice } from './types.js';
 export type { DashboardDeps, DashboardPipeline, DashboardNotice } from './types.js';
 export { html, escapeHtml, unsafeRaw, SafeHtml } from './html.js';
 export { assertSafeBinding, isLoopback } from './security.js';
-export { dashboardActions, lettersByPipeline, type ActionPipeline, type DashboardActionsOptions } from './pipeline-actions.js';
+export { dashboardActions, type ActionPipeline, type DashboardActionsOptions } from './pipeline-actions.js';
 
 /** Content Security Policy: only the dashboard's own script and styles; no frames, no foreign form targets. */
 const CSP = [

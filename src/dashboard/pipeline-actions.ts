@@ -1,9 +1,11 @@
 /**
- * The dashboard's actions wired to the real pipeline functions: run now, retry and drop dead letters
- * (letters are grouped by pipeline, since each pipeline retries through its own mapping and shop).
+ * The dashboard's actions wired to the real pipeline functions for an embedder that holds pipeline
+ * definitions and deps rather than a daemon runtime: run now, retry and drop dead letters. The
+ * grouping and acting is the daemon's own (`src/ops/deadLetters.ts`), so both behave the same.
  */
 import { ConfigError } from '../errors.js';
-import { dropDeadLetters, retryDeadLetters, runPipeline, type PipelineDefinition, type PipelineDefinitionInput, type PipelineDeps, type RunSummary } from '../pipeline/index.js';
+import { pipelineActions } from '../ops/deadLetters.js';
+import { retryDeadLetters, runPipeline, type PipelineDefinition, type PipelineDefinitionInput, type PipelineDeps } from '../pipeline/index.js';
 import type { StateStore } from '../state/index.js';
 import type { DashboardDeps } from './types.js';
 
@@ -21,14 +23,6 @@ export interface DashboardActionsOptions {
   readonly run?: (name: string) => Promise<unknown>;
 }
 
-/** Dead-letter ids grouped by their pipeline (`'all'`: every letter). */
-export function lettersByPipeline(state: StateStore, ids: readonly number[] | 'all'): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  const letters = ids === 'all' ? state.deadLetters.list({ limit: 1_000_000 }) : ids.map((id) => state.deadLetters.get(id)).filter((l) => l !== undefined);
-  for (const l of letters) out.set(l.pipeline, [...(out.get(l.pipeline) ?? []), l.id]);
-  return out;
-}
-
 /** `runNow`, `retryDeadLetters` and `dropDeadLetters` for `registerDashboard`. */
 export function dashboardActions(options: DashboardActionsOptions): Pick<DashboardDeps, 'runNow' | 'retryDeadLetters' | 'dropDeadLetters'> {
   const byName = new Map(options.pipelines.map((p) => [p.definition.name, p]));
@@ -37,22 +31,10 @@ export function dashboardActions(options: DashboardActionsOptions): Pick<Dashboa
     if (!p) throw new ConfigError(`There is no pipeline named ${name}; known: ${[...byName.keys()].join(', ')}`);
     return p;
   };
-  return {
-    runNow: (name) => (options.run ? options.run(name) : runPipeline(find(name).definition, find(name).deps, { mode: 'sync' })),
-    async retryDeadLetters(ids) {
-      const summaries: RunSummary[] = [];
-      // One pipeline after another: each retry takes its pipeline's lock, and letters of one
-      // pipeline may depend on another's (a product on its manufacturer).
-      for (const [pipeline, letterIds] of lettersByPipeline(options.state, ids)) {
-        const p = find(pipeline);
-        summaries.push(await retryDeadLetters(p.definition, p.deps, ids === 'all' ? {} : { ids: letterIds }));
-      }
-      return summaries;
-    },
-    async dropDeadLetters(ids) {
-      let dropped = 0;
-      for (const [pipeline, letterIds] of lettersByPipeline(options.state, ids)) dropped += dropDeadLetters(options.state, pipeline, { ids: letterIds });
-      return dropped;
-    },
+  const host = {
+    state: options.state,
+    pipelineNames: [...byName.keys()],
+    retry: (name: string, ids?: readonly number[]) => retryDeadLetters(find(name).definition, find(name).deps, ids ? { ids } : {}),
   };
+  return pipelineActions(host, (name) => (options.run ? options.run(name) : runPipeline(find(name).definition, find(name).deps, { mode: 'sync' })));
 }

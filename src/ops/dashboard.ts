@@ -2,7 +2,7 @@
 import type { DashboardDeps } from '../dashboard/types.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { Runtime } from './runtime.js';
-import { dropDeadLetters, retryDeadLetterIds } from './deadLetters.js';
+import { pipelineActions, runtimeHost } from './deadLetters.js';
 
 /** Build the dashboard's dependencies. */
 export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { host: string; token?: string }): DashboardDeps {
@@ -15,9 +15,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
       schedule: p.schedule,
       nextRun: () => scheduler.nextRun(p.name) ?? undefined,
     })),
-    runNow: (name) => scheduler.runNow(name),
-    retryDeadLetters: (ids) => retryDeadLetterIds(runtime, ids),
-    dropDeadLetters: async (ids) => dropDeadLetters(runtime, ids),
+    ...pipelineActions(runtimeHost(runtime), (name) => scheduler.runNow(name)),
     events: runtime.events,
     token: server.token,
     host: server.host,

@@ -1,16 +1,40 @@
-/** Dead-letter actions across pipelines (the dashboard and `shopsync dlq` act on letter ids). */
+/**
+ * Dead-letter actions across pipelines, the one implementation behind the daemon's dashboard,
+ * `shopsync dlq` and the dashboard's `dashboardActions`: act on letter ids, grouped by pipeline,
+ * since each pipeline retries through its own mapping and shop.
+ */
+import type { DashboardDeps } from '../dashboard/types.js';
 import { dropDeadLetters as dropLetters, type RunSummary } from '../pipeline/index.js';
+import type { StateStore } from '../state/index.js';
 import type { Runtime } from './runtime.js';
 
-/** Letter ids grouped by pipeline ('all' = every pipeline that has letters). */
-function byPipeline(runtime: Runtime, ids: readonly number[] | 'all'): Map<string, number[] | undefined> {
+/** What the dead-letter actions act on. */
+export interface DeadLetterHost {
+  readonly state: StateStore;
+  /** The configured pipelines, in order; `'all'` covers those of them that hold letters. */
+  readonly pipelineNames: readonly string[];
+  /** Retry one pipeline's letters (all when `ids` is undefined). */
+  retry(name: string, ids?: readonly number[]): Promise<RunSummary>;
+}
+
+/** The dead-letter host of an open runtime. */
+export function runtimeHost(runtime: Runtime): DeadLetterHost {
+  return {
+    state: runtime.state,
+    pipelineNames: runtime.loaded.config.pipelines.map((p) => p.name),
+    retry: (name, ids) => runtime.retry(name, ids),
+  };
+}
+
+/** Letter ids grouped by pipeline ('all' = every configured pipeline that has letters, `undefined` = all of its letters). */
+function byPipeline(host: DeadLetterHost, ids: readonly number[] | 'all'): Map<string, number[] | undefined> {
   const groups = new Map<string, number[] | undefined>();
   if (ids === 'all') {
-    for (const p of runtime.loaded.config.pipelines) if (runtime.state.deadLetters.count(p.name) > 0) groups.set(p.name, undefined);
+    for (const name of host.pipelineNames) if (host.state.deadLetters.count(name) > 0) groups.set(name, undefined);
     return groups;
   }
   for (const id of ids) {
-    const letter = runtime.state.deadLetters.get(id);
+    const letter = host.state.deadLetters.get(id);
     if (!letter) continue;
     const list = groups.get(letter.pipeline) ?? [];
     list.push(id);
@@ -20,15 +44,26 @@ function byPipeline(runtime: Runtime, ids: readonly number[] | 'all'): Map<strin
 }
 
 /** Retry letters by id (or all); one retry run per pipeline concerned. Unknown ids are ignored. */
-export async function retryDeadLetterIds(runtime: Runtime, ids: readonly number[] | 'all'): Promise<RunSummary[]> {
+export async function retryDeadLetterIds(host: DeadLetterHost, ids: readonly number[] | 'all'): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
-  for (const [pipeline, list] of byPipeline(runtime, ids)) out.push(await runtime.retry(pipeline, list));
+  // One pipeline after another: each retry takes its pipeline's lock, and letters of one
+  // pipeline may depend on another's (a product on its manufacturer).
+  for (const [pipeline, list] of byPipeline(host, ids)) out.push(await host.retry(pipeline, list));
   return out;
 }
 
 /** Drop letters by id (or all); returns how many were removed. */
-export function dropDeadLetters(runtime: Runtime, ids: readonly number[] | 'all'): number {
+export function dropDeadLetterIds(host: DeadLetterHost, ids: readonly number[] | 'all'): number {
   let n = 0;
-  for (const [pipeline, list] of byPipeline(runtime, ids)) n += dropLetters(runtime.state, pipeline, list ? { ids: list } : {});
+  for (const [pipeline, list] of byPipeline(host, ids)) n += dropLetters(host.state, pipeline, list ? { ids: list } : {});
   return n;
+}
+
+/** `runNow`, `retryDeadLetters` and `dropDeadLetters` for `registerDashboard`, given how "run now" starts a run. */
+export function pipelineActions(host: DeadLetterHost, runNow: (name: string) => Promise<unknown>): Pick<DashboardDeps, 'runNow' | 'retryDeadLetters' | 'dropDeadLetters'> {
+  return {
+    runNow,
+    retryDeadLetters: (ids) => retryDeadLetterIds(host, ids),
+    dropDeadLetters: async (ids) => dropDeadLetterIds(host, ids),
+  };
 }

@@ -52,8 +52,8 @@ export function dlqCommand(ctx: CliContext): Command {
       const ids = raw.flatMap((r) => parseIds(r));
       const target = selection(ids, opts);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
-        const { retryDeadLetterIds } = await import('../../ops/deadLetters.js');
-        const summaries = opts.pipeline && target === 'all' ? [await runtime.retry(runtime.pipeline(opts.pipeline).name)] : await retryDeadLetterIds(runtime, target);
+        const { retryDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
+        const summaries = opts.pipeline && target === 'all' ? [await runtime.retry(runtime.pipeline(opts.pipeline).name)] : await retryDeadLetterIds(runtimeHost(runtime), target);
         if (opts.json) ctx.print(JSON.stringify(summaries, null, 2));
         else if (summaries.length === 0) ctx.print('nothing to retry');
         else for (const s of summaries) ctx.print(summaryLine(s));
@@ -72,9 +72,9 @@ export function dlqCommand(ctx: CliContext): Command {
       const ids = raw.flatMap((r) => parseIds(r));
       const target = selection(ids, opts);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
-        const { dropDeadLetters } = await import('../../ops/deadLetters.js');
+        const { dropDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
         const { dropDeadLetters: dropOfPipeline } = await import('../../pipeline/index.js');
-        const dropped = opts.pipeline && target === 'all' ? dropOfPipeline(runtime.state, runtime.pipeline(opts.pipeline).name) : dropDeadLetters(runtime, target);
+        const dropped = opts.pipeline && target === 'all' ? dropOfPipeline(runtime.state, runtime.pipeline(opts.pipeline).name) : dropDeadLetterIds(runtimeHost(runtime), target);
         ctx.print(opts.json ? JSON.stringify({ dropped }) : `dropped ${dropped} dead letter${dropped === 1 ? '' : 's'}`);
       });
     });
