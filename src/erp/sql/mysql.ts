@@ -5,8 +5,9 @@
 import mysql from 'mysql2/promise';
 import type { Logger } from '../../log.js';
 import type { MysqlConnection } from '../connection.js';
-import { CONNECTOR_CODES, causeText, connectorError, type ConnectorCode } from '../errors.js';
-import { NETWORK_CODES, sqlExcerpt, valuesClause, type Executor, type Row, type SqlDriver } from './driver.js';
+import { CONNECTOR_CODES, causeText } from '../errors.js';
+import { NETWORK_CODES, valuesClause, type Row, type SqlDriver } from './driver.js';
+import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
 
 const DATE_TIME_TYPES = new Set(['DATETIME', 'TIMESTAMP', 'DATETIME2', 'TIMESTAMP2']);
 
@@ -44,11 +45,28 @@ export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv): my
   };
 }
 
+function driverCode(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** mysql2 error codes: network and protocol failures, unknown database, refused login. */
+function classify(err: unknown, sqlHint: string): Classified {
+  const code = driverCode(err);
+  if (NETWORK_CODES.has(code) || code.startsWith('PROTOCOL_') || code === 'ER_CON_COUNT_ERROR' || (err as { fatal?: unknown }).fatal === true) {
+    return { kind: CONNECTOR_CODES.unreachable, hint: ' Check that the server runs and that url or host/port (MYSQL_HOST/MYSQL_PORT) are right.' };
+  }
+  if (code === 'ER_BAD_DB_ERROR') return { kind: CONNECTOR_CODES.unreachable, hint: ' Create the database or fix `database` (MYSQL_DATABASE).' };
+  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') {
+    return { kind: CONNECTOR_CODES.authFailed, hint: ' Check user/password (MYSQL_USER/MYSQL_PASSWORD) and the grants.' };
+  }
+  return { kind: CONNECTOR_CODES.queryFailed, hint: sqlHint };
+}
+
 /** Open a MariaDB/MySQL pool and check that it answers. */
 export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean): Promise<SqlDriver> {
   const settings = mysqlSettings(conn, env);
-  const secrets = [settings.password, settings.uri];
-  const at = settings.uri ? settings.uri.replace(/\/\/[^@/]*@/, '//') : `${settings.host}:${settings.port}/${settings.database ?? '(no database)'}`;
+  const at = settings.uri ? redactUrl(settings.uri) : `${settings.host}:${settings.port}/${settings.database ?? '(no database)'}`;
   const pool = mysql.createPool(settings);
   // A source never writes to the ERP, whatever its query says: its sessions are read-only.
   if (readonly) {
@@ -59,40 +77,20 @@ export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, l
     });
   }
 
-  const fail = (err: unknown, sql?: string) => {
-    const e = err as { code?: unknown; fatal?: unknown };
-    const code = typeof e.code === 'string' ? e.code : '';
-    let kind: ConnectorCode = CONNECTOR_CODES.queryFailed;
-    let hint = sql ? ` SQL: ${sqlExcerpt(sql)}` : '';
-    if (NETWORK_CODES.has(code) || code.startsWith('PROTOCOL_') || code === 'ER_CON_COUNT_ERROR' || e.fatal === true) {
-      kind = CONNECTOR_CODES.unreachable;
-      hint = ' Check that the server runs and that url or host/port (MYSQL_HOST/MYSQL_PORT) are right.';
-    } else if (code === 'ER_BAD_DB_ERROR') {
-      kind = CONNECTOR_CODES.unreachable;
-      hint = ' Create the database or fix `database` (MYSQL_DATABASE).';
-    } else if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') {
-      kind = CONNECTOR_CODES.authFailed;
-      hint = ' Check user/password (MYSQL_USER/MYSQL_PASSWORD) and the grants.';
-    }
-    const prefix = kind === CONNECTOR_CODES.queryFailed ? `MariaDB/MySQL query failed at ${at}` : kind === CONNECTOR_CODES.authFailed ? `MariaDB/MySQL refused the login at ${at}` : `MariaDB/MySQL unreachable at ${at}`;
-    return connectorError('mysql', kind, `${prefix}: ${causeText(err)}.${hint}`, { cause: err, secrets, details: { driverCode: code || undefined } });
-  };
-
-  const run = async (client: mysql.Pool | mysql.PoolConnection, sql: string, params: readonly unknown[]): Promise<Row[]> => {
-    try {
+  const fail = failureOf({
+    connector: 'mysql',
+    label: 'MariaDB/MySQL',
+    at,
+    secrets: [settings.password, settings.uri],
+    classify,
+    details: (err) => ({ driverCode: driverCode(err) || undefined }),
+  });
+  const run = (client: mysql.Pool | mysql.PoolConnection, sql: string, params: readonly unknown[]): Promise<Row[]> =>
+    guarded(fail, sql, async () => {
       const [rows] = await client.execute(sql, params as mysql.ExecuteValues);
       return Array.isArray(rows) ? (rows as Row[]) : [];
-    } catch (err) {
-      throw fail(err, sql);
-    }
-  };
-
-  try {
-    await pool.query('SELECT 1');
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    throw fail(err);
-  }
+    });
+  await checkAnswers(pool, fail);
 
   return {
     kind: 'mysql',
@@ -106,27 +104,21 @@ export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, l
       const action = updates.length > 0 ? updates.join(', ') : `${q(keys[0] as string)} = ${q(keys[0] as string)}`;
       return `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${valuesClause('question', columns.length, rowCount)} ON DUPLICATE KEY UPDATE ${action}`;
     },
-    async transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
-      let conn2: mysql.PoolConnection;
-      try {
-        conn2 = await pool.getConnection();
-      } catch (err) {
-        throw fail(err);
-      }
-      let broken = false;
-      try {
-        await conn2.beginTransaction().catch((err: unknown) => { throw fail(err); });
-        const out = await fn({ query: (sql, params) => run(conn2, sql, params) });
-        await conn2.commit().catch((err: unknown) => { throw fail(err); });
-        return out;
-      } catch (err) {
-        await conn2.rollback().catch(() => { broken = true; });
-        throw err;
-      } finally {
-        if (broken) conn2.destroy();
-        else conn2.release();
-      }
-    },
+    transaction: (fn) =>
+      inTransaction(
+        async () => {
+          const conn = await pool.getConnection();
+          return {
+            query: (sql, params) => run(conn, sql, params),
+            begin: () => conn.beginTransaction().catch((err: unknown) => { throw fail(err); }),
+            commit: () => conn.commit().catch((err: unknown) => { throw fail(err); }),
+            rollback: () => conn.rollback(),
+            release: (broken) => (broken ? conn.destroy() : conn.release()),
+          };
+        },
+        fail,
+        fn,
+      ),
     close: () => pool.end(),
   };
 }

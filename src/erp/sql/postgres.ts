@@ -5,8 +5,9 @@
 import pg from 'pg';
 import type { Logger } from '../../log.js';
 import type { PostgresConnection } from '../connection.js';
-import { CONNECTOR_CODES, causeText, connectorError, type ConnectorCode } from '../errors.js';
-import { NETWORK_CODES, sqlExcerpt, valuesClause, type Executor, type Row, type SqlDriver } from './driver.js';
+import { CONNECTOR_CODES, causeText } from '../errors.js';
+import { NETWORK_CODES, valuesClause, type Row, type SqlDriver } from './driver.js';
+import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
 
 const TEXT_TIMESTAMP_OIDS = new Set([1114, 1184]);
 
@@ -38,55 +39,43 @@ export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEn
 }
 
 function where(settings: pg.PoolConfig): string {
-  if (settings.connectionString) return settings.connectionString.replace(/\/\/[^@/]*@/, '//');
+  if (settings.connectionString) return redactUrl(settings.connectionString);
   return `${settings.host}:${settings.port}/${settings.database ?? '(default database)'}`;
+}
+
+/** SQLSTATE classes and codes: 08 connection, 57P shutdown, 3D000 no database, 28 auth, 42P10 no unique index for ON CONFLICT. */
+function classify(err: unknown, sqlHint: string): Classified {
+  const sqlState = (err as { code?: unknown }).code;
+  const code = typeof sqlState === 'string' ? sqlState : undefined;
+  if (code === undefined || NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) {
+    return { kind: CONNECTOR_CODES.unreachable, hint: ' Check that the server runs and that url or host/port (PGHOST/PGPORT) are right.' };
+  }
+  if (code === '3D000') return { kind: CONNECTOR_CODES.unreachable, hint: ' Create the database or fix `database` (PGDATABASE).' };
+  if (code.startsWith('28')) return { kind: CONNECTOR_CODES.authFailed, hint: ' Check user/password (PGUSER/PGPASSWORD) and pg_hba.conf.' };
+  if (code === '42P10') return { kind: CONNECTOR_CODES.queryFailed, hint: ` The sink's key columns need a primary key or unique index.${sqlHint}` };
+  return { kind: CONNECTOR_CODES.queryFailed, hint: sqlHint };
 }
 
 /** Open a PostgreSQL pool and check that it answers. */
 export async function openPostgres(conn: PostgresConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean): Promise<SqlDriver> {
   const settings = postgresSettings(conn, env, readonly);
-  const secrets = [settings.password === undefined ? undefined : String(settings.password), conn.url];
-  const at = where(settings);
   const pool = new pg.Pool(settings);
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', (err) => logger.warn({ err: causeText(err) }, 'idle PostgreSQL connection failed'));
-
-  const fail = (err: unknown, sql?: string) => {
-    const sqlState = (err as { code?: unknown }).code;
-    const code = typeof sqlState === 'string' ? sqlState : undefined;
-    let kind: ConnectorCode = CONNECTOR_CODES.queryFailed;
-    let hint = sql ? ` SQL: ${sqlExcerpt(sql)}` : '';
-    if (code === undefined || NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) {
-      kind = CONNECTOR_CODES.unreachable;
-      hint = ' Check that the server runs and that url or host/port (PGHOST/PGPORT) are right.';
-    } else if (code === '3D000') {
-      kind = CONNECTOR_CODES.unreachable;
-      hint = ' Create the database or fix `database` (PGDATABASE).';
-    } else if (code.startsWith('28')) {
-      kind = CONNECTOR_CODES.authFailed;
-      hint = ' Check user/password (PGUSER/PGPASSWORD) and pg_hba.conf.';
-    } else if (code === '42P10') {
-      hint = ` The sink's key columns need a primary key or unique index.${hint}`;
-    }
-    const prefix = kind === CONNECTOR_CODES.queryFailed ? `PostgreSQL query failed at ${at}` : kind === CONNECTOR_CODES.authFailed ? `PostgreSQL refused the login at ${at}` : `PostgreSQL unreachable at ${at}`;
-    return connectorError('postgres', kind, `${prefix}: ${causeText(err)}.${hint}`, { cause: err, secrets, details: { sqlState: code } });
-  };
-
-  const run = async (client: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[]): Promise<Row[]> => {
-    try {
-      const res = await client.query(sql, params as unknown[]);
-      return res.rows as Row[];
-    } catch (err) {
-      throw fail(err, sql);
-    }
-  };
-
-  try {
-    await pool.query('SELECT 1');
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    throw fail(err);
-  }
+  const fail = failureOf({
+    connector: 'postgres',
+    label: 'PostgreSQL',
+    at: where(settings),
+    secrets: [settings.password === undefined ? undefined : String(settings.password), conn.url],
+    classify,
+    details: (err) => {
+      const code = (err as { code?: unknown }).code;
+      return { sqlState: typeof code === 'string' ? code : undefined };
+    },
+  });
+  const run = (client: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[]): Promise<Row[]> =>
+    guarded(fail, sql, async () => (await client.query(sql, params as unknown[])).rows as Row[]);
+  await checkAnswers(pool, fail);
 
   return {
     kind: 'postgres',
@@ -99,26 +88,21 @@ export async function openPostgres(conn: PostgresConnection, env: NodeJS.Process
       const action = updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
       return `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${valuesClause('dollar', columns.length, rowCount)} ON CONFLICT (${keys.map(q).join(', ')}) ${action}`;
     },
-    async transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (err) {
-        throw fail(err);
-      }
-      let broken = false;
-      try {
-        await run(client, 'BEGIN', []);
-        const out = await fn({ query: (sql, params) => run(client, sql, params) });
-        await run(client, 'COMMIT', []);
-        return out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => { broken = true; });
-        throw err;
-      } finally {
-        client.release(broken);
-      }
-    },
+    transaction: (fn) =>
+      inTransaction(
+        async () => {
+          const client = await pool.connect();
+          return {
+            query: (sql, params) => run(client, sql, params),
+            begin: async () => void (await run(client, 'BEGIN', [])),
+            commit: async () => void (await run(client, 'COMMIT', [])),
+            rollback: async () => void (await client.query('ROLLBACK')),
+            release: (broken) => client.release(broken),
+          };
+        },
+        fail,
+        fn,
+      ),
     close: () => pool.end(),
   };
 }
