@@ -25,6 +25,27 @@ export function deltaFilterValue(stored: string, granularity: 'day' | 'timestamp
   return stored;
 }
 
+/** Allowance for a shop clock running behind ours. */
+const SKEW_MS = 10 * 60_000;
+/** Without the shop's time zone, assume the earliest one (UTC−12): the ceiling must never pass the shop's "now". */
+const UNKNOWN_ZONE_MS = 12 * 3_600_000;
+
+/**
+ * The highest delta value a run may store: the shop's wall clock at the run's start, less a skew
+ * allowance. A record dated later (bad data, a clock running ahead) is delivered, but storing its
+ * date would hide every record created before that date arrives.
+ */
+export function deltaCeiling(startedAt: Date, shopTimeZone?: string): string {
+  const at = new Date(startedAt.getTime() - SKEW_MS - (shopTimeZone === undefined ? UNKNOWN_ZONE_MS : 0));
+  const zone = shopTimeZone ?? 'UTC';
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
 /** Export filters of this run: the delta since the cursor, or a backfill range. */
 function exportFilters(def: PipelineDefinition, resource: ResourceDef, stored: string | undefined, range: RunRange | undefined): Record<string, string | number> {
   const delta = resource.ops.export?.delta;
@@ -47,14 +68,22 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
   const { sink, close } = await openSink(def, deps, dryRun);
   try {
     const delta = resource.ops.export?.delta;
+    const ceiling = deltaCeiling(new Date(), def.options.shopTimeZone);
     const stored = state.cursors.get(def.name, o.cursorName);
     const storedValue = typeof stored?.value === 'string' ? stored.value : undefined;
-    let maxValue = storedValue;
+    // A value stored in the future (by a version without the ceiling) is read back from the ceiling too.
+    const fromValue = storedValue !== undefined && storedValue > ceiling ? ceiling : storedValue;
+    let maxValue = fromValue;
+    let ahead = 0;
     const delivery = new PullDelivery({ def, deps, resource, runId: o.runId, counts: o.counts, ...(sink ? { sink } : {}) });
     const handle = async (record: Record<string, unknown>): Promise<void> => {
       o.counts.read++;
       if (delta) {
-        const v = record[delta.recordField];
+        let v = record[delta.recordField];
+        if (typeof v === 'string' && v > ceiling) {
+          ahead++;
+          v = ceiling;
+        }
         if (typeof v === 'string' && v !== '' && (maxValue === undefined || v > maxValue)) maxValue = v;
       }
       await delivery.accept(record);
@@ -76,13 +105,14 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
       }
       return dryRun ? delivery.plan : undefined;
     }
-    const filters = exportFilters(def, resource, storedValue, range);
+    const filters = exportFilters(def, resource, fromValue, range);
     for await (const page of shop.exportPages(resource.name as never, { filters, ...(o.signal ? { signal: o.signal } : {}) })) {
       o.counts.requests++;
       for (const record of page.records) await handle(record);
       if (o.signal?.aborted) break;
     }
     await delivery.flush();
+    if (ahead > 0) o.logger.warn({ records: ahead, field: delta?.recordField, cursorCeiling: ceiling }, 'records dated after the run started (future dates or a shop clock running ahead) were delivered; the cursor stays at the run start so newer records stay visible, and their hashes keep them from being delivered twice');
     // Only now, with everything the export returned durable in the sink, may the cursor move.
     if (!dryRun && !o.signal?.aborted && o.mode !== 'backfill' && delta && maxValue !== undefined && maxValue !== storedValue) {
       state.cursors.set(def.name, o.cursorName, { value: maxValue, key: null });

@@ -19,6 +19,23 @@ export const pipelineOptionsSchema = z.strictObject({
   keyIsShopId: z.boolean().default(false),
   /** Pull: re-read this many days before the stored delta value (day-granular filters re-read the boundary day anyway). @default 0 */
   overlapDays: z.coerce.number().int().min(0).max(365).default(0),
+  /**
+   * Pull: IANA time zone of the shop's dates (`date_purchased`, `last_modified`). The delta cursor
+   * never moves past the shop's clock at the run's start; without the zone shopsync assumes the
+   * earliest one (UTC−12), which re-reads up to a day more but never misses a record. @default unknown
+   */
+  shopTimeZone: z
+    .string()
+    .min(1)
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, { error: (issue) => `expected an IANA time zone such as Europe/Berlin, got \`${String(issue.input)}\`` })
+    .optional(),
   /** Pull: records per sink batch. @default 200 */
   sinkBatchSize: z.coerce.number().int().min(1).max(10_000).default(200),
   /** Store each sent payload with its event (turn off for very large catalogs). @default true */
