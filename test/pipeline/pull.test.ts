@@ -87,7 +87,8 @@ describe('pull pipeline (shop → ERP)', () => {
     const retried = await runPipeline(def, deps());
     expect(retried.status).toBe('succeeded');
     expect(rows().map((r) => r.email)).toContain('c@example.com');
-    expect(String(f.state.cursors.get('subscribers-in')!.value) > String(before!.value)).toBe(true);
+    // The shop's clock runs a day ahead here: the cursor may not pass our own clock, so it stays at or after where it was.
+    expect(String(f.state.cursors.get('subscribers-in')!.value) >= String(before!.value)).toBe(true);
   });
 
   it('writes nothing in a dry run but lists what it would deliver', async () => {
