@@ -21,7 +21,7 @@ export interface DeadLetterSelection {
 export async function retryDeadLetters(definition: PipelineDefinition | PipelineDefinitionInput, deps: PipelineDeps, selection: DeadLetterSelection = {}): Promise<RunSummary> {
   const def = parseDefinition(definition);
   const resource = checkMapping(def, deps);
-  const logger = (deps.logger ?? silentLogger).child({ pipeline: def.name, mode: 'retry' });
+  const base = (deps.logger ?? silentLogger).child({ pipeline: def.name, mode: 'retry' });
   const { state } = deps;
   const started = Date.now();
   const letters = selection.ids
@@ -29,13 +29,16 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
     : state.deadLetters.list({ pipeline: def.name, limit: 1_000_000 });
   const lock = state.locks.acquire(def.name);
   let runId: number;
+  let crashed: number;
   try {
-    state.runs.markCrashed(def.name);
+    crashed = state.runs.markCrashed(def.name);
     runId = state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name });
   } catch (err) {
     lock.release();
     throw err;
   }
+  const logger = base.child({ runId });
+  if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing');
   deps.events?.emit({ type: 'run-started', runId, pipeline: def.name, mode: 'retry', lane: def.name, at: new Date(started).toISOString() });
   const counts: RunCounts = emptyCounts();
   let status: RunStatusFinal = 'succeeded';
@@ -71,6 +74,8 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
     lock.release();
   }
   const summary: RunSummary = { runId, pipeline: def.name, mode: 'retry', status, counts, durationMs: Date.now() - started, ...(error ? { error } : {}) };
+  if (error) logger.error({ error }, 'dead-letter retry failed');
+  logger.info({ status, counts, durationMs: summary.durationMs, letters: letters.length }, 'dead-letter retry finished');
   deps.events?.emit({ type: 'run-finished', summary });
   return summary;
 }

@@ -54,7 +54,9 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   const def = parseDefinition(definition);
   const mode = options.mode ?? 'sync';
   const resource = checkMapping(def, deps);
-  const logger = (deps.logger ?? silentLogger).child({ pipeline: def.name, mode });
+  const base = (deps.logger ?? silentLogger).child({ pipeline: def.name, mode });
+  // Every line of a run names it; a dry run writes no run row and logs as run 0.
+  let logger = base.child({ runId: 0 });
   const started = Date.now();
   const dryRun = mode === 'dry-run';
   const lane = mode === 'backfill' ? `${def.name}#backfill:${rangeId(options.range)}` : def.name;
@@ -67,8 +69,9 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     lock = deps.state.locks.acquire(lane);
     try {
       const crashed = deps.state.runs.markCrashed(lane);
-      if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
       runId = deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
+      logger = base.child({ runId });
+      if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
     } catch (err) {
       lock.release();
       throw err;
@@ -119,7 +122,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     }
   }
   const summary: RunSummary = { runId, pipeline: def.name, mode, status, counts, durationMs: Date.now() - started, ...(plan ? { plan } : {}), ...(error ? { error } : {}) };
-  logger.info({ runId, status, counts, durationMs: summary.durationMs }, 'run finished');
+  logger.info({ status, counts, durationMs: summary.durationMs }, 'run finished');
   deps.events?.emit({ type: 'run-finished', summary });
   return summary;
 }
