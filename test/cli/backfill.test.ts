@@ -1,25 +1,11 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { openState } from '../../src/state/index.js';
 import { createErp, ensureBuilt, runCli, shopProducts, sku, startCli, tempDir, writeConfig } from './support.js';
+import { useSandbox, shopEnv } from '../support/sandbox.js';
+import { until } from '../support/wait.js';
 
-let sandbox: SandboxHandle;
-beforeAll(async () => {
-  await ensureBuilt();
-  sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-}, 300_000);
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 
 describe('shopsync backfill (spawned against the sandbox)', { timeout: 180_000 }, () => {
   it('resumes an interrupted backfill from its checkpoint and never moves the incremental cursor', async () => {
@@ -28,7 +14,7 @@ describe('shopsync backfill (spawned against the sandbox)', { timeout: 180_000 }
     createErp(join(dir, 'erp.sqlite'), total, true);
     // Slow enough to interrupt: 4 requests/s of 10 records.
     const config = writeConfig(dir, { requestsPerSecond: 4, batchSize: 10, pageSize: 20 });
-    const env = { SHOP_URL: sandbox.url, SHOP_TOKEN: sandbox.token };
+    const env = shopEnv(sandbox);
     const args = ['backfill', 'products', '--from', '2026-01-01', '--to', '2026-12-31', '--config', config];
 
     const first = startCli(args, { env });

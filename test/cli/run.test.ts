@@ -1,26 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { openState } from '../../src/state/index.js';
 import { createErp, ensureBuilt, runCli, shopProducts, sku, startCli, tempDir, writeConfig } from './support.js';
+import { useSandbox, shopEnv } from '../support/sandbox.js';
+import { until } from '../support/wait.js';
 
-let sandbox: SandboxHandle;
-beforeAll(async () => {
-  await ensureBuilt();
-  sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-}, 300_000);
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 
 describe('shopsync run (the daemon, spawned as the container runs it)', { timeout: 180_000 }, () => {
   it('answers /healthz, /readyz and /metrics, skips overlapping ticks, and on SIGTERM checkpoints, exits 0 and lets the next run continue', async () => {
@@ -28,7 +15,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     const total = 240;
     createErp(join(dir, 'erp.sqlite'), total);
     const config = writeConfig(dir, { schedule: '* * * * * *', requestsPerSecond: 4, batchSize: 10, pageSize: 20 });
-    const env = { SHOP_URL: sandbox.url, SHOP_TOKEN: sandbox.token };
+    const env = shopEnv(sandbox);
 
     const daemon = startCli(['run', '--config', config], { env });
     const [, url] = await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)".*shopsync daemon started/);
@@ -82,7 +69,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     createErp(join(dir, 'erp.sqlite'), 200);
     const config = writeConfig(dir, { requestsPerSecond: 4, batchSize: 10, pageSize: 20 });
     const own = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-    const env = { SHOP_URL: own.url, SHOP_TOKEN: own.token };
+    const env = shopEnv(own);
     const sync = startCli(['sync', 'products', '--config', config], { env });
     await until(async () => (await shopProducts(own)).size >= 20);
     sync.child.kill('SIGKILL');
@@ -109,7 +96,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     const config = writeConfig(dir, { schedule: '* * * * * *', requestsPerSecond: 4, batchSize: 10, pageSize: 20 });
     writeFileSync(config, readFileSync(config, 'utf8').replace('shutdownGraceMs: 10000', 'shutdownGraceMs: 0'));
     const own = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-    const env = { SHOP_URL: own.url, SHOP_TOKEN: own.token };
+    const env = shopEnv(own);
     try {
       const daemon = startCli(['run', '--config', config, '--no-dashboard'], { env });
       await until(async () => (await shopProducts(own)).size >= 20);
@@ -144,7 +131,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     const dir = tempDir();
     createErp(join(dir, 'erp.sqlite'), 1);
     const config = writeConfig(dir);
-    const res = await runCli(['run', '--config', config, '--host', '0.0.0.0'], { env: { SHOP_URL: sandbox.url, SHOP_TOKEN: sandbox.token } });
+    const res = await runCli(['run', '--config', config, '--host', '0.0.0.0'], { env: shopEnv(sandbox) });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('dashboard token');
   });

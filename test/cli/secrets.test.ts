@@ -1,21 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { createErp, ensureBuilt, runCli, startCli, tempDir, writeConfig } from './support.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const TOKEN = 'tok-S3cr3t-static-4711';
 const CLIENT_SECRET = 'cs-V3ryS3cret-0815';
 const DASHBOARD_TOKEN = 'dash-Hidden-Token-42';
 
-let sandbox: SandboxHandle;
-beforeAll(async () => {
-  await ensureBuilt();
-  sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:', tokens: [{ value: TOKEN }], clients: [{ id: 'shopsync', secret: CLIENT_SECRET }] });
-}, 300_000);
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox({ tokens: [{ value: TOKEN }], clients: [{ id: 'shopsync', secret: CLIENT_SECRET }] }, { before: ensureBuilt, timeoutMs: 300_000 });
 
 /** Every secret (and its base64/URL-encoded forms) that must never reach a log line. */
 function leaks(text: string, secrets: readonly string[]): string[] {
@@ -29,8 +22,14 @@ describe('secrets in logs', { timeout: 180_000 }, () => {
     createErp(join(dir, 'erp.sqlite'), 12);
     writeFileSync(join(dir, 'client_secret'), `${CLIENT_SECRET}\n`);
     const plain = writeConfig(dir);
-    const oauth = join(dir, 'oauth.yaml');
-    writeFileSync(oauth, oauthConfig(dir));
+    // The same pipeline with OAuth, a dashboard token from the environment, a schedule and its own state.
+    const oauth = writeConfig(dir, {
+      file: 'oauth.yaml',
+      auth: `  oauth:\n    clientId: shopsync\n    clientSecret: \${file:${join(dir, 'client_secret')}}`,
+      schedule: '* * * * * *',
+      statePath: 'state/oauth.db',
+      dashboardToken: '${DASHBOARD_TOKEN}',
+    });
     const env = { SHOP_URL: sandbox.url, SHOP_TOKEN: TOKEN, DASHBOARD_TOKEN };
 
     const outputs: string[] = [];
@@ -60,29 +59,3 @@ describe('secrets in logs', { timeout: 180_000 }, () => {
     expect(all.split('\n').filter((l) => /Bearer\s+(?!\[redacted\])\S/i.test(l) || /access_token"?\s*[:=]\s*"?(?!\[redacted\])\w/i.test(l))).toEqual([]);
   });
 });
-
-/** A config using OAuth, a dashboard token from the environment and a schedule. */
-function oauthConfig(dir: string): string {
-  return `shop:
-  baseUrl: \${SHOP_URL}
-  oauth:
-    clientId: shopsync
-    clientSecret: \${file:${join(dir, 'client_secret')}}
-  rateLimit: { requests: 1000, intervalMs: 1000 }
-  retry: { baseDelayMs: 5, maxDelayMs: 200 }
-connections:
-  erp: { kind: sqlite, path: erp.sqlite }
-pipelines:
-  - name: products
-    direction: push
-    resource: products
-    mapping: products.yaml
-    source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku }
-    schedule: "* * * * * *"
-state:
-  path: state/oauth.db
-dashboard:
-  port: 0
-  token: \${DASHBOARD_TOKEN}
-`;
-}

@@ -3,11 +3,13 @@
  * dist/), spawn the CLI, and a fixture with a sandbox shop, an ERP SQLite file and a config.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
+import { productsMapping } from '../support/mappings.js';
+import { tempDir as sharedTempDir } from '../support/tmp.js';
+import { sleep } from '../support/wait.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/shopsync.js');
@@ -21,8 +23,6 @@ function newestMtime(dir: string): number {
   }
   return newest;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Build dist/ unless it is newer than every source file. Test files run in parallel processes,
@@ -150,23 +150,11 @@ export function runCli(args: readonly string[], options: { cwd?: string; env?: N
 }
 
 /** A products mapping for the tests (ERP rows → shop products). */
-export const PRODUCT_MAPPING = `
-name: test-products
-direction: erp-to-shop
-target: { resource: products, operation: upsert }
-key: sku
-shop_key: products_model
-fields:
-  products_model: sku
-  products_price: { from: price, type: decimal, locale: point }
-  products_quantity: { from: qty, type: decimal, locale: point }
-  products_status: { value: 1 }
-  languages.de.products_name: name
-`;
+export const PRODUCT_MAPPING = productsMapping('test-products');
 
-/** A temp folder. */
+/** A temp folder for one CLI test. */
 export function tempDir(prefix = 'shopsync-cli-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return sharedTempDir(prefix);
 }
 
 /** Create the ERP products table and fill products 1..n, spread over days of 2026 when `spread`. */
@@ -201,12 +189,18 @@ export interface ConfigOptions {
   readonly auth?: string;
   readonly port?: number;
   readonly pageSize?: number;
+  /** The config file's name in `dir`. @default 'shopsync.yaml' */
+  readonly file?: string;
+  /** @default 'state/shopsync.db' */
+  readonly statePath?: string;
+  /** The dashboard's `token:` value (e.g. `${DASHBOARD_TOKEN}`). */
+  readonly dashboardToken?: string;
 }
 
 /** Write shopsync.yaml for a products push into `dir`; the shop URL and token come from the environment. */
 export function writeConfig(dir: string, o: ConfigOptions = {}): string {
   writeFileSync(join(dir, 'products.yaml'), PRODUCT_MAPPING);
-  const file = join(dir, 'shopsync.yaml');
+  const file = join(dir, o.file ?? 'shopsync.yaml');
   writeFileSync(
     file,
     `# written by test/cli/support.ts
@@ -229,10 +223,10 @@ pipelines:
     source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku }
     options: { pageSize: ${o.pageSize ?? 500}, concurrency: 1 }
 ${o.schedule ? `    schedule: "${o.schedule}"\n` : ''}state:
-  path: state/shopsync.db
+  path: ${o.statePath ?? 'state/shopsync.db'}
 dashboard:
   port: ${o.port ?? 0}
-daemon:
+${o.dashboardToken ? `  token: ${o.dashboardToken}\n` : ''}daemon:
   shutdownGraceMs: 10000
 `,
   );

@@ -1,23 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { openState } from '../../src/state/index.js';
 import { createErp, ensureBuilt, runCli, shopProducts, sku, tempDir, writeConfig, PRODUCT_MAPPING } from './support.js';
+import { useSandbox, shopEnv } from '../support/sandbox.js';
 
-let sandbox: SandboxHandle;
-beforeAll(async () => {
-  await ensureBuilt();
-  sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-}, 300_000);
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-function env() {
-  return { SHOP_URL: sandbox.url, SHOP_TOKEN: sandbox.token };
-}
+const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 
 describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeout: 180_000 }, () => {
   it('pushes the ERP products into the shop and reports them in status --json', async () => {
@@ -25,25 +14,25 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     createErp(join(dir, 'erp.sqlite'), 30);
     const config = writeConfig(dir);
 
-    const dry = await runCli(['sync', 'products', '--dry-run', '--config', config], { env: env() });
+    const dry = await runCli(['sync', 'products', '--dry-run', '--config', config], { env: shopEnv(sandbox) });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('products dry-run succeeded');
     expect(dry.stdout).toContain(`create ${sku(1)}`);
     expect([...(await shopProducts(sandbox)).keys()].filter((k) => k.startsWith('SKU-'))).toHaveLength(0);
 
-    const sync = await runCli(['sync', 'products', '--config', config], { env: env() });
+    const sync = await runCli(['sync', 'products', '--config', config], { env: shopEnv(sandbox) });
     expect(sync.code, sync.stderr).toBe(0);
     expect(sync.stdout).toMatch(/products sync succeeded \(run \d+\) in [\d.]+ s: read 30, created 30/);
     const shop = await shopProducts(sandbox);
     expect(shop.get(sku(7))).toMatchObject({ products_model: sku(7) });
 
-    const status = await runCli(['status', '--json'], { env: { ...env(), SHOPSYNC_CONFIG: config } });
+    const status = await runCli(['status', '--json'], { env: { ...shopEnv(sandbox), SHOPSYNC_CONFIG: config } });
     expect(status.code, status.stderr).toBe(0);
     const body = JSON.parse(status.stdout) as { pipelines: { name: string; lastRun: { status: string; counts: { created: number } }; cursor: { value: unknown; key: string }; deadLetters: number; nextRun: unknown; running: boolean }[] };
     expect(body.pipelines).toHaveLength(1);
     expect(body.pipelines[0]).toMatchObject({ name: 'products', lastRun: { status: 'succeeded', counts: { created: 30 } }, cursor: { value: '2026-01-01 00:00:00', key: sku(30) }, deadLetters: 0, nextRun: null, running: false });
 
-    const again = await runCli(['sync', 'products', '--config', config, '--json'], { env: env() });
+    const again = await runCli(['sync', 'products', '--config', config, '--json'], { env: shopEnv(sandbox) });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'succeeded', counts: { read: 0 } });
   });
@@ -57,33 +46,33 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     erp.close();
     const config = writeConfig(dir);
 
-    const sync = await runCli(['sync', 'products', '--config', config], { env: env() });
+    const sync = await runCli(['sync', 'products', '--config', config], { env: shopEnv(sandbox) });
     expect(sync.code, sync.stderr).toBe(1);
     expect(sync.stdout).toMatch(/products sync partial .*dead-lettered 2/);
 
-    const list = await runCli(['dlq', 'list', '--json', '--config', config], { env: env() });
+    const list = await runCli(['dlq', 'list', '--json', '--config', config], { env: shopEnv(sandbox) });
     expect(list.code, list.stderr).toBe(0);
     const letters = JSON.parse(list.stdout) as { id: number; erpKey: string }[];
     expect(letters.map((l) => l.erpKey).sort()).toEqual([sku(2), sku(4)]);
-    const text = await runCli(['dlq', 'list', '--config', config], { env: env() });
+    const text = await runCli(['dlq', 'list', '--config', config], { env: shopEnv(sandbox) });
     expect(text.stdout).toMatch(/ID\s+PIPELINE\s+ERP KEY/);
 
     // Fix the mapping (unreadable quantities become 0) and retry one letter; drop the other.
     writeFileSync(join(dir, 'products.yaml'), PRODUCT_MAPPING.replace("products_quantity: { from: qty, type: decimal, locale: point }", 'products_quantity: { value: 0 }'));
     const first = letters.find((l) => l.erpKey === sku(2))!;
     const other = letters.find((l) => l.erpKey === sku(4))!;
-    const retry = await runCli(['dlq', 'retry', String(first.id), '--config', config], { env: env() });
+    const retry = await runCli(['dlq', 'retry', String(first.id), '--config', config], { env: shopEnv(sandbox) });
     expect(retry.code, retry.stderr + retry.stdout).toBe(0);
     expect((await shopProducts(sandbox)).get(sku(2))).toBeDefined();
 
-    const usage = await runCli(['dlq', 'drop', '--config', config], { env: env() });
+    const usage = await runCli(['dlq', 'drop', '--config', config], { env: shopEnv(sandbox) });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--all');
 
-    const drop = await runCli(['dlq', 'drop', String(other.id), '--json', '--config', config], { env: env() });
+    const drop = await runCli(['dlq', 'drop', String(other.id), '--json', '--config', config], { env: shopEnv(sandbox) });
     expect(drop.code, drop.stderr).toBe(0);
     expect(JSON.parse(drop.stdout)).toEqual({ dropped: 1 });
-    const status = JSON.parse((await runCli(['status', '--json', '--config', config], { env: env() })).stdout) as { pipelines: { deadLetters: number }[] };
+    const status = JSON.parse((await runCli(['status', '--json', '--config', config], { env: shopEnv(sandbox) })).stdout) as { pipelines: { deadLetters: number }[] };
     expect(status.pipelines[0].deadLetters).toBe(0);
   });
 
@@ -91,11 +80,11 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     const dir = tempDir();
     createErp(join(dir, 'erp.sqlite'), 2);
     const config = writeConfig(dir);
-    expect((await runCli(['status', '--config', config], { env: env() })).code).toBe(0);
+    expect((await runCli(['status', '--config', config], { env: shopEnv(sandbox) })).code).toBe(0);
     const state = openState(join(dir, 'state/shopsync.db'));
     const lock = state.locks.acquire('products');
     try {
-      const res = await runCli(['sync', 'products', '--config', config], { env: env() });
+      const res = await runCli(['sync', 'products', '--config', config], { env: shopEnv(sandbox) });
       expect(res.code).toBe(3);
       expect(res.stderr).toContain('LOCK_HELD');
     } finally {
@@ -108,16 +97,16 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     const dir = tempDir();
     const config = writeConfig(dir).replace(/shopsync\.yaml$/, 'bad.yaml');
     writeFileSync(config, 'shop:\n  baseUrl: not a url\n  token: ${SHOP_TOKEN}\n');
-    const bad = await runCli(['status', '--config', config], { env: env() });
+    const bad = await runCli(['status', '--config', config], { env: shopEnv(sandbox) });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`${config}:2: shop.baseUrl:`);
     const missing = await runCli(['status', '--config', config], { env: { SHOP_URL: sandbox.url } });
     expect(missing.code).toBe(2);
     const good = writeConfig(dir);
-    const unknown = await runCli(['sync', 'nope', '--config', good], { env: env() });
+    const unknown = await runCli(['sync', 'nope', '--config', good], { env: shopEnv(sandbox) });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('known: products');
-    const flag = await runCli(['sync', 'products', '--bogus', '--config', good], { env: env() });
+    const flag = await runCli(['sync', 'products', '--bogus', '--config', good], { env: shopEnv(sandbox) });
     expect(flag.code).toBe(2);
   });
 

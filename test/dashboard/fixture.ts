@@ -3,8 +3,7 @@
  * temp folder, two push pipelines (manufacturers, products) run by the real pipeline code, and the
  * dashboard mounted on a fastify app the way the daemon mounts it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -16,6 +15,8 @@ import { runPipeline, SyncEvents, type PipelineDefinitionInput, type PipelineDep
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { createShopClient, type ShopClient } from '../../src/shop/index.js';
 import { openState, type StateStore } from '../../src/state/index.js';
+import { removeDir, tempDir } from '../support/tmp.js';
+import { listeningUrl } from '../support/wait.js';
 
 export const XSS_NAME = '<img src=x onerror=alert(1)>';
 
@@ -57,7 +58,7 @@ export interface Shopsync {
 
 /** Start sandbox, state, ERP and dashboard. The ERP holds three articles; NORD-1's brand is not in the ERP yet. */
 export async function startShopsync(): Promise<Shopsync> {
-  const dir = mkdtempSync(join(tmpdir(), 'shopsync-dashboard-browser-'));
+  const dir = tempDir('shopsync-dashboard-browser-');
   const erpPath = join(dir, 'erp.sqlite');
   const erp = new Database(erpPath);
   erp.exec(`
@@ -98,8 +99,7 @@ export async function startShopsync(): Promise<Shopsync> {
   };
   await registerDashboard(app, deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const url = listeningUrl(app.server);
 
   return {
     url,
@@ -115,7 +115,7 @@ export async function startShopsync(): Promise<Shopsync> {
       await sandbox.close();
       await state.close();
       erp.close();
-      rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     },
   };
 }

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +6,8 @@ import { registerDashboard, type DashboardDeps } from '../../src/dashboard/index
 import { ConfigError } from '../../src/errors.js';
 import { SyncEvents } from '../../src/pipeline/events.js';
 import { emptyCounts, openState, type StateStore } from '../../src/state/index.js';
+import { removeDir, tempDir } from '../support/tmp.js';
+import { listeningUrl } from '../support/wait.js';
 
 const XSS = '<img src=x onerror=alert(1)>';
 
@@ -48,9 +48,7 @@ async function start(options: { token?: string; host?: string } = {}): Promise<H
   const app = Fastify();
   await registerDashboard(app, deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  harness = { app, base: `http://127.0.0.1:${port}`, state, events, calls };
+  harness = { app, base: listeningUrl(app.server), state, events, calls };
   return harness;
 }
 
@@ -90,13 +88,13 @@ function post(base: string, path: string, form: Record<string, string | string[]
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'shopsync-dashboard-'));
+  dir = tempDir('shopsync-dashboard-');
 });
 afterEach(async () => {
   await harness?.app.close();
   await harness?.state.close();
   harness = undefined;
-  rmSync(dir, { recursive: true, force: true });
+  removeDir(dir);
 });
 
 describe('dashboard pages', () => {

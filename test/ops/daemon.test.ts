@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startDaemon } from '../../src/ops/daemon.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { useSandbox } from '../support/sandbox.js';
+import { tempDir } from '../support/tmp.js';
 
 const MAPPING = `
 name: p
@@ -21,16 +21,10 @@ fields:
   languages.de.products_name: name
 `;
 
-let sandbox: SandboxHandle;
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox();
 
 function setup(): { file: string; text: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'shopsync-daemon-'));
+  const dir = tempDir('shopsync-daemon-');
   const erp = new Database(join(dir, 'erp.sqlite'));
   erp.exec("CREATE TABLE products (sku TEXT PRIMARY KEY, name TEXT, qty TEXT, updated_at TEXT); INSERT INTO products VALUES ('D-1','Eins','3','2026-01-01'), ('D-2','Zwei','viele','2026-01-01'), ('D-3','Drei','x','2026-01-01')");
   erp.close();
