@@ -1,13 +1,12 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSource, type CursorPosition } from '../../src/erp/index.js';
-import { silentLogger } from '../../src/log.js';
+import { createSource } from '../../src/erp/index.js';
 import { requireService } from '../support/services.js';
-import { collect, sqlSuite } from './sql-suite.js';
+import { collect, readAcrossDroppedConnection, serviceConnection, sqlSuite, TEST_CTX } from './sql-suite.js';
 
 const service = await requireService('mariadb');
-const connection = { kind: 'mysql' as const, host: service.host, port: service.port, user: service.user, database: service.database };
-const ctx = { logger: silentLogger, baseDir: process.cwd(), env: {} };
+const connection = serviceConnection('mysql', service);
+const ctx = TEST_CTX;
 
 describe.skipIf(!service.available)('MariaDB source and sink', () => {
   let admin: mysql.Connection;
@@ -55,27 +54,15 @@ describe.skipIf(!service.available)('MariaDB source and sink', () => {
     try {
       const own = { ...connection, user };
       const cfg = { query: `SELECT id, seq FROM \`${table}\``, cursor: 'seq', key: 'id' };
-      const seen: string[] = [];
-      const source = await createSource(own, cfg, ctx);
-      let last: CursorPosition | undefined;
-      try {
-        for await (const item of source.read({ pageSize: 10 })) {
-          seen.push(item.key);
-          last = item.position;
-          if (seen.length === 15) {
-            const [rows] = await admin.query(`SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ?`, [user]);
-            for (const row of rows as { ID: number }[]) await admin.query(`KILL ${Number(row.ID)}`);
-            expect((rows as unknown[]).length).toBeGreaterThan(0);
-          }
-        }
-      } catch (err) {
-        expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE' });
-      }
-      await source.close().catch(() => undefined);
-      const restarted = await createSource(own, cfg, ctx);
-      for (const item of await collect(restarted, { pageSize: 10, after: last })) seen.push(item.key);
-      await restarted.close();
-      expect(seen.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      const seen = await readAcrossDroppedConnection(
+        () => createSource(own, cfg, ctx),
+        async () => {
+          const [rows] = await admin.query(`SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ?`, [user]);
+          for (const row of rows as { ID: number }[]) await admin.query(`KILL ${Number(row.ID)}`);
+          expect((rows as unknown[]).length).toBeGreaterThan(0);
+        },
+      );
+      expect(seen).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
     } finally {
       await admin.query(`DROP TABLE IF EXISTS \`${table}\``);
       await admin.query(`DROP USER IF EXISTS '${user}'@'%'`);

@@ -1,13 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSink, createSource, type CursorPosition } from '../../src/erp/index.js';
-import { silentLogger } from '../../src/log.js';
+import { createSink, createSource } from '../../src/erp/index.js';
 import { requireService } from '../support/services.js';
-import { collect, sqlSuite } from './sql-suite.js';
+import { collect, readAcrossDroppedConnection, serviceConnection, sqlSuite, TEST_CTX } from './sql-suite.js';
 
 const service = await requireService('postgres');
-const connection = { kind: 'postgres' as const, host: service.host, port: service.port, user: service.user, database: service.database };
-const ctx = { logger: silentLogger, baseDir: process.cwd(), env: {} };
+const connection = serviceConnection('postgres', service);
+const ctx = TEST_CTX;
 
 describe.skipIf(!service.available)('PostgreSQL source and sink', () => {
   let admin: pg.Client;
@@ -49,27 +48,14 @@ describe.skipIf(!service.available)('PostgreSQL source and sink', () => {
     await admin.query(`DROP TABLE IF EXISTS "${table}"`);
     await admin.query(`CREATE TABLE "${table}" AS SELECT g AS id, g / 7 AS seq FROM generate_series(1, 60) g`);
     try {
-      const seen: string[] = [];
-      const source = await createSource(connection, { query: `SELECT id, seq FROM "${table}"`, cursor: 'seq', key: 'id' }, ctx);
-      let last: CursorPosition | undefined;
-      try {
-        for await (const item of source.read({ pageSize: 10 })) {
-          seen.push(item.key);
-          last = item.position;
-          if (seen.length === 15) {
-            const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'shopsync' AND query LIKE '%${table}%'`);
-            expect(killed.rowCount).toBeGreaterThan(0);
-          }
-        }
-      } catch (err) {
-        // Either the pool noticed and reconnected, or the read fails typed and the run restarts from `last`.
-        expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE' });
-      }
-      await source.close().catch(() => undefined);
-      const restarted = await createSource(connection, { query: `SELECT id, seq FROM "${table}"`, cursor: 'seq', key: 'id' }, ctx);
-      for (const item of await collect(restarted, { pageSize: 10, after: last })) seen.push(item.key);
-      await restarted.close();
-      expect(seen.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      const seen = await readAcrossDroppedConnection(
+        () => createSource(connection, { query: `SELECT id, seq FROM "${table}"`, cursor: 'seq', key: 'id' }, ctx),
+        async () => {
+          const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'shopsync' AND query LIKE '%${table}%'`);
+          expect(killed.rowCount).toBeGreaterThan(0);
+        },
+      );
+      expect(seen).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
     } finally {
       await admin.query(`DROP TABLE IF EXISTS "${table}"`);
     }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { createSink, createSource, type ConnectionInput, type ConnectorContext, type CursorPosition, type Source, type SourceItem } from '../../src/erp/index.js';
+import type { ServiceProbe } from '../support/services.js';
 
 /** What a dialect's test file provides. */
 export interface SqlHarness {
@@ -25,6 +26,40 @@ export async function collect(source: Source, options: Parameters<Source['read']
     if (out.length >= stopAfter) break;
   }
   return out;
+}
+
+/** The connector context of the database tests: silent, no environment fallbacks. */
+export const TEST_CTX = { logger: silentLogger, baseDir: process.cwd(), env: {} };
+
+/** The connection settings of a probed local database service. */
+export function serviceConnection<K extends 'postgres' | 'mysql'>(kind: K, service: ServiceProbe): { kind: K; host: string; port: number; user: string; database: string } {
+  return { kind, host: service.host, port: service.port, user: service.user, database: service.database };
+}
+
+/**
+ * Read a table of ids 1..`total` in pages of 10, call `dropConnection` after the 15th record, then
+ * restart a new source from the last position read (as a run would after a typed failure); returns
+ * every id seen, sorted. A read that fails must fail with CONNECTOR_UNREACHABLE.
+ */
+export async function readAcrossDroppedConnection(open: () => Promise<Source>, dropConnection: () => Promise<void>): Promise<number[]> {
+  const seen: string[] = [];
+  const source = await open();
+  let last: CursorPosition | undefined;
+  try {
+    for await (const item of source.read({ pageSize: 10 })) {
+      seen.push(item.key);
+      last = item.position;
+      if (seen.length === 15) await dropConnection();
+    }
+  } catch (err) {
+    // Either the pool noticed and reconnected, or the read fails typed and the run restarts from `last`.
+    expect(err).toMatchObject({ code: 'CONNECTOR_UNREACHABLE' });
+  }
+  await source.close().catch(() => undefined);
+  const restarted = await open();
+  for (const item of await collect(restarted, { pageSize: 10, after: last })) seen.push(item.key);
+  await restarted.close();
+  return seen.map(Number).sort((a, b) => a - b);
 }
 
 const TOTAL = 10_000;
