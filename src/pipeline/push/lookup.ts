@@ -3,30 +3,16 @@
  * (OUTCOME_UNKNOWN) or that a crash interrupted (an open intent) may have landed. Products,
  * customers and subscribers carry a key the shop de-duplicates (`Already exists` names the id), so
  * sending them again is safe; every other resource would get a second record. Those are looked up
- * by the key the mapping declares: the id, the mapping's `shopKey`, the resource's natural key
- * (manufacturer name, category name under its parent…) or, without any, the payload's own fields.
+ * by the key the mapping declares: the id, the mapping's `shopKey`, the resource's natural key from
+ * the registry (`naturalKeys`: manufacturer name, category name under its parent…) or, without any,
+ * the payload's own fields.
  */
 import type { CompiledMapping } from '../../mapping/types.js';
 import type { ShopClient } from '../../shop/client/types.js';
-import type { ResourceDef } from '../../shop/registry/index.js';
+import type { NaturalKeyDef, ResourceDef } from '../../shop/registry/index.js';
 import { readShopId, type ShopId, type StateStore } from '../../state/index.js';
 import { payloadDiff } from '../diff.js';
 import type { WorkItem } from './work.js';
-
-/**
- * Fields that name one record of a resource the shop does not de-duplicate (the registry's
- * `key.alternatives` covers those it does). `languages.*.x`: field x of every language sent.
- */
-const NATURAL_KEYS: Readonly<Partial<Record<string, readonly string[]>>> = {
-  manufacturers: ['manufacturers_name'],
-  suppliers: ['suppliers_name'],
-  categories: ['parent_id', 'languages.*.name', 'languages.*.categories_name'],
-  newsdesk_categories: ['parent_id', 'languages.*.categories_name'],
-  faqdesk_categories: ['parent_id', 'languages.*.categories_name'],
-};
-
-/** Defaults the shop applies to an absent key field (a category without parent_id is a root category). */
-const KEY_DEFAULTS: Readonly<Record<string, unknown>> = { parent_id: 0 };
 
 function present(v: unknown): boolean {
   return v !== undefined && v !== null && v !== '';
@@ -36,30 +22,38 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Whether the shop itself recognises a repeated create of this payload (answers `Already exists`). */
-export function shopDeduplicates(resource: ResourceDef, payload: Record<string, unknown>): boolean {
-  return resource.key.alternatives.some((field) => present(payload[field]));
+/** The values of one natural key in a payload, or undefined when the payload does not name the record by it. */
+function naturalKey(def: NaturalKeyDef, payload: Record<string, unknown>): Record<string, unknown> | undefined {
+  const key: Record<string, unknown> = {};
+  let byLanguage = false;
+  let named = false;
+  for (const field of def.fields) {
+    const star = /^languages\.\*\.(.+)$/.exec(field);
+    if (!star) {
+      if (!present(payload[field])) return undefined;
+      key[field] = payload[field];
+      continue;
+    }
+    byLanguage = true;
+    const languages = isObject(payload.languages) ? payload.languages : {};
+    for (const [lang, block] of Object.entries(languages)) {
+      if (!isObject(block) || !present(block[star[1]!])) continue;
+      const out = (key.languages ??= {}) as Record<string, Record<string, unknown>>;
+      (out[lang] ??= {})[star[1]!] = block[star[1]!];
+      named = true;
+    }
+  }
+  if (byLanguage && !named) return undefined;
+  for (const field of def.scope ?? []) {
+    if (present(payload[field])) key[field] = payload[field];
+    else if (def.scopeDefaults?.[field] !== undefined) key[field] = def.scopeDefaults[field];
+  }
+  return key;
 }
 
-function naturalKey(fields: readonly string[], payload: Record<string, unknown>): Record<string, unknown> | undefined {
-  const key: Record<string, unknown> = {};
-  let named = false;
-  for (const field of fields) {
-    const star = /^languages\.\*\.(.+)$/.exec(field);
-    if (star) {
-      const languages = isObject(payload.languages) ? payload.languages : {};
-      for (const [lang, block] of Object.entries(languages)) {
-        if (!isObject(block) || !present(block[star[1]!])) continue;
-        const out = (key.languages ??= {}) as Record<string, Record<string, unknown>>;
-        (out[lang] ??= {})[star[1]!] = block[star[1]!];
-        named = true;
-      }
-    } else if (present(payload[field])) {
-      key[field] = payload[field];
-      named ||= !(field in KEY_DEFAULTS);
-    } else if (field in KEY_DEFAULTS) key[field] = KEY_DEFAULTS[field];
-  }
-  return named ? key : undefined;
+/** Whether the shop itself recognises a repeated create of this payload (a key it enforces answers `Already exists`). */
+export function shopDeduplicates(resource: ResourceDef, payload: Record<string, unknown>): boolean {
+  return (resource.naturalKeys ?? []).some((k) => k.enforced && naturalKey(k, payload) !== undefined);
 }
 
 /** Scalar and nested-object content of a payload (lists left out: the shop reshapes them). */
@@ -76,10 +70,13 @@ function contentKey(payload: Record<string, unknown>): Record<string, unknown> {
 export function lookupKey(resource: ResourceDef, mapping: Pick<CompiledMapping, 'shopKey'>, payload: Record<string, unknown>): Record<string, unknown> {
   if (present(payload[resource.key.id])) return { [resource.key.id]: payload[resource.key.id] };
   if (mapping.shopKey !== undefined && present(payload[mapping.shopKey])) return { [mapping.shopKey]: payload[mapping.shopKey] };
-  const alternative = resource.key.alternatives.find((field) => present(payload[field]));
-  if (alternative !== undefined) return { [alternative]: payload[alternative] };
-  const fields = NATURAL_KEYS[resource.name];
-  return (fields && naturalKey(fields, payload)) ?? contentKey(payload);
+  // Keys the shop enforces first (they name one record for certain), then those it does not.
+  const keys = [...(resource.naturalKeys ?? [])].sort((a, b) => Number(b.enforced) - Number(a.enforced));
+  for (const def of keys) {
+    const key = naturalKey(def, payload);
+    if (key) return key;
+  }
+  return contentKey(payload);
 }
 
 /** An export filter that narrows the search to one key field's value, when the resource has one. */

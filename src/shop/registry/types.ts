@@ -129,6 +129,26 @@ export interface KeyDef {
   readonly specified: boolean;
 }
 
+/**
+ * Fields that name one record besides its id (a product's model, a manufacturer's name). Read by
+ * the pipelines to decide whether a create that may already have landed (lost answer, crash) can
+ * simply be sent again or must first be looked up in the shop.
+ */
+export interface NaturalKeyDef {
+  /** The key's fields, all required; `languages.*.x` = field x in every language sent (at least one language must carry one of the listed language fields). */
+  readonly fields: readonly string[];
+  /**
+   * True when the shop refuses a second record with the same key and names the existing one
+   * (`Already exists` with its id; orders: `DUPLICATE_EXTERNAL_REFERENCE`), so repeating a create
+   * is harmless. False when the shop would store a duplicate (a key by convention only).
+   */
+  readonly enforced: boolean;
+  /** Fields that qualify the key: the same name may occur once per scope (a category's name under its `parent_id`). */
+  readonly scope?: readonly string[];
+  /** The value the shop gives a scope field the payload leaves out (`parent_id: 0`, a root category). */
+  readonly scopeDefaults?: Readonly<Record<string, string | number>>;
+}
+
 /** The operations a resource offers. */
 export interface ResourceOps {
   readonly export?: ExportDef;
@@ -171,6 +191,8 @@ export interface ResourceDef<
   };
   /** Envelope `type` when it differs from `name` (slider writes use `slider`). */
   readonly writeType?: string;
+  /** Natural keys, enforced by the shop or not, in the order a lookup tries them; absent = none. */
+  readonly naturalKeys?: readonly NaturalKeyDef[];
 }
 
 /** A registered resource's inferred record type. */

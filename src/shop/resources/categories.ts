@@ -74,4 +74,5 @@ export const categories = {
   lengthLimits: [],
   decimalFields: [],
   schemas: { record: categoryRecord, write: categoryWrite },
+  naturalKeys: [{ fields: ['languages.*.name', 'languages.*.categories_name'], scope: ['parent_id'], scopeDefaults: { parent_id: 0 }, enforced: false }],
 } as const satisfies ResourceDef;

@@ -85,4 +85,8 @@ export const customers = {
   lengthLimits: [],
   decimalFields: ['discounts[].value'],
   schemas: { record: customerRecord, write: customerWrite },
+  naturalKeys: [
+    { fields: ['customers_id_extern'], enforced: true },
+    { fields: ['customers_email_address'], enforced: true },
+  ],
 } as const satisfies ResourceDef;

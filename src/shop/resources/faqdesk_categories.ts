@@ -44,4 +44,5 @@ export const faqdesk_categories = {
   lengthLimits: [],
   decimalFields: [],
   schemas: { record: faqCategoryRecord, write: faqCategoryWrite },
+  naturalKeys: [{ fields: ['languages.*.categories_name'], scope: ['parent_id'], scopeDefaults: { parent_id: 0 }, enforced: false }],
 } as const satisfies ResourceDef;

@@ -64,4 +64,5 @@ export const manufacturers = {
   lengthLimits: [],
   decimalFields: [],
   schemas: { record: manufacturerRecord, write: manufacturerWrite },
+  naturalKeys: [{ fields: ['manufacturers_name'], enforced: false }],
 } as const satisfies ResourceDef;

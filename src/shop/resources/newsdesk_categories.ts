@@ -44,4 +44,5 @@ export const newsdesk_categories = {
   lengthLimits: [],
   decimalFields: [],
   schemas: { record: newsCategoryRecord, write: newsCategoryWrite },
+  naturalKeys: [{ fields: ['languages.*.categories_name'], scope: ['parent_id'], scopeDefaults: { parent_id: 0 }, enforced: false }],
 } as const satisfies ResourceDef;

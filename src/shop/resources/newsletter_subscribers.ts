@@ -60,4 +60,5 @@ export const newsletter_subscribers = {
   lengthLimits: [],
   decimalFields: [],
   schemas: { record: subscriberRecord, write: subscriberWrite },
+  naturalKeys: [{ fields: ['subscribe_email'], enforced: true }],
 } as const satisfies ResourceDef;

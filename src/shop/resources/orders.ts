@@ -141,6 +141,7 @@ export const orders = {
   lengthLimits: [],
   decimalFields: ['products[].quantity', 'products[].products_price', 'products[].products_tax', 'expected_total'],
   schemas: { record: orderRecord, write: orderWrite },
+  naturalKeys: [{ fields: ['external_reference'], enforced: true }],
 } as const satisfies ResourceDef;
 
 /** The order date filters' format, re-exported for pipelines computing delta values. */

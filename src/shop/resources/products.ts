@@ -227,4 +227,5 @@ export const products = {
     'storages[].products_quantity', 'storages[].products_safe_quantity', 'storages[].products_reorder_level',
   ],
   schemas: { record: productRecord, write: productWrite },
+  naturalKeys: [{ fields: ['products_model'], enforced: true }],
 } as const satisfies ResourceDef;

@@ -51,4 +51,5 @@ export const suppliers = {
   lengthLimits: [],
   decimalFields: [],
   schemas: { record: supplierRecord, write: supplierWrite },
+  naturalKeys: [{ fields: ['suppliers_name'], enforced: false }],
 } as const satisfies ResourceDef;
