@@ -24,15 +24,28 @@ export interface PrepareDeps {
   readonly dryRun: boolean;
 }
 
-/** The record goes out (`send`), or is settled without a request (`settled`). */
-export type Prepared = { readonly kind: 'send'; readonly item: WorkItem; readonly requests: number } | { readonly kind: 'settled'; readonly settlement: Settlement; readonly requests: number };
+/** A reference the mapping asked for and the state did not know. */
+export interface MissingReference {
+  readonly resource: string;
+  readonly erpKey: string;
+}
+
+/**
+ * The record goes out (`send`), is settled without a request (`settled`), or its mapping failed
+ * while a reference lookup missed (`waiting`: the referenced record may be created later in this
+ * run; `settlement` is the dead letter it gets if it still misses at the end).
+ */
+export type Prepared =
+  | { readonly kind: 'send'; readonly item: WorkItem; readonly requests: number }
+  | { readonly kind: 'settled'; readonly settlement: Settlement; readonly requests: number }
+  | { readonly kind: 'waiting'; readonly settlement: Settlement; readonly missing: readonly MissingReference[]; readonly requests: 0 };
 
 /** The mapping context: references resolved synchronously from the state. */
 export function mappingContext(state: StateStore): MappingContext {
   return { lookupReference: (resource, erpKey) => state.refs.get(resource, erpKey)?.shopId };
 }
 
-function dead(seq: number | undefined, erpKey: string, record: ErpRecord, warnings: StoredIssue[], error: StoredIssue, extra: { payload?: unknown; hash?: string; shopId?: ShopId } = {}): Prepared {
+function dead(seq: number | undefined, erpKey: string, record: ErpRecord, warnings: StoredIssue[], error: StoredIssue, extra: { payload?: unknown; hash?: string; shopId?: ShopId } = {}): Prepared & { kind: 'settled' } {
   return { kind: 'settled', settlement: { kind: 'dead', item: { seq, erpKey, record, warnings, ...extra }, error }, requests: 0 };
 }
 
@@ -40,7 +53,15 @@ function dead(seq: number | undefined, erpKey: string, record: ErpRecord, warnin
 export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: string; record: ErpRecord; position?: CursorPosition }): Promise<Prepared> {
   const { def, resource, mapping, state } = deps;
   const { seq, erpKey, record } = input;
-  const ctx = mappingContext(state);
+  const missing: MissingReference[] = [];
+  const known = mappingContext(state);
+  const ctx: MappingContext = {
+    lookupReference: (ref, key) => {
+      const id = known.lookupReference(ref, key);
+      if (id === undefined) missing.push({ resource: ref, erpKey: key });
+      return id;
+    },
+  };
   let result;
   try {
     result = mapping.applySync ? mapping.applySync(record, ctx) : await mapping.apply(record, ctx);
@@ -51,7 +72,10 @@ export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: 
   if (!result.ok) {
     const first = issueOf(result.errors[0]);
     const message = result.errors.map((e) => e.message).join('; ');
-    return dead(seq, erpKey, record, warnings, { ...first, message, details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
+    const refused = dead(seq, erpKey, record, warnings, { ...first, message, details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
+    // A lookup missed: the referenced record (a parent category…) may be created later in this run.
+    if (missing.length > 0) return { kind: 'waiting', settlement: refused.settlement, missing, requests: 0 };
+    return refused;
   }
   const payload = result.payload;
   // Create-only fields never travel in an update, so they take no part in change detection either.

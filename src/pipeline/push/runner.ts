@@ -17,7 +17,8 @@ import { findExisting, shopDeduplicates } from './lookup.js';
 import { rejectedAsWhole, verdictOf } from './outcomes.js';
 import { planSend, planSettled } from './plan.js';
 import { prepare, wirePayload, type PrepareDeps } from './prepare.js';
-import { beforeSend, settle } from './settle.js';
+import { beforeSend, settle, settleTargetOf, type SettleTarget } from './settle.js';
+import { WaitingRoom } from './waiting.js';
 import type { Settlement, WorkItem } from './work.js';
 
 /** What a push engine needs besides the preparation deps. */
@@ -41,12 +42,15 @@ export class PushEngine {
   private readonly splits: { op: Op; items: WorkItem[] }[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly immediate: Settlement[] = [];
+  private readonly waiting = new WaitingRoom();
+  private readonly settleTarget: SettleTarget;
   private readonly batchSize: number;
   private readonly concurrency: number;
 
   constructor(private readonly o: PushEngineOptions) {
     this.batchSize = o.def.batchSize;
     this.concurrency = o.def.options.concurrency;
+    this.settleTarget = settleTargetOf(o);
   }
 
   private get stopping(): boolean {
@@ -83,9 +87,14 @@ export class PushEngine {
   }
 
   private async accept(input: Parameters<typeof prepare>[1]): Promise<void> {
+    // A newer version of a waiting record (changed while we read) replaces it: the old one must never be sent after it.
+    const stale = this.waiting.remove(input.erpKey);
+    if (stale?.input.seq !== undefined) this.o.watermark?.settle(stale.input.seq);
     const prepared = await prepare(this.o, input);
     this.o.counts.requests += prepared.requests;
-    if (prepared.kind === 'settled') {
+    // A dry run creates nothing, so a reference it misses stays missing: it plans the failure at once.
+    if (prepared.kind === 'waiting' && !this.o.dryRun && this.waiting.add({ input, settlement: prepared.settlement, missing: prepared.missing })) return;
+    if (prepared.kind !== 'send') {
       if (this.o.dryRun) planSettled(this.o.counts, this.plan, prepared.settlement);
       else this.immediate.push(prepared.settlement);
       if (this.immediate.length >= this.batchSize) this.flushImmediate();
@@ -99,31 +108,45 @@ export class PushEngine {
     await this.pump(false);
   }
 
-  /** Send what is left and wait for every batch in flight. */
+  /** Send what is left and wait for every batch in flight, then map the records waiting for a reference again. */
   private async finish(): Promise<void> {
     await this.pump(true);
+    await this.retryWaiting();
     this.flushImmediate();
+  }
+
+  /**
+   * Records whose reference lookup missed are mapped again once everything sent before has
+   * settled (their parent may have been created meanwhile); repeated while a pass resolves any
+   * (deeper trees). Those still missing are dead-lettered; a stopping run leaves them unsettled.
+   */
+  private async retryWaiting(): Promise<void> {
+    const initially = this.waiting.size;
+    while (this.waiting.size > 0 && !this.stopping) {
+      let progress = false;
+      for (const w of this.waiting.takeAll()) {
+        const prepared = await prepare(this.o, w.input);
+        this.o.counts.requests += prepared.requests;
+        if (prepared.kind === 'waiting') {
+          this.waiting.add({ input: w.input, settlement: prepared.settlement, missing: prepared.missing });
+          continue;
+        }
+        progress = true;
+        this.waiting.resolved++;
+        if (prepared.kind === 'settled') this.immediate.push(prepared.settlement);
+        else this.queues[prepared.item.op].push(prepared.item);
+      }
+      await this.pump(true);
+      if (!progress) break;
+    }
+    if (initially > 0) this.o.logger.info({ waited: initially, resolved: this.waiting.resolved, missing: this.waiting.size, sample: this.waiting.missingSample() }, 'records whose reference was unknown when read were mapped again after the rest of the run settled');
+    if (this.stopping) return;
+    for (const w of this.waiting.takeAll()) this.immediate.push(w.settlement);
   }
 
   private flushImmediate(): void {
     if (this.immediate.length === 0 || this.o.dryRun) return;
-    settle(this.target(), this.immediate.splice(0));
-  }
-
-  private target() {
-    return {
-      state: this.o.state,
-      pipeline: this.o.def.name,
-      resource: this.o.resource.name,
-      runId: this.o.runId,
-      ...(this.o.cursorName !== undefined ? { cursorName: this.o.cursorName } : {}),
-      ...(this.o.watermark ? { watermark: this.o.watermark } : {}),
-      counts: this.o.counts,
-      ...(this.o.events ? { events: this.o.events } : {}),
-      storePayloads: this.o.def.options.storePayloads,
-      // Records addressed by the shop's own id (order status by orders_id) need no reference; recording one would mix ERP event keys into the orders' references.
-      recordReferences: !(this.o.def.options.keyIsShopId || this.o.mapping.shopKey === this.o.resource.key.id),
-    };
+    settle(this.settleTarget, this.immediate.splice(0));
   }
 
   private async pump(final: boolean): Promise<void> {
@@ -193,7 +216,7 @@ export class PushEngine {
       const s = this.judge(op, item, verdictOf(resource, op, outcome));
       if (s) settled.push(s);
     });
-    settle(this.target(), [...this.immediate.splice(0), ...settled]);
+    settle(this.settleTarget, [...this.immediate.splice(0), ...settled]);
   }
 
   /**

@@ -9,6 +9,7 @@ import type { SyncEvents } from '../events.js';
 import type { LowWaterMark } from '../watermark.js';
 import { markPending, markSent } from './history.js';
 import { sentPayload } from './prepare.js';
+import type { PushEngineOptions } from './runner.js';
 import type { Settlement, WorkItem } from './work.js';
 
 /** Where settlements go. */
@@ -25,6 +26,23 @@ export interface SettleTarget {
   readonly storePayloads: boolean;
   /** Record ERP key ↔ shop id (false when records are addressed by the shop id itself). @default true */
   readonly recordReferences?: boolean;
+}
+
+/** Where a push engine's settlements go. */
+export function settleTargetOf(o: PushEngineOptions): SettleTarget {
+  return {
+    state: o.state,
+    pipeline: o.def.name,
+    resource: o.resource.name,
+    runId: o.runId,
+    ...(o.cursorName !== undefined ? { cursorName: o.cursorName } : {}),
+    ...(o.watermark ? { watermark: o.watermark } : {}),
+    counts: o.counts,
+    ...(o.events ? { events: o.events } : {}),
+    storePayloads: o.def.options.storePayloads,
+    // Records addressed by the shop's own id (order status by orders_id) need no reference; recording one would mix ERP event keys into the orders' references.
+    recordReferences: !(o.def.options.keyIsShopId || o.mapping.shopKey === o.resource.key.id),
+  };
 }
 
 /** Commit a group of settlements; returns the new checkpoint when the cursor moved. */
