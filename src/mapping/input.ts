@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
 import { MappingError } from '../errors.js';
+import { isRecord } from '../util/guards.js';
 
 type Row = Record<string, unknown>;
 
@@ -16,10 +17,6 @@ export function decodeText(bytes: Buffer): string {
   } catch {
     return iconv.decode(bytes, 'windows-1252');
   }
-}
-
-function isRow(v: unknown): v is Row {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Parse CSV text; values stay strings exactly as in the file ('12,50'). */
@@ -47,14 +44,14 @@ export async function readRecords(file: string): Promise<Row[]> {
         .filter((l) => l.trim() !== '')
         .map((l, i) => {
           const v: unknown = JSON.parse(l);
-          if (!isRow(v)) throw new Error(`line ${i + 1} is not a JSON object`);
+          if (!isRecord(v)) throw new Error(`line ${i + 1} is not a JSON object`);
           return v;
         });
     }
     if (lower.endsWith('.json')) {
       const v: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
-      const list = Array.isArray(v) ? v : isRow(v) && Array.isArray(v.data) ? v.data : isRow(v) ? [v] : [];
-      if (!list.every(isRow)) throw new Error('expected an array of JSON objects (or {data: [...]})');
+      const list = Array.isArray(v) ? v : isRecord(v) && Array.isArray(v.data) ? v.data : isRecord(v) ? [v] : [];
+      if (!list.every(isRecord)) throw new Error('expected an array of JSON objects (or {data: [...]})');
       return list;
     }
   } catch (err) {

@@ -5,15 +5,14 @@
  */
 import { z } from 'zod';
 import type { ResourceDef } from '../shop/registry/index.js';
+import { isRecord } from '../util/guards.js';
 import { SandboxHttpError, type SandboxContext, type SandboxReply, type SandboxRequest } from './handler.js';
 
 /** The api_version every answer carries. */
 export const API_VERSION = '2.122.2';
 
-/** A JSON object (not an array, not null). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// The handlers take the JSON-object guard from here, with the rest of their kit.
+export { isRecord };
 
 /** 200 with a body. */
 export function ok(body: unknown): SandboxReply {
@@ -79,7 +78,7 @@ export function deleteReply(def: ResourceDef, ids: readonly (number | string)[])
  * (int) cast; 400 INVALID_PAYLOAD when none is given. `raw` is kept for messages.
  */
 export function phpDeleteId(req: SandboxRequest, field: string, options: { path?: boolean } = {}): { id: number; raw: unknown } {
-  const body = isObject(req.body) ? req.body : {};
+  const body = isRecord(req.body) ? req.body : {};
   const raw = req.query[field] ?? (options.path ? req.params.id : undefined) ?? body[field];
   if (raw === undefined || raw === '') fail(400, 'INVALID_PAYLOAD', `Delete needs ${field}`);
   return { id: phpInt(raw), raw };
@@ -94,7 +93,7 @@ export function intParam(value: string | undefined, name: string): number {
 /** The records of a write body `{type, data:[...]}` (400 INVALID_PAYLOAD when it is no envelope). */
 export function writeRecords(req: SandboxRequest, options: { typeOptional?: boolean } = {}): unknown[] {
   const body = req.body;
-  if (!isObject(body)) fail(400, 'INVALID_PAYLOAD', 'The body must be a JSON object {type, data:[...]}');
+  if (!isRecord(body)) fail(400, 'INVALID_PAYLOAD', 'The body must be a JSON object {type, data:[...]}');
   const expected = [req.resource.name, req.resource.writeType].filter((t): t is string => typeof t === 'string');
   if (body.type === undefined) {
     if (!options.typeOptional) fail(400, 'INVALID_PAYLOAD', `The body needs \`type\`: "${expected[0]}"`);
@@ -156,7 +155,7 @@ export function writeEach(
       index,
       warn: (code, message, field, details) => warnings.push({ index, code, message, ...(field ? { field } : {}), ...(details ? { details } : {}) }),
     };
-    if (!isObject(record)) {
+    if (!isRecord(record)) {
       errors.push({ index, code: 'INVALID_PAYLOAD', message: 'A record must be a JSON object' });
       return;
     }

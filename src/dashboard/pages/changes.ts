@@ -4,6 +4,7 @@
  * accepted for the same record (an earlier created/updated event).
  */
 import type { RecordEvent, StateStore } from '../../state/index.js';
+import { isRecord } from '../../util/guards.js';
 
 /** One changed leaf: its dot path, value before and after (undefined = absent). */
 export interface Change {
@@ -12,13 +13,9 @@ export interface Change {
   readonly after: unknown;
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** Leaf-level differences between two payloads; arrays compare as whole values. */
 export function payloadChanges(before: unknown, after: unknown, path = ''): Change[] {
-  if (isPlainObject(before) && isPlainObject(after)) {
+  if (isRecord(before) && isRecord(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((k) => payloadChanges(before[k], after[k], path ? `${path}.${k}` : k));
   }

@@ -1,5 +1,6 @@
 /** Rendering of per-record events: outcome, issues with codes, payload and what changed. */
 import type { RecordEvent, StateStore, StoredIssue } from '../../state/index.js';
+import { isRecord } from '../../util/guards.js';
 import { timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge } from '../layout.js';
@@ -31,10 +32,6 @@ export function issues(e: Pick<RecordEvent, 'warnings' | 'error'>): SafeHtml {
 /** Pretty JSON for a payload or value. */
 export function jsonBlock(value: unknown): SafeHtml {
   return html`<pre>${JSON.stringify(value, null, 2) ?? 'undefined'}</pre>`;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**

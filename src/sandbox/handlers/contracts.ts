@@ -4,7 +4,7 @@
  * cascade delete and bulk delete.
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
-import { API_VERSION, deleteReply, fail, isObject, ok, oneReply, optionalInt, RecordError, requireInt, typeName, writeEach } from '../kit.js';
+import { API_VERSION, deleteReply, fail, isRecord, ok, oneReply, optionalInt, RecordError, requireInt, typeName, writeEach } from '../kit.js';
 import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedContracts } from '../seed/contracts.js';
@@ -66,7 +66,7 @@ function attributes(record: Record<string, unknown>): Contract['attributes'] {
   const v = record.attributes;
   if (!Array.isArray(v)) throw new RecordError('INVALID_PAYLOAD', 'attributes must be an array of {key, value}', 'attributes');
   return v.map((a, i) => {
-    if (!isObject(a) || typeof a.key !== 'string' || a.key === '' || (a.value !== null && a.value !== undefined && typeof a.value !== 'string' && typeof a.value !== 'number')) {
+    if (!isRecord(a) || typeof a.key !== 'string' || a.key === '' || (a.value !== null && a.value !== undefined && typeof a.value !== 'string' && typeof a.value !== 'number')) {
       throw new RecordError('INVALID_PAYLOAD', `attributes[${i}] needs key (string) and value (string)`, `attributes[${i}]`);
     }
     return { id: i + 1, key: a.key, value: a.value === null || a.value === undefined ? '' : String(a.value) };
@@ -77,7 +77,7 @@ function domains(record: Record<string, unknown>): Contract['domains'] {
   const v = record.domains;
   if (!Array.isArray(v)) throw new RecordError('INVALID_PAYLOAD', 'domains must be an array of {domain, active?}', 'domains');
   return v.map((d, i) => {
-    if (!isObject(d) || typeof d.domain !== 'string' || d.domain.trim() === '') throw new RecordError('INVALID_PAYLOAD', `domains[${i}] needs domain (string)`, `domains[${i}]`);
+    if (!isRecord(d) || typeof d.domain !== 'string' || d.domain.trim() === '') throw new RecordError('INVALID_PAYLOAD', `domains[${i}] needs domain (string)`, `domains[${i}]`);
     const active = d.active === undefined ? 1 : d.active === 1 || d.active === '1' || d.active === true ? 1 : d.active === 0 || d.active === '0' || d.active === false ? 0 : undefined;
     if (active === undefined) throw new RecordError('INVALID_PAYLOAD', `domains[${i}].active must be 0 or 1`, `domains[${i}].active`);
     return { id: i + 1, domain: d.domain.trim().toLowerCase(), active };
@@ -182,7 +182,7 @@ const setStatus: OperationHandler = (ctx, req) => {
   const id = pathId(req);
   const contract = ctx.store.get(CONTRACTS, id) as Contract | undefined;
   if (!contract) fail(404, 'Not found', `Contract ${id} does not exist`);
-  const body = isObject(req.body) ? req.body : fail(400, 'INVALID_PAYLOAD', 'The body must be {contracts_status, comment?}');
+  const body = isRecord(req.body) ? req.body : fail(400, 'INVALID_PAYLOAD', 'The body must be {contracts_status, comment?}');
   const next = body.contracts_status;
   if (typeof next !== 'number' || !Number.isInteger(next) || next < 1 || next > 7) fail(400, 'INVALID_PAYLOAD', `contracts_status must be 1 to 7, got ${JSON.stringify(next)}`, { field: 'contracts_status' });
   if (body.comment !== undefined && body.comment !== null && typeof body.comment !== 'string') fail(400, 'INVALID_PAYLOAD', 'comment must be a string', { field: 'comment' });
@@ -217,7 +217,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
 
 /** DELETE /delete/json/contracts with body {ids:[...]}. */
 const bulkDelete: OperationHandler = (ctx, req) => {
-  const body = isObject(req.body) ? req.body : {};
+  const body = isRecord(req.body) ? req.body : {};
   if (!Array.isArray(body.ids) || body.ids.length === 0) fail(400, 'INVALID_PAYLOAD', 'The body must be {ids: [contract ids]}');
   const deleted: number[] = [];
   const notFound: unknown[] = [];

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
-import { API_VERSION, deleteReply, fail, isObject, oneReply, optionalInt, optionalString, RecordError, typeName, writeEach } from '../kit.js';
+import { API_VERSION, deleteReply, fail, isRecord, oneReply, optionalInt, optionalString, RecordError, typeName, writeEach } from '../kit.js';
 import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedSubscribers } from '../seed/newsletter.js';
@@ -142,12 +142,12 @@ const deleteOne: OperationHandler = (ctx, req) => {
 /** Bulk delete: body `{type, data:[{subscribe_id} | {subscribe_email}, ...]}`. */
 const bulkDelete: OperationHandler = (ctx, req) => {
   const body = req.body;
-  if (!isObject(body) || !Array.isArray(body.data)) fail(400, 'INVALID_PAYLOAD', 'The body must be {type: "newsletter_subscribers", data: [{subscribe_id} or {subscribe_email}, ...]}');
+  if (!isRecord(body) || !Array.isArray(body.data)) fail(400, 'INVALID_PAYLOAD', 'The body must be {type: "newsletter_subscribers", data: [{subscribe_id} or {subscribe_email}, ...]}');
   const deleted: number[] = [];
   const notFound: { index: number; code: string; message: string }[] = [];
   body.data.forEach((entry, index) => {
-    const id = isObject(entry) && typeof entry.subscribe_id === 'number' ? entry.subscribe_id : isObject(entry) && typeof entry.subscribe_email === 'string' ? byEmail(ctx, entry.subscribe_email.trim()) : undefined;
-    if (!isObject(entry) || (entry.subscribe_id === undefined && entry.subscribe_email === undefined)) {
+    const id = isRecord(entry) && typeof entry.subscribe_id === 'number' ? entry.subscribe_id : isRecord(entry) && typeof entry.subscribe_email === 'string' ? byEmail(ctx, entry.subscribe_email.trim()) : undefined;
+    if (!isRecord(entry) || (entry.subscribe_id === undefined && entry.subscribe_email === undefined)) {
       notFound.push({ index, code: 'INVALID_PAYLOAD', message: 'each entry needs subscribe_id or subscribe_email' });
     } else if (id === undefined || !remove(ctx, id, 'bulk')) {
       notFound.push({ index, code: 'Not found', message: `no subscriber ${JSON.stringify(entry.subscribe_id ?? entry.subscribe_email)}` });

@@ -4,7 +4,7 @@
  * a seo_name.
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../handler.js';
-import { deleteReply, fail, isObject, oneReply, optionalInt, RecordError, requireInt, writeEach, type RecordScope } from '../kit.js';
+import { deleteReply, fail, isRecord, oneReply, optionalInt, RecordError, requireInt, writeEach, type RecordScope } from '../kit.js';
 import { exportFromStore } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedSeoHistory } from '../seed/seohistory.js';
@@ -130,7 +130,7 @@ const deleteOne: OperationHandler = (ctx, req) => {
 
 /** Bulk delete: body `{sh_id:[...]}`, or `expired=1`, or `type` + `base_id` (query or body). */
 const bulkDelete: OperationHandler = (ctx, req) => {
-  const body = isObject(req.body) ? req.body : {};
+  const body = isRecord(req.body) ? req.body : {};
   const pick = (k: string): unknown => req.query[k] ?? body[k];
   let ids: number[];
   if (Array.isArray(body.sh_id)) {
@@ -212,9 +212,9 @@ export function recordSeoRedirect(ctx: SandboxContext, change: SeoNameChange): n
  * the language blocks `before` and `after` (`languages{code: {seo_name}}`). Returns the sh_ids written.
  */
 export function recordSeoNameChanges(ctx: SandboxContext, type: SeoType, baseId: number, before: unknown, after: unknown): number[] {
-  const seoName = (blocks: unknown, code: string): unknown => (isObject(blocks) && isObject(blocks[code]) ? blocks[code].seo_name : undefined);
+  const seoName = (blocks: unknown, code: string): unknown => (isRecord(blocks) && isRecord(blocks[code]) ? blocks[code].seo_name : undefined);
   const written: number[] = [];
-  for (const language of Object.keys(isObject(after) ? after : {})) {
+  for (const language of Object.keys(isRecord(after) ? after : {})) {
     const oldSeoName = seoName(before, language);
     const newSeoName = seoName(after, language);
     if (typeof oldSeoName !== 'string' || typeof newSeoName !== 'string') continue;

@@ -4,7 +4,7 @@
  * target is entity_type/entity_id, the legacy categories_id/content_id are ignored (shop 4.8+).
  */
 import type { OperationHandler, ResourceHandler, SandboxContext, SandboxRequest } from '../handler.js';
-import { deleteReply, fail, intParam, isObject, oneReply, optionalInt, optionalString, RecordError, writeEach, writeRecords } from '../kit.js';
+import { deleteReply, fail, intParam, isRecord, oneReply, optionalInt, optionalString, RecordError, writeEach, writeRecords } from '../kit.js';
 import { exportFromStore, intQuery } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedSliders } from '../seed/sliders.js';
@@ -46,7 +46,7 @@ function applyFields(ctx: SandboxContext, record: Record<string, unknown>, slide
 }
 
 function recordsWithIds(req: SandboxRequest): { index: number; id: unknown }[] {
-  return writeRecords(req).map((r, index) => ({ index, id: isObject(r) ? r.slider_id : undefined }));
+  return writeRecords(req).map((r, index) => ({ index, id: isRecord(r) ? r.slider_id : undefined }));
 }
 
 const create: OperationHandler = (ctx, req) => {

@@ -7,7 +7,9 @@ import type { AxiosInstance } from 'axios';
 import { AuthenticationError, TransportError } from '../errors.js';
 import { tokenResponse } from '../schema/envelopes.js';
 import { invalidResponse } from './errors.js';
-import { backoffMs, parseRetryAfter, RETRY_STATUSES, sleep } from './retry.js';
+import { sleep } from '../../util/time.js';
+import { isRecord } from '../../util/guards.js';
+import { backoffMs, parseRetryAfter, RETRY_STATUSES } from './retry.js';
 import type { ShopAuth } from './types.js';
 
 /** Where requests get their bearer token from. */
@@ -137,8 +139,4 @@ class OAuthTokenSource implements TokenSource {
     this.#seen = [parsed.data.access_token, ...this.#seen].slice(0, 4);
     return parsed.data.access_token;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,7 +1,7 @@
 /** Language handling shared by the resources (news, sliders, campaigns, SEO history, projects; catalog blocks). */
 import type { SandboxContext } from '../../handler.js';
 import type { Language } from '../../reference.js';
-import { fail, isObject, RecordError, type RecordScope } from '../../kit.js';
+import { fail, isRecord, RecordError, type RecordScope } from '../../kit.js';
 
 /** Resolve a language given as ISO code or language_id; undefined when unknown. */
 export function findLanguage(ctx: SandboxContext, value: string | number): Language | undefined {
@@ -29,12 +29,12 @@ export function masterLanguageCode(ctx: SandboxContext): string {
 export function languagesInput(record: Record<string, unknown>, ctx: SandboxContext, field = 'languages'): Record<string, Record<string, unknown>> | undefined {
   const value = record[field];
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) throw new RecordError('INVALID_PAYLOAD', `${field} must be an object keyed by language code`, field);
+  if (!isRecord(value)) throw new RecordError('INVALID_PAYLOAD', `${field} must be an object keyed by language code`, field);
   const out: Record<string, Record<string, unknown>> = {};
   for (const [code, block] of Object.entries(value)) {
     const language = findLanguage(ctx, code);
     if (!language || language.code !== code.toLowerCase()) throw new RecordError('INVALID_PAYLOAD', `${field}.${code}: unknown language code`, `${field}.${code}`);
-    if (!isObject(block)) throw new RecordError('INVALID_PAYLOAD', `${field}.${code} must be an object`, `${field}.${code}`);
+    if (!isRecord(block)) throw new RecordError('INVALID_PAYLOAD', `${field}.${code} must be an object`, `${field}.${code}`);
     out[language.code] = block;
   }
   return out;
@@ -46,7 +46,7 @@ export function languagesInput(record: Record<string, unknown>, ctx: SandboxCont
  */
 export function knownLanguageBlocks(ctx: SandboxContext, value: unknown, scope: RecordScope): [string, Record<string, unknown>][] {
   if (value === undefined) return [];
-  if (!isObject(value)) throw new RecordError('INVALID_PAYLOAD', 'languages must be an object keyed by language code', 'languages');
+  if (!isRecord(value)) throw new RecordError('INVALID_PAYLOAD', 'languages must be an object keyed by language code', 'languages');
   const known = new Set(ctx.reference().languages.map((l) => l.code));
   const out: [string, Record<string, unknown>][] = [];
   for (const [code, block] of Object.entries(value)) {
@@ -54,7 +54,7 @@ export function knownLanguageBlocks(ctx: SandboxContext, value: unknown, scope: 
       scope.warn('LANGUAGE_NOT_FOUND', `languages.${code}: the shop has no language ${code}; block ignored`, `languages.${code}`);
       continue;
     }
-    if (!isObject(block)) throw new RecordError('INVALID_PAYLOAD', `languages.${code} must be an object`, `languages.${code}`);
+    if (!isRecord(block)) throw new RecordError('INVALID_PAYLOAD', `languages.${code} must be an object`, `languages.${code}`);
     out.push([code, block]);
   }
   return out;

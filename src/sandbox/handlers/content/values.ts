@@ -1,7 +1,7 @@
 /** Value helpers shared by the content resources: strict booleans, text, date fields, decimals, ids. */
 import type { SandboxContext, SandboxRequest } from '../../handler.js';
 import type { StoredRecord } from '../../store.js';
-import { fail, isObject, optionalInt, RecordError, round2 } from '../../kit.js';
+import { fail, isRecord, optionalInt, RecordError, round2 } from '../../kit.js';
 
 /** Remove HTML tags (and decode the few entities a label may carry). */
 export function stripHtml(text: string): string {
@@ -80,7 +80,7 @@ export function idList(record: Record<string, unknown>, field: string): number[]
 
 /** The positive integer id a delete takes from the query or the body (400 INVALID_PAYLOAD otherwise). */
 export function deleteId(req: SandboxRequest, field: string): number {
-  const body = isObject(req.body) ? req.body : {};
+  const body = isRecord(req.body) ? req.body : {};
   const raw = req.query[field] ?? body[field];
   const id = Number(raw);
   if (raw === undefined || !Number.isInteger(id) || id <= 0) fail(400, 'INVALID_PAYLOAD', `Delete needs ${field} (query or body)`);

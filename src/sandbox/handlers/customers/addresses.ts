@@ -4,7 +4,7 @@
  * `_set_default` / `_set_billing`.
  */
 import type { SandboxContext } from '../../handler.js';
-import { isObject, phpInt, RecordError, type RecordScope } from '../../kit.js';
+import { isRecord, phpInt, RecordError, type RecordScope } from '../../kit.js';
 import type { Country } from '../../reference.js';
 
 type Entry = Record<string, unknown>;
@@ -78,7 +78,7 @@ export function applyAddresses(ctx: SandboxContext, customer: Entry, value: unkn
   if (!Array.isArray(value)) throw new RecordError('INVALID_PAYLOAD', 'addresses must be an array', 'addresses');
   const addresses = ((customer.addresses as Entry[] | undefined) ?? []).map((a) => ({ ...a }));
   value.forEach((raw, index) => {
-    if (!isObject(raw)) throw new RecordError('INVALID_PAYLOAD', `addresses[${index}] must be an object`, `addresses[${index}]`);
+    if (!isRecord(raw)) throw new RecordError('INVALID_PAYLOAD', `addresses[${index}] must be an object`, `addresses[${index}]`);
     let entry: Entry | undefined;
     let isNew = false;
     if (raw.address_book_id !== undefined && raw.address_book_id !== null) {

@@ -1,6 +1,6 @@
 /** The customers handler (spec: Resources › Customers; Endpoints › Customers, write rules 1-7). */
 import type { ResourceHandler, SandboxContext } from '../../handler.js';
-import { deleteReply, fail, isObject, phpDeleteId, phpFloat, phpInt, RecordError, type RecordScope, writeEach } from '../../kit.js';
+import { deleteReply, fail, isRecord, phpDeleteId, phpFloat, phpInt, RecordError, type RecordScope, writeEach } from '../../kit.js';
 import { exportFromStore } from '../../exports.js';
 import type { StoredRecord } from '../../store.js';
 import { applyAddresses } from './addresses.js';
@@ -23,7 +23,7 @@ function readDiscounts(ctx: SandboxContext, value: unknown, scope: RecordScope):
   if (!Array.isArray(value)) throw new RecordError('INVALID_PAYLOAD', 'discounts must be an array', 'discounts');
   const byCategory = new Map<number, Entry>();
   value.forEach((raw, i) => {
-    if (!isObject(raw)) throw new RecordError('INVALID_PAYLOAD', `discounts[${i}] must be an object`, `discounts[${i}]`);
+    if (!isRecord(raw)) throw new RecordError('INVALID_PAYLOAD', `discounts[${i}] must be an object`, `discounts[${i}]`);
     if (raw.value === undefined || raw.value === null || raw.value === '') throw new RecordError('INVALID_PAYLOAD', `discounts[${i}].value is required`, `discounts[${i}].value`);
     const categoryId = raw.category_id === undefined ? 0 : phpInt(raw.category_id);
     if (categoryId !== 0 && !ctx.store.has('categories', categoryId)) {

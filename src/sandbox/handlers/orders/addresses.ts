@@ -4,7 +4,7 @@
  * required fields.
  */
 import type { SandboxContext } from '../../handler.js';
-import { isObject } from '../../kit.js';
+import { isRecord } from '../../kit.js';
 import type { Country } from '../../reference.js';
 import { orderError } from './errors.js';
 
@@ -28,7 +28,7 @@ export function isComplete(block: Entry | undefined): boolean {
 /** Read a sent block: strings only, unknown keys dropped. */
 export function readBlock(value: unknown, field: string, index: number): Entry | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) return orderError('INVALID_PAYLOAD', `${field} must be an object`, index, { field });
+  if (!isRecord(value)) return orderError('INVALID_PAYLOAD', `${field} must be an object`, index, { field });
   const out: Entry = {};
   for (const f of ADDRESS_BLOCK_FIELDS) {
     const v = value[f];

@@ -1,6 +1,6 @@
 /** Reading and checking the top-level fields of an order payload; tracking and status history. */
 import type { SandboxContext } from '../../handler.js';
-import { isNumeric, isObject, phpFloat, phpInt, writableFields } from '../../kit.js';
+import { isNumeric, isRecord, phpFloat, phpInt, writableFields } from '../../kit.js';
 import { orders } from '../../../shop/resources/orders.js';
 import { orderError, type OrderWarning } from './errors.js';
 
@@ -41,7 +41,7 @@ export function checkScalars(ctx: SandboxContext, raw: Entry, index: number): vo
 export function readExternalReference(raw: Entry, index: number): { source: string; external_id: string; marketplace_id: number | null } | undefined {
   const ref = raw.external_reference;
   if (ref === undefined || ref === null) return undefined;
-  if (!isObject(ref)) return orderError('INVALID_PAYLOAD', 'external_reference must be an object {source, external_id}', index, { field: 'external_reference' });
+  if (!isRecord(ref)) return orderError('INVALID_PAYLOAD', 'external_reference must be an object {source, external_id}', index, { field: 'external_reference' });
   if (typeof ref.source !== 'string' || ref.source.trim() === '') orderError('INVALID_PAYLOAD', 'external_reference.source is required', index, { field: 'external_reference.source' });
   if ((typeof ref.external_id !== 'string' && typeof ref.external_id !== 'number') || String(ref.external_id).trim() === '') {
     orderError('INVALID_PAYLOAD', 'external_reference.external_id is required', index, { field: 'external_reference.external_id' });
@@ -55,7 +55,7 @@ export function applyTracking(ctx: SandboxContext, stored: readonly Entry[], val
   const out = stored.map((t) => ({ ...t }));
   if (!Array.isArray(value)) return out;
   value.forEach((raw, i) => {
-    if (!isObject(raw)) orderError('INVALID_PAYLOAD', `tracking[${i}] must be an object`, index, { field: `tracking[${i}]` });
+    if (!isRecord(raw)) orderError('INVALID_PAYLOAD', `tracking[${i}] must be an object`, index, { field: `tracking[${i}]` });
     const code = raw.code ?? raw.tracking_number;
     if (typeof code !== 'string' || code.trim() === '') orderError('INVALID_PAYLOAD', `tracking[${i}] needs code (alias tracking_number)`, index, { field: `tracking[${i}].code` });
     if (raw.is_retoure !== undefined && typeof raw.is_retoure !== 'boolean') orderError('INVALID_PAYLOAD', `tracking[${i}].is_retoure must be a JSON boolean`, index, { field: `tracking[${i}].is_retoure` });
@@ -74,7 +74,7 @@ export function applyTracking(ctx: SandboxContext, stored: readonly Entry[], val
 export function appendHistory(ctx: SandboxContext, history: Entry[], value: unknown, index: number): void {
   if (!Array.isArray(value)) return;
   value.forEach((raw, i) => {
-    if (!isObject(raw)) orderError('INVALID_PAYLOAD', `status_history[${i}] must be an object`, index, { field: `status_history[${i}]` });
+    if (!isRecord(raw)) orderError('INVALID_PAYLOAD', `status_history[${i}] must be an object`, index, { field: `status_history[${i}]` });
     const status = phpInt(raw.orders_status_id);
     if (!ctx.reference().order_statuses.some((s) => s.id === status)) orderError('INVALID_PAYLOAD', `status_history[${i}].orders_status_id ${String(raw.orders_status_id)} is no existing order status`, index, { field: `status_history[${i}].orders_status_id` });
     const date = typeof raw.date_added === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(raw.date_added) ? raw.date_added : ctx.timestamp();

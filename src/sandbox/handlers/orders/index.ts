@@ -5,7 +5,7 @@
  * transaction and the (source, external_id) pair is a primary key.
  */
 import type { ResourceHandler, SandboxContext, SandboxReply, SandboxRequest } from '../../handler.js';
-import { API_VERSION, deleteReply, fail, isObject, ok, phpDeleteId, writeRecords } from '../../kit.js';
+import { API_VERSION, deleteReply, fail, isRecord, ok, phpDeleteId, writeRecords } from '../../kit.js';
 import { exportFromStore } from '../../exports.js';
 import { createOrder } from './create.js';
 import { orderError, type OrderWarning } from './errors.js';
@@ -16,7 +16,7 @@ function write(ctx: SandboxContext, req: SandboxRequest, operation: 'create' | '
   const records = writeRecords(req, { typeOptional: true });
   const warnings: OrderWarning[] = [];
   const data = records.map((raw, index) => {
-    if (!isObject(raw)) return orderError('INVALID_PAYLOAD', 'An order must be a JSON object', index);
+    if (!isRecord(raw)) return orderError('INVALID_PAYLOAD', 'An order must be a JSON object', index);
     // PUT with orders_id updates; PUT without it creates, like POST.
     const result = operation === 'update' && isUpdate(raw) ? updateOrder(ctx, raw, index, warnings) : createOrder(ctx, raw, index, warnings);
     return { index, ...result };

@@ -4,7 +4,7 @@
  * specials, category and customer discount; the cheaper effective price wins; rule 6).
  */
 import type { SandboxContext } from '../../handler.js';
-import { isNumeric, isObject, phpFloat, phpInt, round4 } from '../../kit.js';
+import { isNumeric, isRecord, phpFloat, phpInt, round4 } from '../../kit.js';
 import { orderError, type OrderWarning } from './errors.js';
 
 type Entry = Record<string, unknown>;
@@ -102,7 +102,7 @@ function resolveAttributes(product: Entry | undefined, raw: Entry, pc: PricingCo
     });
   if (Array.isArray(sent) && sent.length > 0) {
     sent.forEach((a, i) => {
-      const found = isObject(a) && product ? optionValue(product, phpInt(a.option_id), phpInt(a.value_id)) : undefined;
+      const found = isRecord(a) && product ? optionValue(product, phpInt(a.option_id), phpInt(a.value_id)) : undefined;
       if (!found) {
         pc.warnings.push({ index: pc.index, code: 'ATTRIBUTE_NOT_FOUND', message: `products[${itemIndex}].attributes[${i}] names no option value of this product; skipped`, field: `products[${itemIndex}].attributes[${i}]` });
         return;
@@ -121,7 +121,7 @@ function resolveAttributes(product: Entry | undefined, raw: Entry, pc: PricingCo
 /** Build one order item. */
 export function resolveItem(ctx: SandboxContext, raw: unknown, itemIndex: number, pc: PricingContext): Entry {
   const field = `products[${itemIndex}]`;
-  if (!isObject(raw)) return orderError('INVALID_PAYLOAD', `${field} must be an object`, pc.index, { field });
+  if (!isRecord(raw)) return orderError('INVALID_PAYLOAD', `${field} must be an object`, pc.index, { field });
   if (!isNumeric(raw.quantity) || phpFloat(raw.quantity) <= 0) orderError('INVALID_PAYLOAD', `${field}.quantity must be a number above 0`, pc.index, { field: `${field}.quantity` });
   for (const f of ['products_price', 'products_tax'] as const) {
     if (raw[f] !== undefined && raw[f] !== null && !isNumeric(raw[f])) orderError('INVALID_PAYLOAD', `${field}.${f} must be a decimal`, pc.index, { field: `${field}.${f}` });

@@ -3,7 +3,7 @@
  * rate with rate-exact titles (rule 8), compute_shipping (rule 4) and the drift check.
  */
 import type { SandboxContext } from '../../handler.js';
-import { isNumeric, isObject, phpFloat, round2 } from '../../kit.js';
+import { isNumeric, isRecord, phpFloat, round2 } from '../../kit.js';
 import { orderError, type OrderWarning } from './errors.js';
 
 type Entry = Record<string, unknown>;
@@ -31,7 +31,7 @@ export interface Totals {
 /** Read the sent totals object (decimal values; key `shipping` named, others taken by name). */
 export function readTotals(value: unknown, index: number): Record<string, number> | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) return orderError('INVALID_PAYLOAD', 'totals must be an object', index, { field: 'totals' });
+  if (!isRecord(value)) return orderError('INVALID_PAYLOAD', 'totals must be an object', index, { field: 'totals' });
   const out: Record<string, number> = {};
   for (const [key, v] of Object.entries(value)) {
     if (!isNumeric(v)) orderError('INVALID_PAYLOAD', `totals.${key} must be a decimal`, index, { field: `totals.${key}` });

@@ -3,7 +3,7 @@
  * methods, comments, totals by mode. Items are taken on create only.
  */
 import type { SandboxContext } from '../../handler.js';
-import { isObject, phpFloat, phpInt } from '../../kit.js';
+import { isRecord, phpFloat, phpInt } from '../../kit.js';
 import { blockCountry, readBlock } from './addresses.js';
 import { orderError, type OrderWarning } from './errors.js';
 import { appendHistory, applyTracking, checkScalars, readExternalReference, warnUnknownFields } from './fields.js';
@@ -84,5 +84,5 @@ export function updateOrder(ctx: SandboxContext, raw: Entry, index: number, warn
 
 /** Whether a payload addresses an existing order (PUT with orders_id). */
 export function isUpdate(raw: unknown): boolean {
-  return isObject(raw) && raw.orders_id !== undefined && raw.orders_id !== null && raw.orders_id !== '';
+  return isRecord(raw) && raw.orders_id !== undefined && raw.orders_id !== null && raw.orders_id !== '';
 }

@@ -1,6 +1,6 @@
 /** The products handler (spec: Resources › Products; Endpoints › Products). */
 import type { ResourceHandler, SandboxContext } from '../../handler.js';
-import { deleteReply, fail, intParam, isObject, listReply, oneReply, pageParams, phpInt } from '../../kit.js';
+import { deleteReply, fail, intParam, isRecord, listReply, oneReply, pageParams, phpInt } from '../../kit.js';
 import type { StoredRecord } from '../../store.js';
 import { seedCatalog } from '../../seed/catalog.js';
 import { storagesView } from './storages.js';
@@ -43,7 +43,7 @@ export const productsHandler: ResourceHandler = {
   create: createProducts,
   update: updateProducts,
   delete(ctx, req) {
-    const body = isObject(req.body) ? req.body : {};
+    const body = isRecord(req.body) ? req.body : {};
     const idRaw = req.query.products_id ?? body.products_id;
     const model = req.query.products_model ?? body.products_model;
     if ((idRaw === undefined || idRaw === '') && (model === undefined || model === '')) {

@@ -2,7 +2,7 @@
  * Product price lists: groups[] (rule 7), customers_prices[] (rule 8) and specials[] (rule 3).
  */
 import type { SandboxContext } from '../../handler.js';
-import { isNumeric, isObject, phpFloat, phpInt, RecordError, round4, type RecordScope } from '../../kit.js';
+import { isNumeric, isRecord, phpFloat, phpInt, RecordError, round4, type RecordScope } from '../../kit.js';
 
 type Entry = Record<string, unknown>;
 
@@ -21,7 +21,7 @@ export function applyGroups(ctx: SandboxContext, product: Entry, value: unknown,
   const stored = new Map<number, Entry>(((product.groups as Entry[] | undefined) ?? []).map((g) => [g.customers_group_id as number, g]));
   const known = new Set(ctx.reference().customer_groups.map((g) => g.customers_group_id));
   list(value, 'groups').forEach((raw, i) => {
-    if (!isObject(raw)) {
+    if (!isRecord(raw)) {
       scope.warn('GROUP_PRICE_INVALID', `groups[${i}] must be an object {customers_group_id, customers_group_price}, not an id list; entry skipped`, `groups[${i}]`);
       return;
     }
@@ -80,7 +80,7 @@ function resolveCustomer(ctx: SandboxContext, raw: Entry, i: number, scope: Reco
 export function applyCustomerPrices(ctx: SandboxContext, product: Entry, value: unknown, replace: boolean, scope: RecordScope): void {
   const stored = new Map<number, Entry>(replace ? [] : ((product.customers_prices as Entry[] | undefined) ?? []).map((p) => [p.customers_id as number, p]));
   list(value, 'customers_prices').forEach((raw, i) => {
-    if (!isObject(raw)) {
+    if (!isRecord(raw)) {
       scope.warn('CUSTOMER_PRICE_INVALID', `customers_prices[${i}] must be an object; entry skipped`, `customers_prices[${i}]`);
       return;
     }
@@ -113,7 +113,7 @@ export function applySpecials(product: Entry, value: unknown, scope: RecordScope
   const stored = ((product.specials as Entry[] | undefined) ?? []).map((s) => ({ ...s }));
   let nextId = stored.reduce((m, s) => Math.max(m, s.specials_price_id as number), 0) + 1;
   list(value, 'specials').forEach((raw, i) => {
-    if (!isObject(raw)) {
+    if (!isRecord(raw)) {
       scope.warn('SPECIAL_INVALID', `specials[${i}] must be an object; entry skipped`, `specials[${i}]`);
       return;
     }
@@ -144,7 +144,7 @@ export function applySpecials(product: Entry, value: unknown, scope: RecordScope
     }
     for (const key of ['specials_begin', 'specials_end', 'specials_type'] as const) if (key in raw) entry[key] = raw[key] ?? null;
     if ('status' in raw) entry.status = phpInt(raw.status) ? 1 : 0;
-    if (isObject(raw.specials_price_name)) entry.specials_price_name = { ...(entry.specials_price_name as Entry), ...raw.specials_price_name };
+    if (isRecord(raw.specials_price_name)) entry.specials_price_name = { ...(entry.specials_price_name as Entry), ...raw.specials_price_name };
     if (pos < 0) stored.push(entry);
   });
   product.specials = stored;

@@ -3,7 +3,7 @@
  * lists the spec only names (extra_fields, badges, xsells, tabs, videos, downloads: replace).
  */
 import type { SandboxContext } from '../../handler.js';
-import { isObject, phpInt, RecordError, type RecordScope } from '../../kit.js';
+import { isRecord, phpInt, RecordError, type RecordScope } from '../../kit.js';
 import { knownLanguageBlocks } from '../content/languages.js';
 
 type Entry = Record<string, unknown>;
@@ -57,8 +57,8 @@ export function applyImages(product: Entry, value: unknown): void {
   product.images = value
     .map((raw, i): Entry | undefined => {
       if (typeof raw === 'string') return raw ? { image: raw, sort_order: i + 1, alt: {} } : undefined;
-      if (isObject(raw) && typeof raw.image === 'string' && raw.image) {
-        return { image: raw.image, sort_order: raw.sort_order === undefined ? i + 1 : phpInt(raw.sort_order), alt: isObject(raw.alt) ? raw.alt : {} };
+      if (isRecord(raw) && typeof raw.image === 'string' && raw.image) {
+        return { image: raw.image, sort_order: raw.sort_order === undefined ? i + 1 : phpInt(raw.sort_order), alt: isRecord(raw.alt) ? raw.alt : {} };
       }
       return undefined;
     })
@@ -70,7 +70,7 @@ export function applyCategories(ctx: SandboxContext, product: Entry, value: unkn
   if (!Array.isArray(value)) throw new RecordError('INVALID_PAYLOAD', 'categories must be an array of category ids', 'categories');
   const ids: number[] = [];
   value.forEach((raw, i) => {
-    const id = phpInt(isObject(raw) ? raw.categories_id : raw);
+    const id = phpInt(isRecord(raw) ? raw.categories_id : raw);
     if (id !== 0 && !ctx.store.has('categories', id)) {
       scope.warn('CATEGORY_NOT_FOUND', `categories[${i}]: category ${String(raw)} does not exist; skipped`, `categories[${i}]`);
       return;
@@ -85,14 +85,14 @@ export function applyUpsells(ctx: SandboxContext, product: Entry, value: unknown
   if (!Array.isArray(value)) throw new RecordError('INVALID_PAYLOAD', 'upsells must be an array', 'upsells');
   const out: Entry[] = [];
   value.forEach((raw, i) => {
-    const model = typeof raw === 'string' ? raw : isObject(raw) && typeof raw.products_model === 'string' ? raw.products_model : undefined;
+    const model = typeof raw === 'string' ? raw : isRecord(raw) && typeof raw.products_model === 'string' ? raw.products_model : undefined;
     if (!model) return;
     if (typeof product.products_model === 'string' && model.toLowerCase() === product.products_model.toLowerCase()) return;
     const ids = ctx.store.findIds('products', 'products_model', model);
     const target = ids.find((id) => id !== product.products_id);
     if (target === undefined) return;
     if (out.some((u) => u.products_id === target)) return;
-    out.push({ products_id: target, products_model: model, sort_order: isObject(raw) && raw.sort_order !== undefined ? phpInt(raw.sort_order) : i + 1 });
+    out.push({ products_id: target, products_model: model, sort_order: isRecord(raw) && raw.sort_order !== undefined ? phpInt(raw.sort_order) : i + 1 });
   });
   product.upsells = out;
 }
@@ -102,7 +102,7 @@ export function applySuppliers(ctx: SandboxContext, product: Entry, value: unkno
   if (!Array.isArray(value)) throw new RecordError('INVALID_PAYLOAD', 'suppliers must be an array', 'suppliers');
   const out: Entry[] = [];
   value.forEach((raw, i) => {
-    if (!isObject(raw)) {
+    if (!isRecord(raw)) {
       scope.warn('SUPPLIER_INVALID', `suppliers[${i}] must be an object {suppliers_id, products_model}; skipped`, `suppliers[${i}]`);
       return;
     }
@@ -130,6 +130,6 @@ export function applyPlainList(product: Entry, field: string, value: unknown): v
 
 /** contenteditor{}: merged per language code. */
 export function applyContentEditor(product: Entry, value: unknown): void {
-  if (!isObject(value)) throw new RecordError('INVALID_PAYLOAD', 'contenteditor must be an object keyed by language code', 'contenteditor');
+  if (!isRecord(value)) throw new RecordError('INVALID_PAYLOAD', 'contenteditor must be an object keyed by language code', 'contenteditor');
   product.contenteditor = { ...((product.contenteditor as Entry | undefined) ?? {}), ...value };
 }

@@ -3,7 +3,7 @@
  * (storages_id, products_id, options_id); partial writes; no mirror, no delete.
  */
 import type { SandboxContext } from '../../handler.js';
-import { isObject, phpFloat, phpInt, type RecordScope } from '../../kit.js';
+import { isRecord, phpFloat, phpInt, type RecordScope } from '../../kit.js';
 
 type Row = Record<string, unknown>;
 
@@ -28,7 +28,7 @@ export function applyStorages(ctx: SandboxContext, product: Row, value: unknown,
   const rows = ((product.storages as Row[] | undefined) ?? []).map((r) => ({ ...r }));
   const active = new Set(ctx.reference().storages.filter((s) => s.active === 1).map((s) => s.storages_id));
   value.forEach((raw, i) => {
-    if (!isObject(raw)) return;
+    if (!isRecord(raw)) return;
     const idRaw = raw.storages_id ?? raw.warehouse_id;
     // Missing or <= 0: skipped without any warning (as the shop does).
     const storagesId = idRaw === undefined || idRaw === null ? 0 : phpInt(idRaw);

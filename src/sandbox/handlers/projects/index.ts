@@ -4,7 +4,7 @@
  * present, status history on a status change or a comment alone, cascade delete.
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../../handler.js';
-import { API_VERSION, fail, isObject, ok, optionalInt, optionalString, RecordError, typeName, writeEach } from '../../kit.js';
+import { API_VERSION, fail, isRecord, ok, optionalInt, optionalString, RecordError, typeName, writeEach } from '../../kit.js';
 import { exportFromStore, intQuery } from '../../exports.js';
 import type { StoredRecord } from '../../store.js';
 import { seedProjects } from '../../seed/projects.js';
@@ -51,7 +51,7 @@ function mergeDescriptions(ctx: SandboxContext, stored: Description[], value: un
   const out = stored.map((d) => ({ ...d }));
   value.forEach((entry, i) => {
     const field = `descriptions[${i}]`;
-    if (!isObject(entry)) throw new RecordError('INVALID_PAYLOAD', `${field} must be an object`, field);
+    if (!isRecord(entry)) throw new RecordError('INVALID_PAYLOAD', `${field} must be an object`, field);
     const languageId = optionalInt(entry, 'language_id');
     if (languageId === undefined || !ctx.reference().languages.some((l) => l.language_id === languageId)) {
       throw new RecordError('INVALID_PAYLOAD', `${field}.language_id must name a shop language`, `${field}.language_id`);
@@ -80,7 +80,7 @@ function relationships(record: Record<string, unknown>): Project['relationships'
   const v = record.relationships;
   if (!Array.isArray(v)) throw new RecordError('INVALID_PAYLOAD', 'relationships must be an array of {target_type, target_id}', 'relationships');
   return v.map((r, i) => {
-    if (!isObject(r) || typeof r.target_type !== 'string' || r.target_type === '' || typeof r.target_id !== 'number' || !Number.isInteger(r.target_id) || r.target_id <= 0) {
+    if (!isRecord(r) || typeof r.target_type !== 'string' || r.target_type === '' || typeof r.target_id !== 'number' || !Number.isInteger(r.target_id) || r.target_id <= 0) {
       throw new RecordError('INVALID_PAYLOAD', `relationships[${i}] needs target_type (string) and target_id (positive integer)`, `relationships[${i}]`);
     }
     return { target_type: r.target_type, target_id: r.target_id };

@@ -4,7 +4,7 @@
  * simultaneous claims on a free ticket the second sees the first and gets `conflict`.
  */
 import type { OperationHandler, SandboxContext } from '../../handler.js';
-import { fail, isObject } from '../../kit.js';
+import { fail, isRecord } from '../../kit.js';
 import { formatDateTime, parseDateTime } from '../../dates.js';
 import { stripHtml } from '../content/values.js';
 import { claimsAvailable, readClaim, releaseClaim, writeClaim, type ClaimView } from './claims-store.js';
@@ -47,7 +47,7 @@ function positiveInt(v: unknown): number | undefined {
 
 /** One claim request; returns the record or an error text. */
 function handleOne(ctx: SandboxContext, index: number, input: unknown): RecordOut | string {
-  if (!isObject(input)) return 'record must be an object {ticket_id, admin_id, state, ttl_minutes?, label?, force?}';
+  if (!isRecord(input)) return 'record must be an object {ticket_id, admin_id, state, ttl_minutes?, label?, force?}';
   const ticketId = positiveInt(input.ticket_id);
   if (ticketId === undefined) return `ticket_id must be a positive integer, got ${JSON.stringify(input.ticket_id)}`;
   if (!getTicket(ctx, ticketId)) return `ticket ${ticketId} does not exist`;
@@ -95,7 +95,7 @@ export const claimTickets: OperationHandler = (ctx, req) => {
     fail(503, 'TICKET_CLAIMS_UNAVAILABLE', 'The ticket claim storage does not exist yet; it is created at the next schema reconciliation');
   }
   const body = req.body;
-  if (!isObject(body) || !Array.isArray(body.data)) fail(400, 'INVALID_PAYLOAD', 'The body must be {type: "ticket_claims", data: [...]}');
+  if (!isRecord(body) || !Array.isArray(body.data)) fail(400, 'INVALID_PAYLOAD', 'The body must be {type: "ticket_claims", data: [...]}');
   if (body.type !== undefined && body.type !== 'ticket_claims') fail(400, 'INVALID_PAYLOAD', `The body's type must be "ticket_claims", got ${JSON.stringify(body.type)}`);
   const stats = { total: body.data.length, claimed: 0, refreshed: 0, taken_over: 0, released: 0, unchanged: 0, failed: 0 };
   const records: RecordOut[] = [];
@@ -104,7 +104,7 @@ export const claimTickets: OperationHandler = (ctx, req) => {
     const out = handleOne(ctx, index, input);
     if (typeof out === 'string') {
       stats.failed++;
-      errors.push({ record: index, ...(isObject(input) && typeof input.ticket_id === 'number' ? { ticket_id: input.ticket_id } : {}), error: out });
+      errors.push({ record: index, ...(isRecord(input) && typeof input.ticket_id === 'number' ? { ticket_id: input.ticket_id } : {}), error: out });
       return;
     }
     records.push(out);

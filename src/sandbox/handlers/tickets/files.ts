@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import type { OutboxAttachment, SandboxContext } from '../../handler.js';
-import { isObject } from '../../kit.js';
+import { isRecord } from '../../kit.js';
 
 /** Extensions the administration interface accepts for ticket uploads (spec gap: list not shown). */
 export const ALLOWED_EXTENSIONS: Readonly<Record<string, string>> = {
@@ -91,10 +91,10 @@ export function checkAttachments(ctx: SandboxContext, list: readonly unknown[], 
   const errors: FileError[] = [];
   const limit = maxFileSize(ctx);
   list.forEach((entry, index) => {
-    const name = isObject(entry) && typeof entry.name === 'string' ? entry.name : '';
+    const name = isRecord(entry) && typeof entry.name === 'string' ? entry.name : '';
     const reject = (code: FileError['code'], message: string) => errors.push({ index, name, code, message });
     if (!hasComment) return reject('ATTACHMENT_NO_COMMENT', `attachments[${index}] ${name}: attachments need ticket_comments in the same request`);
-    if (!isObject(entry) || name.trim() === '' || typeof entry.content_base64 !== 'string') {
+    if (!isRecord(entry) || name.trim() === '' || typeof entry.content_base64 !== 'string') {
       return reject('ATTACHMENT_INVALID', `attachments[${index}]: needs name (string) and content_base64 (string)`);
     }
     const ext = extensionOf(safeFileName(name));
