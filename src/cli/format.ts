@@ -1,5 +1,6 @@
 /** Plain-text rendering of command output (JSON output goes through `JSON.stringify`). */
 import type { RunSummary } from '../pipeline/index.js';
+import { formatDateTime } from '../util/time.js';
 import { EXIT, type ExitCode } from './exit.js';
 
 /** The exit code a finished run stands for. */
@@ -30,5 +31,5 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
 export function when(t: string | Date | null | undefined): string {
   if (!t) return '-';
   const d = typeof t === 'string' ? new Date(t) : t;
-  return Number.isNaN(d.getTime()) ? String(t) : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return Number.isNaN(d.getTime()) ? String(t) : `${formatDateTime(d)}Z`;
 }

@@ -1,4 +1,5 @@
 /** Formatting of numbers, durations and times for the dashboard's pages. */
+import { formatDateTime } from '../util/time.js';
 import { html, type SafeHtml } from './html.js';
 
 /** An integer with thousands separators ("12,345"); a dash for missing values. */
@@ -41,7 +42,7 @@ export function formatRelative(date: Date, now: Date = new Date()): string {
 
 /** Absolute time in UTC, to the second ("2026-11-22 02:36:33 UTC"). */
 export function formatAbsolute(date: Date): string {
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return `${formatDateTime(date)} UTC`;
 }
 
 /**

@@ -1,9 +1,6 @@
 /** The shop's date and time texts: 'YYYY-MM-DD HH:MM:SS' and 'YYYY-MM-DD', always UTC. */
 
-/** 'YYYY-MM-DD HH:MM:SS' of a Date (UTC). */
-export function formatDateTime(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
-}
+export { formatDateTime } from '../util/time.js';
 
 /** Parse the shop's 'YYYY-MM-DD HH:MM:SS' (or a date) as UTC. */
 export function parseDateTime(text: string): Date {

@@ -14,6 +14,7 @@ import { SandboxHttpError, type ResourceHandler, type SandboxReply, type Sandbox
 import { errorBody } from './kit.js';
 import { matchRoute, type Route } from './routes.js';
 import type { InternalContext } from './context.js';
+import { sleep } from '../util/time.js';
 
 /** What the server dispatches to. */
 export interface ServerDeps extends ControlDeps {
@@ -69,8 +70,6 @@ function firstValues(query: unknown): Record<string, string> {
   }
   return out;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function destroy(request: FastifyRequest, reply: FastifyReply): void {
   reply.hijack();

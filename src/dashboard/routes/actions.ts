@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { errorCode, errorLine } from '../../errors.js';
 import { withFlash, type FlashTone } from '../flash.js';
 import type { RouteEnv } from './env.js';
+import { sleep } from '../../util/time.js';
 
 const idList = z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(z.coerce.number().int().positive()).max(10_000));
 
@@ -25,7 +26,6 @@ const RUN_APPEAR_TIMEOUT_MS = 5000;
 /** How long a retry request waits before answering that the retry continues in the background. */
 const RETRY_WAIT_MS = 60_000;
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function wantsJson(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('application/json') && !(request.headers.accept ?? '').includes('text/html');

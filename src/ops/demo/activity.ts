@@ -4,6 +4,7 @@
  * round trip shop → ERP → shop can be watched.
  */
 import Database from 'better-sqlite3';
+import { formatDateTime } from '../../util/time.js';
 import { ORDER_IMPORT } from './erp.js';
 
 /** Where activity lines go. */
@@ -122,7 +123,7 @@ export function startClerk(database: string, everyMs: number, shipAfterMs: numbe
         // The status pipeline reads by the Geaendert cursor: a new change must sort after every earlier one.
         const max = (latest.get() as { m: string | null }).m ?? '';
         let changed = erpStamp(new Date(now));
-        if (changed <= max) changed = new Date(Date.parse(`${max.replace(' ', 'T')}Z`) + 1000).toISOString().slice(0, 19).replace('T', ' ');
+        if (changed <= max) changed = formatDateTime(new Date(Date.parse(`${max.replace(' ', 'T')}Z`) + 1000));
         const ship = current === 'IN_ARBEIT';
         const tracking = ship ? `00340434${String(700000000 + o.id * 7919).padStart(10, '0')}` : '';
         upsert.run({

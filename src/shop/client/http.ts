@@ -12,7 +12,8 @@ import type { HttpMethod } from '../registry/index.js';
 import type { TokenSource } from './auth.js';
 import type { ResolvedOptions } from './options.js';
 import type { RequestQueue } from './queue.js';
-import { backoffMs, neverSent, NOT_PROCESSED_STATUSES, parseRetryAfter, RETRY_STATUSES, sleep } from './retry.js';
+import { sleep } from '../../util/time.js';
+import { backoffMs, neverSent, NOT_PROCESSED_STATUSES, parseRetryAfter, RETRY_STATUSES } from './retry.js';
 
 /** A request as the operations describe it. */
 export interface RequestSpec {

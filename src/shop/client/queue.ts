@@ -7,7 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { ClientEvent } from './types.js';
-import { sleep } from './retry.js';
+import { sleep } from '../../util/time.js';
 import { ShopApiError } from '../errors.js';
 
 /** Largest slowdown factor after repeated 429s (rate = configured rate / factor). */

@@ -40,22 +40,3 @@ export function parseRetryAfter(value: unknown, now: number = Date.now()): numbe
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);
 }
-
-/** Resolve after `ms`, or reject early when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -1,0 +1,25 @@
+/** Waiting and UTC date-time text, used by the client, the sandbox, the dashboard and the CLI. */
+
+/** Resolve after `ms`, or reject early (with the signal's reason) when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** 'YYYY-MM-DD HH:MM:SS' of a Date in UTC (the shop's date-time text; the dashboard and CLI add a zone suffix). */
+export function formatDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
