@@ -1,10 +1,8 @@
 /** The `dashboard:` block (the daemon's HTTP address: dashboard, /healthz, /readyz, /metrics). */
 import { z } from 'zod';
+import { isLoopback } from '../util/net.js';
 
-/** Hosts that only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
+export { isLoopback };
 
 /** `dashboard:` — where the daemon listens. */
 export const dashboardConfigSchema = z

@@ -6,18 +6,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError } from '../errors.js';
+import { isLoopback } from '../util/net.js';
 
 /** Shortest dashboard token accepted (the config schema's floor). */
 export const MIN_TOKEN_LENGTH = 8;
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+export { isLoopback };
 
-/** Whether an address (bind host or socket address) is a loopback address. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.toLowerCase();
-  return LOOPBACK_HOSTS.has(a) || a.startsWith('127.') || a === '::ffff:127.0.0.1' || a.startsWith('::ffff:127.');
-}
+/** Host header names a token-less dashboard answers to (exact names: a DNS-rebinding guard, not an address check). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
 /** Refuse to serve the dashboard on a non-loopback address without a token (checked when the dashboard is mounted). */
 export function assertSafeBinding(host: string | undefined, token: string | undefined): void {

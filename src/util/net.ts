@@ -1,0 +1,14 @@
+/** Network address helpers. */
+
+const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]']);
+const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/**
+ * Whether a bind host or socket address only this machine can reach: localhost, ::1, 127.x.y.z
+ * (also IPv4-mapped as ::ffff:127.x.y.z). A name that merely starts with "127." is not loopback.
+ */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.toLowerCase();
+  return LOOPBACK_NAMES.has(a) || LOOPBACK_V4.test(a.startsWith('::ffff:') ? a.slice('::ffff:'.length) : a);
+}
