@@ -8,43 +8,12 @@
 import { ConfigError } from '../errors.js';
 import type { Sink } from '../erp/types.js';
 import type { ResourceDef } from '../shop/registry/index.js';
+import { deltaCeiling, deltaFilterValue, deltaFuture } from './delta.js';
 import { PullDelivery } from './pullDelivery.js';
 import type { PipelineDefinition } from './schema.js';
 import type { LaneRunOptions, PipelineDeps, PlannedRecord, RunRange } from './types.js';
 
-/** The filter value for a stored delta value: the day (YYYY-MM-DD) or the timestamp, moved back by the overlap. */
-export function deltaFilterValue(stored: string, granularity: 'day' | 'timestamp', overlapDays: number): string {
-  const day = stored.slice(0, 10);
-  if (granularity === 'day' || overlapDays > 0) {
-    if (overlapDays === 0) return day;
-    const d = new Date(`${day}T00:00:00Z`);
-    d.setUTCDate(d.getUTCDate() - overlapDays);
-    const back = d.toISOString().slice(0, 10);
-    return granularity === 'day' ? back : `${back} 00:00:00`;
-  }
-  return stored;
-}
-
-/** Allowance for a shop clock running behind ours. */
-const SKEW_MS = 10 * 60_000;
-/** Without the shop's time zone, assume the earliest one (UTC−12): the ceiling must never pass the shop's "now". */
-const UNKNOWN_ZONE_MS = 12 * 3_600_000;
-
-/**
- * The highest delta value a run may store: the shop's wall clock at the run's start, less a skew
- * allowance. A record dated later (bad data, a clock running ahead) is delivered, but storing its
- * date would hide every record created before that date arrives.
- */
-export function deltaCeiling(startedAt: Date, shopTimeZone?: string): string {
-  const at = new Date(startedAt.getTime() - SKEW_MS - (shopTimeZone === undefined ? UNKNOWN_ZONE_MS : 0));
-  const zone = shopTimeZone ?? 'UTC';
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
-}
+export { deltaCeiling, deltaFilterValue } from './delta.js';
 
 /** Export filters of this run: the delta since the cursor, or a backfill range. */
 function exportFilters(def: PipelineDefinition, resource: ResourceDef, stored: string | undefined, range: RunRange | undefined): Record<string, string | number> {
@@ -68,7 +37,9 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
   const { sink, close } = await openSink(def, deps, dryRun);
   try {
     const delta = resource.ops.export?.delta;
-    const ceiling = deltaCeiling(new Date(), def.options.shopTimeZone);
+    const started = new Date();
+    const ceiling = deltaCeiling(started, def.options.shopTimeZone);
+    const future = deltaFuture(started, def.options.shopTimeZone);
     const stored = state.cursors.get(def.name, o.cursorName);
     const storedValue = typeof stored?.value === 'string' ? stored.value : undefined;
     // A value stored in the future (by a version without the ceiling) is read back from the ceiling too.
@@ -78,15 +49,17 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     const delivery = new PullDelivery({ def, deps, resource, runId: o.runId, counts: o.counts, ...(sink ? { sink } : {}) });
     const handle = async (record: Record<string, unknown>): Promise<void> => {
       o.counts.read++;
+      let inFuture = false;
       if (delta) {
         let v = record[delta.recordField];
         if (typeof v === 'string' && v > ceiling) {
-          ahead++;
+          inFuture = v > future;
           v = ceiling;
         }
         if (typeof v === 'string' && v !== '' && (maxValue === undefined || v > maxValue)) maxValue = v;
       }
-      await delivery.accept(record);
+      // Reported when delivered, not on every re-read until its date comes.
+      if ((await delivery.accept(record)) && inFuture) ahead++;
     };
 
     const range = o.mode === 'backfill' ? o.range : undefined;
@@ -112,7 +85,7 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
       if (o.signal?.aborted) break;
     }
     await delivery.flush();
-    if (ahead > 0) o.logger.warn({ records: ahead, field: delta?.recordField, cursorCeiling: ceiling }, 'records dated after the run started (future dates or a shop clock running ahead) were delivered; the cursor stays at the run start so newer records stay visible, and their hashes keep them from being delivered twice');
+    if (ahead > 0) o.logger.warn({ records: ahead, field: delta?.recordField, cursorCeiling: ceiling }, 'records dated in the future (bad data or a shop clock running ahead) were delivered; the cursor stays at the run start so newer records stay visible, and their hashes keep them from being delivered twice');
     // Only now, with everything the export returned durable in the sink, may the cursor move.
     if (!dryRun && !o.signal?.aborted && o.mode !== 'backfill' && delta && maxValue !== undefined && maxValue !== storedValue) {
       state.cursors.set(def.name, o.cursorName, { value: maxValue, key: null });

@@ -52,15 +52,15 @@ export class PullDelivery {
     return String(record[this.o.resource.key.id] ?? record[this.o.deps.mapping.key] ?? '');
   }
 
-  /** Map one shop record and queue it for the sink (or dead-letter it); flushes full batches. */
-  async accept(record: Record<string, unknown>, key = this.keyOf(record)): Promise<void> {
+  /** Map one shop record and queue it for the sink (or dead-letter it); flushes full batches. Returns whether it goes to the sink (false: unchanged or refused). */
+  async accept(record: Record<string, unknown>, key = this.keyOf(record)): Promise<boolean> {
     const { def, deps, counts } = this.o;
     const { state, mapping } = deps;
     const result = mapping.applySync ? mapping.applySync(record, this.ctx) : await mapping.apply(record, this.ctx);
     if (!result.ok) {
       const first = issueOf(result.errors[0]);
       this.deadLetter(key, record, undefined, { ...first, message: result.errors.map((e) => e.message).join('; '), details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
-      return;
+      return false;
     }
     const hash = contentHash(result.payload);
     const seen = state.seen.get(def.name, key);
@@ -68,12 +68,12 @@ export class PullDelivery {
       counts.unchanged++;
       if (!this.o.sink) this.plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
       else if (this.o.resolveUnchanged) state.deadLetters.resolve(def.name, key);
-      return;
+      return false;
     }
     if (!this.o.sink) {
       this.plan.push({ erpKey: key, action: seen === undefined ? 'create' : 'update', payload: result.payload });
       counts.created++;
-      return;
+      return true;
     }
     // The same record twice in one export (it changed while we paged): keep only the latest version.
     const dup = this.keysInBatch.get(key);
@@ -84,6 +84,7 @@ export class PullDelivery {
       counts.created++;
     }
     if (this.batch.length >= def.options.sinkBatchSize) await this.flush();
+    return true;
   }
 
   /** Write what is queued; resolves once the sink committed it. */

@@ -4,10 +4,11 @@
  * created afterwards stay visible to the next run.
  */
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSink } from '../../src/erp/index.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { runPipeline } from '../../src/pipeline/index.js';
 import { deltaCeiling } from '../../src/pipeline/pull.js';
 import { mappingFile, pushFixture, type PushFixture } from './support.js';
@@ -60,7 +61,9 @@ fields:
     db.exec('CREATE TABLE erp_orders (id INTEGER PRIMARY KEY, purchased TEXT, external_id TEXT)');
     const mapping = await mappingFile(f.dir, 'orders-out', ORDERS_OUT);
     const def = { name: 'orders-out', direction: 'pull' as const, sink: { connection: 'erp' }, mapping: 'orders-out.yaml', resource: 'orders' };
-    const deps = { state: f.state, shop: f.shop, mapping, sink: sink('erp_orders') };
+    const warnings: string[] = [];
+    const logger = createLogger({ destination: new Writable({ write: (chunk: Buffer, _e, done) => void (warnings.push(...chunk.toString().split('\n').filter((l) => l.includes('"level":40'))), done()) }) });
+    const deps = { state: f.state, shop: f.shop, mapping, sink: sink('erp_orders'), logger };
     const future = new Date(Date.now() + 30 * DAY * 1000).toISOString().slice(0, 10);
     expect((await f.shop.create('orders', [order('E-PAST', '2026-01-05 09:00:00'), order('E-FUTURE', `${future} 12:00:00`)])).outcomes.every((o) => o.ok)).toBe(true);
 
@@ -68,6 +71,9 @@ fields:
     expect(first.counts).toMatchObject({ read: 2, created: 2 });
     // Delivered, but the cursor stays at or before the run's start.
     expect(String(f.state.cursors.get('orders-out')!.value).slice(0, 10) <= today()).toBe(true);
+    // The bad date is reported once, when the order is delivered.
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ records: 1, field: 'date_purchased' });
 
     expect((await f.shop.create('orders', [order('E-TODAY')])).outcomes[0]!.ok).toBe(true);
     const second = await runPipeline(def, deps);
@@ -78,6 +84,7 @@ fields:
     const third = await runPipeline(def, deps);
     expect(third.counts).toMatchObject({ created: 0 });
     expect(third.counts.unchanged).toBeGreaterThanOrEqual(2);
+    expect(warnings).toHaveLength(1);
   });
 
   it('still sees subscribers changed after one whose last_modified a fast shop clock put ahead', async () => {
