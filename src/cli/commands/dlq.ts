@@ -12,11 +12,23 @@ interface ActOptions {
   json?: boolean;
 }
 
-/** The ids an action targets: given ids, or 'all' (optionally of one pipeline). */
-function selection(ids: number[], opts: ActOptions): number[] | 'all' {
+/** The ids an action targets (raw arguments, comma or space separated): given ids, or 'all' (optionally of one pipeline). */
+function selection(raw: readonly string[], opts: ActOptions): number[] | 'all' {
+  const ids = raw.flatMap((r) => parseIds(r));
   if (ids.length > 0 && opts.all) throw new UsageError('give dead-letter ids or --all, not both');
   if (ids.length === 0 && !opts.all) throw new UsageError('give dead-letter ids (see `shopsync dlq list`) or --all');
   return ids.length > 0 ? ids : 'all';
+}
+
+/** `retry` and `drop` select letters the same way: ids, or --all (optionally of one --pipeline). */
+function actionCommand(dlq: Command, name: string, description: string, jsonHelp: string): Command {
+  return dlq
+    .command(name)
+    .description(description)
+    .argument('[ids...]', 'dead-letter ids (comma or space separated)')
+    .option('--all', 'every dead letter (of --pipeline, or of every pipeline)')
+    .option('-p, --pipeline <name>', 'with --all: only this pipeline')
+    .option('--json', jsonHelp);
 }
 
 /** Register the command group. */
@@ -40,17 +52,10 @@ export function dlqCommand(ctx: CliContext): Command {
       });
     });
 
-  dlq
-    .command('retry')
-    .description('send dead letters again through the current mapping; those that succeed are removed')
-    .argument('[ids...]', 'dead-letter ids (comma or space separated)')
-    .option('--all', 'every dead letter (of --pipeline, or of every pipeline)')
-    .option('-p, --pipeline <name>', 'with --all: only this pipeline')
-    .option('--json', 'print the retry run summaries as JSON')
+  actionCommand(dlq, 'retry', 'send dead letters again through the current mapping; those that succeed are removed', 'print the retry run summaries as JSON')
     .addHelpText('after', '\nExit code 0 when every retried letter went through, 1 when some failed again.')
     .action(async (raw: string[], opts: ActOptions, cmd: Command) => {
-      const ids = raw.flatMap((r) => parseIds(r));
-      const target = selection(ids, opts);
+      const target = selection(raw, opts);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
         const { retryDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
         const summaries = opts.pipeline && target === 'all' ? [await runtime.retry(runtime.pipeline(opts.pipeline).name)] : await retryDeadLetterIds(runtimeHost(runtime), target);
@@ -61,16 +66,9 @@ export function dlqCommand(ctx: CliContext): Command {
       });
     });
 
-  dlq
-    .command('drop')
-    .description('delete dead letters for good (the records are not sent)')
-    .argument('[ids...]', 'dead-letter ids (comma or space separated)')
-    .option('--all', 'every dead letter (of --pipeline, or of every pipeline)')
-    .option('-p, --pipeline <name>', 'with --all: only this pipeline')
-    .option('--json', 'print {"dropped": n} as JSON')
+  actionCommand(dlq, 'drop', 'delete dead letters for good (the records are not sent)', 'print {"dropped": n} as JSON')
     .action(async (raw: string[], opts: ActOptions, cmd: Command) => {
-      const ids = raw.flatMap((r) => parseIds(r));
-      const target = selection(ids, opts);
+      const target = selection(raw, opts);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
         const { dropDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
         const { dropDeadLetters: dropOfPipeline } = await import('../../pipeline/index.js');
