@@ -5,21 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startDaemon } from '../../src/ops/daemon.js';
+import { productsMapping } from '../support/mappings.js';
 import { useSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
 
-const MAPPING = `
-name: p
-direction: erp-to-shop
-target: { resource: products, operation: upsert }
-key: sku
-shop_key: products_model
-fields:
-  products_model: sku
-  products_quantity: { from: qty, type: decimal, locale: point }
-  products_status: { value: 1 }
-  languages.de.products_name: name
-`;
+const MAPPING = productsMapping('p', { price: false });
 
 const sandbox = useSandbox();
 
