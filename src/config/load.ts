@@ -7,6 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { formatPath as formatIssuePath } from '../util/paths.js';
 import { coerceScalar, interpolateString, InterpolationFailure, type InterpolationSources } from './interpolate.js';
 import { configSchema, type Config } from './schema.js';
 
@@ -154,9 +155,7 @@ function keyPathOf(path: readonly unknown[], key: string): string {
 
 /** `pipelines[0].source.query` from a zod path. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
-  return out || '(top level)';
+  return formatIssuePath(path, '(top level)');
 }
 
 /** Turn zod issues into one ConfigError listing each issue with its line. */

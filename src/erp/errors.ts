@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { ConfigError, ConnectorError } from '../errors.js';
 import { scrubSecrets } from '../log.js';
+import { valueAt } from '../util/paths.js';
 
 /** Stable codes every connector reports; the pipeline branches on these, never on messages. */
 export const CONNECTOR_CODES = {
@@ -54,22 +55,13 @@ function describeValue(value: unknown): string {
   return text === undefined ? type : `\`${text.length > 60 ? `${text.slice(0, 57)}...` : text}\` (${type})`;
 }
 
-function getAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let cur = input;
-  for (const seg of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg];
-  }
-  return cur;
-}
-
 /** Parse `input` with `schema`; on failure throw a ConfigError listing every issue as `path: message, got X`. */
 export function parseConfig<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-    return `${what}.${path}: ${issue.message}, got ${describeValue(getAt(input, issue.path))}`;
+    return `${what}.${path}: ${issue.message}, got ${describeValue(valueAt(input, issue.path))}`;
   });
   const first = result.error.issues[0];
   throw new ConfigError(`Invalid ${what}:\n  ${lines.join('\n  ')}`, {

@@ -2,6 +2,7 @@
  * Turning driver values into JSON-safe record values, and comparing cursor positions.
  */
 import { z } from 'zod';
+import { valueAt } from '../util/paths.js';
 import type { CursorPosition, CursorValue, ErpRecord } from './types.js';
 
 /** Records are objects with string keys; anything else from a driver or a file is a bug we report. */
@@ -59,11 +60,5 @@ export function comparePositions(a: CursorPosition, b: CursorPosition): number {
 
 /** Read a dotted path (`data.items`) from a JSON value; empty path returns the value. */
 export function getPath(value: unknown, path: string | undefined): unknown {
-  if (!path) return value;
-  let cur = value;
-  for (const seg of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[seg];
-  }
-  return cur;
+  return path ? valueAt(value, path.split('.')) : value;
 }

@@ -2,6 +2,9 @@
  * Dot paths, compiled once into getters and setters.
  */
 
+// Reading and writing zod issue paths is shared with the config, client and ERP parts.
+export { formatPath, valueAt } from '../util/paths.js';
+
 /** The input a rule reads: the current item (record, list entry or group) and the whole record. */
 export interface Scope {
   readonly item: unknown;
@@ -69,26 +72,6 @@ export function compileSetter(path: string): (target: Record<string, unknown>, v
     }
     o[last] = v;
   };
-}
-
-/** Read a value at a zod issue path (`['groups', 0, 'customers_group_price']`). */
-export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let o = root;
-  for (const k of path) {
-    if (o === null || typeof o !== 'object') return undefined;
-    o = (o as Record<PropertyKey, unknown>)[k];
-  }
-  return o;
-}
-
-/** `['groups', 0, 'price']` → `groups[0].price`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const k of path) {
-    if (typeof k === 'number') out += `[${k}]`;
-    else out += out === '' ? String(k) : `.${String(k)}`;
-  }
-  return out;
 }
 
 /** `groups[0].price` → `groups[].price` (the rule index key). */

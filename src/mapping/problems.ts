@@ -3,6 +3,7 @@
  */
 import type { z } from 'zod';
 import { MappingError } from '../errors.js';
+import { valueAt } from '../util/paths.js';
 import { suggest } from './targets.js';
 import type { YamlSource } from './yaml.js';
 
@@ -65,20 +66,11 @@ export function zodProblems(src: YamlSource, issues: readonly Issue[]): MappingE
         }
         continue;
       }
-      const got = valueAtPath(src.data, path);
+      const got = valueAt(src.data, path);
       const gotText = got === undefined ? '' : ` (got ${JSON.stringify(got)?.slice(0, 60)})`;
       const label = path.length ? `\`${path.join('.')}\`: ` : '';
       out.push(problem(src, 'MAPPING_SCHEMA', `${label}${issue.message}${gotText}`, path, got === undefined ? 'key' : 'value'));
     }
   }
   return out;
-}
-
-function valueAtPath(data: unknown, path: readonly PropertyKey[]): unknown {
-  let o = data;
-  for (const k of path) {
-    if (o === null || typeof o !== 'object') return undefined;
-    o = (o as Record<PropertyKey, unknown>)[k];
-  }
-  return o;
 }

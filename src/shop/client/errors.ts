@@ -1,6 +1,7 @@
 /** Errors the client itself raises on top of the shop's families (src/shop/errors.ts). */
 import { ShopApiError, ValidationError, type ShopErrorOptions } from '../errors.js';
 import type { z } from 'zod';
+import { formatPath } from '../../util/paths.js';
 
 /**
  * A record that did nothing wrong but was refused because another record of the same
@@ -29,17 +30,10 @@ export class NotSentError extends ShopApiError {
 
 /** The shop's answer did not have the shape the API promises; names the first mismatching paths. */
 export function invalidResponse(what: string, error: z.ZodError, options: ShopErrorOptions = {}): ValidationError {
-  const issues = error.issues.slice(0, 3).map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+  const issues = error.issues.slice(0, 3).map((issue) => `${formatPath(issue.path, '(root)')}: ${issue.message}`);
   const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : '';
   return new ValidationError('INVALID_RESPONSE', `The shop's answer to ${what} did not match the API: ${issues.join('; ')}${more}`, {
     ...options,
-    details: { ...options.details, paths: error.issues.map((i) => formatPath(i.path)) },
+    details: { ...options.details, paths: error.issues.map((i) => formatPath(i.path, '(root)')) },
   });
-}
-
-/** `data[3].products_id` style path of a zod issue. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out === '' ? String(key) : `.${String(key)}`;
-  return out === '' ? '(root)' : out;
 }

@@ -8,7 +8,7 @@ import { attachmentListing, claimsResponse, deleteResponse, type AttachmentListi
 import { answerError, isSuccess, jsonBody, parseAnswer } from './answers.js';
 import type { Transport } from './http.js';
 import { extraOf, opOf, resourceOf } from './lookup.js';
-import { formatPath } from './errors.js';
+import { formatPath } from '../../util/paths.js';
 import { ticketClaimWrite } from '../resources/tickets.js';
 import { fillPath, placeholders } from './paths.js';
 import type { ClaimRequest, DownloadedFile } from './types.js';
@@ -94,7 +94,7 @@ export async function claimTickets(transport: Transport, claims: readonly ClaimR
   const checked = claimList.safeParse(claims);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new ValidationError('INVALID_ARGUMENT', `ticket claims: ${formatPath(issue.path)}: ${issue.message}`, { record: { resource: resource.name } });
+    throw new ValidationError('INVALID_ARGUMENT', `ticket claims: ${formatPath(issue.path, '(root)')}: ${issue.message}`, { record: { resource: resource.name } });
   }
   const answer = await transport.send({ resource: resource.name, method: op.method, path: op.path, body: { type: 'ticket_claims', data: claims }, repeatSafe: true });
   const what = `${op.method} ${op.path}`;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
+import { valueAt } from '../../util/paths.js';
 import type { ClientEvent, ShopAuth, ShopClientOptions } from './types.js';
 
 /** Options with every default filled in. */
@@ -80,10 +81,4 @@ export function resolveOptions(options: ShopClientOptions): ResolvedOptions {
     logger: options.logger ?? silentLogger,
     onEvent: options.onEvent ?? (() => undefined),
   };
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let at: unknown = root;
-  for (const key of path) at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined;
-  return at;
 }
