@@ -2,11 +2,12 @@
  * JSON over HTTP with retries: network errors, 5xx and 429 are retried with exponential backoff
  * (Retry-After honoured, capped); other 4xx fail at once. Errors are ConnectorErrors without secrets.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, ConnectorError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { HttpConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
+import { parseRetryAfter } from '../../util/http.js';
+import { sleep } from '../../util/time.js';
 
 /** One request. */
 export interface JsonRequest {
@@ -22,14 +23,6 @@ export interface JsonResponse {
   readonly status: number;
   readonly headers: Headers;
   readonly body: unknown;
-}
-
-function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 /** Sends requests for one connection (auth and default headers applied). */
@@ -71,7 +64,7 @@ export function jsonClient(conn: HttpConnection, logger: Logger, connector: stri
         }
         lastCode = CONNECTOR_CODES.httpError;
         lastError = `${res.status}: ${excerpt}`;
-        wait = retryAfterMs(res.headers.get('retry-after'));
+        wait = parseRetryAfter(res.headers.get('retry-after') ?? undefined);
       } catch (err) {
         if (err instanceof ConnectorError) throw err;
         if (req.signal?.aborted) throw new AbortedError();
@@ -82,7 +75,7 @@ export function jsonClient(conn: HttpConnection, logger: Logger, connector: stri
       if (attempt < conn.retries) {
         const backoff = Math.min(conn.maxBackoffMs, wait ?? conn.backoffMs * 2 ** attempt * (0.75 + Math.random() * 0.5));
         logger.warn({ url: req.url, attempt: attempt + 1, waitMs: Math.round(backoff), error: lastError }, 'HTTP request failed; retrying');
-        await sleep(backoff, undefined, { signal: req.signal }).catch(() => undefined);
+        await sleep(backoff, req.signal).catch(() => undefined);
       }
     }
     const hint = lastCode === CONNECTOR_CODES.unreachable ? ' Check baseUrl and that the service is up.' : ' The service keeps failing; try again later.';

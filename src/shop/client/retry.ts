@@ -30,13 +30,5 @@ export function backoffMs(attempt: number, baseDelayMs: number, maxDelayMs: numb
   return Math.floor(random() * ceiling);
 }
 
-/** Milliseconds a Retry-After header asks for (delta seconds or an HTTP date); undefined when absent or unreadable. */
-export function parseRetryAfter(value: unknown, now: number = Date.now()): number | undefined {
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  const text = String(value).trim();
-  if (text === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
-}
+// The Retry-After reading is shared with the ERP's HTTP connector.
+export { parseRetryAfter } from '../../util/http.js';
