@@ -1,5 +1,6 @@
 /** The pipeline definition as written in `shopsync.yaml` (validated by zod). */
 import { z } from 'zod';
+import { timezoneSchema } from '../config/schedule.js';
 import { isResourceName, resources } from '../shop/registry/index.js';
 
 const connectorRef = z.looseObject({
@@ -24,18 +25,7 @@ export const pipelineOptionsSchema = z.strictObject({
    * never moves past the shop's clock at the run's start; without the zone shopsync assumes the
    * earliest one (UTC−12), which re-reads up to a day more but never misses a record. @default unknown
    */
-  shopTimeZone: z
-    .string()
-    .min(1)
-    .refine((tz) => {
-      try {
-        new Intl.DateTimeFormat('en', { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    }, { error: (issue) => `expected an IANA time zone such as Europe/Berlin, got \`${String(issue.input)}\`` })
-    .optional(),
+  shopTimeZone: timezoneSchema.optional(),
   /** Pull: records per sink batch. @default 200 */
   sinkBatchSize: z.coerce.number().int().min(1).max(10_000).default(200),
   /** Store each sent payload with its event (turn off for very large catalogs). @default true */

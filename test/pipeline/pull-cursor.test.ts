@@ -11,6 +11,7 @@ import { createSink } from '../../src/erp/index.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { runPipeline } from '../../src/pipeline/index.js';
 import { deltaCeiling } from '../../src/pipeline/pull.js';
+import { parseDefinition } from '../../src/pipeline/run.js';
 import { mappingFile, pushFixture, type PushFixture } from './support.js';
 
 let f: PushFixture;
@@ -138,5 +139,10 @@ describe('delta ceiling', () => {
   });
   it('assumes the earliest time zone when the shop time zone is unknown', () => {
     expect(deltaCeiling(at)).toBe('2026-03-03 22:10:30');
+  });
+  it('refuses a shop time zone that is not an IANA name', () => {
+    const def = { name: 'p', direction: 'pull' as const, sink: { connection: 'erp' }, mapping: 'm.yaml', resource: 'orders' };
+    expect(parseDefinition({ ...def, options: { shopTimeZone: 'Europe/Berlin' } }).options.shopTimeZone).toBe('Europe/Berlin');
+    expect(() => parseDefinition({ ...def, options: { shopTimeZone: 'Mars/Olympus' } })).toThrow(/options\.shopTimeZone: expected an IANA time zone.*Mars\/Olympus/);
   });
 });
