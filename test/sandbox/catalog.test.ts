@@ -10,16 +10,10 @@
  * | manufacturers with product-safety contact fields | :311, :621 |
  * | supplier fields; delete removes product assignments | :213, :517 |
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openShop, type TestShop } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useShop } from './harness.js';
 
-let shop: TestShop;
-beforeAll(async () => {
-  shop = await openShop();
-});
-afterAll(async () => {
-  await shop.close();
-});
+const shop = useShop();
 
 describe('categories', () => {
   it('takes the import sample keys status, categories_name and categories_heading', async () => {

@@ -14,16 +14,10 @@
  * | export parameters | :496 |
  * | the e-mail filter compares case-insensitively | :496 |
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openShop, type TestShop } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useShop } from './harness.js';
 
-let shop: TestShop;
-beforeAll(async () => {
-  shop = await openShop();
-});
-afterAll(async () => {
-  await shop.close();
-});
+const shop = useShop();
 
 const customer = async (id: number) => (await shop.all('customers', { customers_id: id }))[0];
 const address = { entry_firstname: 'Lena', entry_lastname: 'Neu', entry_street_address: 'Weg 1', entry_postcode: '10115', entry_city: 'Berlin', entry_country: 'DE' };

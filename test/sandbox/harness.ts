@@ -3,6 +3,7 @@
  * pointed at it, and a raw HTTP helper for what the client deliberately does not send (bad
  * tokens, wrong cases, malformed bodies) or to assert exact status codes and headers.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { createShopClient, type ShopClient } from '../../src/shop/index.js';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 
@@ -53,5 +54,31 @@ export async function openShop(options: SandboxOptions = {}): Promise<TestShop> 
       await client.close();
       await sandbox.close();
     },
+  };
+}
+
+/** One shop for this file's tests: opened in `beforeAll`, closed in `afterAll`; use it inside tests and hooks. */
+export function useShop(options: SandboxOptions = {}): TestShop {
+  let shop: TestShop | undefined;
+  const open = (): TestShop => {
+    if (!shop) throw new Error('the shop is used outside the tests (it opens in beforeAll)');
+    return shop;
+  };
+  beforeAll(async () => {
+    shop = await openShop(options);
+  });
+  afterAll(async () => {
+    await shop?.close();
+  });
+  return {
+    get sandbox() {
+      return open().sandbox;
+    },
+    get client() {
+      return open().client;
+    },
+    api: (...args) => open().api(...args),
+    all: (...args) => open().all(...args),
+    close: () => open().close(),
   };
 }

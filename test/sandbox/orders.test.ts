@@ -25,16 +25,10 @@
  * | export filters date_from/date_to on the purchase date | :528 |
  * | date_to on the purchase datetime includes the whole boundary day | :528 |
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openShop, type TestShop } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { openShop, useShop } from './harness.js';
 
-let shop: TestShop;
-beforeAll(async () => {
-  shop = await openShop();
-});
-afterAll(async () => {
-  await shop.close();
-});
+const shop = useShop();
 
 const post = (data: unknown[]) => shop.api('POST', '/import/json/orders', { data });
 const put = (data: unknown[]) => shop.api('PUT', '/import/json/orders', { type: 'orders', data });

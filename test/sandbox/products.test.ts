@@ -17,16 +17,10 @@
  * | range export {START}:{END}; single product; delete by id or model | :451-457 |
  * | images replace the gallery | :142 |
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openShop, type TestShop } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { openShop, useShop } from './harness.js';
 
-let shop: TestShop;
-beforeAll(async () => {
-  shop = await openShop();
-});
-afterAll(async () => {
-  await shop.close();
-});
+const shop = useShop();
 
 const write = (method: 'POST' | 'PUT', data: unknown[]) => shop.api(method, '/import/json/products', { type: 'products', data });
 const product = async (id: number) => (await shop.client.exportOne('products', id)) as Record<string, any>;

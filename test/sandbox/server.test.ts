@@ -13,18 +13,12 @@
  * | default and maximum page sizes, pagination object | :716-717, :351 |
  * | OAuth client credentials (token issuing: gap) | :647 |
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseClientSpec, parseTokenSpec, startSandbox } from '../../src/sandbox/index.js';
 import { createShopClient } from '../../src/shop/index.js';
-import { openShop, type TestShop } from './harness.js';
+import { openShop, useShop } from './harness.js';
 
-let shop: TestShop;
-beforeAll(async () => {
-  shop = await openShop();
-});
-afterAll(async () => {
-  await shop.close();
-});
+const shop = useShop();
 
 describe('envelopes and routing', () => {
   it('answers a write with the full envelope and processes several records independently', async () => {
