@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { demoOrders, demoSources } from '../../demo/index.js';
+import { demoSources } from '../../demo/index.js';
 import { INBOX_TABLES, ORDER_IMPORT } from './erp.js';
 
 /** Options of `demoConfig`. */
@@ -20,22 +20,6 @@ export interface DemoConfigOptions {
 
 /** Pipelines in the order of their first run: references first (categories before products), stock after the ERP's own orders (the ERP's stock already accounts for them; the shop books stock when an order is created). */
 export const DEMO_ORDER = ['categories', 'manufacturers', 'products', 'customers', 'contracts', 'orders-from-erp', 'stock', 'orders-to-erp', 'order-status'] as const;
-
-/**
- * Days the order pull re-reads before its stored purchase date. The demo ERP's own orders carry
- * purchase dates up to a few days ahead; pushed to the shop and pulled back they would move the
- * pull's date cursor past the orders customers place today. Re-reading that window (orders
- * already imported are skipped by their hash) keeps new orders flowing.
- */
-export function orderPullOverlapDays(now: Date = new Date()): number {
-  let latest = 0;
-  for (const o of demoOrders()) {
-    const m = /^(\d{2})\.(\d{2})\.(\d{4})/.exec(String(o.Belegdatum ?? ''));
-    if (m) latest = Math.max(latest, Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1])));
-  }
-  const ahead = Math.ceil((latest - now.getTime()) / 86_400_000);
-  return Math.min(365, Math.max(2, ahead + 2));
-}
 
 /** The demo config as YAML text (shop URL and token come from SANDBOX_URL and SANDBOX_TOKEN). */
 export function demoConfig(o: DemoConfigOptions): string {
@@ -74,7 +58,8 @@ export function demoConfig(o: DemoConfigOptions): string {
         key: ORDER_IMPORT.key,
         children: [{ field: ORDER_IMPORT.linesField, table: ORDER_IMPORT.lines, key: [...ORDER_IMPORT.lineKey], parentKey: ORDER_IMPORT.key }],
       },
-      options: { overlapDays: orderPullOverlapDays() },
+      // The sandbox writes its dates in UTC: an exact ceiling for the delta cursor.
+      options: { shopTimeZone: 'UTC' },
       schedule: every,
     });
   }

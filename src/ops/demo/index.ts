@@ -105,14 +105,6 @@ export async function startDemo(o: DemoOptions): Promise<Demo> {
         if (closing) return;
         if (!daemon.runtime.loaded.config.pipelines.some((p) => p.name === name)) continue;
         await daemon.scheduler.runNow(name).catch((err: unknown) => o.say(`${name.padEnd(16)} could not run: ${errorLine(err)}`));
-        // Records whose reference (a parent category…) was created later in the same run went to the
-        // dead letters; now that it exists, a retry delivers them. Repeat while it helps (deeper trees).
-        for (let i = 0; i < 5 && !closing; i++) {
-          const before = daemon.runtime.state.deadLetters.count(name);
-          if (before === 0) break;
-          await daemon.runtime.retry(name).catch((err: unknown) => o.say(`${name.padEnd(16)} retry failed: ${errorLine(err)}`));
-          if (daemon.runtime.state.deadLetters.count(name) >= before) break;
-        }
       }
       if (closing) return;
       daemon.startSchedule();
