@@ -34,7 +34,10 @@ export async function readyFiles(folder: string, cfg: FileSourceConfig, now = Da
       continue;
     }
     const first = await stat(path.join(folder, name)).catch(() => undefined);
-    if (!first || now - first.mtimeMs < cfg.stability.settleMs) continue;
+    if (!first) continue;
+    // mtimeMs has sub-millisecond precision and can lie a fraction ahead of Date.now(): with no settle
+    // time asked for, a file written this very millisecond is ready, not "from the future".
+    if (cfg.stability.settleMs > 0 && now - first.mtimeMs < cfg.stability.settleMs) continue;
     ready.push(name);
   }
   return ready;
