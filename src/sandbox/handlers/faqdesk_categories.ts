@@ -1,4 +1,4 @@
-/** FAQ categories (fields not shown in the spec: sandbox decision, see docs/gaps/sandbox.md). */
+/** FAQ categories (fields not shown in the spec: sandbox decision, see docs/spec-gaps.md). */
 import { seedFaqCategories } from '../seed/faqdesk.js';
 import { contentCategoryHandler } from './content/categories.js';
 

@@ -1,4 +1,4 @@
-/** News authors: read only through the API (fields not shown: sandbox decision, see docs/gaps/sandbox.md). */
+/** News authors: read only through the API (fields not shown: sandbox decision, see docs/spec-gaps.md). */
 import type { ResourceHandler } from '../handler.js';
 import { oneReply } from '../kit.js';
 import { exportFromStore } from '../exports.js';

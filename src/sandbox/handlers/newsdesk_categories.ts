@@ -1,4 +1,4 @@
-/** News categories (fields not shown in the spec: sandbox decision, see docs/gaps/sandbox.md). */
+/** News categories (fields not shown in the spec: sandbox decision, see docs/spec-gaps.md). */
 import { seedNewsCategories } from '../seed/newsdesk.js';
 import { contentCategoryHandler } from './content/categories.js';
 

@@ -1,6 +1,6 @@
 /**
  * The category resources of news and FAQ (fields not shown in the spec: sandbox decision, see
- * docs/gaps/sandbox.md): create with a name in at least one language and an existing parent;
+ * docs/spec-gaps.md): create with a name in at least one language and an existing parent;
  * delete by id from query or body, moving subcategories up to the deleted one's parent.
  */
 import type { OperationHandler, ResourceHandler, SandboxContext } from '../../handler.js';
