@@ -17,21 +17,10 @@ import { runPipeline } from '../../src/pipeline/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createShopClient } from '../../src/shop/index.js';
 import { openState } from '../../src/state/index.js';
+import { productsMapping } from '../support/mappings.js';
 
 const N = 20_000;
-const MAPPING = `
-name: bench-products
-direction: erp-to-shop
-target: { resource: products, operation: upsert }
-key: sku
-shop_key: products_model
-fields:
-  products_model: sku
-  products_price: { from: price, type: decimal, locale: point }
-  products_quantity: { from: qty, type: decimal, locale: point }
-  products_status: { value: 1 }
-  languages.de.products_name: name
-`;
+const MAPPING = productsMapping('bench-products');
 
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en-US')} records/s`;
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;

@@ -12,20 +12,9 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { createShopClient } from '../../src/shop/index.js';
 import type { ShopClient, ShopClientOptions } from '../../src/shop/client/types.js';
 import { openState, type StateStore } from '../../src/state/index.js';
+import { productsMapping } from '../support/mappings.js';
 
-export const PRODUCT_MAPPING = `
-name: erp-products
-direction: erp-to-shop
-target: { resource: products, operation: upsert }
-key: sku
-shop_key: products_model
-fields:
-  products_model: sku
-  products_price: { from: price, type: decimal, locale: point }
-  products_quantity: { from: qty, type: decimal, locale: point }
-  products_status: { value: 1 }
-  languages.de.products_name: name
-`;
+export const PRODUCT_MAPPING = productsMapping('erp-products');
 
 /** A temp folder removed by `cleanup`. */
 export function tempDir(prefix = 'shopsync-pipe-'): string {
