@@ -4,6 +4,7 @@
  * a clerk who ships — so one command shows the whole round trip. Starting it again reuses the
  * same shop, ERP and state.
  */
+import { prepareDemoShop } from './shop.js';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseConfigText } from '../../config/index.js';
@@ -78,6 +79,7 @@ export async function startDemo(o: DemoOptions): Promise<Demo> {
       startSandbox({ port, dbPath: sandboxDb, ...(fresh ? { seed: 'empty' as const } : {}), logger: o.logger }),
     );
     closers.push(() => sandbox.close());
+    if (fresh) await prepareDemoShop(sandbox);
 
     const mappingsDir = shippedMappingsDir();
     const erp = await createDemoErp(dir, join(mappingsDir, 'orders-to-erp.yaml'));

@@ -14,6 +14,8 @@ export function narrate(events: SyncEvents, say: Say): () => void {
       say(`${s.pipeline.padEnd(16)} ${s.status}: ${parts.join(', ')}${err}`);
     }),
     events.on('record-settled', (e) => {
+      // Show *why* a record was refused: in the demo these are the guard rails at work.
+      if (e.outcome === 'dead-lettered') say(`${e.pipeline.padEnd(16)} ↳ ${e.erpKey} refused (${e.codes.join(', ')}); see the dashboard's dead letters`);
       if (e.pipeline === 'order-status' && e.erpKey.startsWith('WEB-') && e.outcome === 'updated') say(`shop     order ${String(e.shopId ?? e.erpKey.slice(4))} got its new status from the ERP`);
     }),
   ];
