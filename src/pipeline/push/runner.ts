@@ -18,6 +18,7 @@ import { rejectedAsWhole, verdictOf } from './outcomes.js';
 import { planSend, planSettled } from './plan.js';
 import { prepare, wirePayload, type PrepareDeps } from './prepare.js';
 import { beforeSend, settle, settleTargetOf, type SettleTarget } from './settle.js';
+import { KeyLanes, type PushInput } from './keys.js';
 import { WaitingRoom } from './waiting.js';
 import type { Settlement, WorkItem } from './work.js';
 
@@ -43,6 +44,7 @@ export class PushEngine {
   private readonly inflight = new Set<Promise<void>>();
   private readonly immediate: Settlement[] = [];
   private readonly waiting = new WaitingRoom();
+  private readonly lanes = new KeyLanes();
   private readonly settleTarget: SettleTarget;
   private readonly batchSize: number;
   private readonly concurrency: number;
@@ -86,26 +88,39 @@ export class PushEngine {
     await this.finish();
   }
 
-  private async accept(input: Parameters<typeof prepare>[1]): Promise<void> {
+  private async accept(input: PushInput): Promise<void> {
+    // Another version of this key is on its way: this one is held (unsettled, so the cursor stays before it) until that one settled.
+    if (this.lanes.claim(input)) await this.admit(input);
+    await this.pump(false);
+  }
+
+  /** Prepare a record that owns its key, and queue or settle it. */
+  private async admit(input: PushInput): Promise<void> {
     // A newer version of a waiting record (changed while we read) replaces it: the old one must never be sent after it.
     const stale = this.waiting.remove(input.erpKey);
     if (stale?.input.seq !== undefined) this.o.watermark?.settle(stale.input.seq);
     const prepared = await prepare(this.o, input);
     this.o.counts.requests += prepared.requests;
-    // A dry run creates nothing, so a reference it misses stays missing: it plans the failure at once.
-    if (prepared.kind === 'waiting' && !this.o.dryRun && this.waiting.add({ input, settlement: prepared.settlement, missing: prepared.missing })) return;
-    if (prepared.kind !== 'send') {
-      if (this.o.dryRun) planSettled(this.o.counts, this.plan, prepared.settlement);
-      else this.immediate.push(prepared.settlement);
-      if (this.immediate.length >= this.batchSize) this.flushImmediate();
+    if (prepared.kind === 'send' && !this.o.dryRun) {
+      this.queues[prepared.item.op].push(prepared.item);
       return;
     }
-    if (this.o.dryRun) {
+    // Not sent now: the key is free for the next version (which replaces a waiting one, see above).
+    this.lanes.release(input.erpKey);
+    // A dry run creates nothing, so a reference it misses stays missing: it plans the failure at once.
+    if (prepared.kind === 'waiting' && !this.o.dryRun && this.waiting.add({ input, settlement: prepared.settlement, missing: prepared.missing })) return;
+    if (prepared.kind === 'send') {
       this.o.counts.requests += await planSend(this.o, this.plan, prepared.item);
       return;
     }
-    this.queues[prepared.item.op].push(prepared.item);
-    await this.pump(false);
+    if (this.o.dryRun) planSettled(this.o.counts, this.plan, prepared.settlement);
+    else this.immediate.push(prepared.settlement);
+    if (this.immediate.length >= this.batchSize) this.flushImmediate();
+  }
+
+  /** Prepare the held versions whose predecessor settled meanwhile. */
+  private async admitReleased(): Promise<void> {
+    while (this.lanes.pending && !this.stopping) for (const input of this.lanes.takeReady()) await this.admit(input);
   }
 
   /** Send what is left and wait for every batch in flight, then map the records waiting for a reference again. */
@@ -134,7 +149,10 @@ export class PushEngine {
         progress = true;
         this.waiting.resolved++;
         if (prepared.kind === 'settled') this.immediate.push(prepared.settlement);
-        else this.queues[prepared.item.op].push(prepared.item);
+        else {
+          this.lanes.reclaim(w.input.erpKey);
+          this.queues[prepared.item.op].push(prepared.item);
+        }
       }
       await this.pump(true);
       if (!progress) break;
@@ -151,8 +169,10 @@ export class PushEngine {
 
   private async pump(final: boolean): Promise<void> {
     for (;;) {
+      await this.admitReleased();
       this.dispatchReady(final);
-      if (this.inflight.size === 0) return;
+      if (this.inflight.size === 0 && (!this.lanes.pending || this.stopping)) return;
+      if (this.inflight.size === 0) continue;
       if (!final && this.inflight.size < this.concurrency) return;
       await Promise.race(this.inflight);
     }
@@ -217,6 +237,7 @@ export class PushEngine {
       if (s) settled.push(s);
     });
     settle(this.settleTarget, [...this.immediate.splice(0), ...settled]);
+    for (const s of settled) this.lanes.release(s.item.erpKey);
   }
 
   /**
