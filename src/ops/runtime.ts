@@ -48,16 +48,27 @@ export interface Runtime {
 
 /** The folder of the mappings shipped with shopsync (used when a pipeline names a bare file). */
 export function shippedMappingsDir(): string {
-  return fileURLToPath(new URL('../../../mappings/', import.meta.url));
+  // Compiled, this file is dist/src/ops/runtime.js; run from source (tsx, vitest) src/ops/runtime.ts.
+  const compiled = fileURLToPath(new URL('../../../mappings/', import.meta.url));
+  const source = fileURLToPath(new URL('../../mappings/', import.meta.url));
+  return !existsSync(compiled) && existsSync(source) ? source : compiled;
 }
 
-/** Where a pipeline's mapping file is: as given, relative to the config, or among the shipped mappings. */
+/**
+ * Where a pipeline's mapping file is: as given, relative to the config, or among the shipped
+ * mappings — named bare (`products.yaml`) or as the example config names them
+ * (`mappings/products.yaml`), so a copied example works from any folder.
+ */
 export function resolveMappingPath(mapping: string, baseDir: string): string {
   if (isAbsolute(mapping)) return mapping;
   const local = resolve(baseDir, mapping);
   if (existsSync(local)) return local;
-  const shipped = resolve(shippedMappingsDir(), mapping);
-  return existsSync(shipped) ? shipped : local;
+  const shippedDir = shippedMappingsDir();
+  const inShipped = mapping.replace(/^(\.\/)?mappings[\\/]/, '');
+  for (const candidate of [resolve(shippedDir, mapping), resolve(shippedDir, inShipped)]) {
+    if (existsSync(candidate)) return candidate;
+  }
+  return local;
 }
 
 /** Open state, shop client, events and metrics for a loaded config. */

@@ -1,3 +1,5 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
@@ -17,6 +19,22 @@ describe('shopsync.example.yaml', () => {
     for (const p of loaded.config.pipelines) {
       const mapping = await loadMapping(resolveMappingPath(p.mapping, loaded.baseDir));
       expect(mapping.direction, p.name).toBe(p.direction === 'push' ? 'erp-to-shop' : 'shop-to-erp');
+    }
+  });
+
+  it('finds the shipped mappings it names when copied to a folder without a mappings/ directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shopsync-example-'));
+    try {
+      copyFileSync(join(ROOT, 'shopsync.example.yaml'), join(dir, 'shopsync.yaml'));
+      const env = { SHOP_URL: 'https://shop.example.com/api', SHOP_TOKEN: 'example-token', ERP_DB_PASSWORD: 'example-password' };
+      const loaded = await loadConfig(join(dir, 'shopsync.yaml'), { env });
+      for (const p of loaded.config.pipelines) {
+        expect(resolveMappingPath(p.mapping, loaded.baseDir), p.name).toBe(join(ROOT, p.mapping));
+      }
+      // A mapping the user has neither locally nor among the shipped ones stays where they named it.
+      expect(resolveMappingPath('mappings/mine.yaml', dir)).toBe(join(dir, 'mappings/mine.yaml'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
