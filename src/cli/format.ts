@@ -16,8 +16,25 @@ export function summaryLine(s: RunSummary): string {
   const parts = [`read ${c.read}`, `created ${c.created}`, `updated ${c.updated}`, `unchanged ${c.unchanged}`, `failed ${c.failed}`, `dead-lettered ${c.deadLettered}`];
   if (c.warnings) parts.push(`warnings ${c.warnings}`);
   const run = s.runId ? ` (run ${s.runId})` : '';
-  const err = s.error ? `\n  error: [${s.error.code}] ${s.error.message}` : '';
+  const hint = s.error ? hintFor(s.error.code) : undefined;
+  const err = s.error ? `\n  error: [${s.error.code}] ${s.error.message}${hint ? `\n  hint: ${hint}` : ''}` : '';
   return `${s.pipeline} ${s.mode} ${s.status}${run} in ${(s.durationMs / 1000).toFixed(1)} s: ${parts.join(', ')}${err}`;
+}
+
+/** How to fix the failures a new user meets first (bad token, wrong URL, missing scope), by stable code. */
+export function hintFor(code: string): string | undefined {
+  switch (code) {
+    case 'UNAUTHORIZED':
+      return 'the shop refused the credentials: check shop.token (or shop.oauth) in the config and the environment variable or file it reads';
+    case 'INSUFFICIENT_SCOPE':
+      return "the shop's token lacks a scope this pipeline needs (named in the error details): grant it in the shop, or use a token that has it";
+    case 'NETWORK_ERROR':
+      return 'the shop did not answer: check shop.baseUrl (the API root, e.g. https://shop.example.com/api) and that the shop is reachable from here';
+    case 'SHOP_UNAVAILABLE':
+      return 'the shop answered 5xx after every retry: try again later, or raise shop.retry.retries';
+    default:
+      return undefined;
+  }
 }
 
 /** Render rows as an aligned text table. */
