@@ -5,7 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, errorLine } from '../errors.js';
 import { CliContext, type CliIo } from './context.js';
-import { EXIT, exitCodeFor } from './exit.js';
+import { EXIT, exitCodeFor, UsageError } from './exit.js';
 import { registerCommands } from './commands/index.js';
 import { version } from './version.js';
 
@@ -58,7 +58,8 @@ export async function main(argv: readonly string[] = process.argv, io: CliIo = {
       return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? EXIT.ok : EXIT.usage;
     }
     const code = exitCodeFor(err);
-    const text = err instanceof ConfigError ? err.message : errorLine(err);
+    // Config and usage errors are meant for a person reading them; a code prefix adds nothing there.
+    const text = err instanceof ConfigError || err instanceof UsageError ? err.message : errorLine(err);
     ctx.say(`shopsync: ${text}`);
     return code;
   }
