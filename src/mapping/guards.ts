@@ -111,7 +111,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
     errors.push(new GuardRailError(code, `field \`${field}\`: ${message}${where}`, { file: opts.file, line: meta?.line, column: meta?.column, field, sourceValue: value, rule: meta?.text }));
   };
   const replaceLists = Object.entries(r.lists).filter(([, d]) => d.semantics.kind === 'replace').map(([f]) => f);
-  const flagLists = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'upsert' && d.semantics.replaceFlag ? [[f, d.semantics.replaceFlag] as const] : []));
+  const flagLists = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'upsert' && d.semantics.replaceFlag ? [{ field: f, flag: d.semantics.replaceFlag, defaults: Object.entries(d.semantics.insertDefaults ?? {}), deleteAction: d.semantics.deleteAction }] : []));
   const histories = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'append-only' ? [f] : []));
   const ignored = IGNORED_FIELDS[r.name] ?? {};
   const isOrderCreate = r.name === 'orders' && opts.operation !== 'update';
@@ -144,10 +144,24 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
         fail(errors, 'GUARD_EMPTY_REPLACE_LIST', f, v, `an empty list replaces (clears) the shop's \`${f}\`; declare \`empty: clear\` on the rule if that is meant`);
       }
     }
-    for (const [f, flag] of flagLists) {
+    for (const { field: f, flag, defaults, deleteAction } of flagLists) {
       const v = payload[f];
-      if (payload[flag] === true && (!Array.isArray(v) || v.length === 0) && !opts.clearable.has(f)) {
+      if (payload[flag] !== true) continue;
+      if ((!Array.isArray(v) || v.length === 0) && !opts.clearable.has(f)) {
         fail(errors, 'GUARD_EMPTY_REPLACE_LIST', f, v, `\`${flag}: true\` with no \`${f}\` entries deletes all of them; declare \`empty: clear\` on the rule if that is meant`);
+      }
+      if (!Array.isArray(v)) continue;
+      // Under the replace flag every entry is inserted anew: one lacking its value (an empty price cell) silently takes the shop's default.
+      for (let n = 0; n < v.length; n++) {
+        const entry = v[n] as Record<string, unknown> | null;
+        if (entry === null || typeof entry !== 'object' || (deleteAction && entry[deleteAction.field] === deleteAction.value)) continue;
+        for (const [field, fallback] of defaults) {
+          const value = entry[field];
+          // The shop ignores a value <= 0 (with a warning) and keeps the insert default just the same.
+          if (value === undefined || value === null || value === '' || Number(value) <= 0) {
+            fail(errors, 'GUARD_REPLACE_ENTRY_DEFAULT', `${f}[${n}].${field}`, value, `\`${flag}: true\` deletes the stored entries first, and an entry without a \`${field}\` above 0 is inserted with ${fallback}: the stored value would be lost`);
+          }
+        }
       }
     }
     for (const segs of booleans) walk(payload, segs, checkBoolean, errors);

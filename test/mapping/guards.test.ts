@@ -64,6 +64,16 @@ describe('guard rail: empty replace-on-present lists', () => {
     expect(refusal(m.applySync!({ K: 'A', KP: [] }, ctx)).code).toBe('GUARD_EMPTY_REPLACE_LIST');
   });
 
+  it('refuses a customer price entry without a price above 0 under customers_prices_replace, but not a plain upsert or a delete', () => {
+    const fields = (replace: boolean) => `  products_model: K\n  customers_prices_replace: { value: ${replace} }\n  customers_prices:\n    each: KP\n    fields:\n      customers_id_extern: Kd\n      customers_price: { from: P, type: decimal, locale: de }\n      _action: A\n`;
+    const m = mapping('products', 'update', fields(true));
+    const empty = refusal(m.applySync!({ K: 'A', KP: [{ Kd: 'K-1', P: '9,90' }, { Kd: 'K-2', P: '' }] }, ctx));
+    expect(empty).toMatchObject({ code: 'GUARD_REPLACE_ENTRY_DEFAULT', field: 'customers_prices[1].customers_price' });
+    expect(refusal(m.applySync!({ K: 'A', KP: [{ Kd: 'K-1', P: '0,00' }] }, ctx)).code).toBe('GUARD_REPLACE_ENTRY_DEFAULT');
+    expect(m.applySync!({ K: 'A', KP: [{ Kd: 'K-1', P: '9,90' }, { Kd: 'K-2', A: 'delete' }] }, ctx).ok).toBe(true);
+    expect(mapping('products', 'update', fields(false)).applySync!({ K: 'A', KP: [{ Kd: 'K-2', P: '' }] }, ctx).ok).toBe(true);
+  });
+
   it('refuses assigned admins of a ticket and leader admins of a project sent empty', () => {
     const t = mapping('tickets', 'update', '  ticket_id: { value: 1 }\n  assigned_admins: { from: Admins, split: ";" , item: { from: ., type: integer } }\n');
     expect(refusal(t.applySync!({ Admins: '' }, ctx)).field).toBe('assigned_admins');

@@ -93,6 +93,11 @@ export type ListSemantics =
       readonly deleteAction?: { readonly field: string; readonly value: string };
       /** Record-level flag that turns the upsert into a replace (`customers_prices_replace`). */
       readonly replaceFlag?: string;
+      /**
+       * Fields an inserted entry takes a default for when absent (customers_price: the current product
+       * price). Under `replaceFlag` every entry is inserted, so an entry lacking one loses its value.
+       */
+      readonly insertDefaults?: Readonly<Record<string, string>>;
     }
   | { readonly kind: 'append-only'; readonly identity: readonly string[] }
   | { readonly kind: 'merge-language' }

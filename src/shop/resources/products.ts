@@ -200,7 +200,7 @@ export const products = {
     categories: { semantics: { kind: 'replace' }, specified: false },
     groups: { semantics: { kind: 'upsert', entryKey: ['customers_group_id'] }, specified: true, note: 'groups not listed stay unchanged' },
     customers_prices: {
-      semantics: { kind: 'upsert', entryKey: ['customers_id', 'customers_id_extern'], deleteAction: { field: '_action', value: 'delete' }, replaceFlag: 'customers_prices_replace' },
+      semantics: { kind: 'upsert', entryKey: ['customers_id', 'customers_id_extern'], deleteAction: { field: '_action', value: 'delete' }, replaceFlag: 'customers_prices_replace', insertDefaults: { customers_price: 'the current product price' } },
       specified: true,
       note: 'with customers_prices_replace: true the list replaces all customer prices, [] removes them all',
     },
