@@ -165,7 +165,8 @@ function configIssues(error: z.ZodError, doc: Document, file: string, lineOf: (o
     const { node, exact } = nearestNode(doc, path);
     const line = lineOf(node?.range?.[0]) ?? 1;
     const key = formatPath(path);
-    const got = exact && isScalar(node) ? describeValue(node.value, key) : exact ? '' : ' (missing)';
+    // Custom checks (cron, time zone, connection names…) name the value in their own message.
+    const got = issue.code === 'custom' ? '' : exact && isScalar(node) ? describeValue(node.value, key) : exact ? '' : ' (missing)';
     return { line, key, message: `${file}:${line}: ${key}: ${issue.message}${got}` };
   });
   const first = items[0];

@@ -124,6 +124,19 @@ describe('loadConfig', () => {
     expect(bad.line).toBe(18);
     const tz = failure(`${base}timezone: Mars/Olympus\n`);
     expect(tz.key).toBe('timezone');
+    expect(tz.message.match(/Mars\/Olympus/g)).toHaveLength(1);
+  });
+
+  it('refuses a cron step as large as its field, which node-cron would quietly run once an hour', () => {
+    const base = 'shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\nconnections:\n  erp:\n    kind: sqlite\n    path: erp.db\n';
+    const pipeline = (schedule: string) =>
+      `pipelines:\n  - name: products\n    direction: push\n    resource: products\n    mapping: mappings/products.yaml\n    source:\n      connection: erp\n      query: SELECT * FROM articles\n      cursor: changed_at\n      key: sku\n    schedule: "${schedule}"\n`;
+    const minute = failure(`${base}${pipeline('*/61 * * * *')}`);
+    expect(minute.key).toBe('pipelines[0].schedule');
+    expect(minute.message).toContain('minute: step 61');
+    expect(failure(`${base}${pipeline('*/90 */2 * * * *')}`).message).toContain('second: step 90');
+    expect(failure(`${base}${pipeline('0 */24 * * *')}`).message).toContain('hour: step 24');
+    expect(parse(`${base}${pipeline('*/30 0-12/6 * * 1-5')}`).config.pipelines[0].schedule).toBe('*/30 0-12/6 * * 1-5');
   });
 
   it('checks a source against its connection kind at load time', () => {
