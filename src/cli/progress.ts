@@ -32,8 +32,12 @@ function numeric(v: CursorValue): number | undefined {
   return undefined;
 }
 
-/** Follow a backfill; call the returned function to stop (it draws the final state). */
-export function trackProgress(o: ProgressOptions): () => void {
+/**
+ * Follow a backfill; call the returned function to stop (it draws the final state). Pass
+ * `finished: true` when the run read the whole range: the last record rarely sits at the range's
+ * end, and a completed backfill should not end its report at 88 %.
+ */
+export function trackProgress(o: ProgressOptions): (finished?: boolean) => void {
   const lo = numeric(o.from);
   const hi = numeric(o.to);
   const measurable = lo !== undefined && hi !== undefined && hi > lo;
@@ -83,8 +87,9 @@ export function trackProgress(o: ProgressOptions): () => void {
       report();
     }),
   ];
-  return () => {
+  return (finished = false) => {
     for (const off of offs) off();
+    if (finished && measurable) fraction = 1;
     report(true);
     bar?.stop();
   };

@@ -60,4 +60,27 @@ describe('backfill progress', () => {
     expect(last).toMatchObject({ msg: 'backfill progress', pipeline: 'products', records: 3, updated: 3 });
     expect(last).not.toHaveProperty('percent');
   });
+
+  it('ends a backfill that read its whole range at 100 %, and an interrupted one where it stopped', () => {
+    const run = (finished: boolean) => {
+      const events = new SyncEvents();
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino(
+        { level: 'info' },
+        new Writable({
+          write(chunk: Buffer, _e, cb) {
+            lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+            cb();
+          },
+        }),
+      );
+      const done = trackProgress({ pipeline: 'products', events, from: '2026-01-01', to: '2026-01-11', logger, logEverySec: 3600 });
+      settle(events, 'products', 'updated', 2);
+      events.emit({ type: 'checkpoint', runId: 1, pipeline: 'products', lane: 'x', position: { value: '2026-01-09 00:00:00', key: 'K1' } });
+      done(finished);
+      return lines.at(-1)!;
+    };
+    expect(run(true)).toMatchObject({ percent: 100 });
+    expect(run(false)).toMatchObject({ percent: 80 });
+  });
 });

@@ -44,7 +44,7 @@ Shows a progress bar on a terminal, log lines otherwise.`,
           try {
             summary = await runtime.run(name, { mode: 'backfill', range, signal: stop.signal });
           } finally {
-            done();
+            done(summary !== undefined && (summary.status === 'succeeded' || summary.status === 'partial'));
           }
           ctx.print(opts.json ? JSON.stringify(summary, null, 2) : summaryLine(summary));
           if (summary.status === 'aborted' && !opts.json) ctx.say(`interrupted; run the same command again to continue the backfill of ${name} from its checkpoint`);
