@@ -10,6 +10,7 @@ import { ConfigError } from '../errors.js';
 import { formatPath as formatIssuePath } from '../util/paths.js';
 import { coerceScalar, interpolateString, InterpolationFailure, type InterpolationSources } from './interpolate.js';
 import { configSchema, type Config } from './schema.js';
+import { suggestKey } from './suggest.js';
 
 /** Where the config is found when neither `--config` nor SHOPSYNC_CONFIG says. */
 export const DEFAULT_CONFIG_PATH = 'shopsync.yaml';
@@ -167,7 +168,9 @@ function configIssues(error: z.ZodError, doc: Document, file: string, lineOf: (o
     const key = formatPath(path);
     // Custom checks (cron, time zone, connection names…) name the value in their own message.
     const got = issue.code === 'custom' ? '' : exact && isScalar(node) ? describeValue(node.value, key) : exact ? '' : ' (missing)';
-    return { line, key, message: `${file}:${line}: ${key}: ${issue.message}${got}` };
+    const typo = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? suggestKey(configSchema, path, issue.keys[0]) : undefined;
+    const hint = typo ? `; did you mean "${typo}"?` : '';
+    return { line, key, message: `${file}:${line}: ${key}: ${issue.message}${got}${hint}` };
   });
   const first = items[0];
   const message = items.length === 1 ? first.message : `${file}: ${items.length} problems:\n  ${items.map((i) => i.message).join('\n  ')}`;

@@ -74,7 +74,16 @@ describe('loadConfig', () => {
   it('rejects unknown keys with the line they are on', () => {
     const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: t0000000\n\ndashbord:\n  port: 1\n');
     expect(err.message).toContain('dashbord');
+    expect(err.message).toContain('did you mean "dashboard"?');
     expect(err.line).toBe(1);
+  });
+
+  it('suggests the key a typo meant, inside blocks and pipelines too, and nothing for a key unlike any', () => {
+    const shop = 'shop:\n  baseUrl: https://s.example/api\n  token: t0000000\n';
+    expect(failure(`${shop}  rateLimit:\n    request: 5\n`).message).toContain('did you mean "requests"?');
+    const pipeline = `connections:\n  erp:\n    kind: sqlite\n    path: erp.db\npipelines:\n  - name: p\n    direction: push\n    resource: products\n    mapping: m.yaml\n    source: { connection: erp, query: SELECT 1, cursor: c, key: k }\n    timezon: Europe/Berlin\n`;
+    expect(failure(`${shop}${pipeline}`).message).toContain('did you mean "timezone"?');
+    expect(failure(`${shop}frobnicate: 1\n`).message).not.toContain('did you mean');
   });
 
   it('points a missing required key at its parent block', () => {
