@@ -27,3 +27,32 @@ describe('usage errors a user meets first', () => {
     expect(r.stderr).toMatch(/^shopsync: \/nonexistent\/shopsync\.yaml: cannot read config.*--config <file>.*SHOPSYNC_CONFIG/);
   });
 });
+
+describe('dead-letter ids that do not exist', () => {
+  it('fail with exit 2 naming the ids instead of "nothing to retry", and a drop of a known and an unknown id names the unknown one', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { openState } = await import('../../src/state/index.js');
+    const dir = mkdtempSync(join(tmpdir(), 'shopsync-dlq-'));
+    const config = join(dir, 'shopsync.yaml');
+    writeFileSync(
+      config,
+      'shop: { baseUrl: "http://127.0.0.1:9", token: "${SHOP_TOKEN}" }\nconnections:\n  erp: { kind: sqlite, path: erp.sqlite }\npipelines:\n  - name: products\n    direction: push\n    resource: products\n    mapping: products.yaml\n    source: { connection: erp, query: SELECT * FROM p, cursor: c, key: k }\n',
+    );
+    const state = openState(join(dir, 'state/shopsync.db'));
+    const runId = state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    const letter = state.deadLetters.add({ pipeline: 'products', resource: 'products', erpKey: 'A-1', runId, code: 'MAPPING_REQUIRED', reason: 'no name', record: { k: 'A-1' }, payload: undefined });
+    state.close();
+    const env = { SHOP_TOKEN: 'test-token' };
+
+    const retry = await cli(['dlq', 'retry', '998,999', '--config', config, '--log-level', 'silent'], env);
+    expect(retry.code).toBe(2);
+    expect(retry.stderr).toContain('no dead letter with id 998, 999');
+
+    const drop = await cli(['dlq', 'drop', `${letter.id}`, '999', '--config', config, '--log-level', 'silent'], env);
+    expect(drop.code).toBe(0);
+    expect(drop.stderr).toContain('no dead letter with id 999');
+    expect(drop.stdout).toBe('dropped 1 dead letter\n');
+  });
+});

@@ -5,6 +5,7 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../exit.js';
 import { exitCodeOfRun, summaryLine, table, when } from '../format.js';
 import { withRuntime } from '../session.js';
+import type { StateStore } from '../../state/index.js';
 
 interface ActOptions {
   all?: boolean;
@@ -18,6 +19,20 @@ function selection(raw: readonly string[], opts: ActOptions): number[] | 'all' {
   if (ids.length > 0 && opts.all) throw new UsageError('give dead-letter ids or --all, not both');
   if (ids.length === 0 && !opts.all) throw new UsageError('give dead-letter ids (see `shopsync dlq list`) or --all');
   return ids.length > 0 ? ids : 'all';
+}
+
+/**
+ * Ids the state does not hold (delivered or dropped since they were listed) are named on stderr;
+ * when none of the given ids exists the command fails with exit 2 instead of "nothing to do".
+ */
+function existingIds(ctx: CliContext, state: StateStore, target: number[] | 'all'): number[] | 'all' {
+  if (target === 'all') return target;
+  const missing = target.filter((id) => state.deadLetters.get(id) === undefined);
+  if (missing.length === 0) return target;
+  const text = `no dead letter with id ${missing.join(', ')} (delivered or dropped already? see \`shopsync dlq list\`)`;
+  if (missing.length === target.length) throw new UsageError(text);
+  ctx.say(`shopsync: ${text}`);
+  return target.filter((id) => !missing.includes(id));
 }
 
 /** `retry` and `drop` select letters the same way: ids, or --all (optionally of one --pipeline). */
@@ -55,8 +70,9 @@ export function dlqCommand(ctx: CliContext): Command {
   actionCommand(dlq, 'retry', 'send dead letters again through the current mapping; those that succeed are removed', 'print the retry run summaries as JSON')
     .addHelpText('after', '\nExit code 0 when every retried letter went through, 1 when some failed again.')
     .action(async (raw: string[], opts: ActOptions, cmd: Command) => {
-      const target = selection(raw, opts);
+      const selected = selection(raw, opts);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+        const target = existingIds(ctx, runtime.state, selected);
         const { retryDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
         const summaries = opts.pipeline && target === 'all' ? [await runtime.retry(runtime.pipeline(opts.pipeline).name)] : await retryDeadLetterIds(runtimeHost(runtime), target);
         if (opts.json) ctx.print(JSON.stringify(summaries, null, 2));
@@ -68,8 +84,9 @@ export function dlqCommand(ctx: CliContext): Command {
 
   actionCommand(dlq, 'drop', 'delete dead letters for good (the records are not sent)', 'print {"dropped": n} as JSON')
     .action(async (raw: string[], opts: ActOptions, cmd: Command) => {
-      const target = selection(raw, opts);
+      const selected = selection(raw, opts);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+        const target = existingIds(ctx, runtime.state, selected);
         const { dropDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
         const { dropDeadLetters: dropOfPipeline } = await import('../../pipeline/index.js');
         const dropped = opts.pipeline && target === 'all' ? dropOfPipeline(runtime.state, runtime.pipeline(opts.pipeline).name) : dropDeadLetterIds(runtimeHost(runtime), target);
