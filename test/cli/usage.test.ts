@@ -56,3 +56,14 @@ describe('dead-letter ids that do not exist', () => {
     expect(drop.stdout).toBe('dropped 1 dead letter\n');
   });
 });
+
+describe('backfill ranges', () => {
+  it('refuses swapped --from/--to before reading anything, for dates and for ids', async () => {
+    const dates = await cli(['backfill', 'products', '--from', '2026-12-31', '--to', '2026-01-01']);
+    expect(dates.code).toBe(2);
+    expect(dates.stderr).toBe('shopsync: --from 2026-12-31 is after --to 2026-01-01: the range is empty (swap them?)\n');
+    const ids = await cli(['backfill', 'products', '--from', '900', '--to', '1000', '--config', '/nonexistent.yaml']);
+    expect(ids.stderr).not.toContain('is after');
+    expect((await cli(['backfill', 'products', '--from', '1000', '--to', '900'])).code).toBe(2);
+  });
+});

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import type { CursorValue } from '../../erp/types.js';
 import type { CliContext } from '../context.js';
+import { UsageError } from '../exit.js';
 import { exitCodeOfRun, summaryLine } from '../format.js';
 import { trackProgress } from '../progress.js';
 import { withRuntime } from '../session.js';
@@ -28,10 +29,14 @@ same command again to continue where it stopped. The incremental cursor is never
 Shows a progress bar on a terminal, log lines otherwise.`,
     )
     .action(async (name: string, opts: { from: string; to: string; json?: boolean }, cmd: Command) => {
+      const from = cursorValue(opts.from);
+      const to = cursorValue(opts.to);
+      // Swapped bounds would read nothing and "succeed"; say so before touching anything.
+      if (from !== null && to !== null && typeof from === typeof to && from > to) throw new UsageError(`--from ${opts.from} is after --to ${opts.to}: the range is empty (swap them?)`);
       const stop = onStopSignal();
       try {
         await withRuntime(ctx, cmd, 'stderr', async ({ runtime, logger }) => {
-          const range = { from: cursorValue(opts.from), to: cursorValue(opts.to) };
+          const range = { from, to };
           runtime.pipeline(name);
           const done = trackProgress({
             pipeline: name,
