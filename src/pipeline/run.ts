@@ -11,6 +11,7 @@ import { pipelineSchema, type PipelineDefinition, type PipelineDefinitionInput }
 import { PushEngine } from './push/runner.js';
 import { pullRun } from './pull.js';
 import { LowWaterMark } from './watermark.js';
+import { waitingLetters } from './waitingLetters.js';
 import type { LaneRunOptions, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -151,6 +152,12 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       ...(dryRun ? {} : { cursorName: o.cursorName, watermark }),
       ...(o.signal ? { signal: o.signal } : {}),
     });
+    // Letters that only wait for another record (the article a stock update targets, a manufacturer) are tried again on every sync run, before the source's newer versions.
+    if (o.mode === 'sync') {
+      const waiting = waitingLetters(deps.state, def.name);
+      if (waiting.length > 0) o.logger.info({ letters: waiting.length }, 'dead letters that waited for another record are tried again');
+      await engine.acceptRecords(waiting);
+    }
     const until = o.mode === 'backfill' ? o.range?.to : undefined;
     await engine.pushStream(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}) }));
     const position = watermark.position;

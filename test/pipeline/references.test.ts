@@ -97,10 +97,11 @@ describe('references to records created in the same run', () => {
     // The orphan settled (dead-lettered), so the cursor moved past it.
     expect(f.state.cursors.get('categories')).toMatchObject({ key: 'W-ROOT' });
 
-    // A dead-letter retry that carries the parent too lands both.
+    // The next run that brings the parent also tries the waiting letter again: both land, no manual retry needed.
     groups([['W-MISSING', null, 'Zubehör', '2026-01-01 00:00:02']]);
-    await runPipeline(def, deps());
-    expect((await retryDeadLetters(def, deps())).counts).toMatchObject({ created: 1, deadLettered: 0 });
+    expect((await runPipeline(def, deps())).counts).toMatchObject({ created: 2, deadLettered: 0 });
+    expect(f.state.deadLetters.list({ pipeline: 'categories' })).toHaveLength(0);
+    expect((await retryDeadLetters(def, deps())).counts).toMatchObject({ read: 0 });
     const orphan = (await shopCategories()).find((c) => c.categories_id === f.state.refs.get('categories', 'W-ORPHAN')!.shopId);
     expect(orphan?.parent_id).toBe(f.state.refs.get('categories', 'W-MISSING')!.shopId);
   });

@@ -80,12 +80,17 @@ export class PushEngine {
 
   /** Push loose records (dead-letter retries): no positions, no cursor. */
   async pushRecords(records: readonly { erpKey: string; record: Record<string, unknown> }[]): Promise<void> {
+    await this.acceptRecords(records);
+    await this.finish();
+  }
+
+  /** Take loose records (no positions) into this run without finishing it; a source stream may follow. */
+  async acceptRecords(records: readonly { erpKey: string; record: Record<string, unknown> }[]): Promise<void> {
     for (const r of records) {
       if (this.stopping) break;
       this.o.counts.read++;
       await this.accept(r);
     }
-    await this.finish();
   }
 
   private async accept(input: PushInput): Promise<void> {
