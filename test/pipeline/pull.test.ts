@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSink } from '../../src/erp/index.js';
+import { ConnectorError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { CompiledMapping } from '../../src/mapping/types.js';
 import { runPipeline } from '../../src/pipeline/index.js';
@@ -50,6 +51,40 @@ async function subscribe(email: string, lastname: string): Promise<number> {
 }
 
 describe('pull pipeline (shop → ERP)', () => {
+  it('delivers every record exactly once when the sink fails half-way: the committed batch is not repeated, the rest follows next run', async () => {
+    const ids: number[] = [];
+    for (const n of [1, 2, 3, 4, 5]) ids.push(await subscribe(`s${n}@example.com`, `S${n}`));
+    const writes: string[][] = [];
+    let failSecond = true;
+    const flaky = async () => {
+      const real = await sink();
+      return {
+        kind: real.kind,
+        close: () => real.close(),
+        async write(batch: Parameters<typeof real.write>[0]) {
+          if (writes.length === 1 && failSecond) {
+            failSecond = false;
+            throw new ConnectorError('CONNECTOR_UNREACHABLE', 'the ERP database went away', { connector: 'sqlite', retryable: true });
+          }
+          writes.push(batch.records.map((r) => String(r.email)));
+          await real.write(batch);
+        },
+      };
+    };
+    const halfDef = { ...def, options: { sinkBatchSize: 2 } };
+    const failed = await runPipeline(halfDef, { ...deps(), sink: flaky });
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'CONNECTOR_UNREACHABLE' } });
+    expect(rows()).toHaveLength(2);
+    expect(f.state.cursors.get('subscribers-in')).toBeUndefined();
+
+    const next = await runPipeline(halfDef, { ...deps(), sink: flaky });
+    expect(next.status).toBe('succeeded');
+    expect(rows().map((r) => r.email).sort()).toEqual(['s1@example.com', 's2@example.com', 's3@example.com', 's4@example.com', 's5@example.com']);
+    // The first batch was committed before the failure: the second run does not write it again.
+    expect(writes.flat().filter((e) => e === writes[0]![0])).toHaveLength(1);
+    expect(writes.flat()).toHaveLength(5);
+  });
+
   it('delivers a boundary record changed twice on the same day once, in its latest version', async () => {
     const a = await subscribe('a@example.com', 'First');
     await subscribe('b@example.com', 'Bee');
