@@ -64,7 +64,7 @@ describe('pull pipeline (shop → ERP)', () => {
         async write(batch: Parameters<typeof real.write>[0]) {
           if (writes.length === 1 && failSecond) {
             failSecond = false;
-            throw new ConnectorError('CONNECTOR_UNREACHABLE', 'the ERP database went away', { connector: 'sqlite', retryable: true });
+            throw new ConnectorError('CONNECTOR_UNREACHABLE', 'the ERP database went away', { connector: 'sqlite' });
           }
           writes.push(batch.records.map((r) => String(r.email)));
           await real.write(batch);
