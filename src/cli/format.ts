@@ -30,6 +30,8 @@ export function hintFor(code: string): string | undefined {
       return "the shop's token lacks a scope this pipeline needs (named in the error details): grant it in the shop, or use a token that has it";
     case 'NETWORK_ERROR':
       return 'the shop did not answer: check shop.baseUrl (the API root, e.g. https://shop.example.com/api) and that the shop is reachable from here';
+    case 'METHOD_NOT_FOUND':
+      return 'the shop does not know this route: check that shop.baseUrl is the API root, the part before /export/json/… and /import/json/…';
     case 'SHOP_UNAVAILABLE':
       return 'the shop answered 5xx after every retry: try again later, or raise shop.retry.retries';
     default:

@@ -24,6 +24,10 @@ describe('run summary lines', () => {
     expect(summaryLine(failed('NETWORK_ERROR', 'connect ECONNREFUSED 127.0.0.1:1'))).toMatch(/hint: .*shop\.baseUrl/);
   });
 
+  it('points at shop.baseUrl when the shop does not know the route (a base URL with a path too many)', () => {
+    expect(summaryLine(failed('METHOD_NOT_FOUND', 'Method not found: PUT /api/import/json/products'))).toMatch(/hint: .*shop\.baseUrl is the API root/);
+  });
+
   it('adds no hint to errors without a known remedy', () => {
     expect(hintFor('SOURCE_QUERY_FAILED')).toBeUndefined();
     expect(summaryLine(failed('SOURCE_QUERY_FAILED', 'no such table'))).not.toContain('hint:');
