@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { scrubSecrets, type Logger } from '../log.js';
 import { loadConfig, resolveConfigPath, type LoadedConfig } from '../config/index.js';
-import { createCliLogger, type CliLogger } from './logging.js';
+import { createCliLogger, envLogLevel, type CliLogger } from './logging.js';
 
 /** Flags every command accepts. */
 export interface GlobalFlags {
@@ -39,7 +39,7 @@ export class CliContext {
     if (!this.log) {
       const flags = this.flags(cmd);
       this.log = createCliLogger({
-        level: flags.logLevel ?? this.io.env.LOG_LEVEL ?? levelFromConfig,
+        level: flags.logLevel ?? envLogLevel(this.io.env) ?? levelFromConfig,
         pretty: flags.pretty,
         destination: to === 'stdout' ? this.io.stdout : this.io.stderr,
       });

@@ -7,6 +7,21 @@
 import { pino, type DestinationStream } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import { redactPaths, scrubSecrets, type Logger } from '../log.js';
+import { UsageError } from './exit.js';
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/**
+ * The level LOG_LEVEL asks for (any case), or undefined when unset. A value pino does not know
+ * is a usage error naming the variable, not pino's "default level:… must be included in custom levels".
+ */
+export function envLogLevel(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.LOG_LEVEL?.trim();
+  if (!raw) return undefined;
+  const level = raw.toLowerCase();
+  if (!(LEVELS as readonly string[]).includes(level)) throw new UsageError(`LOG_LEVEL=${raw} is not a log level; use one of ${LEVELS.join(', ')}`);
+  return level;
+}
 
 /** Options of `createCliLogger`. */
 export interface CliLoggerOptions {
@@ -41,7 +56,7 @@ export function createCliLogger(options: CliLoggerOptions = {}): CliLogger {
   };
   const logger = pino(
     {
-      level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+      level: options.level ?? envLogLevel(process.env) ?? 'info',
       redact: { paths: redactPaths(), censor: '[redacted]' },
       base: { app: 'shopsync' },
     },

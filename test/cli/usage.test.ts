@@ -67,3 +67,21 @@ describe('backfill ranges', () => {
     expect((await cli(['backfill', 'products', '--from', '1000', '--to', '900'])).code).toBe(2);
   });
 });
+
+describe('LOG_LEVEL', () => {
+  it('names the variable and the levels when it holds no level, and accepts any case', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'shopsync-loglevel-'));
+    const config = join(dir, 'shopsync.yaml');
+    writeFileSync(config, 'shop: { baseUrl: "http://127.0.0.1:9", token: "${SHOP_TOKEN}" }\n');
+    const bad = await cli(['status', '--config', config], { SHOP_TOKEN: 'test-token', LOG_LEVEL: 'verbose' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('shopsync: LOG_LEVEL=verbose is not a log level; use one of trace, debug, info, warn, error, fatal, silent\n');
+    const upper = await cli(['status', '--config', config], { SHOP_TOKEN: 'test-token', LOG_LEVEL: 'WARN' });
+    expect(upper.code).toBe(0);
+    expect(upper.stdout).toContain('no pipelines in');
+    expect(upper.stderr).toBe('');
+  });
+});

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { parsePort, parsePositive } from '../args.js';
 import type { CliContext } from '../context.js';
-import { createCliLogger } from '../logging.js';
+import { createCliLogger, envLogLevel } from '../logging.js';
 import { onStopSignal } from '../signals.js';
 import { version } from '../version.js';
 
@@ -30,7 +30,7 @@ next start continues with the same shop, ERP and state.`,
       if (opts.fresh) rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
       const logFile = createWriteStream(join(dir, 'demo.log'), { flags: 'a' });
-      const { logger } = createCliLogger({ level: ctx.flags(cmd).logLevel ?? ctx.io.env.LOG_LEVEL ?? 'info', pretty: false, destination: logFile });
+      const { logger } = createCliLogger({ level: ctx.flags(cmd).logLevel ?? envLogLevel(ctx.io.env) ?? 'info', pretty: false, destination: logFile });
       const stop = onStopSignal();
       const clock = () => new Date().toTimeString().slice(0, 8);
       try {
