@@ -59,7 +59,9 @@ export const silentLogger: Logger = pino({ level: 'silent' });
 
 /** Replace every secret in a string (tokens in URLs, bearer headers) with [redacted]. */
 export function scrubSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let out = text.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1[redacted]');
+  // A credential after "Bearer" is at least 8 characters; shorter words ("bearer token") are prose.
+  // Known secrets of any length from 4 are replaced below, whatever precedes them.
+  let out = text.replace(/(Bearer\s+)(?=[A-Za-z0-9._~+/=-]{8,})[A-Za-z0-9._~+/=-]+/gi, '$1[redacted]');
   out = out.replace(/((?:client_secret|access_token|token|password)=)[^&\s"]+/gi, '$1[redacted]');
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
   return out;
