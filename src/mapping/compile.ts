@@ -147,6 +147,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     shopKey: file.shop_key,
     historyIdentity: file.history_identity,
     createOnly: file.create_only,
+    ...rowKeys(file.key, file.row_key),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     usesExpressions: expressions.length > 0,
   };
@@ -261,3 +262,15 @@ function explain(err: MappingError, trace: ReadonlyMap<string, unknown>, record:
 }
 
 export type { MappingFile };
+
+/** `sourceKey`, and `recordKey` when the file declares `row_key`. */
+function rowKeys(key: string, rowKey: readonly string[] | undefined): Pick<CompiledMapping, 'recordKey' | 'sourceKey'> {
+  const keyGetter = compileGetter(key);
+  const sourceKey = (record: Record<string, unknown>): string | undefined => {
+    const v = keyGetter({ item: record, root: record });
+    return v === undefined || v === null || v === '' ? undefined : String(v);
+  };
+  if (!rowKey) return { sourceKey };
+  const getters = rowKey.map(compileGetter);
+  return { sourceKey, recordKey: (erpKey, record) => `${erpKey} [${getters.map((g) => String(g({ item: record, root: record }) ?? '')).join('/')}]` };
+}

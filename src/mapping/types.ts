@@ -85,6 +85,13 @@ export interface CompiledMapping {
    * update (customer `addresses`: an address without address_book_id is added, not updated).
    */
   readonly createOnly?: readonly string[];
+  /**
+   * Present when the file declares `row_key`: the identity of one source record among those sharing
+   * its ERP key (`ART-1 [1]`), for change hashes and dead letters; references stay by ERP key.
+   */
+  readonly recordKey?: (erpKey: string, record: Record<string, unknown>) => string;
+  /** The record's ERP key read from `key` (undefined when the record has none). */
+  sourceKey(record: Record<string, unknown>): string | undefined;
   /** Name of the ERP record shape produced (shop→erp), e.g. `erp_orders`. */
   readonly erpTarget?: string;
   /** True when at least one rule uses a JSONata expression (then `applySync` is absent). */

@@ -84,7 +84,7 @@ export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: 
   // A mapping that addresses records by the shop's own id field (order status back-sync: orders_id) knows the shop id.
   const byId = mapping.shopKey !== undefined && mapping.shopKey === resource.key.id ? payload[mapping.shopKey] : undefined;
   if (shopId === undefined && (typeof byId === 'number' || (typeof byId === 'string' && byId !== ''))) shopId = readShopId(String(byId));
-  if (shopId !== undefined && state.hashes.get(def.name, resource.name, erpKey) === hash) {
+  if (shopId !== undefined && state.hashes.get(def.name, resource.name, mapping.recordKey?.(erpKey, record) ?? erpKey) === hash) {
     const item = newItem(input, payload, hash, warnings, 'update', shopId);
     return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: false }, requests: 0 };
   }

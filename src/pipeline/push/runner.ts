@@ -89,7 +89,8 @@ export class PushEngine {
     for (const r of records) {
       if (this.stopping) break;
       this.o.counts.read++;
-      await this.accept(r);
+      // A letter of a mapping with `row_key` is stored under the record's identity; its ERP key (references, lanes) is read from the record.
+      await this.accept(this.o.mapping.recordKey ? { ...r, erpKey: this.o.mapping.sourceKey(r.record) ?? r.erpKey } : r);
     }
   }
 
@@ -102,7 +103,7 @@ export class PushEngine {
   /** Prepare a record that owns its key, and queue or settle it. */
   private async admit(input: PushInput): Promise<void> {
     // A newer version of a waiting record (changed while we read) replaces it: the old one must never be sent after it.
-    const stale = this.waiting.remove(input.erpKey);
+    const stale = this.waiting.remove(this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey);
     if (stale?.input.seq !== undefined) this.o.watermark?.settle(stale.input.seq);
     const prepared = await prepare(this.o, input);
     this.o.counts.requests += prepared.requests;
@@ -113,7 +114,7 @@ export class PushEngine {
     // Not sent now: the key is free for the next version (which replaces a waiting one, see above).
     this.lanes.release(input.erpKey);
     // A dry run creates nothing, so a reference it misses stays missing: it plans the failure at once.
-    if (prepared.kind === 'waiting' && !this.o.dryRun && this.waiting.add({ input, settlement: prepared.settlement, missing: prepared.missing })) return;
+    if (prepared.kind === 'waiting' && !this.o.dryRun && this.waiting.add({ input, settlement: prepared.settlement, missing: prepared.missing }, this.o.mapping.recordKey?.(input.erpKey, input.record))) return;
     if (prepared.kind === 'send') {
       this.o.counts.requests += await planSend(this.o, this.plan, prepared.item);
       return;
@@ -148,7 +149,7 @@ export class PushEngine {
         const prepared = await prepare(this.o, w.input);
         this.o.counts.requests += prepared.requests;
         if (prepared.kind === 'waiting') {
-          this.waiting.add({ input: w.input, settlement: prepared.settlement, missing: prepared.missing });
+          this.waiting.add({ input: w.input, settlement: prepared.settlement, missing: prepared.missing }, this.o.mapping.recordKey?.(w.input.erpKey, w.input.record));
           continue;
         }
         progress = true;
@@ -305,7 +306,7 @@ export class PushEngine {
         if (item.triedCreate || mapping.operation === 'update') return { kind: 'dead', item, error: v.error };
         state.transaction(() => {
           state.refs.delete(resource.name, item.erpKey);
-          state.hashes.delete(def.name, resource.name, item.erpKey);
+          state.hashes.delete(def.name, resource.name, mapping.recordKey?.(item.erpKey, item.record) ?? item.erpKey);
         });
         item.op = 'create';
         delete item.shopId;

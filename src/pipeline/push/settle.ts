@@ -26,6 +26,8 @@ export interface SettleTarget {
   readonly storePayloads: boolean;
   /** Record ERP key ↔ shop id (false when records are addressed by the shop id itself). @default true */
   readonly recordReferences?: boolean;
+  /** The identity of a record among those sharing its ERP key (mapping `row_key`), for hashes and dead letters. */
+  readonly recordKey?: (erpKey: string, record: Record<string, unknown>) => string;
 }
 
 /** Where a push engine's settlements go. */
@@ -42,6 +44,7 @@ export function settleTargetOf(o: PushEngineOptions): SettleTarget {
     storePayloads: o.def.options.storePayloads,
     // Records addressed by the shop's own id (order status by orders_id) need no reference; recording one would mix ERP event keys into the orders' references.
     recordReferences: !(o.def.options.keyIsShopId || o.mapping.shopKey === o.resource.key.id),
+    ...(o.mapping.recordKey ? { recordKey: o.mapping.recordKey } : {}),
   };
 }
 
@@ -52,17 +55,19 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
   let moved = false;
   state.transaction(() => {
     for (const s of settlements) {
+      // Hashes and letters are per record: several rows of one ERP key (mapping `row_key`) keep their own.
+      const rk = target.recordKey ? target.recordKey(s.item.erpKey, s.item.record) : s.item.erpKey;
       if (s.kind === 'done') {
         const { item } = s;
         if (s.shopId !== undefined && target.recordReferences !== false) state.refs.put(resource, item.erpKey, s.shopId);
-        if (s.storeHash) state.hashes.put(pipeline, resource, item.erpKey, item.hash);
+        if (s.storeHash) state.hashes.put(pipeline, resource, rk, item.hash);
         state.intents.delete(resource, item.erpKey);
         if (s.shopId !== undefined && item.history.length > 0) {
           // A record found existing (lost create answer, duplicate order) may or may not hold the entries: leave them pending for a read-back.
           if (item.foundExisting) markPending(state, resource, s.shopId, item.history, runId);
           else markSent(state, resource, s.shopId, item.history, runId);
         }
-        state.deadLetters.resolve(pipeline, item.erpKey);
+        state.deadLetters.resolve(pipeline, rk);
         const sent = s.outcome !== 'unchanged';
         state.events.add({
           runId,
@@ -80,7 +85,7 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
       } else {
         const { item } = s;
         state.intents.delete(resource, item.erpKey);
-        state.deadLetters.add({ pipeline, resource, erpKey: item.erpKey, record: item.record, payload: item.payload, code: s.error.code, reason: s.error.message, runId });
+        state.deadLetters.add({ pipeline, resource, erpKey: rk, record: item.record, payload: item.payload, code: s.error.code, reason: s.error.message, runId });
         state.events.add({
           runId,
           pipeline,

@@ -25,17 +25,17 @@ export class WaitingRoom {
   /** Records that waited and were then mapped (for the run log). */
   resolved = 0;
 
-  /** Keep a record waiting; false when the room is full (the caller dead-letters it at once). */
-  add(w: Waiting): boolean {
-    if (this.byKey.size >= MAX_WAITING && !this.byKey.has(w.input.erpKey)) return false;
-    this.byKey.set(w.input.erpKey, w);
+  /** Keep a record waiting under its identity (the ERP key, or the mapping's record key); false when the room is full (the caller dead-letters it at once). */
+  add(w: Waiting, key: string = w.input.erpKey): boolean {
+    if (this.byKey.size >= MAX_WAITING && !this.byKey.has(key)) return false;
+    this.byKey.set(key, w);
     return true;
   }
 
   /** Remove the waiting version of a record read again (a newer version supersedes it); returns it. */
-  remove(erpKey: string): Waiting | undefined {
-    const w = this.byKey.get(erpKey);
-    this.byKey.delete(erpKey);
+  remove(key: string): Waiting | undefined {
+    const w = this.byKey.get(key);
+    this.byKey.delete(key);
     return w;
   }
 
