@@ -244,3 +244,18 @@ describe('the cost of expressions', () => {
     expect(calls).toEqual(['manufacturers:H-001']);
   });
 });
+
+describe('record identity', () => {
+  const yaml = (rowKey: string) => `name: t\ndirection: erp-to-shop\ntarget: { resource: products, operation: update }\nkey: ARTNR\nshop_key: products_model\n${rowKey}fields:\n  products_model: ARTNR\n`;
+
+  it('tells apart rows of one ERP key by row_key, and reads the ERP key of a record from key', () => {
+    const m = compileMapping(yaml('row_key: [Lager]\n'), 'rows.yaml');
+    expect(m.recordKey?.('ART-1', { ARTNR: 'ART-1', Lager: '2' })).toBe('ART-1 [2]');
+    expect(m.sourceKey({ ARTNR: 'ART-1', Lager: '2' })).toBe('ART-1');
+    expect(m.sourceKey({ ARTNR: '' })).toBeUndefined();
+  });
+
+  it('has no record key of its own without row_key (the ERP key is the identity)', () => {
+    expect(compileMapping(yaml(''), 'plain.yaml').recordKey).toBeUndefined();
+  });
+});
