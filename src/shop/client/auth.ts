@@ -116,7 +116,7 @@ class OAuthTokenSource implements TokenSource {
       const transient = status === 'network' || RETRY_STATUSES.has(status) || status >= 500;
       if (!transient) {
         const oauthCode = isRecord(data) && typeof data.error === 'string' ? data.error : undefined;
-        throw new AuthenticationError('UNAUTHORIZED', `The OAuth token endpoint refused the client credentials (${status}${oauthCode ? ` ${oauthCode}` : ''}); check auth.clientId, auth.clientSecret and auth.scopes`, {
+        throw new AuthenticationError('UNAUTHORIZED', `The OAuth token endpoint refused the client credentials (${status}${oauthCode ? ` ${oauthCode}` : ''}); check the OAuth client id, secret and scopes — shop.oauth.clientId, shop.oauth.clientSecret and shop.oauth.scopes in shopsync.yaml (auth.* in the client options)`, {
           status: typeof status === 'number' ? status : undefined,
           apiCode: oauthCode,
         });

@@ -67,6 +67,21 @@ describe('authentication', () => {
     expect(error).toMatchObject({ apiCode: 'invalid_client', status: 401 });
   });
 
+  it('names the shopsync.yaml keys of the refused OAuth client without printing their values', async () => {
+    tokenEndpoint().once().reply(401, { error: 'invalid_client' });
+    const { client } = testClient({ auth: oauth });
+    const error = await collect(client.exportAll('products')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    const message = (error as AuthenticationError).message;
+    expect(message).toContain('shop.oauth.clientId');
+    expect(message).toContain('shop.oauth.clientSecret');
+    expect(message).toContain('shop.oauth.scopes');
+    expect(message).toContain('OAuth client id, secret and scopes');
+    expect(message).not.toContain(SECRET);
+    expect(message).not.toContain(CLIENT_ID);
+    expect(message).not.toContain('products:read');
+  });
+
   it('uses the configured token URL', async () => {
     nock('http://auth.test').post('/token').reply(200, { access_token: 'tok-9', token_type: 'Bearer' });
     productsWith('tok-9').reply(200, page('products', [], 0, 250, 0));
