@@ -129,6 +129,7 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
       });
     }
     const out: unknown[] = [];
+    const errorsBefore = env.errors.length;
     if (groupBy) {
       const groups = new Map<string, unknown[]>();
       for (const item of items) {
@@ -149,6 +150,8 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     }
     if (out.length === 0 && rule.empty === 'omit') return MISSING;
     if (out.length === 0 && replace && rule.empty !== 'clear') {
+      // Entries that failed (a lookup without a reference, say) already carry their own error: the source was not empty.
+      if (env.errors.length > errorsBefore) return MISSING;
       env.errors.push(
         ruleError(env, meta, at, 'GUARD_EMPTY_REPLACE_LIST', `the source gave no entries, and an empty \`${at}\` would clear the shop's list; declare \`empty: clear\` if that is meant, or \`empty: omit\` to leave it untouched`, src),
       );

@@ -52,6 +52,16 @@ describe('guard rail: empty replace-on-present lists', () => {
     expect(refusal(m.applySync!({ K: 'A', WG: ' , ' }, ctx)).code).toBe('GUARD_EMPTY_REPLACE_LIST');
   });
 
+  it('reports only the failed lookup when a list entry finds no reference, not an empty source', () => {
+    const m = mapping('products', 'update', '  products_model: K\n  categories: { from: WG, split: ",", item: { from: ., lookup: { reference: categories } } }\n');
+    const r = m.applySync!({ K: 'A', WG: 'WG-110' }, { lookupReference: () => undefined });
+    if (r.ok) throw new Error(`expected a refusal, got ${JSON.stringify(r.payload)}`);
+    expect(r.errors.map((e) => e.code)).not.toContain('GUARD_EMPTY_REPLACE_LIST');
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]!.field).toBe('categories[0]');
+    expect(r.errors[0]!.message).toContain('WG-110');
+  });
+
   it('refuses an empty list that comes from a constant, an expression or a customer-discount source', async () => {
     expect(refusal(mapping('products', 'update', '  upsells: { value: [] }\n').applySync!({}, ctx)).code).toBe('GUARD_EMPTY_REPLACE_LIST');
     expect(refusal(await mapping('newsdesk', 'update', '  newsdesk_id: { value: 3 }\n  categories_ids: { expr: "[]" }\n').apply({}, ctx)).field).toBe('categories_ids');
