@@ -21,6 +21,8 @@ interface Pending {
   readonly hash: string;
   readonly row: Record<string, unknown>;
   readonly record: Record<string, unknown>;
+  /** Delivered before in another version (the seen-hash store knows the key): counted as `updated`. */
+  readonly known: boolean;
 }
 
 /** What a delivery needs. */
@@ -70,18 +72,22 @@ export class PullDelivery {
       else if (this.o.resolveUnchanged) state.deadLetters.resolve(def.name, key);
       return false;
     }
+    // The key was delivered before in another version: a re-delivery updates, it does not create.
+    const known = seen !== undefined;
     if (!this.o.sink) {
-      this.plan.push({ erpKey: key, action: seen === undefined ? 'create' : 'update', payload: result.payload });
-      counts.created++;
+      this.plan.push({ erpKey: key, action: known ? 'update' : 'create', payload: result.payload });
+      if (known) counts.updated++;
+      else counts.created++;
       return true;
     }
     // The same record twice in one export (it changed while we paged): keep only the latest version.
     const dup = this.keysInBatch.get(key);
-    if (dup !== undefined) this.batch[dup] = { key, hash, row: result.payload, record };
+    if (dup !== undefined) this.batch[dup] = { key, hash, row: result.payload, record, known: this.batch[dup]!.known };
     else {
       this.keysInBatch.set(key, this.batch.length);
-      this.batch.push({ key, hash, row: result.payload, record });
-      counts.created++;
+      this.batch.push({ key, hash, row: result.payload, record, known });
+      if (known) counts.updated++;
+      else counts.created++;
     }
     if (this.batch.length >= def.options.sinkBatchSize) await this.flush();
     return true;
@@ -105,7 +111,8 @@ export class PullDelivery {
       // The sink refused a record of this batch and wrote nothing: halve until the refused record is alone.
       if (!(err instanceof ConnectorError) || err.code !== CONNECTOR_CODES.invalidRecord) throw err;
       if (batch.length === 1) {
-        counts.created--;
+        if (batch[0]!.known) counts.updated--;
+        else counts.created--;
         this.deadLetter(batch[0]!.key, batch[0]!.record, batch[0]!.row, issueOf(err));
         return;
       }

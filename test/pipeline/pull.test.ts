@@ -97,13 +97,13 @@ describe('pull pipeline (shop → ERP)', () => {
     await f.shop.update('newsletter_subscribers', [{ subscribe_id: a, subscribe_lastname: 'Third' }]);
     const second = await runPipeline(def, deps());
     // The day filter re-reads both records of the boundary day; only the changed one is delivered.
-    expect(second.counts).toMatchObject({ read: 2, created: 1, unchanged: 1 });
+    expect(second.counts).toMatchObject({ read: 2, created: 0, updated: 1, unchanged: 1 });
     const delivered = f.state.events.list({ runId: second.runId, outcome: 'delivered' });
     expect(delivered.map((e) => e.erpKey)).toEqual([String(a)]);
     expect(rows().find((r) => r.id === a)?.lastname).toBe('Third');
 
     const third = await runPipeline(def, deps());
-    expect(third.counts).toMatchObject({ read: 2, created: 0, unchanged: 2 });
+    expect(third.counts).toMatchObject({ read: 2, created: 0, updated: 0, unchanged: 2 });
   });
 
   it('leaves the cursor where it was when the sink fails, and delivers on the next run', async () => {
@@ -133,6 +133,20 @@ describe('pull pipeline (shop → ERP)', () => {
     expect(rows()).toEqual([]);
     expect(f.state.runs.list()).toEqual([]);
     expect(f.state.cursors.get('subscribers-in')).toBeUndefined();
+  });
+
+  it('counts a re-delivery of a changed record as updated, in the dry-run plan and its summary alike', async () => {
+    const a = await subscribe('a@example.com', 'First');
+    await runPipeline(def, deps());
+    await f.shop.update('newsletter_subscribers', [{ subscribe_id: a, subscribe_lastname: 'Second' }]);
+    await subscribe('b@example.com', 'Bee');
+    const summary = await runPipeline(def, deps(), { mode: 'dry-run' });
+    const actions = (summary.plan ?? []).map((p) => p.action);
+    expect(actions.filter((x) => x === 'update')).toHaveLength(1);
+    expect(actions.filter((x) => x === 'create')).toHaveLength(1);
+    expect(summary.counts).toMatchObject({ created: 1, updated: 1 });
+    const real = await runPipeline(def, deps());
+    expect(real.counts).toMatchObject({ created: 1, updated: 1 });
   });
 });
 
@@ -176,11 +190,12 @@ describe('pull without a delta filter', () => {
   const productDeps = () => ({ state: f.state, shop: f.shop, mapping: out, sink: () => createSink({ kind: 'sqlite', path: productSink }, { table: 'erp_products', key: 'id' }, { logger: silentLogger, baseDir: '/' }) });
 
   it('scans the whole list and delivers only records whose content changed', async () => {
-    expect((await runPipeline(productsDef, productDeps())).counts).toMatchObject({ read: 30, created: 30 });
+    expect((await runPipeline(productsDef, productDeps())).counts).toMatchObject({ read: 30, created: 30, updated: 0 });
     expect((await runPipeline(productsDef, productDeps())).counts).toMatchObject({ read: 30, created: 0, unchanged: 30 });
     await f.shop.update('products', [{ products_model: 'P-7', products_price: 99 }]);
     const third = await runPipeline(productsDef, productDeps());
-    expect(third.counts).toMatchObject({ read: 30, created: 1, unchanged: 29 });
+    // P-7 was delivered before: its new version is an update, not a creation.
+    expect(third.counts).toMatchObject({ read: 30, created: 0, updated: 1, unchanged: 29 });
     expect(db.prepare('SELECT price FROM erp_products WHERE model = ?').get('P-7')).toEqual({ price: 99 });
   });
 
