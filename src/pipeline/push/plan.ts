@@ -29,7 +29,7 @@ export async function planSend(deps: Pick<PrepareDeps, 'shop' | 'resource'> & { 
   if (item.shopId !== undefined) {
     const current = await deps.shop.exportOne(deps.resource.name as never, item.shopId);
     requests++;
-    diff = payloadDiff(current, payload);
+    diff = payloadDiff(current, payload, deps.resource.lists);
   }
   deps.counts.updated++;
   plan.push({ erpKey: item.erpKey, action: 'update', ...(item.shopId !== undefined ? { shopId: item.shopId } : {}), payload, ...(diff ? { diff } : {}) });
