@@ -200,7 +200,3 @@ export interface ResourceDef<
   readonly naturalKeys?: readonly NaturalKeyDef[];
 }
 
-/** A registered resource's inferred record type. */
-export type RecordOf<R extends ResourceDef> = z.infer<R['schemas']['record']>;
-/** A registered resource's inferred write payload type. */
-export type WriteOf<R extends ResourceDef> = z.infer<R['schemas']['write']>;

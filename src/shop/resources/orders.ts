@@ -1,7 +1,7 @@
 /** Orders (spec: Resources › Orders; Endpoints › Orders; Errors › order error envelope). */
 import { z } from 'zod';
 import type { ResourceDef } from '../registry/types.js';
-import { date, datetime, decimal, decimalOut, flag01, id, positiveId } from '../schema/common.js';
+import { datetime, decimal, decimalOut, flag01, id, positiveId } from '../schema/common.js';
 
 /** Address block of billing/delivery; fields beyond those shown are a spec gap (see docs/spec-gaps.md). */
 export const orderAddressWrite = z
@@ -143,6 +143,3 @@ export const orders = {
   schemas: { record: orderRecord, write: orderWrite },
   naturalKeys: [{ fields: ['external_reference'], enforced: true }],
 } as const satisfies ResourceDef;
-
-/** The order date filters' format, re-exported for pipelines computing delta values. */
-export const orderDateFilter = date;
