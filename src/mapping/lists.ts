@@ -122,11 +122,10 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     let items: readonly unknown[] = src;
     if (where) items = items.filter((item) => where({ item, root: scope.root }));
     if (sortBy) {
-      items = [...items].sort((a, b) => {
-        const ka = sortKey(sortBy({ item: a, root: scope.root }));
-        const kb = sortKey(sortBy({ item: b, root: scope.root }));
-        return ka < kb ? -1 : ka > kb ? 1 : 0;
-      });
+      // Keys computed once per item, not twice per comparison (sortKey runs two regex replaces).
+      const keyed = items.map((item) => ({ item, k: sortKey(sortBy({ item, root: scope.root })) }));
+      keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+      items = keyed.map((e) => e.item);
     }
     const out: unknown[] = [];
     const errorsBefore = env.errors.length;
