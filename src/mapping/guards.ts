@@ -7,7 +7,7 @@
 import { GuardRailError } from '../errors.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import { describe } from './coerce.js';
-import { formatPath } from './paths.js';
+import { formatPath, normalisePath } from './paths.js';
 import type { RuleMeta } from './env.js';
 import type { Finding } from './types.js';
 
@@ -96,7 +96,7 @@ const POINT_DECIMAL = /^-?\d+(\.\d+)?$/;
 export function compileGuards(opts: GuardOptions): (payload: Record<string, unknown>, errors: GuardRailError[], warnings: Finding[]) => void {
   const r = opts.resource;
   const metaFor = (field: string): RuleMeta | undefined => {
-    let key = field.replace(/\[\d+\]/g, '[]');
+    let key = normalisePath(field);
     for (;;) {
       const m = opts.rules.get(key);
       if (m) return m;
@@ -113,7 +113,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
   const replaceLists = Object.entries(r.lists).filter(([, d]) => d.semantics.kind === 'replace').map(([f]) => f);
   const flagLists = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'upsert' && d.semantics.replaceFlag ? [{ field: f, flag: d.semantics.replaceFlag, defaults: Object.entries(d.semantics.insertDefaults ?? {}), deleteAction: d.semantics.deleteAction }] : []));
   const histories = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'append-only' ? [f] : []));
-  const ignored = IGNORED_FIELDS[r.name] ?? {};
+  const ignored = Object.entries(IGNORED_FIELDS[r.name] ?? {});
   const isOrderCreate = r.name === 'orders' && opts.operation !== 'update';
   const checkBoolean: Visit = (v, parts, errors) => {
     if (typeof v !== 'boolean') fail(errors, 'GUARD_NOT_BOOLEAN', formatPath(parts), v, `must be a JSON boolean true/false, got ${describe(v)}; the shop treats 'true' and 1 as not set (use \`type: boolean\`)`);
@@ -167,7 +167,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
     for (const segs of booleans) walk(payload, segs, checkBoolean, errors);
     for (const segs of decimals) walk(payload, segs, checkDecimal, errors);
     for (const l of limits) walk(payload, l.segs, l.check, errors);
-    for (const [field, hint] of Object.entries(ignored)) {
+    for (const [field, hint] of ignored) {
       if (field in payload) fail(errors, 'GUARD_IGNORED_FIELD', field, payload[field], hint);
     }
     for (const f of histories) {
