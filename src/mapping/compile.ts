@@ -7,7 +7,7 @@ import { GuardRailError, MappingError } from '../errors.js';
 import { getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
 import { checkTargets } from './checks.js';
 import { describe } from './coerce.js';
-import { MISSING, type CompileContext, type CompiledExpression, type Env, type RuleMeta } from './env.js';
+import { MISSING, ruleText, type CompileContext, type CompiledExpression, type Env, type RuleMeta } from './env.js';
 import { compileExpression, createExprRuntime } from './expr.js';
 import { compileGuards } from './guards.js';
 import { buildObject, compileFields } from './lists.js';
@@ -207,11 +207,9 @@ function indexRules(fields: Record<string, RuleInput>, prefix: string, yamlPath:
   }
 }
 
+/** `ruleText` without the nested blocks (`fields`, `steps`, `item`), which have their own entries. */
 function ruleSummary(rule: Record<string, unknown>): string {
-  return Object.entries(rule)
-    .filter(([k]) => k !== 'fields' && k !== 'steps' && k !== 'item')
-    .map(([k, v]) => `${k}: ${v !== null && typeof v === 'object' ? (Array.isArray(v) ? `[${v.map(String).join(', ')}]` : '{…}') : String(v)}`)
-    .join(', ');
+  return ruleText(Object.fromEntries(Object.entries(rule).filter(([k]) => k !== 'fields' && k !== 'steps' && k !== 'item')));
 }
 
 /** Strict validation against the registry's write schema; issues already reported by a rule or guard are not repeated. */
