@@ -8,6 +8,7 @@
  * scalars ignores order (category ids come back sorted).
  */
 import type { ListFieldDef } from '../shop/registry/index.js';
+import { isRecord } from '../util/guards.js';
 import { stableStringify } from './hash.js';
 
 /** One changed field. */
@@ -19,15 +20,11 @@ export interface FieldChange {
 /** The resource's list fields by name (`ResourceDef.lists`). */
 export type ListDefs = Readonly<Record<string, ListFieldDef>>;
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function normalise(v: unknown): unknown {
   if (typeof v === 'string' && v.trim() !== '' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v);
   if (typeof v === 'boolean') return v;
   if (Array.isArray(v)) return v.map(normalise);
-  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalise(x)]));
+  if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalise(x)]));
   return v;
 }
 
@@ -38,7 +35,7 @@ const absent = (v: unknown): boolean => v === undefined || v === null || v === '
 function matchEntry(shop: readonly unknown[], entry: Record<string, unknown>, key: readonly string[]): Record<string, unknown> | undefined {
   const sent = key.filter((k) => entry[k] !== undefined && entry[k] !== null);
   if (sent.length === 0) return undefined;
-  const candidates = shop.filter(isPlainObject).filter((s) => sent.every((k) => same(s[k], entry[k])));
+  const candidates = shop.filter(isRecord).filter((s) => sent.every((k) => same(s[k], entry[k])));
   return candidates.find((s) => key.every((k) => sent.includes(k) || absent(s[k]))) ?? candidates[0];
 }
 
@@ -47,7 +44,7 @@ function keyedDiff(current: readonly unknown[], sent: readonly unknown[], key: r
   const out: Record<string, FieldChange> = {};
   const matched = new Set<unknown>();
   for (const [i, entry] of sent.entries()) {
-    if (!isPlainObject(entry)) return undefined;
+    if (!isRecord(entry)) return undefined;
     const at = `${path}[${i}]`;
     const match = matchEntry(current, entry, key);
     if (match) matched.add(match);
@@ -77,7 +74,7 @@ function listDiff(current: unknown, sent: readonly unknown[], def: ListFieldDef,
       if (shop.length !== sent.length) return whole();
       const out: Record<string, FieldChange> = {};
       for (const [i, entry] of sent.entries()) {
-        if (isPlainObject(entry) && isPlainObject(shop[i])) Object.assign(out, payloadDiff(shop[i] as Record<string, unknown>, entry, {}, `${path}[${i}]`));
+        if (isRecord(entry) && isRecord(shop[i])) Object.assign(out, payloadDiff(shop[i] as Record<string, unknown>, entry, {}, `${path}[${i}]`));
         else if (!same(shop[i], entry)) out[`${path}[${i}]`] = { shop: shop[i], next: entry };
       }
       return out;
@@ -102,7 +99,7 @@ export function payloadDiff(shop: Record<string, unknown> | undefined, next: Rec
       Object.assign(out, listDiff(current, value, list, path, next));
       continue;
     }
-    if (isPlainObject(value) && isPlainObject(current)) {
+    if (isRecord(value) && isRecord(current)) {
       Object.assign(out, payloadDiff(current, value, {}, path));
       continue;
     }

@@ -11,15 +11,12 @@ import type { CompiledMapping } from '../../mapping/types.js';
 import type { ShopClient } from '../../shop/client/types.js';
 import type { NaturalKeyDef, ResourceDef } from '../../shop/registry/index.js';
 import { readShopId, type ShopId, type StateStore } from '../../state/index.js';
+import { isRecord } from '../../util/guards.js';
 import { payloadDiff } from '../diff.js';
 import type { WorkItem } from './work.js';
 
 function present(v: unknown): boolean {
   return v !== undefined && v !== null && v !== '';
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** The values of one natural key in a payload, or undefined when the payload does not name the record by it. */
@@ -35,9 +32,9 @@ function naturalKey(def: NaturalKeyDef, payload: Record<string, unknown>): Recor
       continue;
     }
     byLanguage = true;
-    const languages = isObject(payload.languages) ? payload.languages : {};
+    const languages = isRecord(payload.languages) ? payload.languages : {};
     for (const [lang, block] of Object.entries(languages)) {
-      if (!isObject(block) || !present(block[star[1]!])) continue;
+      if (!isRecord(block) || !present(block[star[1]!])) continue;
       const out = (key.languages ??= {}) as Record<string, Record<string, unknown>>;
       (out[lang] ??= {})[star[1]!] = block[star[1]!];
       named = true;
@@ -61,7 +58,7 @@ function contentKey(payload: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(payload)) {
     if (Array.isArray(value) || value === undefined) continue;
-    out[field] = isObject(value) ? contentKey(value) : value;
+    out[field] = isRecord(value) ? contentKey(value) : value;
   }
   return out;
 }
