@@ -65,6 +65,9 @@ export function compileConditions(when: Condition | Condition[]): (scope: Scope)
   return list.length === 1 ? list[0] : (scope) => list.every((p) => p(scope));
 }
 
+// Module-level: a regex literal inside the closure would be a new RegExp object for every record.
+const SPACE_RUNS = /\s{2,}/g;
+
 /** `"{Vorname} {Nachname}"`: placeholders are source paths; all missing = no value. */
 function compileTemplate(template: string): Getter {
   const parts: (string | Getter)[] = [];
@@ -89,7 +92,7 @@ function compileTemplate(template: string): Getter {
         }
       }
     }
-    return any ? out.replace(/\s{2,}/g, ' ') : undefined;
+    return any ? out.replace(SPACE_RUNS, ' ') : undefined;
   };
 }
 
