@@ -29,11 +29,6 @@ export function fail(status: number, code: string, message: string, details?: Re
   throw new SandboxHttpError(status, code, message, details);
 }
 
-/** 501 `Method not found`. */
-export function methodNotFound(what: string): never {
-  return fail(501, 'Method not found', `Method not found: ${what}`);
-}
-
 /** The name the shop uses in envelopes: the write type when it differs. */
 export function typeName(def: ResourceDef): string {
   return def.name;

@@ -178,6 +178,3 @@ export function seedCatalog(ctx: SandboxContext): void {
   seedSuppliers(ctx);
   seedProducts(ctx);
 }
-
-/** Number of demo products (for tests and the README). */
-export const DEMO_PRODUCT_COUNT = PRODUCTS.length;

@@ -17,9 +17,6 @@ const DECIMAL_FIELDS = [
 
 const STRING_FIELDS = ['products_model', 'products_ean', 'products_api', 'contract_option', 'products_date_available'] as const;
 
-/** Every scalar the product interface has (the rest of a record's top-level keys are lists or ignored). */
-export const PRODUCT_SCALARS: readonly string[] = [...INT_FIELDS, ...DECIMAL_FIELDS, ...STRING_FIELDS, 'warranty_period', 'warranty_type'];
-
 /** Defaults of a new product (the shop's column defaults). */
 export function productDefaults(defaultWarranty: string): Record<string, unknown> {
   return {
