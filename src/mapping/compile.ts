@@ -119,13 +119,10 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     return obj === MISSING ? {} : obj;
   };
   const finish = (record: Record<string, unknown>, env: Env, payload: Record<string, unknown>, rerun: (trace: Map<string, unknown>) => void): MappingResult => {
-    const errors: MappingError[] = [...env.errors];
+    // Every caller passes an env made for this one record: its lists take the further findings as they are.
+    const errors = env.errors;
     const warnings: Finding[] = env.warnings;
-    if (guards) {
-      const guardErrors: GuardRailError[] = [];
-      guards(payload, guardErrors, warnings);
-      errors.push(...guardErrors);
-    }
+    if (guards) guards(payload, errors, warnings);
     if (writeSchema) errors.push(...outputErrors(writeSchema, payload, errors, rules, fileName));
     for (const f of required) {
       if (valueAt(payload, f.split('.')) === undefined) errors.push(new MappingError('MAPPING_REQUIRED', `field \`${f}\`: the ERP target requires it but the mapping produced nothing`, { file: fileName, field: f }));

@@ -4,7 +4,7 @@
  * (`lists`, `strictBooleans`, `lengthLimits`, `decimalFields`); the few rules that concern one
  * resource's own fields (orders, storages, suppliers) name that resource explicitly.
  */
-import { GuardRailError } from '../errors.js';
+import { GuardRailError, type MappingError } from '../errors.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import { describe } from './coerce.js';
 import { formatPath, normalisePath } from './paths.js';
@@ -35,7 +35,7 @@ export interface GuardOptions {
 }
 
 /** Called for each present value at a registry path, with the concrete path as parts (`['storages', 0, 'x']`). */
-type Visit = (value: unknown, parts: readonly (string | number)[], errors: GuardRailError[]) => void;
+type Visit = (value: unknown, parts: readonly (string | number)[], errors: MappingError[]) => void;
 
 interface Segment {
   readonly key: string;
@@ -54,7 +54,7 @@ export function parseRegistryPath(path: string): readonly Segment[] {
 
 // Module-level recursion with one shared parts array: guards run for every record, so walking
 // a payload allocates nothing unless a value fails.
-function walkFrom(segs: readonly Segment[], node: unknown, i: number, parts: (string | number)[], visit: Visit, errors: GuardRailError[]): void {
+function walkFrom(segs: readonly Segment[], node: unknown, i: number, parts: (string | number)[], visit: Visit, errors: MappingError[]): void {
   if (i === segs.length) {
     if (node !== undefined) visit(node, parts, errors);
     return;
@@ -75,7 +75,7 @@ function walkFrom(segs: readonly Segment[], node: unknown, i: number, parts: (st
   }
 }
 
-function descend(segs: readonly Segment[], child: unknown, i: number, list: boolean, parts: (string | number)[], visit: Visit, errors: GuardRailError[]): void {
+function descend(segs: readonly Segment[], child: unknown, i: number, list: boolean, parts: (string | number)[], visit: Visit, errors: MappingError[]): void {
   if (!list) return walkFrom(segs, child, i + 1, parts, visit, errors);
   if (!Array.isArray(child)) return;
   for (let n = 0; n < child.length; n++) {
@@ -86,14 +86,14 @@ function descend(segs: readonly Segment[], child: unknown, i: number, list: bool
 }
 
 /** Visit every present value at a parsed registry path of a payload. */
-export function walk(root: unknown, segs: readonly Segment[], visit: Visit, errors: GuardRailError[]): void {
+export function walk(root: unknown, segs: readonly Segment[], visit: Visit, errors: MappingError[]): void {
   walkFrom(segs, root, 0, [], visit, errors);
 }
 
 const POINT_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /** Compile the guard rails of one erp→shop mapping into a check of finished payloads. */
-export function compileGuards(opts: GuardOptions): (payload: Record<string, unknown>, errors: GuardRailError[], warnings: Finding[]) => void {
+export function compileGuards(opts: GuardOptions): (payload: Record<string, unknown>, errors: MappingError[], warnings: Finding[]) => void {
   const r = opts.resource;
   const metaFor = (field: string): RuleMeta | undefined => {
     let key = normalisePath(field);
@@ -105,7 +105,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
       key = key.slice(0, cut);
     }
   };
-  const fail = (errors: GuardRailError[], code: string, field: string, value: unknown, message: string) => {
+  const fail = (errors: MappingError[], code: string, field: string, value: unknown, message: string) => {
     const meta = metaFor(field);
     const where = meta ? ` (rule \`${meta.text}\` at ${opts.file}:${meta.line})` : '';
     errors.push(new GuardRailError(code, `field \`${field}\`: ${message}${where}`, { file: opts.file, line: meta?.line, column: meta?.column, field, sourceValue: value, rule: meta?.text }));
