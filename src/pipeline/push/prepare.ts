@@ -7,6 +7,7 @@ import type { CompiledMapping, MappingContext } from '../../mapping/types.js';
 import type { ResourceDef } from '../../shop/registry/index.js';
 import type { ShopClient } from '../../shop/client/types.js';
 import { readShopId, type ShopId, type StateStore, type StoredIssue } from '../../state/index.js';
+import { isRecord } from '../../util/guards.js';
 import { contentHash } from '../hash.js';
 import type { PipelineDefinition } from '../schema.js';
 import { appendOnlyFields, collectHistory, pruneSentHistory } from './history.js';
@@ -139,8 +140,8 @@ function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; posit
 }
 
 function hasExternalReference(payload: Record<string, unknown>): boolean {
-  const ref = payload.external_reference as Record<string, unknown> | undefined;
-  return !!ref && typeof ref === 'object' && typeof ref.source === 'string' && ref.source !== '' && typeof ref.external_id === 'string' && ref.external_id !== '';
+  const ref = payload.external_reference;
+  return isRecord(ref) && typeof ref.source === 'string' && ref.source !== '' && typeof ref.external_id === 'string' && ref.external_id !== '';
 }
 
 /** A payload without the mapping's create-only fields (what an update sends). */
