@@ -2,8 +2,6 @@
 import { z } from 'zod';
 import { isLoopback } from '../util/net.js';
 
-export { isLoopback };
-
 /** `dashboard:` — where the daemon listens. */
 export const dashboardConfigSchema = z
   .strictObject({

@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { isLoopback } from '../config/server.js';
+import { isLoopback } from '../util/net.js';
 import type { Metrics } from './metrics.js';
 import type { ReadinessReport } from './readiness.js';
 
