@@ -3,7 +3,7 @@ import type { SandboxContext } from '../../handler.js';
 import { phpFloat, phpInt, round4 } from '../../kit.js';
 import { blockCountry, readBlock, resolveAddresses } from './addresses.js';
 import { orderError, type OrderWarning } from './errors.js';
-import { appendHistory, applyTracking, checkScalars, readExternalReference, warnUnknownFields } from './fields.js';
+import { appendHistory, applyTracking, checkScalars, readExternalReference, recordExternalReference, refuseTakenExternalReference, warnUnknownFields } from './fields.js';
 import { resolveItem, type PricingContext } from './items.js';
 import { checkDrift, computeShipping, computeTotals, mergeSentTotals, readTotals, type Totals } from './totals.js';
 
@@ -82,10 +82,7 @@ export function createOrder(ctx: SandboxContext, raw: Entry, index: number, warn
     orderError('INVALID_PAYLOAD', `Order ${String(raw.orders_id)} exists; send it with PUT to update it`, index, { field: 'orders_id', orders_id: phpInt(raw.orders_id) });
   }
   const ref = readExternalReference(raw, index);
-  if (ref) {
-    const existing = ctx.db.prepare<[string, string], { orders_id: number }>('SELECT orders_id FROM order_external_refs WHERE source = ? AND external_id = ?').get(ref.source, ref.external_id);
-    if (existing) orderError('DUPLICATE_EXTERNAL_REFERENCE', `An order for ${ref.source} ${ref.external_id} exists already (orders_id ${existing.orders_id})`, index, { orders_id: existing.orders_id, source: ref.source, external_id: ref.external_id });
-  }
+  if (ref) refuseTakenExternalReference(ctx, ref, index);
   const customersId = raw.customers_id === undefined || raw.customers_id === null ? 0 : phpInt(raw.customers_id);
   const customer = customersId > 0 ? ctx.store.get('customers', customersId) : undefined;
   if (customersId > 0 && !customer) orderError('CUSTOMER_NOT_FOUND', `Customer ${customersId} does not exist`, index, { customers_id: customersId });
@@ -149,6 +146,6 @@ export function createOrder(ctx: SandboxContext, raw: Entry, index: number, warn
   };
   if (raw.send_confirmation_email === true) order.confirmation_email_sent = sendConfirmation(ctx, order);
   ctx.store.put('orders', id, order);
-  if (ref) ctx.db.prepare('INSERT INTO order_external_refs (source, external_id, orders_id) VALUES (?, ?, ?)').run(ref.source, ref.external_id, id);
+  if (ref) recordExternalReference(ctx, ref, id);
   return orderAnswer(order, raw.send_confirmation_email === true);
 }

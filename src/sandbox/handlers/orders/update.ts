@@ -6,7 +6,7 @@ import type { SandboxContext } from '../../handler.js';
 import { isRecord, phpFloat, phpInt } from '../../kit.js';
 import { blockCountry, readBlock } from './addresses.js';
 import { orderError, type OrderWarning } from './errors.js';
-import { appendHistory, applyTracking, checkScalars, readExternalReference, warnUnknownFields } from './fields.js';
+import { appendHistory, applyTracking, checkScalars, readExternalReference, recordExternalReference, refuseTakenExternalReference, warnUnknownFields } from './fields.js';
 import { orderAnswer, sendConfirmation, totalsFor } from './create.js';
 import { resolveItem, type PricingContext } from './items.js';
 import { checkDrift, readTotals } from './totals.js';
@@ -27,9 +27,8 @@ export function updateOrder(ctx: SandboxContext, raw: Entry, index: number, warn
   const storedRef = order.external_reference as { source: string; external_id: string } | null;
   if (ref && (!storedRef || storedRef.source !== ref.source || storedRef.external_id !== ref.external_id)) {
     if (storedRef) orderError('INVALID_PAYLOAD', 'external_reference of an order cannot change', index, { field: 'external_reference' });
-    const existing = ctx.db.prepare<[string, string], { orders_id: number }>('SELECT orders_id FROM order_external_refs WHERE source = ? AND external_id = ?').get(ref.source, ref.external_id);
-    if (existing) orderError('DUPLICATE_EXTERNAL_REFERENCE', `An order for ${ref.source} ${ref.external_id} exists already (orders_id ${existing.orders_id})`, index, { orders_id: existing.orders_id, source: ref.source, external_id: ref.external_id });
-    ctx.db.prepare('INSERT INTO order_external_refs (source, external_id, orders_id) VALUES (?, ?, ?)').run(ref.source, ref.external_id, id);
+    refuseTakenExternalReference(ctx, ref, index);
+    recordExternalReference(ctx, ref, id);
     order.external_reference = ref;
   }
   for (const f of ['payment_method', 'shipping_method', 'currency'] as const) if (typeof raw[f] === 'string') order[f] = raw[f];
