@@ -1,5 +1,6 @@
 /** Dead letters: failed records kept with their reason until retried or dropped. */
 import type { Db } from './db.js';
+import { Where } from './where.js';
 import { iso, parseJson, type DeadLetter } from './types.js';
 
 interface DeadLetterRow {
@@ -93,20 +94,11 @@ export class DeadLetters {
 
   /** Dead letters, newest failure first. */
   list(filter: { pipeline?: string; code?: string; limit?: number; offset?: number } = {}): DeadLetter[] {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (filter.pipeline !== undefined) {
-      where.push('pipeline = ?');
-      params.push(filter.pipeline);
-    }
-    if (filter.code !== undefined) {
-      where.push('code = ?');
-      params.push(filter.code);
-    }
-    const sql = `SELECT * FROM dead_letters ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY last_failed_at DESC, id DESC LIMIT ? OFFSET ?`;
+    const where = new Where().eq('pipeline', filter.pipeline).eq('code', filter.code);
+    const sql = `SELECT * FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ? OFFSET ?`;
     return this.db
       .prepare<(string | number)[], DeadLetterRow>(sql)
-      .all(...params, filter.limit ?? 100, filter.offset ?? 0)
+      .all(...where.params, filter.limit ?? 100, filter.offset ?? 0)
       .map(toDeadLetter);
   }
 
