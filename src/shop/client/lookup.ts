@@ -1,17 +1,14 @@
 /** Finding a resource and one of its operations in the registry, with typed errors when absent. */
 import { MethodNotFoundError } from '../errors.js';
-import { getResource, isResourceName, type OperationDef, type ResourceDef, type ResourceOps } from '../registry/index.js';
+import { getResource, type OperationDef, type ResourceDef, type ResourceOps } from '../registry/index.js';
 
 /** The registered resource of that name; MethodNotFoundError (client side, no request sent) when unknown. */
 export function resourceOf(name: string): ResourceDef {
-  if (!isResourceName(name)) {
-    try {
-      getResource(name);
-    } catch (err) {
-      throw new MethodNotFoundError('METHOD_NOT_FOUND', err instanceof Error ? err.message : `Unknown shop resource \`${name}\``, { record: { resource: name } });
-    }
+  try {
+    return getResource(name);
+  } catch (err) {
+    throw new MethodNotFoundError('METHOD_NOT_FOUND', err instanceof Error ? err.message : `Unknown shop resource \`${name}\``, { record: { resource: name } });
   }
-  return getResource(name);
 }
 
 /** A standard operation of a resource; MethodNotFoundError naming what the resource offers when it has none. */
