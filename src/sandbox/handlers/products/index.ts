@@ -1,6 +1,7 @@
 /** The products handler (spec: Resources › Products; Endpoints › Products). */
 import type { ResourceHandler, SandboxContext } from '../../handler.js';
-import { deleteReply, fail, intParam, isRecord, listReply, oneReply, pageParams, phpInt } from '../../kit.js';
+import { exportFromStore } from '../../exports.js';
+import { deleteReply, fail, intParam, isRecord, listReply, oneReply, phpInt } from '../../kit.js';
 import type { StoredRecord } from '../../store.js';
 import { seedCatalog } from '../../seed/catalog.js';
 import { storagesView } from './storages.js';
@@ -24,11 +25,7 @@ export const productsHandler: ResourceHandler = {
   seed(ctx, kind) {
     if (kind === 'demo') seedCatalog(ctx);
   },
-  export(ctx, req) {
-    const page = pageParams(req.resource, req.query);
-    const { records, total } = ctx.store.list('products', { limit: page.limit, offset: page.offset });
-    return listReply(req.resource, records.map((p) => productView(ctx, p)), { total, ...page });
-  },
+  export: (ctx, req) => exportFromStore(ctx, req, { view: (p) => productView(ctx, p) }),
   exportOne(ctx, req) {
     const product = ctx.store.get('products', intParam(req.params.id, 'products_id'));
     if (!product) fail(404, 'Not found', `No product with products_id ${req.params.id}`);
