@@ -64,6 +64,8 @@ export function processAlive(pid: number): boolean {
  */
 const heldHere = new Set<string>();
 
+const toLock = (r: LockRow): LockInfo => ({ name: r.name, owner: r.owner, pid: r.pid, host: r.host, acquiredAt: iso(r.acquired_at), heartbeatAt: iso(r.heartbeat_at) });
+
 /** Lock table access. */
 export class Locks {
   private readonly getStmt;
@@ -84,7 +86,7 @@ export class Locks {
   /** Who holds a lane, if anyone. */
   get(name: string): LockInfo | undefined {
     const r = this.getStmt.get(name);
-    return r ? { name: r.name, owner: r.owner, pid: r.pid, host: r.host, acquiredAt: iso(r.acquired_at), heartbeatAt: iso(r.heartbeat_at) } : undefined;
+    return r ? toLock(r) : undefined;
   }
 
   /** Every held lock. */
@@ -92,7 +94,7 @@ export class Locks {
     return this.db
       .prepare<[], LockRow>('SELECT * FROM locks ORDER BY name')
       .all()
-      .map((r) => ({ name: r.name, owner: r.owner, pid: r.pid, host: r.host, acquiredAt: iso(r.acquired_at), heartbeatAt: iso(r.heartbeat_at) }));
+      .map(toLock);
   }
 
   /** Take a lane's lock or throw `LOCK_HELD` naming the holder; stale locks are taken over. */
