@@ -71,8 +71,10 @@ export interface MinuteCount {
 /** Event storage and queries. */
 export class Events {
   private readonly insertStmt;
+  private readonly getStmt;
 
   constructor(private readonly db: Db) {
+    this.getStmt = db.prepare<[number], EventRow>('SELECT * FROM events WHERE id = ?');
     this.insertStmt = db.prepare(
       `INSERT INTO events (run_id, pipeline, resource, erp_key, shop_id, outcome, codes, warnings, error, payload_hash, payload, diff, at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -103,7 +105,7 @@ export class Events {
 
   /** One event with payload and diff. */
   get(id: number): RecordEvent | undefined {
-    const row = this.db.prepare<[number], EventRow>('SELECT * FROM events WHERE id = ?').get(id);
+    const row = this.getStmt.get(id);
     return row ? toEvent(row) : undefined;
   }
 
