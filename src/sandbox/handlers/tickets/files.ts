@@ -121,21 +121,22 @@ function filesDir(ctx: SandboxContext): string {
 export function storeFiles(ctx: SandboxContext, ticketId: number, historyId: number, files: readonly CheckedFile[]): string[] {
   const dir = filesDir(ctx);
   const names: string[] = [];
+  const sameContent = ctx.db.prepare<[number, string], { name: string }>('SELECT name FROM sandbox_ticket_files WHERE ticket_id = ? AND sha256 = ?');
+  const nameTaken = ctx.db.prepare<[string]>('SELECT 1 FROM sandbox_ticket_files WHERE name = ?');
+  const insert = ctx.db.prepare('INSERT INTO sandbox_ticket_files (name, ticket_id, history_id, size, mime_type, sha256, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?)');
   for (const file of files) {
     const hash = createHash('sha256').update(file.content).digest('hex');
-    const existing = ctx.db.prepare<[number, string], { name: string }>('SELECT name FROM sandbox_ticket_files WHERE ticket_id = ? AND sha256 = ?').get(ticketId, hash);
+    const existing = sameContent.get(ticketId, hash);
     if (existing && existsSync(join(dir, existing.name))) {
       names.push(existing.name);
       continue;
     }
     let name = `${ticketId}_${historyId}_${safeFileName(file.name)}`;
-    for (let n = 2; ctx.db.prepare('SELECT 1 FROM sandbox_ticket_files WHERE name = ?').get(name) !== undefined; n++) {
+    for (let n = 2; nameTaken.get(name) !== undefined; n++) {
       name = `${ticketId}_${historyId}_${n}_${safeFileName(file.name)}`;
     }
     writeFileSync(join(dir, name), file.content);
-    ctx.db
-      .prepare('INSERT INTO sandbox_ticket_files (name, ticket_id, history_id, size, mime_type, sha256, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(name, ticketId, historyId, file.content.length, mimeTypeOf(name), hash, ctx.timestamp());
+    insert.run(name, ticketId, historyId, file.content.length, mimeTypeOf(name), hash, ctx.timestamp());
     names.push(name);
   }
   return names;
