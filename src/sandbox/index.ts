@@ -1,6 +1,6 @@
 /**
  * The shop sandbox: a local HTTP server implementing the Shop Administration JSON API
- * (`/work/shared/shop-api.md`) over SQLite, for tests and the demo. Routes, methods, scopes and
+ * (the spec, `shop-api.md`) over SQLite, for tests and the demo. Routes, methods, scopes and
  * paging come from the resource registry; each resource's behaviour from `handlers/`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
