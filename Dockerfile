@@ -16,6 +16,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts ./scripts
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
@@ -27,8 +28,6 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
-# tsc compiles only .ts: the state's SQL migrations travel beside the compiled state module.
-COPY --from=build /app/src/state/migrations ./dist/src/state/migrations
 COPY package.json shopsync.example.yaml ./
 COPY bin ./bin
 COPY mappings ./mappings

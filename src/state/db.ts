@@ -21,13 +21,11 @@ export interface Migration {
 
 const MIGRATION_FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
-/** Where the .sql files live: next to this module, or in `src/` when running from `dist/`. */
+/** Where the .sql files live: next to this module (`npm run build` copies them into dist/ beside the compiled code). */
 function migrationsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'migrations'), join(here, '..', '..', '..', 'src', 'state', 'migrations')];
-  const found = candidates.find((dir) => existsSync(dir));
-  if (!found) throw new StateError('STATE_MIGRATIONS_MISSING', `state migrations not found; looked in ${candidates.join(', ')}`);
-  return found;
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+  if (!existsSync(dir)) throw new StateError('STATE_MIGRATIONS_MISSING', `state migrations not found in ${dir}; run npm run build (it copies src/**/*.sql beside the compiled code)`);
+  return dir;
 }
 
 /** Read every migration in version order; versions must be 1, 2, 3… without gaps. */

@@ -43,6 +43,9 @@ export async function ensureBuilt(): Promise<void> {
     }
   }
   try {
+    // The CLI runs from dist/ and reads its SQL (state migrations) beside the compiled modules.
+    const copied = spawnSync(process.execPath, [join(ROOT, 'scripts', 'copy-sql.mjs')], { cwd: ROOT, encoding: 'utf8' });
+    if (copied.status !== 0) throw new Error(`scripts/copy-sql.mjs failed:\n${copied.stdout}${copied.stderr}`);
     const fresh = existsSync(stamp) && statSync(stamp).mtimeMs > newestMtime(join(ROOT, 'src')) && existsSync(join(ROOT, 'dist/src/cli/main.js'));
     if (fresh) return;
     const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -63,5 +64,16 @@ describe('state database', () => {
     ).toThrow('boom');
     expect(state.refs.get('products', 'A-1')).toBeUndefined();
     await state.close();
+  });
+});
+
+describe('state migrations in a build', () => {
+  it('are copied by the build into dist/ beside the compiled modules (every src/**/*.sql), so the runtime never reads src/', () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'copy-sql.mjs')], { cwd: root, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const source = (readdirSync(join(root, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.sql')).sort();
+    expect(source.some((f) => f.includes('migrations'))).toBe(true);
+    for (const f of source) expect(readFileSync(join(root, 'dist', 'src', f), 'utf8'), f).toBe(readFileSync(join(root, 'src', f), 'utf8'));
   });
 });
