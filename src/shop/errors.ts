@@ -44,6 +44,12 @@ export class TransportError extends ShopApiError {
   }
 }
 
+/**
+ * The shop could not be reached at all (connection refused, host unknown, no route): nothing was
+ * sent. A pipeline stops its run at once instead of re-sending batch after batch into a closed port.
+ */
+export class ShopUnreachableError extends TransportError {}
+
 /** A write whose answer was lost: it may or may not have taken effect; the caller must reconcile. */
 export class OutcomeUnknownError extends TransportError {}
 

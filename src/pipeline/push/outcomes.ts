@@ -1,5 +1,5 @@
 /** What one record's write outcome means for the pipeline. */
-import { AuthenticationError, MethodNotFoundError, OutcomeUnknownError, ScopeError, ShopApiError } from '../../shop/errors.js';
+import { AuthenticationError, MethodNotFoundError, OutcomeUnknownError, ScopeError, ShopApiError, ShopUnreachableError } from '../../shop/errors.js';
 import type { ResourceDef } from '../../shop/registry/index.js';
 import type { RecordOutcome } from '../../shop/client/types.js';
 import { readShopId, type ShopId, type StoredIssue } from '../../state/index.js';
@@ -18,7 +18,7 @@ export type Verdict =
   | { readonly kind: 'unknown'; readonly error: StoredIssue }
   /** Not settled: send again (transient failure, a sibling's rejection). */
   | { readonly kind: 'retry'; readonly error: StoredIssue; readonly countsAttempt: boolean }
-  /** The run cannot go on (credentials, scope, missing endpoint). */
+  /** The run cannot go on (credentials, scope, missing endpoint, unreachable shop). */
   | { readonly kind: 'fatal'; readonly error: StoredIssue }
   /** The record is bad: dead letter. */
   | { readonly kind: 'reject'; readonly error: StoredIssue };
@@ -37,7 +37,8 @@ export function verdictOf(resource: ResourceDef, op: 'create' | 'update', outcom
   const error = outcome.error;
   const issue = issueOf(error ?? new Error('the shop reported a failure without an error'));
   if (!(error instanceof ShopApiError)) return { kind: 'reject', error: issue };
-  if (error instanceof AuthenticationError || error instanceof ScopeError || error instanceof MethodNotFoundError) return { kind: 'fatal', error: issue };
+  // An unreachable shop (refused, DNS) says nothing about the record: stop the run now rather than re-send into a closed port.
+  if (error instanceof AuthenticationError || error instanceof ScopeError || error instanceof MethodNotFoundError || error instanceof ShopUnreachableError) return { kind: 'fatal', error: issue };
   const details = error.details ?? {};
   // `afterLostAnswer`: the client repeated our own POST whose answer was lost, so this run created the order.
   if (error.code === 'DUPLICATE_EXTERNAL_REFERENCE') return { kind: 'duplicate-order', shopId: idFrom(details[resource.key.id] ?? details.orders_id), ours: details.afterLostAnswer === true };

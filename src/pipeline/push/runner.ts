@@ -5,7 +5,7 @@
  */
 import type { SourceItem } from '../../erp/types.js';
 import { AbortedError } from '../../errors.js';
-import { OutcomeUnknownError, ShopApiError } from '../../shop/errors.js';
+import { OutcomeUnknownError, ShopApiError, ShopUnreachableError } from '../../shop/errors.js';
 import type { Logger } from '../../log.js';
 import type { RunCounts, StoredIssue } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
@@ -258,7 +258,7 @@ export class PushEngine {
     try {
       lookup = await findExisting(this.o, unsure);
     } catch (err) {
-      if (!(err instanceof ShopApiError) || !err.retryable) throw err;
+      if (!(err instanceof ShopApiError) || !err.retryable || err instanceof ShopUnreachableError) throw err;
       // The shop could not be read: these records wait (still unverified) for another try; never create them blind.
       for (const item of unsure) this.judge('create', item, { kind: 'unknown', error: issueOf(err) });
       return items.filter((item) => !unsure.includes(item));

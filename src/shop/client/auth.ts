@@ -4,12 +4,12 @@
  * fetched again once when the shop refuses it (401).
  */
 import type { AxiosInstance } from 'axios';
-import { AuthenticationError, TransportError } from '../errors.js';
+import { AuthenticationError, ShopUnreachableError, TransportError } from '../errors.js';
 import { tokenResponse } from '../schema/envelopes.js';
 import { invalidResponse } from './errors.js';
 import { sleep } from '../../util/time.js';
 import { isRecord } from '../../util/guards.js';
-import { backoffMs, parseRetryAfter, RETRY_STATUSES } from './retry.js';
+import { backoffMs, neverSent, parseRetryAfter, RETRY_STATUSES, UNREACHABLE_RETRIES } from './retry.js';
 import type { ShopAuth } from './types.js';
 
 /** Where requests get their bearer token from. */
@@ -95,6 +95,7 @@ class OAuthTokenSource implements TokenSource {
       let status: number | 'network';
       let data: unknown;
       let retryAfter: number | undefined;
+      let networkCode: string | undefined;
       try {
         const answer = await this.#options.http.request({
           method: 'POST',
@@ -111,6 +112,7 @@ class OAuthTokenSource implements TokenSource {
       } catch (err) {
         if (signal?.aborted) throw err;
         status = 'network';
+        networkCode = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
       }
       if (typeof status === 'number' && status >= 200 && status < 300) return this.#accept(data);
       const transient = status === 'network' || RETRY_STATUSES.has(status) || status >= 500;
@@ -120,6 +122,9 @@ class OAuthTokenSource implements TokenSource {
           status: typeof status === 'number' ? status : undefined,
           apiCode: oauthCode,
         });
+      }
+      if (neverSent(networkCode) && attempt >= Math.min(this.#options.retries, UNREACHABLE_RETRIES)) {
+        throw new ShopUnreachableError('NETWORK_ERROR', `The OAuth token endpoint ${url} is unreachable (${networkCode}) after ${attempt + 1} attempts`, { details: { networkCode } });
       }
       if (attempt >= this.#options.retries) {
         throw new TransportError('TOKEN_UNAVAILABLE', `The OAuth token endpoint could not be reached (${status}) after ${attempt + 1} attempts`, { status: status === 'network' ? undefined : status });

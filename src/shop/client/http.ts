@@ -7,13 +7,13 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { AbortedError } from '../../errors.js';
 import { scrubSecrets } from '../../log.js';
-import { OutcomeUnknownError, ShopApiError, TransportError } from '../errors.js';
+import { OutcomeUnknownError, ShopApiError, ShopUnreachableError, TransportError } from '../errors.js';
 import type { HttpMethod } from '../registry/index.js';
 import type { TokenSource } from './auth.js';
 import type { ResolvedOptions } from './options.js';
 import type { RequestQueue } from './queue.js';
 import { sleep } from '../../util/time.js';
-import { backoffMs, neverSent, NOT_PROCESSED_STATUSES, parseRetryAfter, RETRY_STATUSES } from './retry.js';
+import { backoffMs, neverSent, NOT_PROCESSED_STATUSES, parseRetryAfter, RETRY_STATUSES, UNREACHABLE_BUDGET_MS, UNREACHABLE_RETRIES } from './retry.js';
 
 /** A request as the operations describe it. */
 export interface RequestSpec {
@@ -71,6 +71,7 @@ export class Transport {
     let retriesUsed = 0;
     let refreshed = false;
     let afterLostAnswer = false;
+    const firstAttempt = Date.now();
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortedError(`stopped before ${label} was sent`);
       const token = await this.#tokens.token(spec.signal);
@@ -89,6 +90,10 @@ export class Transport {
         const mayHaveArrived = sent && !neverSent(failure?.code);
         if (mayHaveArrived && !spec.repeatSafe) throw this.#unknown(spec, `the answer to ${label} was lost (${failure?.code ?? failure?.message})`, failure?.code);
         afterLostAnswer ||= mayHaveArrived;
+        // Connection refused or DNS failure: the shop is not there; the short budget of retry.ts applies.
+        if (neverSent(failure?.code) && !afterLostAnswer && (retriesUsed >= Math.min(retries, UNREACHABLE_RETRIES) || Date.now() - firstAttempt >= UNREACHABLE_BUDGET_MS)) {
+          throw new ShopUnreachableError('NETWORK_ERROR', `${label} failed after ${attempt} attempts: the shop is unreachable (${failure?.message ?? 'network error'})`, { details: { networkCode: failure?.code, afterLostAnswer } });
+        }
         if (retriesUsed >= retries) {
           throw new TransportError('NETWORK_ERROR', `${label} failed after ${attempt} attempts: ${failure?.message ?? 'network error'}`, { details: { networkCode: failure?.code, afterLostAnswer } });
         }

@@ -19,6 +19,15 @@ export const NOT_PROCESSED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
  */
 const NEVER_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
 
+/**
+ * An unreachable shop (connection refused, DNS failure: a `neverSent` code) is tried at most this
+ * many more times, within `UNREACHABLE_BUDGET_MS` of the first attempt, whatever `retries` says:
+ * a shop that restarts comes back within a second, one that is down or misconfigured does not, and
+ * the full backoff (meant for a busy shop answering 5xx/429) would hold a run for half a minute.
+ */
+export const UNREACHABLE_RETRIES = 2;
+export const UNREACHABLE_BUDGET_MS = 5_000;
+
 /** Whether a network failure (by its Node/axios code) proves the request was never sent. */
 export function neverSent(code: string | undefined): boolean {
   return code !== undefined && NEVER_SENT_CODES.has(code);

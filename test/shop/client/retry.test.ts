@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError, OutcomeUnknownError, type ClientEvent } from '../../../src/shop/index.js';
+import { NotFoundError, OutcomeUnknownError, ShopUnreachableError, type ClientEvent } from '../../../src/shop/index.js';
 import { backoffMs, parseRetryAfter } from '../../../src/shop/client/retry.js';
 import { collect, page, shop, testClient, useNock, writeAnswer } from './helpers.js';
 
@@ -122,6 +122,20 @@ describe('retry policy', () => {
     shop().get('/export/json/product/2').times(3).replyWithError(lost);
     const { client: second } = testClient({ retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
     await expect(second.exportOne('products', 2)).rejects.toMatchObject({ name: 'TransportError', code: 'NETWORK_ERROR' });
+  });
+
+  it('gives up on a shop whose host name does not resolve after two quick retries, with ShopUnreachableError, while 5xx gets every retry', async () => {
+    shop().get('/export/json/product/3').times(3).replyWithError(netError('ENOTFOUND', 'getaddrinfo ENOTFOUND shop.example'));
+    const { client, events } = testClient({ retry: { retries: 5, baseDelayMs: 1, maxDelayMs: 5 } });
+    const error = await client.exportOne('products', 3).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ShopUnreachableError);
+    expect(error).toMatchObject({ code: 'NETWORK_ERROR', retryable: true, details: { networkCode: 'ENOTFOUND' } });
+    expect(requests(events)).toHaveLength(3);
+
+    shop().get('/export/json/product/4').times(6).reply(503, 'busy');
+    const { client: busy, events: busyEvents } = testClient({ retry: { retries: 5, baseDelayMs: 1, maxDelayMs: 5 } });
+    await expect(busy.exportOne('products', 4)).rejects.toMatchObject({ code: 'SHOP_UNAVAILABLE' });
+    expect(requests(busyEvents)).toHaveLength(6);
   });
 
   it('repeats a delete whose answer was lost and flags a 404 on the repeat', async () => {
