@@ -24,16 +24,23 @@ export const shopConfigSchema = z
     oauth: oauthSchema.optional(),
     rateLimit: z
       .strictObject({
-        /** Requests allowed per `intervalMs`. @default 10 */
-        requests: positiveInt.default(10),
+        /**
+         * `adaptive`: start politely and find the shop's pace (grow while answers are fast and clean,
+         * back off on 429, Retry-After, 5xx and rising latency); `requests` and `concurrency` are
+         * hard caps. `fixed`: exactly `requests` per `intervalMs` with `concurrency` in flight, for
+         * shops that publish their limit. @default adaptive
+         */
+        mode: z.enum(['adaptive', 'fixed']).default('adaptive'),
+        /** Requests allowed per `intervalMs` (adaptive: the hard cap). @default 500 adaptive, 10 fixed */
+        requests: positiveInt.optional(),
         /** Window of `requests`. @default 1000 */
         intervalMs: positiveInt.default(1000),
       })
       .prefault({}),
-    /** Requests in flight at once. @default 4 */
-    concurrency: positiveInt.max(64).default(4),
-    /** Records per write request. @default 50 */
-    batchSize: positiveInt.max(1000).default(50),
+    /** Requests in flight at once (adaptive: the hard cap). @default 16 adaptive, 4 fixed */
+    concurrency: positiveInt.max(64).optional(),
+    /** Records per write request. @default 100 */
+    batchSize: positiveInt.max(1000).default(100),
     /** Per-request timeout. @default 30000 */
     timeoutMs: positiveInt.default(30_000),
     retry: z
@@ -67,7 +74,8 @@ export function shopClientOptions(shop: ShopConfig): ShopClientOptions {
     auth: shop.oauth
       ? { kind: 'oauth', clientId: shop.oauth.clientId, clientSecret: shop.oauth.clientSecret, tokenUrl: shop.oauth.tokenUrl, scopes: shop.oauth.scopes }
       : { kind: 'token', token: shop.token ?? '' },
-    rateLimit: { concurrency: shop.concurrency, intervalCap: shop.rateLimit.requests, intervalMs: shop.rateLimit.intervalMs },
+    // Unset caps take the client's defaults for the mode (options.ts).
+    rateLimit: { mode: shop.rateLimit.mode, concurrency: shop.concurrency, intervalCap: shop.rateLimit.requests, intervalMs: shop.rateLimit.intervalMs },
     retry: shop.retry,
     batchSize: shop.batchSize,
     timeoutMs: shop.timeoutMs,

@@ -7,6 +7,7 @@
 import type { Logger } from '../log.js';
 import type { SyncEvent, SyncEvents } from '../pipeline/events.js';
 import type { StateStore } from '../state/index.js';
+import type { RateSnapshot } from '../shop/rate/index.js';
 
 /** A pipeline as the dashboard lists it. */
 export interface DashboardPipeline {
@@ -43,6 +44,8 @@ export interface DashboardDeps {
   dropDeadLetters(ids: readonly number[] | 'all'): Promise<unknown>;
   /** The pipelines' event stream; open pages re-render when runs progress. */
   readonly events: Pick<SyncEvents, 'onAny'>;
+  /** The shop client's current rate and requests in flight (adaptive or fixed). */
+  readonly shopRate?: () => RateSnapshot;
   /** Dashboard token; required when `host` is not a loopback address. */
   readonly token?: string;
   /** Address the daemon binds to, checked against `token`. @default '127.0.0.1' */

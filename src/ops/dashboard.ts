@@ -17,6 +17,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
     })),
     ...pipelineActions(runtimeHost(runtime), (name) => scheduler.runNow(name)),
     events: runtime.events,
+    shopRate: () => runtime.shop.rate(),
     token: server.token,
     host: server.host,
     logger: runtime.logger,

@@ -6,6 +6,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClientEvent } from '../shop/client/types.js';
+import type { RateSnapshot } from '../shop/rate/index.js';
 
 /** Metric families and the hooks that feed them. */
 export interface Metrics {
@@ -31,6 +32,8 @@ export interface MetricsOptions {
   readonly deadLetters?: () => Readonly<Record<string, number>>;
   /** Pipelines known up front, so their series exist (at 0) before the first run. */
   readonly pipelines?: readonly string[];
+  /** The shop client's current limits, read when scraped. */
+  readonly shopRate?: () => RateSnapshot | undefined;
   /** Include process metrics (CPU, memory, event loop lag). @default true */
   readonly processMetrics?: boolean;
 }
@@ -85,6 +88,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   queue.set({ state: 'waiting' }, 0);
   queue.set({ state: 'running' }, 0);
+  const shopRate = options.shopRate;
+  new Gauge({
+    name: 'shopsync_shop_rate_requests_per_second',
+    help: 'Requests per second the shop client allows now (adaptive: what it learnt; fixed: the configured rate, lower after 429)',
+    registers: [registry],
+    collect() {
+      const rate = shopRate?.();
+      if (rate) this.set(rate.requestsPerSecond);
+    },
+  });
+  new Gauge({
+    name: 'shopsync_shop_rate_concurrency',
+    help: 'Shop requests the client allows in flight now',
+    registers: [registry],
+    collect() {
+      const rate = shopRate?.();
+      if (rate) this.set(rate.concurrency);
+    },
+  });
   const deadLetterSource = options.deadLetters;
   const known = new Set(options.pipelines ?? []);
   new Gauge({

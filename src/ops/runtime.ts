@@ -77,8 +77,11 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   const logger = options.logger;
   const state = openState(loaded.statePath, { logger });
   const names = config.pipelines.map((p) => p.name);
+  // The client is created after the metrics (it reports to them); the rate gauges read it when scraped.
+  let client: ShopClient | undefined;
   const metrics = createMetrics({
     pipelines: names,
+    shopRate: () => client?.rate(),
     deadLetters: () => Object.fromEntries(names.map((n) => [n, state.deadLetters.count(n)])),
   });
   const shopContact = trackShopContact();
@@ -94,6 +97,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
       options.onClientEvent?.(event);
     },
   });
+  client = shop;
   events.on('record-settled', (e) => metrics.recordsSettled(e.pipeline, e.outcome));
   events.on('run-finished', (e) => metrics.runFinished(e.summary.pipeline, e.summary.status, new Date()));
   for (const run of state.runs.latestByPipeline()) {

@@ -10,8 +10,11 @@ const connectorRef = z.looseObject({
 
 /** Tuning and behaviour switches of a pipeline. */
 export const pipelineOptionsSchema = z.strictObject({
-  /** Write batches in flight at once (the shop client's queue still rate-limits requests). @default 4 */
-  concurrency: z.coerce.number().int().min(1).max(32).default(4),
+  /**
+   * Write batches handed to the shop client at once; its queue decides how many are on the wire
+   * (adaptive by default), so this is only the most that may wait there. @default 16
+   */
+  concurrency: z.coerce.number().int().min(1).max(64).default(16),
   /** Records the source reads per page. @default 500 */
   pageSize: z.coerce.number().int().min(1).max(100_000).default(500),
   /** Times a record whose write outcome stayed unknown (lost answers, 5xx after retries) is sent again before the run gives up. @default 5 */
@@ -47,8 +50,8 @@ export const pipelineSchema = z
     mapping: z.string().min(1),
     /** Shop resource written (push) or exported (pull). */
     resource: z.string().refine(isResourceName, { error: (issue) => `unknown shop resource \`${String(issue.input)}\`; known: ${Object.keys(resources).join(', ')}` }),
-    /** Records per write request. @default 50 */
-    batchSize: z.coerce.number().int().min(1).max(250).default(50),
+    /** Records per write request. @default 100 */
+    batchSize: z.coerce.number().int().min(1).max(250).default(100),
     /** Cron expression (the daemon's scheduler reads it). */
     schedule: z.string().min(1).optional(),
     /** IANA time zone of `schedule`. */

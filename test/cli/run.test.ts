@@ -21,7 +21,9 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     const [, url] = await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)".*shopsync daemon started/);
     const dashboard = await fetch(`${url}/`);
     expect(dashboard.status).toBe(200);
-    expect(await dashboard.text()).toContain('products');
+    const page = await dashboard.text();
+    expect(page).toContain('products');
+    expect(page).toMatch(/data-shop-rate><div class="v">[\d.]+\/s<\/div><div class="k">shop requests \(adaptive/);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
@@ -34,6 +36,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     expect(metrics).toMatch(/shopsync_records_total\{pipeline="products",outcome="created"\} [1-9]\d*/);
     expect(metrics).toMatch(/shopsync_shop_request_duration_seconds_count\{resource="products",method="POST",status="200"\} [1-9]/);
     expect(metrics).toContain('shopsync_shop_queue_depth{state="waiting"}');
+    expect(metrics).toMatch(/shopsync_shop_rate_requests_per_second [1-9]/);
     expect(metrics).toContain('shopsync_dead_letters{pipeline="products"} 0');
     expect(metrics).toContain('# TYPE shopsync_last_success_timestamp_seconds gauge');
     await daemon.waitFor(/skipped scheduled run: the previous run of this pipeline is still in progress/);

@@ -26,7 +26,9 @@ describe('loadConfig', () => {
     const { config, statePath } = parse('shop:\n  baseUrl: https://shop.example.com/api\n  token: ${SHOP_TOKEN}\n', { SHOP_TOKEN: 'tok-123456' });
     expect(config.shop.token).toBe('tok-123456');
     expect(config.dashboard).toMatchObject({ host: '127.0.0.1', port: 8080, enabled: true });
-    expect(config.shop.rateLimit).toEqual({ requests: 10, intervalMs: 1000 });
+    // Adaptive by default: no rate configured, the client's hard caps apply.
+    expect(config.shop.rateLimit).toEqual({ mode: 'adaptive', intervalMs: 1000 });
+    expect(shopClientOptions(config.shop).rateLimit).toEqual({ mode: 'adaptive', concurrency: undefined, intervalCap: undefined, intervalMs: 1000 });
     expect(statePath).toBe(join(dir, 'state/shopsync.db'));
     expect(shopClientOptions(config.shop).auth).toEqual({ kind: 'token', token: 'tok-123456' });
   });

@@ -56,7 +56,11 @@ describe('startOpsServer', () => {
   });
 
   it('exposes the listed series on /metrics from a registry of its own', async () => {
-    const metrics = createMetrics({ deadLetters: () => ({ products: 3 }), pipelines: ['products', 'stock'] });
+    const metrics = createMetrics({
+      deadLetters: () => ({ products: 3 }),
+      pipelines: ['products', 'stock'],
+      shopRate: () => ({ mode: 'adaptive', phase: 'steady', concurrency: 5, requestsPerSecond: 18.5, learntLimitPerSecond: 20 }),
+    });
     metrics.clientEvent({ type: 'request', resource: 'products', method: 'POST', status: 200, durationMs: 120, attempt: 1 });
     metrics.clientEvent({ type: 'request', resource: 'products', method: 'POST', status: 429, durationMs: 4, attempt: 1 });
     metrics.clientEvent({ type: 'queue', size: 7, pending: 2 });
@@ -74,6 +78,8 @@ describe('startOpsServer', () => {
     expect(text).toContain('shopsync_shop_throttled_total{resource="products"} 1');
     expect(text).toContain('shopsync_shop_queue_depth{state="waiting"} 7');
     expect(text).toContain('shopsync_shop_queue_depth{state="running"} 2');
+    expect(text).toContain('shopsync_shop_rate_requests_per_second 18.5');
+    expect(text).toContain('shopsync_shop_rate_concurrency 5');
     expect(text).toContain('shopsync_dead_letters{pipeline="products"} 3');
     expect(text).toContain('shopsync_dead_letters{pipeline="stock"} 0');
     expect(text).toContain(`shopsync_last_success_timestamp_seconds{pipeline="products"} ${Date.parse('2026-01-02T03:04:05Z') / 1000}`);

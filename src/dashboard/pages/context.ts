@@ -1,11 +1,14 @@
 /** What every page renderer receives. */
 import type { StateStore, RunRecord } from '../../state/index.js';
 import type { DashboardPipeline } from '../types.js';
+import type { RateSnapshot } from '../../shop/rate/index.js';
 
 /** Per-request rendering context. */
 export interface PageContext {
   readonly state: StateStore;
   readonly pipelines: readonly DashboardPipeline[];
+  /** The shop client's current limits, when the daemon has a client. */
+  readonly shopRate?: () => RateSnapshot;
   readonly csrfToken: string;
   readonly now: Date;
   /** Query-string parameters (first value of each). */

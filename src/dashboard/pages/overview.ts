@@ -4,6 +4,7 @@ import { formatCount, formatDuration, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField } from '../layout.js';
 import type { DashboardPipeline } from '../types.js';
+import type { RateSnapshot } from '../../shop/rate/index.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
 
 /** How the overview describes a pipeline's state. */
@@ -66,6 +67,13 @@ ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''
   return { markup, state: st };
 }
 
+/** The shop client's pace: requests per second and in flight, and whether it is still finding them. */
+function rateStat(rate: RateSnapshot): SafeHtml {
+  const how = rate.mode === 'fixed' ? 'fixed rate' : rate.phase === 'slow-start' ? 'adaptive, growing' : 'adaptive';
+  const learnt = rate.learntLimitPerSecond !== undefined ? html` · shop refused above ${String(rate.learntLimitPerSecond)}/s` : '';
+  return html`<div class="panel stat" data-shop-rate><div class="v">${String(rate.requestsPerSecond)}/s</div><div class="k">shop requests (${how}, ${formatCount(rate.concurrency)} in flight${learnt})</div></div>`;
+}
+
 /** Render the overview. */
 export function overviewPage(ctx: PageContext): PageResult {
   const cards = ctx.pipelines.map((p) => card(ctx, p));
@@ -78,6 +86,7 @@ export function overviewPage(ctx: PageContext): PageResult {
 <div class="panel stat"><div class="v">${formatCount(running)}</div><div class="k">running</div></div>
 <div class="panel stat"><div class="v"${failing > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(failing)}</div><div class="k">failing</div></div>
 <div class="panel stat"><div class="v"${dead > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(dead)}</div><div class="k">dead letters</div></div>
+${ctx.shopRate ? rateStat(ctx.shopRate()) : ''}
 </div>
 ${cards.length ? html`<div class="cards">${cards.map((c) => c.markup)}</div>` : html`<div class="panel empty">No pipelines are configured.</div>`}`;
   return { title: 'Overview', nav: 'overview', body, running: running > 0 };

@@ -21,6 +21,7 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
   app.get('/api/stream', (request, reply) => env.live.serve(request, reply));
 
   app.get('/api/overview', () => ({
+    shopRate: deps.shopRate?.(),
     pipelines: deps.pipelines.map((p) => {
       const running = deps.state.runs.list({ pipeline: p.name, status: 'running', limit: 1 })[0];
       const last = deps.state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 })[0];

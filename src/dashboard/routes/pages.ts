@@ -34,6 +34,7 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
   const context = (request: FastifyRequest): PageContext => ({
     state: env.deps.state,
     pipelines: env.deps.pipelines,
+    shopRate: env.deps.shopRate,
     csrfToken: env.security.csrfToken,
     now: new Date(),
     query: firstValues(request.query),

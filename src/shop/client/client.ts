@@ -24,7 +24,7 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
   const settings = { ...resolved, logger };
   const http = createHttp(settings.baseUrl);
   const tokens = createTokenSource(settings.auth, { http, baseUrl: settings.baseUrl, timeoutMs: settings.timeoutMs, retries: settings.retries, baseDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs });
-  const queue = new RequestQueue({ concurrency: settings.concurrency, intervalCap: settings.intervalCap, intervalMs: settings.intervalMs, onEvent: settings.onEvent });
+  const queue = new RequestQueue({ mode: settings.mode, concurrency: settings.concurrency, intervalCap: settings.intervalCap, intervalMs: settings.intervalMs, onEvent: settings.onEvent });
   const transport = new Transport(http, tokens, queue, settings);
 
   const exportPages = (name: string, opts: ExportOptions = {}): AsyncIterable<ExportPageResult> => {
@@ -98,6 +98,7 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
       for await (const page of readPages(transport, { resource, op, paging, params: withoutPaging(params), record: productListEntry })) yield* page.records;
     },
     queueDepth: () => queue.depth(),
+    rate: () => queue.rate(),
     async close() {
       tokens.close();
       await queue.close();

@@ -76,7 +76,7 @@ export class Transport {
       if (spec.signal?.aborted) throw new AbortedError(`stopped before ${label} was sent`);
       const token = await this.#tokens.token(spec.signal);
       const started = Date.now();
-      const { response, failure, sent } = await this.#attempt(spec, token);
+      const { response, failure, sent, wireMs } = await this.#attempt(spec, token);
       if (!response && spec.signal?.aborted) {
         if (sent && !spec.repeatSafe) throw this.#unknown(spec, `stopped while waiting for the answer to ${label}`, failure?.code);
         throw new AbortedError(`stopped while sending ${label}`);
@@ -88,6 +88,7 @@ export class Transport {
 
       if (!response) {
         const mayHaveArrived = sent && !neverSent(failure?.code);
+        if (mayHaveArrived) this.#queue.answered({ kind: 'overloaded' });
         if (mayHaveArrived && !spec.repeatSafe) throw this.#unknown(spec, `the answer to ${label} was lost (${failure?.code ?? failure?.message})`, failure?.code);
         afterLostAnswer ||= mayHaveArrived;
         // Connection refused or DNS failure: the shop is not there; the short budget of retry.ts applies.
@@ -102,6 +103,8 @@ export class Transport {
       }
 
       const headers = normaliseHeaders(response.headers);
+      if (response.status >= 500) this.#queue.answered({ kind: 'overloaded' });
+      else if (response.status !== 429) this.#queue.answered({ kind: 'ok', latencyMs: wireMs });
       const answer: Answer = { status: response.status, data: response.data, headers, afterLostAnswer };
       if (response.status === 401 && !refreshed && this.#tokens.refused(token)) {
         refreshed = true;
@@ -112,9 +115,10 @@ export class Transport {
         const retryAfterMs = parseRetryAfter(headers['retry-after']);
         if (response.status === 429) {
           const pauseMs = Math.min(retryAfterMs ?? backoffMs(retriesUsed, baseDelayMs, maxDelayMs), maxDelayMs);
+          this.#queue.answered({ kind: 'throttled', retryAfterMs: pauseMs });
           this.#queue.throttle(pauseMs);
           onEvent({ type: 'throttled', resource: spec.resource, retryAfterMs: pauseMs });
-          logger.info({ resource: spec.resource, retryAfterMs: pauseMs, slowdown: this.#queue.slowdown }, 'shop rate limit hit; slowing down');
+          logger.info({ resource: spec.resource, retryAfterMs: pauseMs, rate: this.#queue.rate() }, 'shop rate limit hit; slowing down');
         }
         if (!NOT_PROCESSED_STATUSES.has(response.status) && !spec.repeatSafe) {
           throw this.#unknown(spec, `a gateway answered ${response.status} to ${label}; the shop may have processed it`, undefined, response.status);
@@ -126,17 +130,20 @@ export class Transport {
         await pause(wait, spec.signal, label);
         continue;
       }
-      if (response.status < 400) this.#queue.succeeded();
       return answer;
     }
   }
 
   /** One HTTP attempt through the queue; network failures come back as their code and a scrubbed message. */
-  async #attempt(spec: RequestSpec, token: string): Promise<{ response?: AxiosResponse; failure?: { code?: string; message: string }; sent: boolean }> {
+  async #attempt(spec: RequestSpec, token: string): Promise<{ response?: AxiosResponse; failure?: { code?: string; message: string }; sent: boolean; wireMs: number }> {
     let sent = false;
+    // Time on the wire only (not the wait in the queue): what the rate controller reads as the shop's latency.
+    let wireStart = 0;
+    const wire = () => (sent ? performance.now() - wireStart : 0);
     try {
       const response = await this.#queue.run(() => {
         sent = true;
+        wireStart = performance.now();
         if (spec.counter) spec.counter.requests += 1;
         return this.#http.request({
           method: spec.method,
@@ -151,12 +158,12 @@ export class Transport {
           transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
         });
       }, spec.signal);
-      return { response, sent };
+      return { response, sent, wireMs: wire() };
     } catch (err) {
       if (err instanceof ShopApiError) throw err; // the client was closed while the attempt waited
       // Keep only code and message: an axios error carries the config with the Authorization header.
       const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
-      return { failure: { code, message: this.scrub(err instanceof Error ? err.message : String(err)) }, sent };
+      return { failure: { code, message: this.scrub(err instanceof Error ? err.message : String(err)) }, sent, wireMs: wire() };
     }
   }
 

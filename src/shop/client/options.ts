@@ -9,6 +9,7 @@ import type { ClientEvent, ShopAuth, ShopClientOptions } from './types.js';
 export interface ResolvedOptions {
   readonly baseUrl: string;
   readonly auth: ShopAuth;
+  readonly mode: 'adaptive' | 'fixed';
   readonly concurrency: number;
   readonly intervalCap: number;
   readonly intervalMs: number;
@@ -39,6 +40,7 @@ const authSchema = z.discriminatedUnion('kind', [
 const optionsSchema = z.object({
   baseUrl: z.url({ message: 'Expected `baseUrl` to be an absolute http(s) URL like https://shop.example/api' }).refine((u) => /^https?:\/\//i.test(u), { message: 'Expected `baseUrl` to start with http:// or https://' }),
   auth: authSchema,
+  mode: z.enum(['adaptive', 'fixed'], { message: 'Expected `rateLimit.mode` to be `adaptive` or `fixed`' }),
   concurrency: positiveInt('rateLimit.concurrency'),
   intervalCap: positiveInt('rateLimit.intervalCap'),
   intervalMs: positiveInt('rateLimit.intervalMs'),
@@ -49,18 +51,26 @@ const optionsSchema = z.object({
   timeoutMs: positiveInt('timeoutMs'),
 });
 
+/**
+ * Hard caps of the adaptive mode when none are configured: well above what a script would use
+ * (8 requests in flight), so the controller, not the cap, finds the pace.
+ */
+export const ADAPTIVE_CAPS = { concurrency: 16, requestsPerSecond: 500 } as const;
+
 /** Merge defaults into the caller's options, then validate them; throws ConfigError naming the option. */
 export function resolveOptions(options: ShopClientOptions): ResolvedOptions {
+  const mode = options.rateLimit?.mode ?? 'adaptive';
   const merged = {
     baseUrl: options.baseUrl,
     auth: options.auth,
-    concurrency: options.rateLimit?.concurrency ?? 4,
-    intervalCap: options.rateLimit?.intervalCap ?? 10,
+    mode: mode,
+    concurrency: options.rateLimit?.concurrency ?? (mode === 'adaptive' ? ADAPTIVE_CAPS.concurrency : 4),
+    intervalCap: options.rateLimit?.intervalCap ?? (mode === 'adaptive' ? ADAPTIVE_CAPS.requestsPerSecond : 10),
     intervalMs: options.rateLimit?.intervalMs ?? 1000,
     retries: options.retry?.retries ?? 5,
     baseDelayMs: options.retry?.baseDelayMs ?? 250,
     maxDelayMs: options.retry?.maxDelayMs ?? 30_000,
-    batchSize: options.batchSize ?? 50,
+    batchSize: options.batchSize ?? 100,
     timeoutMs: options.timeoutMs ?? 30_000,
   };
   const parsed = optionsSchema.safeParse(merged);

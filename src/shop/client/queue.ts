@@ -1,20 +1,26 @@
 /**
- * The request queue: p-queue limits concurrency and requests per interval; on top of it an
- * adaptive brake. After a 429 the queue pauses for Retry-After and the brake halves the rate
- * (spacing request starts further apart and lowering concurrency); every `intervalCap`
- * successes in a row it recovers one step, until the configured rate is reached again.
+ * The request queue: p-queue holds requests in flight and per interval under the hard caps; on
+ * top of it a brake that spaces request starts. After a 429 the queue pauses for Retry-After.
+ * - adaptive (default): the AIMD controller of ../rate sets concurrency and, once the shop said
+ *   429, the rate; every answer is fed to it.
+ * - fixed: the configured rate; after a 429 the brake halves it (spacing request starts further
+ *   apart and lowering concurrency) and every `intervalCap` successes in a row it recovers one
+ *   step, until the configured rate is reached again.
  */
 import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { ClientEvent } from './types.js';
 import { sleep } from '../../util/time.js';
 import { ShopApiError } from '../errors.js';
+import { AdaptiveRate, type RateSignal, type RateSnapshot } from '../rate/index.js';
 
 /** Largest slowdown factor after repeated 429s (rate = configured rate / factor). */
 const MAX_SLOWDOWN = 16;
 
 /** Options of the request queue. */
 export interface RequestQueueOptions {
+  /** `adaptive`: concurrency and intervalCap/intervalMs are hard caps the controller stays under. */
+  readonly mode: 'adaptive' | 'fixed';
   readonly concurrency: number;
   readonly intervalCap: number;
   readonly intervalMs: number;
@@ -25,6 +31,7 @@ export interface RequestQueueOptions {
 export class RequestQueue {
   readonly #queue: PQueue;
   readonly #options: RequestQueueOptions;
+  readonly #adaptive: AdaptiveRate | undefined;
   #slowdown = 1;
   #successes = 0;
   #nextStart = 0;
@@ -38,7 +45,28 @@ export class RequestQueue {
     this.#options = options;
     // Every waiting attempt listens on the close signal; thousands may wait by design.
     setMaxListeners(0, this.#closing.signal);
-    this.#queue = new PQueue({ concurrency: options.concurrency, intervalCap: options.intervalCap, interval: options.intervalMs, strict: true });
+    this.#adaptive =
+      options.mode === 'adaptive' ? new AdaptiveRate({ maxConcurrency: options.concurrency, maxRequestsPerSecond: (options.intervalCap * 1000) / options.intervalMs }) : undefined;
+    const concurrency = this.#adaptive ? this.#adaptive.concurrency : options.concurrency;
+    this.#queue = new PQueue({ concurrency, intervalCap: options.intervalCap, interval: options.intervalMs, strict: true });
+  }
+
+  /** Current limits (for the dashboard and metrics). */
+  rate(): RateSnapshot {
+    if (this.#adaptive) return this.#adaptive.snapshot();
+    const perSecond = (this.#options.intervalCap * 1000) / this.#options.intervalMs / this.#slowdown;
+    return { mode: 'fixed', phase: 'fixed', concurrency: this.#queue.concurrency, requestsPerSecond: Math.round(perSecond * 10) / 10 };
+  }
+
+  /** What an answer said about the shop's load; the adaptive controller adjusts its limits. */
+  answered(signal: RateSignal): void {
+    if (!this.#adaptive) {
+      if (signal.kind === 'ok') this.succeeded();
+      return;
+    }
+    if (!this.#adaptive.observe(signal, this.#queue.size > 0)) return;
+    this.#queue.concurrency = this.#adaptive.concurrency;
+    if (!this.#closed) this.#options.onEvent({ type: 'rate', ...this.#adaptive.snapshot() });
   }
 
   /** Current slowdown factor (1 = configured rate). */
@@ -65,11 +93,14 @@ export class RequestQueue {
     }
   }
 
-  /** The shop answered 429: pause everything for `retryAfterMs` and halve the rate. */
+  /** The shop answered 429: pause everything for `retryAfterMs`; a fixed rate is halved (the adaptive one learns from `answered`). */
   throttle(retryAfterMs: number): void {
-    this.#successes = 0;
-    this.#slowdown = Math.min(MAX_SLOWDOWN, this.#slowdown * 2);
-    this.#queue.concurrency = Math.max(1, Math.floor(this.#options.concurrency / this.#slowdown));
+    if (!this.#adaptive) {
+      this.#successes = 0;
+      this.#slowdown = Math.min(MAX_SLOWDOWN, this.#slowdown * 2);
+      this.#queue.concurrency = Math.max(1, Math.floor(this.#options.concurrency / this.#slowdown));
+      if (!this.#closed) this.#options.onEvent({ type: 'rate', ...this.rate() });
+    }
     const until = Date.now() + retryAfterMs;
     if (retryAfterMs > 0 && until > this.#resumeAt) {
       this.#resumeAt = until;
@@ -82,7 +113,7 @@ export class RequestQueue {
     }
   }
 
-  /** A request succeeded: after `intervalCap` successes in a row, recover one step of rate. */
+  /** Fixed rate: a request succeeded; after `intervalCap` successes in a row, recover one step of rate. */
   succeeded(): void {
     if (this.#slowdown === 1) return;
     this.#successes += 1;
@@ -90,6 +121,7 @@ export class RequestQueue {
     this.#successes = 0;
     this.#slowdown = Math.max(1, this.#slowdown / 2);
     this.#queue.concurrency = Math.max(1, Math.floor(this.#options.concurrency / this.#slowdown));
+    if (!this.#closed) this.#options.onEvent({ type: 'rate', ...this.rate() });
   }
 
   /** Waiting and running attempts. */
@@ -107,14 +139,35 @@ export class RequestQueue {
     await this.#queue.onIdle();
   }
 
-  /** While slowed down, space request starts `slowdown × intervalMs / intervalCap` apart. */
+  /**
+   * Space request starts by the rate the controller allows, or while a fixed rate is slowed down
+   * `slowdown × intervalMs / intervalCap` apart. An attempt already past p-queue when a 429 paused
+   * it waits for the pause too: it would only be refused as well.
+   */
   async #brake(signal?: AbortSignal): Promise<void> {
-    if (this.#slowdown === 1) return;
-    const gap = (this.#slowdown * this.#options.intervalMs) / this.#options.intervalCap;
-    const now = Date.now();
-    const start = Math.max(now, this.#nextStart);
-    this.#nextStart = start + gap;
-    if (start > now) await sleep(start - now, signal);
+    for (;;) {
+      const now = Date.now();
+      if (this.#resumeAt > now) {
+        await sleep(this.#resumeAt - now, signal);
+        continue;
+      }
+      const gap = this.#gapMs();
+      if (gap === 0) return;
+      const start = Math.max(now, this.#nextStart);
+      this.#nextStart = start + gap;
+      if (start > now) await sleep(start - now, signal);
+      if (this.#resumeAt <= Date.now()) return;
+    }
+  }
+
+  /** Least time between two request starts now (0: no spacing beyond p-queue's caps). */
+  #gapMs(): number {
+    if (this.#adaptive) {
+      const cap = (this.#options.intervalCap * 1000) / this.#options.intervalMs;
+      const perSecond = this.#adaptive.requestsPerSecond;
+      return perSecond < cap ? 1000 / perSecond : 0;
+    }
+    return this.#slowdown === 1 ? 0 : (this.#slowdown * this.#options.intervalMs) / this.#options.intervalCap;
   }
 
   #emitDepth(): void {

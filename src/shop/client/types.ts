@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import type { ResourceName } from '../registry/index.js';
 import type { MessageEntry, ClaimsResponse, AttachmentListing, DeleteResponse } from '../schema/envelopes.js';
 import type { ShopApiError } from '../errors.js';
+import type { RateSnapshot } from '../rate/index.js';
 
 /** How the client authenticates. */
 export type ShopAuth =
@@ -21,9 +22,15 @@ export type ShopAuth =
 
 /** Rate limit of the request queue. */
 export interface RateLimitOptions {
-  /** Requests in flight at once. @default 4 */
+  /**
+   * `adaptive`: start at a polite floor and find the shop's pace (AIMD); `concurrency` and
+   * `intervalCap`/`intervalMs` are hard caps it never exceeds. `fixed`: exactly the configured
+   * rate (for shops that publish theirs), halved for a while after a 429. @default 'adaptive'
+   */
+  readonly mode?: 'adaptive' | 'fixed';
+  /** Requests in flight at once (adaptive: the most). @default 16 adaptive, 4 fixed */
   readonly concurrency?: number;
-  /** Requests allowed per `intervalMs`. @default 10 */
+  /** Requests allowed per `intervalMs` (adaptive: the most). @default 500 adaptive, 10 fixed */
   readonly intervalCap?: number;
   /** Window of `intervalCap`. @default 1000 */
   readonly intervalMs?: number;
@@ -46,7 +53,7 @@ export interface ShopClientOptions {
   readonly auth: ShopAuth;
   readonly rateLimit?: RateLimitOptions;
   readonly retry?: RetryOptions;
-  /** Records per write request. @default 50 */
+  /** Records per write request. @default 100 */
   readonly batchSize?: number;
   /** Per-request timeout. @default 30000 */
   readonly timeoutMs?: number;
@@ -59,7 +66,9 @@ export interface ShopClientOptions {
 export type ClientEvent =
   | { readonly type: 'request'; readonly resource: string; readonly method: string; readonly status: number | 'network'; readonly durationMs: number; readonly attempt: number }
   | { readonly type: 'throttled'; readonly resource: string; readonly retryAfterMs: number }
-  | { readonly type: 'queue'; readonly size: number; readonly pending: number };
+  | { readonly type: 'queue'; readonly size: number; readonly pending: number }
+  /** The queue's limits changed (adaptive controller, or a fixed rate braking after 429). */
+  | ({ readonly type: 'rate' } & RateSnapshot);
 
 /** What happened to one record of a write. */
 export interface RecordOutcome {
@@ -144,6 +153,8 @@ export interface ShopClient {
   categoryProductList(params?: Readonly<Record<string, string | number>>): AsyncIterable<Record<string, unknown>>;
   /** Requests waiting in and running through the queue. */
   queueDepth(): { readonly size: number; readonly pending: number };
+  /** The queue's current limits (requests per second, in flight, adaptive phase). */
+  rate(): RateSnapshot;
   /** Stop the queue and drop cached tokens. */
   close(): Promise<void>;
 }

@@ -6,7 +6,7 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 function queue(options: Partial<{ concurrency: number; intervalCap: number; intervalMs: number }> = {}) {
   const events: ClientEvent[] = [];
-  const q = new RequestQueue({ concurrency: 2, intervalCap: 100, intervalMs: 1000, onEvent: (e) => events.push(e), ...options });
+  const q = new RequestQueue({ mode: 'fixed', concurrency: 2, intervalCap: 100, intervalMs: 1000, onEvent: (e) => events.push(e), ...options });
   return { q, events };
 }
 

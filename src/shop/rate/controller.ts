@@ -1,0 +1,197 @@
+/**
+ * Adaptive rate and concurrency (AIMD) for a shop that does not publish its limits.
+ *
+ * Two limits, both never above the configured hard caps:
+ * - concurrency (requests in flight) starts at a polite floor and grows while answers come back
+ *   fast and clean: by one per clean answer at first (slow start, doubling every round trip, so a
+ *   short run is not spent warming up), by one per round trip after the first sign of trouble.
+ *   5xx, lost answers and latency rising well above the best seen cut it (× 0.5, × 0.75).
+ * - a request rate exists only once the shop has said 429: the rate it accepted in the last second
+ *   is remembered as the ceiling and the rate drops to 90 % of it; it then grows back additively to
+ *   just under the ceiling and probes beyond it ten times more slowly, so a fixed shop limit costs
+ *   one or two 429s per run, not a sawtooth.
+ * Request starts are paced at 1.25 × concurrency / latency, so a round's requests are spread over
+ * the round trip instead of leaving in one burst: when a hidden limit is met, only the few sent
+ * while the first 429 was on its way are refused, not a whole round.
+ * Decreases happen at most once per cool-down (a burst of bad answers from one round is one signal).
+ * Pure logic with an injected clock: the request queue feeds it and applies what it says.
+ */
+
+/** Hard caps and floor of the controller. */
+export interface AdaptiveRateSettings {
+  /** Requests in flight at the start and the least ever allowed. @default 2 */
+  readonly floorConcurrency?: number;
+  /** Hard cap of requests in flight. */
+  readonly maxConcurrency: number;
+  /** Hard cap of requests per second. */
+  readonly maxRequestsPerSecond: number;
+  /** Least rate a 429 can bring the rate down to (requests per second). @default 1 */
+  readonly floorRequestsPerSecond?: number;
+}
+
+/** What one answer said about the shop's load. */
+export type RateSignal =
+  | { readonly kind: 'ok'; readonly latencyMs: number }
+  /** 429, with or without Retry-After. */
+  | { readonly kind: 'throttled'; readonly retryAfterMs?: number }
+  /** 502/503/504 or a lost answer (timeout, reset). */
+  | { readonly kind: 'overloaded' };
+
+/** The controller's current limits, for the dashboard and metrics. */
+export interface RateSnapshot {
+  readonly mode: 'adaptive' | 'fixed';
+  /** Requests in flight allowed now. */
+  readonly concurrency: number;
+  /** Requests per second allowed now (the hard cap until the shop first answered 429). */
+  readonly requestsPerSecond: number;
+  /** `slow-start` until the first sign of trouble, then `steady`. */
+  readonly phase: 'slow-start' | 'steady' | 'fixed';
+  /** Rate the shop accepted when it last answered 429, if it ever did. */
+  readonly learntLimitPerSecond?: number;
+}
+
+/** Latency counts as rising above this multiple of the best smoothed latency seen (plus LATENCY_SLACK_MS). */
+const LATENCY_FACTOR = 2;
+/** Absolute slack so a loopback shop's 1 ms → 3 ms jitter is not "rising latency". */
+const LATENCY_SLACK_MS = 20;
+/** Rate after a 429, as a share of the rate the shop accepted in the last second. */
+const THROTTLE_FACTOR = 0.9;
+/** Additive increase stops being brisk here (share of the learnt limit). */
+const NEAR_LIMIT = 0.95;
+/** Pacing headroom over concurrency / latency: enough that concurrency, not pacing, is the limit. */
+const PACING = 1.25;
+
+/** The AIMD controller of one shop client. */
+export class AdaptiveRate {
+  readonly #floor: number;
+  readonly #maxConcurrency: number;
+  readonly #maxRate: number;
+  readonly #floorRate: number;
+  readonly #clock: () => number;
+  #concurrency: number;
+  #rate: number | undefined;
+  #ceiling: number | undefined;
+  /** Learnt limit before the current 429 burst, and the answers the shop accepted around it. */
+  #ceilingBefore = Infinity;
+  #acceptedAroundThrottle = 0;
+  #slowStart = true;
+  #coolUntil = 0;
+  #smoothed: number | undefined;
+  #best: number | undefined;
+  /** Times of clean answers in the last second: what the shop accepted. */
+  readonly #accepted: number[] = [];
+
+  constructor(settings: AdaptiveRateSettings, clock: () => number = Date.now) {
+    this.#maxConcurrency = Math.max(1, settings.maxConcurrency);
+    this.#floor = Math.min(this.#maxConcurrency, Math.max(1, settings.floorConcurrency ?? 2));
+    this.#maxRate = settings.maxRequestsPerSecond;
+    this.#floorRate = Math.min(this.#maxRate, settings.floorRequestsPerSecond ?? 1);
+    this.#concurrency = this.#floor;
+    this.#clock = clock;
+  }
+
+  /** Requests in flight allowed now (whole number). */
+  get concurrency(): number {
+    return Math.floor(this.#concurrency);
+  }
+
+  /** Requests per second allowed now: the pace of the requests in flight, the learnt rate, never above the hard cap. */
+  get requestsPerSecond(): number {
+    const pace = this.#smoothed === undefined ? Infinity : (PACING * this.#concurrency * 1000) / Math.max(1, this.#smoothed);
+    return Math.min(this.#maxRate, this.#rate ?? Infinity, pace);
+  }
+
+  /** Current limits. */
+  snapshot(): RateSnapshot {
+    return {
+      mode: 'adaptive',
+      concurrency: this.concurrency,
+      requestsPerSecond: round(this.requestsPerSecond),
+      phase: this.#slowStart ? 'slow-start' : 'steady',
+      ...(this.#ceiling !== undefined ? { learntLimitPerSecond: round(this.#ceiling) } : {}),
+    };
+  }
+
+  /**
+   * Take one answer into account. `busy` says whether the limits were what held requests back
+   * (requests waiting); an idle client never grows its limits. Returns whether a limit changed.
+   */
+  observe(signal: RateSignal, busy: boolean): boolean {
+    const now = this.#clock();
+    const before = this.snapshot();
+    if (signal.kind === 'ok') this.#clean(signal.latencyMs, busy, now);
+    else if (signal.kind === 'throttled') this.#throttled(signal.retryAfterMs ?? 0, now);
+    else this.#decrease(0.5, 0.8, now);
+    const after = this.snapshot();
+    // Pacing moves with every answer; only a change worth showing counts.
+    const rateMoved = Math.abs(after.requestsPerSecond - before.requestsPerSecond) > before.requestsPerSecond * 0.05;
+    return rateMoved || after.concurrency !== before.concurrency || after.phase !== before.phase || after.learntLimitPerSecond !== before.learntLimitPerSecond;
+  }
+
+  #clean(latencyMs: number, busy: boolean, now: number): void {
+    this.#accepted.push(now);
+    this.#forget(now);
+    if (now < this.#coolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0) {
+      // Sent before the 429 came back and accepted all the same: the shop's limit is that much higher.
+      this.#acceptedAroundThrottle += 1;
+      this.#learn(this.#acceptedAroundThrottle);
+    }
+    this.#smoothed = this.#smoothed === undefined ? latencyMs : this.#smoothed * 0.8 + latencyMs * 0.2;
+    // The best smoothed latency drifts up slowly, so a shop that became slower for good is the new normal.
+    this.#best = this.#best === undefined ? this.#smoothed : Math.min(this.#smoothed, this.#best + (this.#smoothed - this.#best) * 0.01);
+    if (this.#smoothed > this.#best * LATENCY_FACTOR + LATENCY_SLACK_MS) {
+      this.#decrease(0.75, 1, now);
+      return;
+    }
+    if (!busy) return;
+    const step = this.#slowStart ? 1 : 1 / Math.max(1, this.#concurrency);
+    this.#concurrency = Math.min(this.#maxConcurrency, this.#concurrency + step);
+    if (this.#rate === undefined) return;
+    // About +1 request/s per second of clean answers; beyond the learnt limit ten times slower.
+    const near = this.#ceiling !== undefined && this.#rate >= this.#ceiling * NEAR_LIMIT;
+    this.#rate = Math.min(this.#maxRate, this.#rate + (near ? 0.1 : 1) / Math.max(1, this.#rate));
+    if (this.#ceiling !== undefined && this.#rate > this.#ceiling * 1.1) this.#ceiling = this.#rate;
+    if (this.#rate >= this.#maxRate) this.#rate = undefined;
+  }
+
+  #throttled(retryAfterMs: number, now: number): void {
+    this.#slowStart = false;
+    if (now < this.#coolUntil) return;
+    this.#forget(now);
+    this.#ceilingBefore = this.#ceiling ?? Infinity;
+    this.#acceptedAroundThrottle = Math.max(1, this.#accepted.length);
+    this.#learn(this.#acceptedAroundThrottle);
+    this.#accepted.length = 0;
+    this.#coolUntil = now + Math.max(retryAfterMs, this.#coolDownMs());
+  }
+
+  /** The shop accepted `accepted` requests in the second around its 429: that is its limit, and the rate goes just under it. */
+  #learn(accepted: number): void {
+    const limit = Math.max(this.#floorRate, Math.min(accepted, this.#ceilingBefore, this.#maxRate));
+    this.#ceiling = limit;
+    this.#rate = Math.max(this.#floorRate, limit * THROTTLE_FACTOR);
+  }
+
+  #decrease(concurrencyFactor: number, rateFactor: number, now: number): void {
+    this.#slowStart = false;
+    if (now < this.#coolUntil) return;
+    this.#concurrency = Math.max(1, Math.min(this.#concurrency, this.#maxConcurrency) * concurrencyFactor);
+    if (rateFactor < 1) this.#rate = Math.max(this.#floorRate, this.requestsPerSecond * rateFactor);
+    this.#coolUntil = now + this.#coolDownMs();
+  }
+
+  /** One round trip or so: answers already on their way when trouble started say nothing new. */
+  #coolDownMs(): number {
+    return Math.max(100, 2 * (this.#smoothed ?? 0));
+  }
+
+  #forget(now: number): void {
+    let drop = 0;
+    while (drop < this.#accepted.length && this.#accepted[drop]! <= now - 1000) drop++;
+    if (drop > 0) this.#accepted.splice(0, drop);
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}

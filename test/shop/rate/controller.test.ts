@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { AdaptiveRate } from '../../../src/shop/rate/index.js';
+
+/** A controller on a clock the test moves by hand. */
+function controller(settings: Partial<ConstructorParameters<typeof AdaptiveRate>[0]> = {}) {
+  const clock = { now: 1_000_000 };
+  const rate = new AdaptiveRate({ maxConcurrency: 16, maxRequestsPerSecond: 500, ...settings }, () => clock.now);
+  /** `n` clean answers `gapMs` apart, with requests waiting. */
+  const clean = (n: number, gapMs = 10, latencyMs = 50) => {
+    for (let i = 0; i < n; i++) {
+      clock.now += gapMs;
+      rate.observe({ kind: 'ok', latencyMs }, true);
+    }
+  };
+  return { rate, clock, clean };
+}
+
+describe('adaptive rate controller', () => {
+  it('starts at the polite floor of two requests in flight with only the hard cap on the rate', () => {
+    const { rate } = controller();
+    expect(rate.snapshot()).toEqual({ mode: 'adaptive', concurrency: 2, requestsPerSecond: 500, phase: 'slow-start' });
+  });
+
+  it('grows by one request in flight per clean answer at first, and never above the hard cap', () => {
+    const { rate, clean } = controller({ maxConcurrency: 6 });
+    clean(3);
+    expect(rate.concurrency).toBe(5);
+    clean(10);
+    expect(rate.concurrency).toBe(6);
+  });
+
+  it('does not grow while nothing waits (the limit was not what held requests back)', () => {
+    const { rate, clock } = controller();
+    for (let i = 0; i < 20; i++) {
+      clock.now += 10;
+      rate.observe({ kind: 'ok', latencyMs: 50 }, false);
+    }
+    expect(rate.concurrency).toBe(2);
+  });
+
+  it('halves the requests in flight on a 5xx or lost answer, once per round trip, never below one', () => {
+    const { rate, clock, clean } = controller();
+    clean(10);
+    expect(rate.concurrency).toBe(12);
+    rate.observe({ kind: 'overloaded' }, true);
+    rate.observe({ kind: 'overloaded' }, true);
+    expect(rate.concurrency).toBe(6);
+    for (let i = 0; i < 5; i++) {
+      clock.now += 1000;
+      rate.observe({ kind: 'overloaded' }, true);
+    }
+    expect(rate.concurrency).toBe(1);
+    expect(rate.snapshot().phase).toBe('steady');
+  });
+
+  it('after the first trouble grows by about one request in flight per round trip (additive increase)', () => {
+    const { rate, clock, clean } = controller();
+    clean(6);
+    rate.observe({ kind: 'overloaded' }, true);
+    expect(rate.concurrency).toBe(4);
+    clock.now += 1000;
+    clean(5);
+    expect(rate.concurrency).toBe(5);
+    clean(5);
+    expect(rate.concurrency).toBe(6);
+  });
+
+  it('on 429 learns the rate the shop accepted in the last second and drops to 90 % of it', () => {
+    const { rate, clean } = controller();
+    clean(40, 25); // 40 clean answers per second
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    expect(rate.snapshot()).toMatchObject({ requestsPerSecond: 36, learntLimitPerSecond: 40, phase: 'steady' });
+  });
+
+  it('treats the 429s of one burst as one signal (cool-down of at least the Retry-After)', () => {
+    const { rate, clock, clean } = controller();
+    clean(40, 25);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    clock.now += 10;
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    expect(rate.requestsPerSecond).toBe(36);
+  });
+
+  it('recovers additively towards the learnt limit, then probes beyond it ten times more slowly', () => {
+    const { rate, clock, clean } = controller();
+    clean(20, 50);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    expect(rate.requestsPerSecond).toBe(18);
+    clock.now += 1000;
+    clean(18, 55); // about one second of answers at the new rate
+    expect(rate.requestsPerSecond).toBeGreaterThan(18.9);
+    expect(rate.requestsPerSecond).toBeLessThan(19.1);
+    const nearLimit = rate.requestsPerSecond;
+    clean(19, 52);
+    expect(rate.requestsPerSecond - nearLimit).toBeLessThan(0.2);
+    expect(rate.requestsPerSecond).toBeGreaterThan(nearLimit);
+  });
+
+  it('a second 429 at a lower rate lowers the learnt limit; the rate never falls below the floor', () => {
+    const { rate, clock, clean } = controller({ floorRequestsPerSecond: 2 });
+    clean(20, 50);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    clock.now += 2000;
+    clean(10, 100);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    expect(rate.snapshot().learntLimitPerSecond).toBe(10);
+    expect(rate.requestsPerSecond).toBe(9);
+    clock.now += 5000;
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    expect(rate.requestsPerSecond).toBe(2);
+  });
+
+  it('returns to the hard cap when clean answers carry the rate up to it', () => {
+    const { rate, clock, clean } = controller({ maxRequestsPerSecond: 12 });
+    clean(10, 100);
+    rate.observe({ kind: 'throttled', retryAfterMs: 0 }, true);
+    expect(rate.requestsPerSecond).toBe(9);
+    clock.now += 1000;
+    clean(400, 80);
+    expect(rate.requestsPerSecond).toBe(12);
+  });
+
+  it('cuts requests in flight by a quarter when latency rises well above the best seen', () => {
+    const { rate, clock, clean } = controller();
+    clean(8, 10, 40);
+    expect(rate.concurrency).toBe(10);
+    clock.now += 1000;
+    clean(6, 10, 400);
+    expect(rate.concurrency).toBeLessThan(10);
+    expect(rate.concurrency).toBeGreaterThanOrEqual(5);
+  });
+
+  it('reads a loopback shop jittering between 1 and 6 ms as fast, not as rising latency', () => {
+    const { rate, clock } = controller();
+    for (let i = 0; i < 30; i++) {
+      clock.now += 5;
+      rate.observe({ kind: 'ok', latencyMs: i % 2 === 0 ? 1 : 6 }, true);
+    }
+    expect(rate.concurrency).toBe(16);
+  });
+});
