@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { GuardRailError, MappingError } from '../errors.js';
 import { getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
+import { compileCheck } from '../shop/schema/compiled.js';
 import { checkTargets } from './checks.js';
 import { describe } from './coerce.js';
 import { MISSING, ruleText, type CompileContext, type CompiledExpression, type Env, type RuleMeta } from './env.js';
@@ -107,6 +108,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
         })
       : undefined;
   const writeSchema = resource && file.direction === 'erp-to-shop' ? resource.schemas.write : undefined;
+  const writeCheck = writeSchema ? compileCheck(writeSchema) : undefined;
   const required = 'erp' in file.target ? (file.target.required ?? []) : [];
   const keyOf = compileGetter(file.key);
   const recordRef = (record: Record<string, unknown>) => {
@@ -123,7 +125,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     const errors = env.errors;
     const warnings: Finding[] = env.warnings;
     if (guards) guards(payload, errors, warnings);
-    if (writeSchema) errors.push(...outputErrors(writeSchema, payload, errors, rules, fileName));
+    if (writeSchema && writeCheck && !writeCheck(payload)) errors.push(...outputErrors(writeSchema, payload, errors, rules, fileName));
     for (const f of required) {
       if (valueAt(payload, f.split('.')) === undefined) errors.push(new MappingError('MAPPING_REQUIRED', `field \`${f}\`: the ERP target requires it but the mapping produced nothing`, { file: fileName, field: f }));
     }
@@ -209,7 +211,10 @@ function ruleSummary(rule: Record<string, unknown>): string {
   return ruleText(Object.fromEntries(Object.entries(rule).filter(([k]) => k !== 'fields' && k !== 'steps' && k !== 'item')));
 }
 
-/** Strict validation against the registry's write schema; issues already reported by a rule or guard are not repeated. */
+/**
+ * Issues of a payload the compiled check refused (../shop/schema/compiled.ts passes the usual valid
+ * payload without zod), from the registry's write schema; issues a rule or guard already reported are not repeated.
+ */
 function outputErrors(schema: z.ZodType, payload: Record<string, unknown>, already: readonly MappingError[], rules: ReadonlyMap<string, RuleMeta>, file: string): MappingError[] {
   const result = schema.safeParse(payload);
   if (result.success) return [];
