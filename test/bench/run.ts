@@ -1,6 +1,9 @@
 /**
  * `npm run bench`: runs every `test/bench/*.bench.ts` (compiled to dist/) one after another and
  * prints the lines each returns. Figures are measured in this run; nothing here is asserted.
+ * `npm run bench -- throughput scale` runs only those whose name contains a word given;
+ * `BENCH_QUICK=1 npm run bench` runs smaller sizes (a few minutes instead of a quarter hour; the
+ * figures say so). A new `*.bench.ts` exporting `bench(): Promise<string[]>` is picked up as it is.
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -35,6 +35,8 @@ export class RequestQueue {
   #slowdown = 1;
   #successes = 0;
   #nextStart = 0;
+  /** Attempts past p-queue that wait in the brake: requests held back by the rate. */
+  #braking = 0;
   #resumeAt = 0;
   #resumeTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -64,7 +66,8 @@ export class RequestQueue {
       if (signal.kind === 'ok') this.succeeded();
       return;
     }
-    if (!this.#adaptive.observe(signal, this.#queue.size > 0)) return;
+    // Requests waiting in p-queue wait for a slot; those in the brake wait for the rate.
+    if (!this.#adaptive.observe(signal, { slots: this.#queue.size > 0, rate: this.#braking > 0 })) return;
     this.#queue.concurrency = this.#adaptive.concurrency;
     if (!this.#closed) this.#options.onEvent({ type: 'rate', ...this.#adaptive.snapshot() });
   }
@@ -155,7 +158,14 @@ export class RequestQueue {
       if (gap === 0) return;
       const start = Math.max(now, this.#nextStart);
       this.#nextStart = start + gap;
-      if (start > now) await sleep(start - now, signal);
+      if (start > now) {
+        this.#braking++;
+        try {
+          await sleep(start - now, signal);
+        } finally {
+          this.#braking--;
+        }
+      }
       if (this.#resumeAt <= Date.now()) return;
     }
   }

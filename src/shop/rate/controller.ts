@@ -3,13 +3,14 @@
  *
  * Two limits, both never above the configured hard caps:
  * - concurrency (requests in flight) starts at a polite floor and grows while answers come back
- *   fast and clean: by one per clean answer at first (slow start, doubling every round trip, so a
- *   short run is not spent warming up), by one per round trip after the first sign of trouble.
+ *   fast and clean: by one per clean answer up to 8 (slow start, doubling every round trip, so a
+ *   short run is not spent warming up), by one per round trip beyond that or after trouble.
  *   5xx, lost answers and latency rising well above the best seen cut it (× 0.5, × 0.75).
- * - a request rate exists only once the shop has said 429: the rate it accepted in the last second
- *   is remembered as the ceiling and the rate drops to 90 % of it; it then grows back additively to
- *   just under the ceiling and probes beyond it ten times more slowly, so a fixed shop limit costs
- *   one or two 429s per run, not a sawtooth.
+ * - a request rate exists only once the shop has said 429: the rate it accepted in the second
+ *   around the 429 is remembered as the ceiling and the rate drops to 90 % of it; it then grows
+ *   back additively to 95 % and probes beyond twenty times more slowly, so a fixed shop limit
+ *   costs one or two 429s per run, not a sawtooth. After a minute without 429 the learnt limit is
+ *   forgotten and the rate climbs additively again (up to the hard cap, where it stops being a limit).
  * Request starts are paced at 1.25 × concurrency / latency, so a round's requests are spread over
  * the round trip instead of leaving in one burst: when a hidden limit is met, only the few sent
  * while the first 429 was on its way are refused, not a whole round.
@@ -54,11 +55,25 @@ export interface RateSnapshot {
 const LATENCY_FACTOR = 2;
 /** Absolute slack so a loopback shop's 1 ms → 3 ms jitter is not "rising latency". */
 const LATENCY_SLACK_MS = 20;
-/** Rate after a 429, as a share of the rate the shop accepted in the last second. */
+/**
+ * Rate after a 429, as a share of the rate the shop accepted in the second around it (its limit,
+ * give or take the alignment of its window). The margin absorbs jitter: requests spaced evenly
+ * when sent arrive bunched, and 95 % drew a 429 every few seconds from a fixed one-second window.
+ */
 const THROTTLE_FACTOR = 0.9;
 /** Additive increase stops being brisk here (share of the learnt limit). */
 const NEAR_LIMIT = 0.95;
-/** Pacing headroom over concurrency / latency: enough that concurrency, not pacing, is the limit. */
+/** Beyond NEAR_LIMIT the rate grows this many times more slowly: a probe, not a climb. */
+const PROBE_SLOWDOWN = 20;
+/** A learnt limit is forgotten after this long without a 429 (the shop's load, or its limit, may have changed). */
+const MEMORY_MS = 60_000;
+/**
+ * Slow start (one more in flight per clean answer) ends here even without trouble; beyond, one more
+ * per round trip. What a script would run; doubling past it would put a whole round of requests in
+ * flight when a hidden limit is met, and each of them would come back 429.
+ */
+const SLOW_START_LIMIT = 8;
+/** Pacing headroom over concurrency / latency: enough that concurrency, not pacing, is the limit, even while latency wobbles. */
 const PACING = 1.25;
 
 /** The AIMD controller of one shop client. */
@@ -76,6 +91,7 @@ export class AdaptiveRate {
   #acceptedAroundThrottle = 0;
   #slowStart = true;
   #coolUntil = 0;
+  #lastThrottleAt = 0;
   #smoothed: number | undefined;
   #best: number | undefined;
   /** Times of clean answers in the last second: what the shop accepted. */
@@ -113,10 +129,12 @@ export class AdaptiveRate {
   }
 
   /**
-   * Take one answer into account. `busy` says whether the limits were what held requests back
-   * (requests waiting); an idle client never grows its limits. Returns whether a limit changed.
+   * Take one answer into account. `held` says which limit held requests back when it came:
+   * requests waiting for a slot (`true` or `slots`) grow concurrency, requests waiting for the rate
+   * (`true` or `rate`) grow the rate; an idle client grows nothing. Returns whether a limit changed.
    */
-  observe(signal: RateSignal, busy: boolean): boolean {
+  observe(signal: RateSignal, held: boolean | { readonly slots: boolean; readonly rate: boolean }): boolean {
+    const busy = typeof held === 'boolean' ? { slots: held, rate: held } : held;
     const now = this.#clock();
     const before = this.snapshot();
     if (signal.kind === 'ok') this.#clean(signal.latencyMs, busy, now);
@@ -128,7 +146,7 @@ export class AdaptiveRate {
     return rateMoved || after.concurrency !== before.concurrency || after.phase !== before.phase || after.learntLimitPerSecond !== before.learntLimitPerSecond;
   }
 
-  #clean(latencyMs: number, busy: boolean, now: number): void {
+  #clean(latencyMs: number, busy: { readonly slots: boolean; readonly rate: boolean }, now: number): void {
     this.#accepted.push(now);
     this.#forget(now);
     if (now < this.#coolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0) {
@@ -143,13 +161,15 @@ export class AdaptiveRate {
       this.#decrease(0.75, 1, now);
       return;
     }
-    if (!busy) return;
-    const step = this.#slowStart ? 1 : 1 / Math.max(1, this.#concurrency);
-    this.#concurrency = Math.min(this.#maxConcurrency, this.#concurrency + step);
-    if (this.#rate === undefined) return;
-    // About +1 request/s per second of clean answers; beyond the learnt limit ten times slower.
+    if (busy.slots) {
+      const step = this.#slowStart && this.#concurrency < SLOW_START_LIMIT ? 1 : 1 / Math.max(1, this.#concurrency);
+      this.#concurrency = Math.min(this.#maxConcurrency, this.#concurrency + step);
+    }
+    if (this.#ceiling !== undefined && now - this.#lastThrottleAt > MEMORY_MS) this.#ceiling = undefined;
+    if (this.#rate === undefined || !(busy.slots || busy.rate)) return;
+    // About +1 request/s per second of clean answers; near the learnt limit PROBE_SLOWDOWN times slower.
     const near = this.#ceiling !== undefined && this.#rate >= this.#ceiling * NEAR_LIMIT;
-    this.#rate = Math.min(this.#maxRate, this.#rate + (near ? 0.1 : 1) / Math.max(1, this.#rate));
+    this.#rate = Math.min(this.#maxRate, this.#rate + (near ? 1 / PROBE_SLOWDOWN : 1) / Math.max(1, this.#rate));
     if (this.#ceiling !== undefined && this.#rate > this.#ceiling * 1.1) this.#ceiling = this.#rate;
     if (this.#rate >= this.#maxRate) this.#rate = undefined;
   }
@@ -158,6 +178,7 @@ export class AdaptiveRate {
     this.#slowStart = false;
     if (now < this.#coolUntil) return;
     this.#forget(now);
+    this.#lastThrottleAt = now;
     this.#ceilingBefore = this.#ceiling ?? Infinity;
     this.#acceptedAroundThrottle = Math.max(1, this.#accepted.length);
     this.#learn(this.#acceptedAroundThrottle);

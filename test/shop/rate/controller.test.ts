@@ -21,7 +21,12 @@ describe('adaptive rate controller', () => {
     expect(rate.snapshot()).toEqual({ mode: 'adaptive', concurrency: 2, requestsPerSecond: 500, phase: 'slow-start' });
   });
 
-  it('grows by one request in flight per clean answer at first, and never above the hard cap', () => {
+  it('grows by one request in flight per clean answer up to 8, by one per round trip beyond, and never above the hard cap', () => {
+    const fast = controller();
+    fast.clean(6);
+    expect(fast.rate.concurrency).toBe(8);
+    fast.clean(9);
+    expect(fast.rate.concurrency).toBe(9);
     const { rate, clean } = controller({ maxConcurrency: 6 });
     clean(3);
     expect(rate.concurrency).toBe(5);
@@ -41,10 +46,10 @@ describe('adaptive rate controller', () => {
   it('halves the requests in flight on a 5xx or lost answer, once per round trip, never below one', () => {
     const { rate, clock, clean } = controller();
     clean(10);
-    expect(rate.concurrency).toBe(12);
+    expect(rate.concurrency).toBe(8);
     rate.observe({ kind: 'overloaded' }, true);
     rate.observe({ kind: 'overloaded' }, true);
-    expect(rate.concurrency).toBe(6);
+    expect(rate.concurrency).toBe(4);
     for (let i = 0; i < 5; i++) {
       clock.now += 1000;
       rate.observe({ kind: 'overloaded' }, true);
@@ -81,18 +86,20 @@ describe('adaptive rate controller', () => {
     expect(rate.requestsPerSecond).toBe(36);
   });
 
-  it('recovers additively towards the learnt limit, then probes beyond it ten times more slowly', () => {
+  it('recovers additively towards the learnt limit, then probes beyond it twenty times more slowly', () => {
     const { rate, clock, clean } = controller();
-    clean(20, 50);
+    clean(40, 25);
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
-    expect(rate.requestsPerSecond).toBe(18);
+    expect(rate.requestsPerSecond).toBe(36);
     clock.now += 1000;
-    clean(18, 55); // about one second of answers at the new rate
-    expect(rate.requestsPerSecond).toBeGreaterThan(18.9);
-    expect(rate.requestsPerSecond).toBeLessThan(19.1);
+    clean(36, 28); // about one second of answers at the new rate
+    expect(rate.requestsPerSecond).toBeGreaterThan(36.8);
+    expect(rate.requestsPerSecond).toBeLessThan(37.2);
+    clean(80, 27); // two seconds more: up to 95 % of the learnt 40
     const nearLimit = rate.requestsPerSecond;
-    clean(19, 52);
-    expect(rate.requestsPerSecond - nearLimit).toBeLessThan(0.2);
+    expect(nearLimit).toBeGreaterThanOrEqual(38);
+    clean(39, 25);
+    expect(rate.requestsPerSecond - nearLimit).toBeLessThan(0.1);
     expect(rate.requestsPerSecond).toBeGreaterThan(nearLimit);
   });
 
@@ -110,29 +117,33 @@ describe('adaptive rate controller', () => {
     expect(rate.requestsPerSecond).toBe(2);
   });
 
-  it('returns to the hard cap when clean answers carry the rate up to it', () => {
+  it('forgets a learnt limit after a minute without 429 and climbs back to the hard cap', () => {
     const { rate, clock, clean } = controller({ maxRequestsPerSecond: 12 });
     clean(10, 100);
     rate.observe({ kind: 'throttled', retryAfterMs: 0 }, true);
     expect(rate.requestsPerSecond).toBe(9);
     clock.now += 1000;
-    clean(400, 80);
+    clean(100, 100); // ten seconds: a climb would add 10/s, a probe adds about 0.5/s
+    expect(rate.requestsPerSecond).toBeLessThan(10.3);
+    clock.now += 60_000;
+    clean(100, 80);
+    expect(rate.snapshot().learntLimitPerSecond).toBeUndefined();
     expect(rate.requestsPerSecond).toBe(12);
   });
 
   it('cuts requests in flight by a quarter when latency rises well above the best seen', () => {
     const { rate, clock, clean } = controller();
     clean(8, 10, 40);
-    expect(rate.concurrency).toBe(10);
+    expect(rate.concurrency).toBe(8);
     clock.now += 1000;
     clean(6, 10, 400);
-    expect(rate.concurrency).toBeLessThan(10);
-    expect(rate.concurrency).toBeGreaterThanOrEqual(5);
+    expect(rate.concurrency).toBeLessThan(8);
+    expect(rate.concurrency).toBeGreaterThanOrEqual(4);
   });
 
   it('reads a loopback shop jittering between 1 and 6 ms as fast, not as rising latency', () => {
     const { rate, clock } = controller();
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 120; i++) {
       clock.now += 5;
       rate.observe({ kind: 'ok', latencyMs: i % 2 === 0 ? 1 : 6 }, true);
     }
