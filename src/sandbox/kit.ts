@@ -29,9 +29,14 @@ export function fail(status: number, code: string, message: string, details?: Re
   throw new SandboxHttpError(status, code, message, details);
 }
 
-/** The name the shop uses in envelopes: the write type when it differs. */
+/** The `type` of export and delete answers: the resource's name (`sliders`). */
 export function typeName(def: ResourceDef): string {
   return def.name;
+}
+
+/** The `type` of write answers: what the write request itself names (`slider`; docs/spec-gaps.md). */
+export function writeTypeName(def: ResourceDef): string {
+  return def.writeType ?? def.name;
 }
 
 /** limit/offset from the query, defaulted and clamped to the resource's paging (400 on garbage). */
@@ -99,18 +104,25 @@ export function writeRecords(req: SandboxRequest, options: { typeOptional?: bool
   return body.data;
 }
 
-/** A per-record failure: the record's changes are rolled back and it lands in errors[]. */
+/**
+ * A per-record failure: the record's changes are rolled back and it lands in errors[].
+ * `status` is the HTTP status the spec's errors table names for this code (409 LOCKED, 409
+ * `Already exists` of sliders, projects and tasks, 400 MISSING_ID of sliders); the request answers
+ * it when every record failed with that code (see `writeEach`).
+ */
 export class RecordError extends Error {
   readonly code: string;
   readonly field?: string;
   readonly details?: Readonly<Record<string, unknown>>;
+  readonly status?: number;
 
-  constructor(code: string, message: string, field?: string, details?: Readonly<Record<string, unknown>>) {
+  constructor(code: string, message: string, field?: string, details?: Readonly<Record<string, unknown>>, status?: number) {
     super(message);
     this.name = 'RecordError';
     this.code = code;
     this.field = field;
     this.details = details;
+    this.status = status;
   }
 }
 
@@ -121,6 +133,11 @@ export interface MessageOut {
   message: string;
   field?: string;
   details?: Readonly<Record<string, unknown>>;
+}
+
+/** An error entry with the status its code carries, if the spec names one. */
+interface ErrorOut extends MessageOut {
+  status?: number;
 }
 
 /** What a per-record write function reports besides its result. */
@@ -144,7 +161,7 @@ export function writeEach(
   const records = writeRecords(req);
   const data: Record<string, unknown>[] = [];
   const warnings: MessageOut[] = [];
-  const errors: MessageOut[] = [];
+  const errors: ErrorOut[] = [];
   records.forEach((record, index) => {
     const scope: RecordScope = {
       index,
@@ -159,10 +176,24 @@ export function writeEach(
       data.push({ index, ...result });
     } catch (err) {
       if (!(err instanceof RecordError)) throw err;
-      errors.push({ index, code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}), ...(err.details ? { details: err.details } : {}) });
+      errors.push({ index, code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}), ...(err.details ? { details: err.details } : {}), status: err.status });
     }
   });
-  return ok({ success: errors.length === 0, api_version: API_VERSION, type: typeName(req.resource), operation, data, warnings, errors });
+  const body = { success: errors.length === 0, api_version: API_VERSION, type: writeTypeName(req.resource), operation, data, warnings, errors: errors.map(({ status: _s, ...e }) => e) };
+  const whole = wholeRequestError(records.length, errors);
+  if (!whole) return ok(body);
+  return { status: whole.status, body: { ...body, error: { code: whole.code, message: whole.message, details: { index: whole.index, ...(whole.field ? { field: whole.field } : {}), ...whole.details } } } };
+}
+
+/**
+ * The spec's status for a write that failed as a whole: every record failed with the same code
+ * and that code names a status. A mixed request (some written, or different reasons) answers 200
+ * with per-record errors, so the records that were fine are not hidden (docs/spec-gaps.md).
+ */
+function wholeRequestError(total: number, errors: readonly ErrorOut[]): (ErrorOut & { status: number }) | undefined {
+  const first = errors[0];
+  if (total === 0 || errors.length !== total || first?.status === undefined) return undefined;
+  return errors.every((e) => e.code === first.code && e.status === first.status) ? { ...first, status: first.status } : undefined;
 }
 
 /** The field names of a resource's write schema (its interface); other fields are ignored. */

@@ -5,11 +5,12 @@
  * |---|---|
  * | composite key newsletters_id + language; multi-language create; single export returns all versions | l.141, l.440-441 |
  * | export filters status (0/1) and language_id | l.444 |
- * | a locked version cannot be updated: LOCKED | l.341, l.694 |
+ * | a locked version cannot be updated: LOCKED (409 when the request fails as a whole) | l.341, l.694 |
  * | delete of a locked campaign: 409 LOCKED; with sent entries: 409 HAS_SENT_ENTRIES | l.341, l.694-695 |
  * | POST with a used id: Already exists; PUT of an unknown id: Not found (wire convention) | contracts.md |
  */
 import { describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/shop/errors.js';
 import { collect, useContentSandbox } from './content-fixture.js';
 
 const fx = useContentSandbox();
@@ -45,6 +46,15 @@ describe('campaigns', () => {
     const languages = (await fx().client.exportOne('newsletters', 2))?.languages as Record<string, Record<string, unknown>>;
     expect(languages.de.title).toBe('Sommerfest-Einladung');
     expect(languages.en.title).toBe('Summer party (updated)');
+  });
+
+  it('answers 409 LOCKED to an update whose every record touches a locked version, and the client raises a ConflictError', async () => {
+    const res = await fx().http.put('/import/json/newsletters', { type: 'newsletters', data: [{ newsletters_id: 2, languages: { de: { title: 'Neu' } } }] });
+    expect(res.status).toBe(409);
+    expect(res.data).toMatchObject({ success: false, error: { code: 'LOCKED', details: { index: 0, newsletters_id: 2 } } });
+    const { outcomes } = await fx().client.update('newsletters', [{ newsletters_id: 2, languages: { de: { title: 'Neu' } } }]);
+    expect(outcomes[0].error).toBeInstanceOf(ConflictError);
+    expect(outcomes[0].error).toMatchObject({ status: 409, code: 'LOCKED' });
   });
 
   it('answers 409 LOCKED and 409 HAS_SENT_ENTRIES on delete and deletes a plain draft', async () => {

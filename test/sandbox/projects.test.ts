@@ -8,13 +8,14 @@
  * | `language` (de|en) names statuses; meta blocks project_statuses[] and task_statuses[] | l.595 |
  * | admin_id is the actor: created_by/modified_by and user_id in the history (absent = 0) | l.597 |
  * | descriptions[] merged per language on PUT; leader_admin_ids/relationships/assigned_admin_ids replaced only when present | l.597 |
- * | POST with a used id: Already exists; PUT with an unknown id: Not found | l.597, l.696-697 |
+ * | POST with a used id: 409 Already exists (when the request fails as a whole); PUT with an unknown id: Not found | l.597, l.696-697 |
  * | status history on a status change and on a comment alone; tasks store progress | l.344, l.286-288 |
  * | due_from/due_to on the date-only due_date include the boundary day (shared filter code) | l.595 |
  * | int filters outside the registry's min/max (priority 1..5, progress 0..100) answer 400 naming the parameter | l.595 |
  * | project delete cascades to tasks, detaches tickets/orders, answers deleted_tasks; task delete keeps the project | l.586, l.591, l.597 |
  */
 import { describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/shop/errors.js';
 import { collect, useContentSandbox } from './content-fixture.js';
 
 const fx = useContentSandbox();
@@ -102,6 +103,15 @@ describe('project writes', () => {
     expect(p.status_history.map((h: Rec) => [h.status_id, h.comments, h.user_id])).toEqual([[1, '', 2], [2, 'Started', 2], [2, 'Field mapping agreed', 1]]);
     const { outcomes } = await fx().client.update('projects', [{ project_id: 2, status_id: 99 }]);
     expect(outcomes[0].error?.details?.field).toBe('status_id');
+  });
+
+  it('answers 409 Already exists on a POST of projects or tasks with a used id, and the client raises a ConflictError', async () => {
+    const project = await fx().http.post('/import/json/projects', { type: 'projects', data: [{ project_id: 1, name: 'dup' }] });
+    expect(project.status).toBe(409);
+    expect(project.data).toMatchObject({ success: false, error: { code: 'Already exists', details: { index: 0, project_id: 1 } } });
+    const task = await fx().client.create('project_tasks', [{ task_id: 1, project_id: 1, name: 'dup' }]);
+    expect(task.outcomes[0].error).toBeInstanceOf(ConflictError);
+    expect(task.outcomes[0].error).toMatchObject({ status: 409, code: 'ALREADY_EXISTS', apiCode: 'Already exists' });
   });
 
   it('answers Already exists on POST with a used id and Not found on PUT with an unknown one', async () => {

@@ -80,7 +80,7 @@ const update: OperationHandler = (ctx, req) =>
     for (const [code, block] of Object.entries(sent)) {
       const stored = campaign.languages[code];
       if (stored?.locked === 1) {
-        throw new RecordError('LOCKED', `Campaign ${id} (${code}) is locked and cannot be updated`, `languages.${code}`, { newsletters_id: id, language: code });
+        throw new RecordError('LOCKED', `Campaign ${id} (${code}) is locked and cannot be updated`, `languages.${code}`, { newsletters_id: id, language: code }, 409);
       }
       campaign.languages[code] = applyBlock(ctx, code, block, stored);
     }

@@ -1,10 +1,11 @@
 /**
- * Sliders (slides). Writes use the envelope type `slider`. POST with a used slider_id answers
- * 409 `Already exists` and PUT without slider_id 400 `MISSING_ID` for the whole request; the
- * target is entity_type/entity_id, the legacy categories_id/content_id are ignored (shop 4.8+).
+ * Sliders (slides). Writes use the envelope type `slider`. POST with a used slider_id is refused
+ * with `Already exists` (409 when the whole request fails so) and PUT without slider_id with
+ * `MISSING_ID` (400 likewise); a mixed request answers 200 with per-record errors. The target is
+ * entity_type/entity_id, the legacy categories_id/content_id are ignored (shop 4.8+).
  */
 import type { OperationHandler, ResourceHandler, SandboxContext, SandboxRequest } from '../handler.js';
-import { deleteReply, fail, intParam, isRecord, oneReply, optionalInt, optionalString, RecordError, writeEach, writeRecords } from '../kit.js';
+import { deleteReply, fail, intParam, oneReply, optionalInt, optionalString, RecordError, writeEach } from '../kit.js';
 import { exportFromStore, intQuery } from '../exports.js';
 import type { StoredRecord } from '../store.js';
 import { seedSliders } from '../seed/sliders.js';
@@ -45,16 +46,10 @@ function applyFields(ctx: SandboxContext, record: Record<string, unknown>, slide
   }
 }
 
-function recordsWithIds(req: SandboxRequest): { index: number; id: unknown }[] {
-  return writeRecords(req).map((r, index) => ({ index, id: isRecord(r) ? r.slider_id : undefined }));
-}
-
 const create: OperationHandler = (ctx, req) => {
-  for (const { index, id } of recordsWithIds(req)) {
-    if (typeof id === 'number' && ctx.store.has(SLIDERS, id)) fail(409, 'Already exists', `Slider ${id} already exists (use PUT)`, { index, slider_id: id });
-  }
   return writeEach(ctx, req, 'create', (record) => {
     const given = optionalInt(record, 'slider_id');
+    if (given !== undefined && ctx.store.has(SLIDERS, given)) throw new RecordError('Already exists', `Slider ${given} already exists (use PUT)`, 'slider_id', { slider_id: given }, 409);
     const slide: Record<string, unknown> = {
       slider_status: 1, sort_order: 0, entity_type: null, entity_id: null, target: '', type: 0, date_from: null, date_till: null, shop_ids: '', languages: {},
       date_added: ctx.timestamp(),
@@ -66,10 +61,9 @@ const create: OperationHandler = (ctx, req) => {
 };
 
 const update: OperationHandler = (ctx, req) => {
-  for (const { index, id } of recordsWithIds(req)) {
-    if (id === undefined || id === null || id === '' || id === 0) fail(400, 'MISSING_ID', `slider_id is required on update (record ${index})`, { index });
-  }
-  return writeEach(ctx, req, 'update', (record) => {
+  return writeEach(ctx, req, 'update', (record, scope) => {
+    const raw = record.slider_id;
+    if (raw === undefined || raw === null || raw === '' || raw === 0) throw new RecordError('MISSING_ID', `slider_id is required on update (record ${scope.index})`, 'slider_id', undefined, 400);
     const id = optionalInt(record, 'slider_id') as number;
     const slide = ctx.store.get(SLIDERS, id);
     if (!slide) throw new RecordError('Not found', `Slider ${id} does not exist`, 'slider_id', { slider_id: id });

@@ -57,7 +57,15 @@ async function sendBatch(transport: Transport, write: BatchWrite, records: reado
     if (err instanceof AbortedError) return allFail(new NotSentError(`the write was stopped before this record was sent: ${err.message}`));
     throw err;
   }
-  if (!isSuccess(answer)) return rejected(transport, resource, records, offset, answer, what);
+  if (!isSuccess(answer)) {
+    // A refusal that still carries per-record errors (every record failed, e.g. 409 LOCKED for
+    // each) is mapped record by record, so no record is blamed for another's failure.
+    const perRecord = writeResponse.safeParse(answer.data);
+    if (perRecord.success && perRecord.data.errors.length > 0) {
+      return mapEntries(resource, records, offset, perRecord.data, answer.afterLostAnswer, (t) => transport.scrub(t), answer.status);
+    }
+    return rejected(transport, resource, records, offset, answer, what);
+  }
   const parsed = writeResponse.safeParse(answer.data);
   if (!parsed.success) return allFail(invalidResponse(what, parsed.error));
   return mapEntries(resource, records, offset, parsed.data, answer.afterLostAnswer, (t) => transport.scrub(t));
@@ -82,7 +90,15 @@ function rejected(transport: Transport, resource: ResourceDef, records: readonly
   });
 }
 
-function mapEntries(resource: ResourceDef, records: readonly Record<string, unknown>[], offset: number, response: WriteResponse, afterLostAnswer: boolean, scrub: (text: string) => string): RecordOutcome[] {
+function mapEntries(
+  resource: ResourceDef,
+  records: readonly Record<string, unknown>[],
+  offset: number,
+  response: WriteResponse,
+  afterLostAnswer: boolean,
+  scrub: (text: string) => string,
+  status?: number,
+): RecordOutcome[] {
   const n = records.length;
   const inRange = (i: number | undefined): i is number => i !== undefined && Number.isInteger(i) && i >= 0 && i < n;
   const data: (Record<string, unknown> | undefined)[] = new Array(n).fill(undefined);
@@ -101,12 +117,12 @@ function mapEntries(resource: ResourceDef, records: readonly Record<string, unkn
   const unindexed: ShopApiError[] = [];
   for (const entry of response.errors) {
     const i = entryIndex(entry);
-    const error = entryError(entry, afterLostAnswer, scrub);
+    const error = entryError(entry, afterLostAnswer, scrub, status);
     if (inRange(i)) errors[i] ??= error;
     else unindexed.push(error);
   }
   if (response.error && response.errors.length === 0) {
-    unindexed.push(shopError(undefined, response.error.code, scrub(response.error.message ?? response.error.code), { details: response.error.details ?? undefined }));
+    unindexed.push(shopError(status, response.error.code, scrub(response.error.message ?? response.error.code), { details: response.error.details ?? undefined }));
   }
   if (unindexed.length > 0) {
     // An error that names no record falls on the records the shop did not confirm (all, if it confirmed every one).
@@ -128,13 +144,13 @@ function entryIndex(entry: MessageEntry): number | undefined {
   return entry.index ?? entry.record;
 }
 
-function entryError(entry: MessageEntry, afterLostAnswer: boolean, scrub: (text: string) => string): ShopApiError {
+function entryError(entry: MessageEntry, afterLostAnswer: boolean, scrub: (text: string) => string, status?: number): ShopApiError {
   const code = entry.code ?? entry.error;
   const message = entry.message ?? entry.error ?? entry.code ?? 'the shop refused this record';
   const details: Record<string, unknown> = { ...entry.details };
   if (entry.field !== undefined) details.field = entry.field;
   if (afterLostAnswer) details.afterLostAnswer = true;
-  return shopError(undefined, code, scrub(entry.field ? `${message} (field ${entry.field})` : message), { details });
+  return shopError(status, code, scrub(entry.field ? `${message} (field ${entry.field})` : message), { details });
 }
 
 function failed(index: number, error: ShopApiError): RecordOutcome {

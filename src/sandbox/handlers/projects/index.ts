@@ -128,7 +128,7 @@ function applyFields(ctx: SandboxContext, record: Record<string, unknown>, proje
 const create: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'create', (record) => {
     const given = optionalInt(record, 'project_id');
-    if (given !== undefined && ctx.store.has(PROJECTS, given)) throw new RecordError('Already exists', `Project ${given} already exists (use PUT)`, 'project_id', { project_id: given });
+    if (given !== undefined && ctx.store.has(PROJECTS, given)) throw new RecordError('Already exists', `Project ${given} already exists (use PUT)`, 'project_id', { project_id: given }, 409);
     if (optionalString(record, 'name') === undefined) throw new RecordError('INVALID_PAYLOAD', 'name is required', 'name');
     const admin = actingAdmin(ctx, record);
     const now = ctx.timestamp();

@@ -60,7 +60,7 @@ function applyFields(ctx: SandboxContext, record: Record<string, unknown>, task:
 const create: OperationHandler = (ctx, req) =>
   writeEach(ctx, req, 'create', (record) => {
     const given = optionalInt(record, 'task_id');
-    if (given !== undefined && ctx.store.has(TASKS, given)) throw new RecordError('Already exists', `Task ${given} already exists (use PUT)`, 'task_id', { task_id: given });
+    if (given !== undefined && ctx.store.has(TASKS, given)) throw new RecordError('Already exists', `Task ${given} already exists (use PUT)`, 'task_id', { task_id: given }, 409);
     if (record.project_id === undefined) throw new RecordError('INVALID_PAYLOAD', 'project_id is required', 'project_id');
     if (optionalString(record, 'name') === undefined) throw new RecordError('INVALID_PAYLOAD', 'name is required', 'name');
     const admin = actingAdmin(ctx, record);
