@@ -1,6 +1,6 @@
 /**
  * Control endpoints under /sandbox/* (same bearer token, any scope; no faults):
- * reference data, settings, faults, reset, clock, token expiry, outbox and privacy log.
+ * reference data, settings, faults, reset, clock, token expiry, outbox, privacy log and locks.
  */
 import { z } from 'zod';
 import type { FaultInjector } from './faults.js';
@@ -9,6 +9,7 @@ import type { SandboxClock } from './context.js';
 import { readOutbox, readPrivacyLog, type InternalContext } from './context.js';
 import type { SandboxReply, SeedKind } from './handler.js';
 import { errorBody, ok, API_VERSION } from './kit.js';
+import { locksBody, setLock } from './locks.js';
 import { referenceView, writeSettings } from './reference.js';
 import type { TokenRegistry } from './auth.js';
 
@@ -72,6 +73,11 @@ export function handleControl(deps: ControlDeps, method: string, path: string, b
       if (!parsed.success) return invalid(parsed.error.issues);
       deps.clock.advance(parsed.data.advance_seconds * 1000);
       return ok({ now: ctx.timestamp(), offset_seconds: deps.clock.offset() / 1000 });
+    }
+    case 'PUT /sandbox/locks': {
+      const parsed = locksBody.safeParse(body);
+      if (!parsed.success) return invalid(parsed.error.issues);
+      return ctx.db.transaction(() => setLock(ctx, parsed.data))();
     }
     case 'POST /sandbox/expire-tokens':
       return ok({ success: true, expired: deps.tokens.expireIssued() });

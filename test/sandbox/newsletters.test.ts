@@ -57,6 +57,18 @@ describe('campaigns', () => {
     expect(outcomes[0].error).toMatchObject({ status: 409, code: 'LOCKED' });
   });
 
+  it('locks and unlocks a campaign version through PUT /sandbox/locks, so a test can produce LOCKED', async () => {
+    const lock = await fx().http.put('/sandbox/locks', { resource: 'newsletters', newsletters_id: 3, language: 'de', locked: true });
+    expect(lock.data).toMatchObject({ success: true, locked: { de: 1 } });
+    const refused = await fx().client.update('newsletters', [{ newsletters_id: 3, languages: { de: { title: 'x' } } }]);
+    expect(refused.outcomes[0].error).toMatchObject({ status: 409, code: 'LOCKED' });
+    expect((await fx().http.delete('/delete/json/newsletter/3')).status).toBe(409);
+    await fx().http.put('/sandbox/locks', { resource: 'newsletters', newsletters_id: 3, locked: false });
+    expect((await fx().client.update('newsletters', [{ newsletters_id: 3, languages: { de: { title: 'x' } } }])).outcomes[0].ok).toBe(true);
+    expect((await fx().http.put('/sandbox/locks', { resource: 'newsletters', newsletters_id: 3, language: 'fr', locked: true })).status).toBe(404);
+    expect((await fx().http.put('/sandbox/locks', { resource: 'newsletters', newsletters_id: 3 })).status).toBe(400);
+  });
+
   it('answers 409 LOCKED and 409 HAS_SENT_ENTRIES on delete and deletes a plain draft', async () => {
     const locked = await fx().http.delete('/delete/json/newsletter/2');
     expect([locked.status, locked.data.error.code]).toEqual([409, 'LOCKED']);

@@ -234,6 +234,35 @@ describe('references, stock, tracking and history', () => {
     expect(await stock()).toBe(start - 2);
   });
 
+  it('books the stock of the option value and of the combination an item names, and refuses a short SKU with auto_stock', async () => {
+    type Product = { products_quantity: number; options: Record<string, { values: { options_values_id: number; quantity: number }[] }>; option_groups: { combinations: { detail_id: number; quantity: number }[] }[] };
+    const product = async (id: number) => (await shop.client.exportOne('products', id)) as unknown as Product;
+    const white = (p: Product) => p.options['1'].values.find((v) => v.options_values_id === 2)?.quantity;
+    const redSmall = (p: Product) => p.option_groups[0].combinations.find((c) => c.detail_id === 11)?.quantity;
+    await shop.client.update('products', [{ products_id: 1, products_quantity: 100 }, { products_id: 2, products_quantity: 100 }]);
+    const [p1, p2] = [await product(1), await product(2)];
+    const res = await post([{ customers_id: 1, products: [{ products_id: 1, quantity: 2, attributes: [{ option_id: 1, value_id: 2 }] }, { products_id: 2, quantity: 3, attributes: [{ option_id: 2, value_id: 3 }, { option_id: 3, value_id: 5 }] }] }]);
+    expect(res.status).toBe(200);
+    const [q1, q2] = [await product(1), await product(2)];
+    expect([q1.products_quantity, white(q1)]).toEqual([p1.products_quantity - 2, (white(p1) as number) - 2]);
+    expect([q2.products_quantity, redSmall(q2)]).toEqual([p2.products_quantity - 3, (redSmall(p2) as number) - 3]);
+    const short = await post([{ customers_id: 1, auto_stock: true, products: [{ products_id: 1, quantity: (white(q1) as number) + 1, attributes: [{ option_id: 1, value_id: 2 }] }] }]);
+    expect(short.status).toBe(409);
+    expect(short.body.error).toMatchObject({ code: 'STOCK_INSUFFICIENT', details: { products_id: 1, options_values_id: 2, available: white(q1) } });
+  });
+
+  it('gives back the product and SKU stock an order booked when the order is deleted', async () => {
+    const white = async () => {
+      const p = (await shop.client.exportOne('products', 1)) as unknown as { products_quantity: number; options: Record<string, { values: { options_values_id: number; quantity: number }[] }> };
+      return [p.products_quantity, p.options['1'].values.find((v) => v.options_values_id === 2)?.quantity];
+    };
+    const before = await white();
+    const res = await post([{ customers_id: 1, products: [{ products_id: 1, quantity: 1, attributes: [{ option_id: 1, value_id: 2 }] }] }]);
+    expect(await white()).toEqual([(before[0] as number) - 1, (before[1] as number) - 1]);
+    await shop.client.delete('orders', res.body.data[0].orders_id);
+    expect(await white()).toEqual(before);
+  });
+
   it('rejects the whole request when one order fails, with the error codes and statuses', async () => {
     const before = (await shop.api('GET', '/export/json/orders')).body.pagination.total;
     const customer = await post([{ customers_id: 1, products: [{ products_id: 9, quantity: 1 }] }, { customers_id: 999, products: [{ products_id: 9, quantity: 1 }] }]);

@@ -181,6 +181,15 @@ describe('ticket export', () => {
     expect(claimed.claim.expires_in_seconds).toBeGreaterThan(3 * 3600);
   });
 
+  it('sets and clears an edit lock through PUT /sandbox/locks', async () => {
+    const set = await fx().http.put('/sandbox/locks', { resource: 'tickets', ticket_id: 2, admin_id: 1 });
+    expect(set.data.edit_lock).toMatchObject({ admin_id: 1, admin_name: 'Anna Admin' });
+    expect((await ticket(2)).edit_lock).toMatchObject({ admin_id: 1 });
+    await fx().http.put('/sandbox/locks', { resource: 'tickets', ticket_id: 2, admin_id: null });
+    expect((await ticket(2)).edit_lock).toBeNull();
+    expect((await fx().http.put('/sandbox/locks', { resource: 'tickets', ticket_id: 999, admin_id: 1 })).status).toBe(404);
+  });
+
   it('drops the edit lock 300 seconds after the last form activity', async () => {
     // A minute of margin on each side: the sandbox clock runs with the wall clock, and a loaded machine is slow.
     await fx().advanceClock(240);

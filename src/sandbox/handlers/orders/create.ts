@@ -1,10 +1,11 @@
 /** Creating an order: the whole pipeline of the spec's order rules, for one record of the request. */
 import type { SandboxContext } from '../../handler.js';
-import { phpFloat, phpInt, round4 } from '../../kit.js';
+import { phpFloat, phpInt } from '../../kit.js';
 import { blockCountry, readBlock, resolveAddresses } from './addresses.js';
 import { orderError, type OrderWarning } from './errors.js';
 import { appendHistory, applyTracking, checkScalars, readExternalReference, recordExternalReference, refuseTakenExternalReference, warnUnknownFields } from './fields.js';
 import { resolveItem, type PricingContext } from './items.js';
+import { bookStock, recordBookings } from './stock.js';
 import { checkDrift, computeShipping, computeTotals, mergeSentTotals, readTotals, type Totals } from './totals.js';
 
 type Entry = Record<string, unknown>;
@@ -29,22 +30,6 @@ export function resolveLanguage(ctx: SandboxContext, raw: Entry, customer: Entry
   const code = ctx.settings().DEFAULT_LANGUAGE;
   const byCode = ctx.reference().languages.find((l) => l.code === code);
   return byCode?.language_id ?? 1;
-}
-
-/** Book stock for the items; with auto_stock true, refuse when stock is too low. */
-function bookStock(ctx: SandboxContext, items: readonly Entry[], autoStock: boolean | undefined, index: number): void {
-  if (autoStock === false) return;
-  const needed = new Map<number, number>();
-  for (const item of items) if ((item.products_id as number) > 0) needed.set(item.products_id as number, (needed.get(item.products_id as number) ?? 0) + (item.quantity as number));
-  for (const [productId, quantity] of needed) {
-    const product = ctx.store.get('products', productId);
-    if (!product) continue;
-    const available = phpFloat(product.products_quantity);
-    if (autoStock === true && available < quantity) {
-      orderError('STOCK_INSUFFICIENT', `Product ${productId} has ${available} in stock, the order needs ${quantity}`, index, { products_id: productId, products_model: product.products_model, requested: quantity, available });
-    }
-    ctx.store.put('products', productId, { ...product, products_quantity: round4(available - quantity), products_last_modified: ctx.timestamp() });
-  }
 }
 
 /** Send the order confirmation (customer plus SEND_EXTRA_ORDER_EMAILS_TO); true when sent. */
@@ -105,9 +90,10 @@ export function createOrder(ctx: SandboxContext, raw: Entry, index: number, warn
   }
   const totals = totalsFor(ctx, mode, items, shipping ?? 0, taxFlag, sentTotals, index);
   checkDrift(raw.expected_total === undefined || raw.expected_total === null ? undefined : phpFloat(raw.expected_total), totals.ot_total, raw.strict_totals === true, index, warnings);
-  bookStock(ctx, items, raw.auto_stock as boolean | undefined, index);
+  const booked = bookStock(ctx, items, raw.auto_stock as boolean | undefined, index);
 
   const id = raw.orders_id !== undefined && raw.orders_id !== null ? phpInt(raw.orders_id) : ctx.store.nextId('orders');
+  recordBookings(ctx, id, booked);
   const now = fixedDate ?? ctx.timestamp();
   const status = raw.orders_status !== undefined && raw.orders_status !== null ? phpInt(raw.orders_status) : phpInt(ctx.settings().DEFAULT_ORDERS_STATUS_ID ?? '1');
   const history: Entry[] = [{ orders_status_history_id: 1, orders_status_id: status, comments: typeof raw.comments === 'string' ? raw.comments : '', customer_notified: raw.customer_notified === true ? 1 : 0, date_added: now }];

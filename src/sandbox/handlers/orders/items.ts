@@ -82,7 +82,20 @@ function optionValue(product: Entry, optionId: number, valueId: number): { optio
   const options = (product.options as Record<string, Entry> | undefined) ?? {};
   const option = options[String(optionId)];
   const value = ((option?.values as Entry[] | undefined) ?? []).find((v) => v.options_values_id === valueId);
-  return option && value ? { option, value } : undefined;
+  return option && value ? { option, value } : groupedOptionValue(product, optionId, valueId);
+}
+
+/** An option value of an attribute group (option_groups[]): named there, without a surcharge of its own (the price is the combination's). */
+function groupedOptionValue(product: Entry, optionId: number, valueId: number): { option: Entry; value: Entry } | undefined {
+  for (const group of (product.option_groups as Entry[] | undefined) ?? []) {
+    const option = ((group.options as Entry[] | undefined) ?? []).find((o) => o.id === optionId);
+    if (!option) continue;
+    for (const combination of (group.combinations as Entry[] | undefined) ?? []) {
+      const value = ((combination.values as Entry[] | undefined) ?? []).find((v) => v.options_id === optionId && v.options_values_id === valueId);
+      if (value) return { option: { options_id: optionId, languages: option.languages }, value: { options_values_id: valueId, languages: value.languages, price_prefix: '+', price: 0 } };
+    }
+  }
+  return undefined;
 }
 
 function name(block: unknown, code: string): string {

@@ -7,7 +7,7 @@ import { findLanguage } from '../content/languages.js';
 import { pathId } from '../content/values.js';
 import { claimTickets } from './claims.js';
 import { deleteFiles, listFiles, readFile } from './files.js';
-import { clearTicketTables, getTicket, initTicketTables, TICKETS, ticketView, type Ticket } from './model.js';
+import { clearEditLock, clearTicketTables, getTicket, initTicketTables, TICKETS, ticketView, type Ticket } from './model.js';
 import { createTickets, updateTickets } from './write.js';
 
 const exportTickets: OperationHandler = (ctx, req) => {
@@ -38,7 +38,7 @@ const deleteTicket: OperationHandler = (ctx, req) => {
   if (!ticket) fail(404, 'Not found', `Ticket ${id} does not exist`);
   const files = deleteFiles(ctx, id);
   ctx.db.prepare('DELETE FROM sandbox_ticket_claims WHERE ticket_id = ?').run(id);
-  ctx.db.prepare('DELETE FROM sandbox_ticket_edit_locks WHERE ticket_id = ?').run(id);
+  clearEditLock(ctx, id);
   ctx.store.delete(TICKETS, id);
   return {
     status: 200,

@@ -137,6 +137,11 @@ export function touchEditLock(ctx: SandboxContext, ticketId: number, adminId: nu
     .run(ticketId, adminId, now, now);
 }
 
+/** Close the administration form: the ticket has no edit lock any more. */
+export function clearEditLock(ctx: SandboxContext, ticketId: number): void {
+  ctx.db.prepare('DELETE FROM sandbox_ticket_edit_locks WHERE ticket_id = ?').run(ticketId);
+}
+
 /** The ticket as the export shows it: names resolved, claim and edit lock attached. */
 export function ticketView(ctx: SandboxContext, ticket: Ticket): Record<string, unknown> {
   const ref = ctx.reference();
