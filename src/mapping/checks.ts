@@ -77,12 +77,10 @@ export function checkTargets(src: YamlSource, file: MappingFile, resource: Resou
     out.push(problem(src, 'MAPPING_RULE', `history_identity is declared but the mapping writes no append-only list of ${resource.name}`, ['history_identity'], 'key'));
   }
 
-  if (resource.name === 'orders' && operation !== 'update') {
-    if (!('tax_flag' in file.fields)) {
-      out.push(problem(src, 'GUARD_ORDER_TAX_FLAG', 'an order mapping that creates orders must set `tax_flag` (0 net, 1 gross, 2 tax-free) explicitly; otherwise the shop reads net prices as gross for gross customer groups', ['fields'], 'key'));
-    }
-    if (!('external_reference' in file.fields) && !('external_reference.source' in file.fields)) {
-      out.push(problem(src, 'GUARD_ORDER_EXTERNAL_REFERENCE', 'an order mapping that creates orders must set `external_reference` (source and external_id), so a repeated push is refused instead of duplicating the order', ['fields'], 'key'));
+  if (operation !== 'update') {
+    for (const rule of resource.requiredOnCreate ?? []) {
+      const mapped = rule.field in file.fields || Object.keys(file.fields).some((target) => target.startsWith(`${rule.field}.`));
+      if (!mapped) out.push(problem(src, rule.guard, `a mapping that creates ${resource.name} must map \`${rule.field}\`: ${rule.why}`, ['fields'], 'key'));
     }
   }
   return out;

@@ -5,7 +5,7 @@
  * resource's own fields (orders, storages, suppliers) name that resource explicitly.
  */
 import { GuardRailError, type MappingError } from '../errors.js';
-import type { ResourceDef } from '../shop/registry/index.js';
+import { missingOnCreate, type ResourceDef } from '../shop/registry/index.js';
 import { describe } from './coerce.js';
 import { formatPath, normalisePath } from './paths.js';
 import type { RuleMeta } from './env.js';
@@ -114,7 +114,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
   const flagLists = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'upsert' && d.semantics.replaceFlag ? [{ field: f, flag: d.semantics.replaceFlag, defaults: Object.entries(d.semantics.insertDefaults ?? {}), deleteAction: d.semantics.deleteAction }] : []));
   const histories = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'append-only' ? [f] : []));
   const ignored = Object.entries(IGNORED_FIELDS[r.name] ?? {});
-  const isOrderCreate = r.name === 'orders' && opts.operation !== 'update';
+  const creates = opts.operation !== 'update';
   const checkBoolean: Visit = (v, parts, errors) => {
     if (typeof v !== 'boolean') fail(errors, 'GUARD_NOT_BOOLEAN', formatPath(parts), v, `must be a JSON boolean true/false, got ${describe(v)}; the shop treats 'true' and 1 as not set (use \`type: boolean\`)`);
   };
@@ -183,15 +183,8 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
         if (missing.length > 0) fail(errors, 'GUARD_HISTORY_IDENTITY', `${f}[${n}]`, entry, `entry lacks its identity field(s) ${missing.join(', ')}; without them it cannot be sent exactly once`);
       }
     }
-    if (isOrderCreate) {
-      const tf = payload.tax_flag;
-      if (tf !== 0 && tf !== 1 && tf !== 2) {
-        fail(errors, 'GUARD_ORDER_TAX_FLAG', 'tax_flag', tf, 'an order pushed to the shop must say explicitly whether its prices are net (0), gross (1) or tax-free (2); otherwise the shop guesses from the customer group');
-      }
-      const ref = payload.external_reference as Record<string, unknown> | undefined;
-      if (!ref || typeof ref !== 'object' || !ref.source || !ref.external_id) {
-        fail(errors, 'GUARD_ORDER_EXTERNAL_REFERENCE', 'external_reference', ref, 'an order pushed to the shop needs `external_reference: {source, external_id}` so a repeated push is refused as a duplicate instead of creating a second order');
-      }
+    if (creates) {
+      for (const rule of missingOnCreate(r, payload)) fail(errors, rule.guard, rule.field, payload[rule.field], rule.why);
     }
     if (hasStorages && Array.isArray(payload.storages)) {
       for (let n = 0; n < payload.storages.length; n++) {

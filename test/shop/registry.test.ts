@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { allResources, type OperationDef, type ResourceDef } from '../../src/shop/index.js';
+import { allResources, missingOnCreate, type OperationDef, type ResourceDef } from '../../src/shop/index.js';
 import { EXTRACT_FILE, extractJson, extractSpec, readExtract, specLocation } from '../support/spec-endpoints.js';
 
 /** Endpoints the spec mentions whose shape it does not show, with the reason they are not in the registry. */
@@ -144,4 +144,18 @@ describe('registry list fields', () => {
       }
     });
   }
+});
+
+describe('fields required on create', () => {
+  const orders = allResources.find((r) => r.name === 'orders') as ResourceDef;
+
+  it('names what an order create lacks: an explicit tax_flag and a complete external_reference', () => {
+    expect(missingOnCreate(orders, {}).map((r) => r.guard)).toEqual(['GUARD_ORDER_TAX_FLAG', 'GUARD_ORDER_EXTERNAL_REFERENCE']);
+    expect(missingOnCreate(orders, { tax_flag: 3, external_reference: { source: 'erp', external_id: '' } }).map((r) => r.field)).toEqual(['tax_flag', 'external_reference']);
+    expect(missingOnCreate(orders, { tax_flag: 0, external_reference: { source: 'erp', external_id: 'A-1' } })).toEqual([]);
+  });
+
+  it('asks nothing of resources without the rule', () => {
+    expect(allResources.filter((r) => r.requiredOnCreate).map((r) => r.name)).toEqual(['orders']);
+  });
 });

@@ -4,7 +4,7 @@
  */
 import type { ErpRecord, CursorPosition } from '../../erp/types.js';
 import type { CompiledMapping, MappingContext } from '../../mapping/types.js';
-import type { ResourceDef } from '../../shop/registry/index.js';
+import { missingOnCreate, type ResourceDef } from '../../shop/registry/index.js';
 import type { ShopClient } from '../../shop/client/types.js';
 import { readShopId, type ShopId, type StateStore, type StoredIssue } from '../../state/index.js';
 import { isRecord } from '../../util/guards.js';
@@ -102,8 +102,11 @@ export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: 
     }
     op = 'update';
   } else op = 'create';
-  if (resource.name === 'orders' && op === 'create' && !hasExternalReference(payload)) {
-    return dead(seq, erpKey, record, warnings, { code: 'EXTERNAL_REFERENCE_MISSING', message: 'orders are only created with external_reference {source, external_id}, so a repeat can never create a second order; map it in the mapping file' }, { payload, hash });
+  const unmet = op === 'create' ? missingOnCreate(resource, payload) : [];
+  if (unmet.length > 0) {
+    // The mapping guards refuse these already; this is the last line before a create leaves.
+    const rule = unmet[0];
+    return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${rule.field}\`: ${rule.why}; map it in the mapping file` }, { payload, hash });
   }
   const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly);
   // An intent left by an earlier run: that create may have landed before the process died.
@@ -137,11 +140,6 @@ function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; posit
     createMayHaveLanded: false,
     verify: false,
   };
-}
-
-function hasExternalReference(payload: Record<string, unknown>): boolean {
-  const ref = payload.external_reference;
-  return isRecord(ref) && typeof ref.source === 'string' && ref.source !== '' && typeof ref.external_id === 'string' && ref.external_id !== '';
 }
 
 /** A payload without the mapping's create-only fields (what an update sends). */

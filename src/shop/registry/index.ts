@@ -25,6 +25,7 @@ import { faqdesk } from '../resources/faqdesk.js';
 import { faqdesk_categories } from '../resources/faqdesk_categories.js';
 
 export * from './types.js';
+import type { RequiredOnCreateDef } from './types.js';
 
 /** All resources by name. */
 export const resources = {
@@ -65,4 +66,20 @@ export function getResource(name: string): ResourceDef {
     throw new Error(`Unknown shop resource \`${name}\`; known resources: ${Object.keys(resources).join(', ')}`);
   }
   return resources[name];
+}
+
+/** The `requiredOnCreate` rules a create payload does not satisfy (empty when it may be created). */
+export function missingOnCreate(resource: ResourceDef, payload: Readonly<Record<string, unknown>>): RequiredOnCreateDef[] {
+  return (resource.requiredOnCreate ?? []).filter((rule) => !satisfies(rule, payload[rule.field]));
+}
+
+function satisfies(rule: RequiredOnCreateDef, value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (rule.values && !rule.values.includes(value as string | number)) return false;
+  if (rule.parts) {
+    if (typeof value !== 'object') return false;
+    const obj = value as Record<string, unknown>;
+    return rule.parts.every((part) => typeof obj[part] === 'string' && obj[part] !== '');
+  }
+  return true;
 }

@@ -154,6 +154,24 @@ export interface NaturalKeyDef {
   readonly scopeDefaults?: Readonly<Record<string, string | number>>;
 }
 
+/**
+ * A field every create of the resource must carry, although the shop would accept a create
+ * without it, because leaving it out does damage the shop will not report (an order without
+ * `external_reference` can be created twice; without `tax_flag` the shop guesses net or gross).
+ * Read by the mapping check (a creating mapping must map it), the per-record guards and the push.
+ */
+export interface RequiredOnCreateDef {
+  readonly field: string;
+  /** Sub-fields of an object field that must be non-empty strings (`source`, `external_id`). */
+  readonly parts?: readonly string[];
+  /** The only values allowed (tax_flag: 0, 1, 2). */
+  readonly values?: readonly (string | number)[];
+  /** The guard-rail code of the refusal (`GUARD_ORDER_EXTERNAL_REFERENCE`). */
+  readonly guard: string;
+  /** What goes wrong without it, and what to map; ends the refusal's message. */
+  readonly why: string;
+}
+
 /** The operations a resource offers. */
 export interface ResourceOps {
   readonly export?: ExportDef;
@@ -198,5 +216,7 @@ export interface ResourceDef<
   readonly writeType?: string;
   /** Natural keys, enforced by the shop or not, in the order a lookup tries them; absent = none. */
   readonly naturalKeys?: readonly NaturalKeyDef[];
+  /** Fields shopsync never creates a record without; absent = none. */
+  readonly requiredOnCreate?: readonly RequiredOnCreateDef[];
 }
 

@@ -142,4 +142,18 @@ export const orders = {
   decimalFields: ['products[].quantity', 'products[].products_price', 'products[].products_tax', 'expected_total'],
   schemas: { record: orderRecord, write: orderWrite },
   naturalKeys: [{ fields: ['external_reference'], enforced: true }],
+  requiredOnCreate: [
+    {
+      field: 'tax_flag',
+      values: [0, 1, 2],
+      guard: 'GUARD_ORDER_TAX_FLAG',
+      why: 'an order pushed to the shop must say explicitly whether its prices are net (0), gross (1) or tax-free (2); otherwise the shop reads net prices as gross for gross customer groups',
+    },
+    {
+      field: 'external_reference',
+      parts: ['source', 'external_id'],
+      guard: 'GUARD_ORDER_EXTERNAL_REFERENCE',
+      why: 'an order pushed to the shop needs `external_reference: {source, external_id}` so a repeated push is refused as a duplicate instead of creating a second order',
+    },
+  ],
 } as const satisfies ResourceDef;
