@@ -1,6 +1,6 @@
 /** The `dashboard:` block (the daemon's HTTP address: dashboard, /healthz, /readyz, /metrics). */
 import { z } from 'zod';
-import { isLoopback } from '../util/net.js';
+import { bindingProblem, MIN_TOKEN_LENGTH } from '../dashboard/security.js';
 
 /** `dashboard:` — where the daemon listens. */
 export const dashboardConfigSchema = z
@@ -12,16 +12,11 @@ export const dashboardConfigSchema = z
     /** TCP port; 0 picks a free one. @default 8080 */
     port: z.coerce.number().int().min(0).max(65535).default(8080),
     /** Bearer token the dashboard asks for; required when binding beyond loopback. */
-    token: z.string().min(8, 'a dashboard token needs at least 8 characters').optional(),
+    token: z.string().min(MIN_TOKEN_LENGTH, `a dashboard token needs at least ${MIN_TOKEN_LENGTH} characters`).optional(),
   })
   .superRefine((d, ctx) => {
-    if (!isLoopback(d.host) && !d.token) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['host'],
-        message: `binding ${d.host} exposes the dashboard beyond this machine; set dashboard.token (e.g. token: \${DASHBOARD_TOKEN}) or bind 127.0.0.1`,
-      });
-    }
+    const problem = bindingProblem(d.host, d.token);
+    if (problem) ctx.addIssue({ code: 'custom', path: [problem.key === 'dashboard.host' ? 'host' : 'token'], message: problem.message });
   });
 
 /** The validated `dashboard:` block. */

@@ -16,20 +16,29 @@ export { isLoopback };
 /** Host header names a token-less dashboard answers to (exact names: a DNS-rebinding guard, not an address check). */
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
-/** Refuse to serve the dashboard on a non-loopback address without a token (checked when the dashboard is mounted). */
-export function assertSafeBinding(host: string | undefined, token: string | undefined): void {
-  if (host === undefined || isLoopback(host)) return;
+/**
+ * The one rule of binding beyond this machine: a non-loopback host needs a dashboard token of at
+ * least MIN_TOKEN_LENGTH characters. Returns why a binding is unsafe, or undefined when it is
+ * safe; the config schema, the ops server and the dashboard all ask this.
+ */
+export function bindingProblem(host: string | undefined, token: string | undefined): { key: 'dashboard.host' | 'dashboard.token'; message: string } | undefined {
+  if (host === undefined || isLoopback(host)) return undefined;
   if (!token) {
-    throw new ConfigError(
-      `The dashboard would be served on ${host} without a token. ` +
-        'Set dashboard.token in the config (e.g. "token: ${DASHBOARD_TOKEN}" to take it from the environment), or bind to 127.0.0.1.',
-      { key: 'dashboard.token' },
-    );
+    return {
+      key: 'dashboard.host',
+      message: `binding ${host} would expose the dashboard beyond this machine without a dashboard token; set dashboard.token (e.g. token: \${DASHBOARD_TOKEN}) or bind 127.0.0.1`,
+    };
   }
-  // Same floor as the config schema, so a config that validates also mounts.
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new ConfigError(`The dashboard token must be at least ${MIN_TOKEN_LENGTH} characters long (32 random characters are better) when the dashboard is served beyond 127.0.0.1.`, { key: 'dashboard.token' });
+    return { key: 'dashboard.token', message: `a dashboard token must be at least ${MIN_TOKEN_LENGTH} characters long (32 random characters are better) when binding beyond 127.0.0.1` };
   }
+  return undefined;
+}
+
+/** Throw a ConfigError when `bindingProblem` finds one. */
+export function assertSafeBinding(host: string | undefined, token: string | undefined): void {
+  const problem = bindingProblem(host, token);
+  if (problem) throw new ConfigError(problem.message, { key: problem.key });
 }
 
 /** Constant-time string comparison (different lengths compare unequal without leaking where). */

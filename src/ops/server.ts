@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { isLoopback } from '../util/net.js';
+import { assertSafeBinding } from '../dashboard/security.js';
 import type { Metrics } from './metrics.js';
 import type { ReadinessReport } from './readiness.js';
 
@@ -39,9 +39,7 @@ export interface OpsServer {
 /** Start the server and resolve once it listens. */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const host = options.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !options.token) {
-    throw new ConfigError(`refusing to bind ${host} without a dashboard token: set dashboard.token or bind 127.0.0.1`, { key: 'dashboard.host' });
-  }
+  assertSafeBinding(host, options.token);
   const started = Date.now();
   const app = Fastify({ loggerInstance: options.logger.child({ component: 'http' }) as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
 

@@ -10,7 +10,7 @@ describe('dashboard security helpers', () => {
 
   it('allows a public bind only with a long enough token', () => {
     expect(() => assertSafeBinding('127.0.0.1', undefined)).not.toThrow();
-    expect(() => assertSafeBinding('0.0.0.0', undefined)).toThrow(/without a token/);
+    expect(() => assertSafeBinding('0.0.0.0', undefined)).toThrow(/without a dashboard token/);
     expect(() => assertSafeBinding('0.0.0.0', 'short')).toThrow(/at least 8/);
     expect(() => assertSafeBinding('0.0.0.0', 'x'.repeat(8))).not.toThrow();
   });
