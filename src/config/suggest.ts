@@ -3,7 +3,7 @@
  * one to a typo. Best effort: where the schema cannot be walked (settings checked by a refinement,
  * such as a source's connector settings) no suggestion is made.
  */
-import { closest, distance } from 'fastest-levenshtein';
+import { didYouMean } from '../util/suggest.js';
 import type { z } from 'zod';
 
 interface Def {
@@ -47,7 +47,5 @@ function schemasAt(schema: z.core.$ZodType, path: readonly (string | number)[]):
 /** The known key nearest to `key` at `path`, when it is close enough to be a typo. */
 export function suggestKey(schema: z.core.$ZodType, path: readonly (string | number)[], key: string): string | undefined {
   const known = [...new Set(schemasAt(schema, path).flatMap((s) => objects(s).flatMap((o) => Object.keys(o.shape ?? {}))))];
-  if (known.length === 0) return undefined;
-  const best = closest(key, known);
-  return distance(key.toLowerCase(), best.toLowerCase()) <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
+  return didYouMean(key, known);
 }

@@ -15,7 +15,7 @@ import { buildObject, compileFields } from './lists.js';
 import { compileGetter, formatPath, normalisePath, valueAt } from './paths.js';
 import { MappingFileError, problem, zodProblems } from './problems.js';
 import { mappingFileSchema, type MappingFile, type RuleInput } from './schema.js';
-import { suggest } from './targets.js';
+import { didYouMean } from '../util/suggest.js';
 import type { CompiledMapping, Finding, LoadOptions, MappingContext, MappingResult, RegistryLike } from './types.js';
 import { parseYamlSource, type YamlSource } from './yaml.js';
 
@@ -42,7 +42,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   if (resourceName !== undefined) {
     resource = registry.get(resourceName);
     if (!resource) {
-      const near = suggest(resourceName, registry.names());
+      const near = didYouMean(resourceName, registry.names());
       const path = 'resource' in file.target ? ['target', 'resource'] : ['source', 'resource'];
       problems.push(problem(src, 'MAPPING_UNKNOWN_RESOURCE', `unknown shop resource \`${resourceName}\`${near ? `; did you mean \`${near}\`?` : ''} (known: ${registry.names().join(', ')})`, path));
     }

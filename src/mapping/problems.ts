@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import { MappingError } from '../errors.js';
 import { valueAt } from '../util/paths.js';
-import { suggest } from './targets.js';
+import { didYouMean } from '../util/suggest.js';
 import type { YamlSource } from './yaml.js';
 
 /** A mapping file failed to load: carries every problem found, each a MappingError with a position. */
@@ -60,7 +60,7 @@ export function zodProblems(src: YamlSource, issues: readonly Issue[]): MappingE
       if (issue.code === 'unrecognized_keys') {
         const top = path.length === 0;
         for (const key of issue.keys) {
-          const near = suggest(key, top ? TOP_KEYS : RULE_KEYS);
+          const near = didYouMean(key, top ? TOP_KEYS : RULE_KEYS);
           const where = top ? 'at the top of the file' : `in \`${path.join('.')}\``;
           out.push(problem(src, 'MAPPING_SCHEMA', `unknown key \`${key}\` ${where}${near ? `; did you mean \`${near}\`?` : ''}`, [...path, key], 'key'));
         }

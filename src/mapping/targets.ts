@@ -4,7 +4,7 @@
  * We walk zod 4's public `_zod.def` (type, shape, innerType, element, keyType/valueType, options)
  * rather than keeping a second list of field names: the registry is the one source of truth.
  */
-import { closest, distance } from 'fastest-levenshtein';
+import { didYouMean } from '../util/suggest.js';
 import type { z } from 'zod';
 
 type Def = {
@@ -107,16 +107,9 @@ export function resolveTarget(root: z.ZodType, path: string): TargetResolution {
       const hint = d.type === 'record' ? ' (not an accepted key here, e.g. a two-letter language code like `de`)' : '';
       return { ok: false, failedSegment: i, message: `\`${seg}\` is not a valid key${where}${hint}` };
     }
-    const suggestion = suggest(seg, names);
+    const suggestion = didYouMean(seg, names);
     return { ok: false, failedSegment: i, message: `unknown field \`${seg}\`${where}`, suggestion };
   }
   return { ok: true, schema };
 }
 
-/** The nearest valid name, when it is near enough to be a plausible typo. */
-export function suggest(name: string, candidates: readonly string[]): string | undefined {
-  if (candidates.length === 0) return undefined;
-  const best = closest(name, [...candidates]);
-  const d = distance(name, best);
-  return d <= Math.max(2, Math.ceil(name.length / 3)) ? best : undefined;
-}
