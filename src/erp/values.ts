@@ -58,7 +58,14 @@ export function comparePositions(a: CursorPosition, b: CursorPosition): number {
   return compareValues(a.value, b.value) || compareValues(a.key, b.key);
 }
 
-/** Read a dotted path (`data.items`) from a JSON value; empty path returns the value. */
+/** Read a dotted path (`data.items`) from a JSON value; empty path returns the value. For a path read per record, use `pathReader`. */
 export function getPath(value: unknown, path: string | undefined): unknown {
   return path ? valueAt(value, path.split('.')) : value;
+}
+
+/** A reader of one dotted path, split once (for paths read from every record: keys, cursors). */
+export function pathReader(path: string | undefined): (value: unknown) => unknown {
+  if (!path) return (value) => value;
+  const segments = path.split('.');
+  return (value) => valueAt(value, segments);
 }

@@ -110,6 +110,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   const writeSchema = resource && file.direction === 'erp-to-shop' ? resource.schemas.write : undefined;
   const writeCheck = writeSchema ? compileCheck(writeSchema) : undefined;
   const required = 'erp' in file.target ? (file.target.required ?? []) : [];
+  const requiredPaths = required.map((f) => [f, f.split('.')] as const);
   const keyOf = compileGetter(file.key);
   const recordRef = (record: Record<string, unknown>) => {
     const k = keyOf({ item: record, root: record });
@@ -126,8 +127,8 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     const warnings: Finding[] = env.warnings;
     if (guards) guards(payload, errors, warnings);
     if (writeSchema && writeCheck && !writeCheck(payload)) errors.push(...outputErrors(writeSchema, payload, errors, rules, fileName));
-    for (const f of required) {
-      if (valueAt(payload, f.split('.')) === undefined) errors.push(new MappingError('MAPPING_REQUIRED', `field \`${f}\`: the ERP target requires it but the mapping produced nothing`, { file: fileName, field: f }));
+    for (const [f, segments] of requiredPaths) {
+      if (valueAt(payload, segments) === undefined) errors.push(new MappingError('MAPPING_REQUIRED', `field \`${f}\`: the ERP target requires it but the mapping produced nothing`, { file: fileName, field: f }));
     }
     if (errors.length === 0) return { ok: true, payload, warnings };
     const trace = new Map<string, unknown>();

@@ -12,7 +12,7 @@ import type { Logger } from '../../log.js';
 import type { FilesConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
 import type { ConnectorContext, CursorPosition, ErpRecord, ReadOptions, Source, SourceItem } from '../types.js';
-import { comparePositions, compareValues, getPath, recordSchema } from '../values.js';
+import { comparePositions, compareValues, pathReader, recordSchema } from '../values.js';
 import type { FileSourceConfig } from './config.js';
 import { readCsv } from './csv.js';
 import { moveInto, moveToFailed, readyFiles, unchangedSince } from './folders.js';
@@ -73,6 +73,8 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
     logger.info({ file: name, movedTo: moved, records }, 'file settled; archived');
   }
 
+  const keyOf = pathReader(cfg.key);
+
   async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
     let names: string[];
     try {
@@ -102,7 +104,7 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
           index++;
           if (index <= skipThrough) continue;
           if (!recordSchema.safeParse(record).success) throw new Error(`record ${index} is not an object`);
-          const keyValue = cfg.key === undefined ? index : getPath(record, cfg.key);
+          const keyValue = cfg.key === undefined ? index : keyOf(record);
           if (keyValue === undefined || keyValue === null || keyValue === '') throw new Error(`record ${index} has no value in key field ${cfg.key}`);
           const position: CursorPosition = { value: name, key: indexKey(index) };
           yield { record, key: String(keyValue), position };

@@ -8,7 +8,7 @@ import { AbortedError } from '../../errors.js';
 import type { HttpConnection } from '../connection.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
 import type { ConnectorContext, CursorPosition, ErpRecord, ReadOptions, Source, SourceItem } from '../types.js';
-import { comparePositions, compareValues, getPath, recordSchema, toCursorValue } from '../values.js';
+import { comparePositions, compareValues, getPath, pathReader, recordSchema, toCursorValue } from '../values.js';
 import type { HttpSourceConfig } from './config.js';
 import { jsonClient, resolveUrl } from './request.js';
 
@@ -74,6 +74,8 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
       for (const it of ties) if (!after || comparePositions(it.position, after) > 0) yield it;
       ties = [];
     };
+    const keyOf = pathReader(cfg.key);
+    const cursorOf = pathReader(cfg.cursor);
     while (url) {
       if (options.signal?.aborted) throw new AbortedError();
       if (++pages > cfg.maxPages) throw connectorError('http', CONNECTOR_CODES.httpError, `${cfg.path} returned more than maxPages (${cfg.maxPages}) pages; check the paging settings.`);
@@ -86,14 +88,14 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
         const parsed = recordSchema.safeParse(raw);
         if (!parsed.success || Array.isArray(raw)) throw connectorError('http', CONNECTOR_CODES.invalidRecord, `${url.pathname} returned a record that is not a JSON object.`);
         const record: ErpRecord = parsed.data;
-        const keyValue = getPath(record, cfg.key);
+        const keyValue = keyOf(record);
         if (keyValue === undefined || keyValue === null || keyValue === '') throw connectorError('http', CONNECTOR_CODES.invalidRecord, `${url.pathname} returned a record without key ${cfg.key}.`);
         const key = String(keyValue);
         if (!cfg.cursor) {
           yield { record, key, position: { value: null, key } };
           continue;
         }
-        const value = toCursorValue(getPath(record, cfg.cursor));
+        const value = toCursorValue(cursorOf(record));
         if (value === null) throw connectorError('http', CONNECTOR_CODES.invalidRecord, `record ${key} has no cursor value at ${cfg.cursor}.`, { erpKey: key });
         if (until !== undefined && until !== null && compareValues(value, until) > 0) {
           // Sorted ascending: nothing after this can be inside the range.
