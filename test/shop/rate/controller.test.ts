@@ -21,12 +21,12 @@ describe('adaptive rate controller', () => {
     expect(rate.snapshot()).toEqual({ mode: 'adaptive', concurrency: 2, requestsPerSecond: 500, phase: 'slow-start' });
   });
 
-  it('grows by one request in flight per clean answer up to 8, by one per round trip beyond, and never above the hard cap', () => {
+  it('grows by one request in flight per clean answer up to 6, by one per round trip beyond, and never above the hard cap', () => {
     const fast = controller();
-    fast.clean(6);
-    expect(fast.rate.concurrency).toBe(8);
-    fast.clean(9);
-    expect(fast.rate.concurrency).toBe(9);
+    fast.clean(4);
+    expect(fast.rate.concurrency).toBe(6);
+    fast.clean(7);
+    expect(fast.rate.concurrency).toBe(7);
     const { rate, clean } = controller({ maxConcurrency: 6 });
     clean(3);
     expect(rate.concurrency).toBe(5);
@@ -45,11 +45,11 @@ describe('adaptive rate controller', () => {
 
   it('halves the requests in flight on a 5xx or lost answer, once per round trip, never below one', () => {
     const { rate, clock, clean } = controller();
-    clean(10);
-    expect(rate.concurrency).toBe(8);
+    clean(4);
+    expect(rate.concurrency).toBe(6);
     rate.observe({ kind: 'overloaded' }, true);
     rate.observe({ kind: 'overloaded' }, true);
-    expect(rate.concurrency).toBe(4);
+    expect(rate.concurrency).toBe(3);
     for (let i = 0; i < 5; i++) {
       clock.now += 1000;
       rate.observe({ kind: 'overloaded' }, true);
@@ -60,14 +60,14 @@ describe('adaptive rate controller', () => {
 
   it('after the first trouble grows by about one request in flight per round trip (additive increase)', () => {
     const { rate, clock, clean } = controller();
-    clean(6);
+    clean(4);
     rate.observe({ kind: 'overloaded' }, true);
-    expect(rate.concurrency).toBe(4);
+    expect(rate.concurrency).toBe(3);
     clock.now += 1000;
-    clean(5);
+    clean(4);
+    expect(rate.concurrency).toBe(4);
+    clean(4);
     expect(rate.concurrency).toBe(5);
-    clean(5);
-    expect(rate.concurrency).toBe(6);
   });
 
   it('on 429 learns the rate the shop accepted in the last second and drops to 90 % of it', () => {
@@ -134,11 +134,11 @@ describe('adaptive rate controller', () => {
   it('cuts requests in flight by a quarter when latency rises well above the best seen', () => {
     const { rate, clock, clean } = controller();
     clean(8, 10, 40);
-    expect(rate.concurrency).toBe(8);
+    expect(rate.concurrency).toBe(6);
     clock.now += 1000;
     clean(6, 10, 400);
-    expect(rate.concurrency).toBeLessThan(8);
-    expect(rate.concurrency).toBeGreaterThanOrEqual(4);
+    expect(rate.concurrency).toBeLessThan(6);
+    expect(rate.concurrency).toBeGreaterThanOrEqual(3);
   });
 
   it('reads a loopback shop jittering between 1 and 6 ms as fast, not as rising latency', () => {
