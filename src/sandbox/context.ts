@@ -42,9 +42,18 @@ export function createContext(db: Database.Database, clock: SandboxClock, filesR
   let cachedSettings: Settings | undefined;
   const addMail = db.prepare('INSERT INTO outbox (kind, data, created_at) VALUES (?, ?, ?)');
   const addPrivacy = db.prepare('INSERT INTO privacy_log (event, data, created_at) VALUES (?, ?, ?)');
+  const statements = new Map<string, Database.Statement>();
   const ctx: InternalContext = {
     store,
     db,
+    sql<P extends unknown[] = unknown[], R = unknown>(text: string): Database.Statement<P, R> {
+      let stmt = statements.get(text);
+      if (!stmt) {
+        stmt = db.prepare(text);
+        statements.set(text, stmt);
+      }
+      return stmt as unknown as Database.Statement<P, R>;
+    },
     reference() {
       cachedReference ??= readReference(db);
       return cachedReference;

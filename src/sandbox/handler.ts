@@ -64,6 +64,8 @@ export interface SandboxContext {
   readonly store: RecordStore;
   /** The raw database, for auxiliary tables (create them with `CREATE TABLE IF NOT EXISTS` in `init`). */
   readonly db: Database.Database;
+  /** A prepared statement for this SQL text, prepared once per sandbox and reused by every request. */
+  sql<P extends unknown[] = unknown[], R = unknown>(text: string): Database.Statement<P, R>;
   /** Current reference data (languages, groups, tax classes, admins, statuses, storages…). */
   reference(): ReferenceData;
   /** Current shop settings. */

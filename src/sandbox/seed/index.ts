@@ -19,5 +19,5 @@ export function seedSandbox(ctx: InternalContext, handlers: Readonly<Record<stri
 
 /** Whether the database already holds a seeded shop. */
 export function isSeeded(ctx: InternalContext): boolean {
-  return ctx.db.prepare("SELECT 1 FROM meta WHERE key = 'reference'").get() !== undefined;
+  return ctx.sql("SELECT 1 FROM meta WHERE key = 'reference'").get() !== undefined;
 }

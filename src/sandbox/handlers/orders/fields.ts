@@ -52,13 +52,13 @@ export function readExternalReference(raw: Entry, index: number): { source: stri
 
 /** Refuse with DUPLICATE_EXTERNAL_REFERENCE when another order already holds this marketplace reference. */
 export function refuseTakenExternalReference(ctx: SandboxContext, ref: { source: string; external_id: string }, index: number): void {
-  const existing = ctx.db.prepare<[string, string], { orders_id: number }>('SELECT orders_id FROM order_external_refs WHERE source = ? AND external_id = ?').get(ref.source, ref.external_id);
+  const existing = ctx.sql<[string, string], { orders_id: number }>('SELECT orders_id FROM order_external_refs WHERE source = ? AND external_id = ?').get(ref.source, ref.external_id);
   if (existing) orderError('DUPLICATE_EXTERNAL_REFERENCE', `An order for ${ref.source} ${ref.external_id} exists already (orders_id ${existing.orders_id})`, index, { orders_id: existing.orders_id, source: ref.source, external_id: ref.external_id });
 }
 
 /** Record that order `id` holds this marketplace reference. */
 export function recordExternalReference(ctx: SandboxContext, ref: { source: string; external_id: string }, id: number): void {
-  ctx.db.prepare('INSERT INTO order_external_refs (source, external_id, orders_id) VALUES (?, ?, ?)').run(ref.source, ref.external_id, id);
+  ctx.sql('INSERT INTO order_external_refs (source, external_id, orders_id) VALUES (?, ?, ?)').run(ref.source, ref.external_id, id);
 }
 
 /** Upsert tracking entries by code; aliases `method` -> service_provider and `tracking_number` -> code. */

@@ -41,7 +41,7 @@ export const ordersHandler: ResourceHandler = {
   delete(ctx, req) {
     const { id, raw } = phpDeleteId(req, 'orders_id');
     if (!ctx.store.has('orders', id)) fail(404, 'Not found', `No order with orders_id ${String(raw)}`);
-    ctx.db.prepare('DELETE FROM order_external_refs WHERE orders_id = ?').run(id);
+    ctx.sql('DELETE FROM order_external_refs WHERE orders_id = ?').run(id);
     // Not shown in the spec; a deleted order gives back the stock it booked (docs/spec-gaps.md).
     restock(ctx, id);
     ctx.store.delete('orders', id);

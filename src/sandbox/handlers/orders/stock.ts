@@ -137,13 +137,13 @@ export function bookStock(ctx: SandboxContext, items: readonly Entry[], autoStoc
 
 /** Keep what an order booked, so its delete can give it back. */
 export function recordBookings(ctx: SandboxContext, ordersId: number, bookings: readonly Booking[]): void {
-  const insert = ctx.db.prepare('INSERT INTO order_stock_bookings VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = ctx.sql('INSERT INTO order_stock_bookings VALUES (?, ?, ?, ?, ?, ?)');
   for (const b of bookings) insert.run(ordersId, b.productId, b.optionId, b.valueId, b.detailId, b.quantity);
 }
 
 /** Give back what a deleted order booked (product and SKU quantities); returns how many lines. */
 export function restock(ctx: SandboxContext, ordersId: number): number {
-  const rows = ctx.db.prepare('SELECT products_id, option_id, value_id, detail_id, quantity FROM order_stock_bookings WHERE orders_id = ?').all(ordersId) as {
+  const rows = ctx.sql('SELECT products_id, option_id, value_id, detail_id, quantity FROM order_stock_bookings WHERE orders_id = ?').all(ordersId) as {
     products_id: number;
     option_id: number;
     value_id: number;
@@ -151,6 +151,6 @@ export function restock(ctx: SandboxContext, ordersId: number): number {
     quantity: number;
   }[];
   for (const r of rows) adjust(ctx, { productId: r.products_id, optionId: r.option_id, valueId: r.value_id, detailId: r.detail_id }, r.quantity);
-  ctx.db.prepare('DELETE FROM order_stock_bookings WHERE orders_id = ?').run(ordersId);
+  ctx.sql('DELETE FROM order_stock_bookings WHERE orders_id = ?').run(ordersId);
   return rows.length;
 }

@@ -40,7 +40,7 @@ function toView(ctx: SandboxContext, row: ClaimRow): ClaimView {
 /** The active claim of a ticket, null when none (an expired claim is released here). */
 export function readClaim(ctx: SandboxContext, ticketId: number): ClaimView | null {
   if (!claimsAvailable(ctx)) return null;
-  const row = ctx.db.prepare<[number], ClaimRow>('SELECT ticket_id, admin_id, label, claimed_at, expires_at FROM sandbox_ticket_claims WHERE ticket_id = ?').get(ticketId);
+  const row = ctx.sql<[number], ClaimRow>('SELECT ticket_id, admin_id, label, claimed_at, expires_at FROM sandbox_ticket_claims WHERE ticket_id = ?').get(ticketId);
   if (!row) return null;
   if (parseDateTime(row.expires_at).getTime() <= ctx.now().getTime()) {
     releaseClaim(ctx, ticketId);
@@ -51,13 +51,12 @@ export function readClaim(ctx: SandboxContext, ticketId: number): ClaimView | nu
 
 /** Write (insert or replace) a ticket's claim. */
 export function writeClaim(ctx: SandboxContext, ticketId: number, adminId: number, label: string | null, claimedAt: string, expiresAt: Date): void {
-  ctx.db
-    .prepare('INSERT INTO sandbox_ticket_claims (ticket_id, admin_id, label, claimed_at, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ticket_id) DO UPDATE SET admin_id = excluded.admin_id, label = excluded.label, claimed_at = excluded.claimed_at, expires_at = excluded.expires_at')
+  ctx.sql('INSERT INTO sandbox_ticket_claims (ticket_id, admin_id, label, claimed_at, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ticket_id) DO UPDATE SET admin_id = excluded.admin_id, label = excluded.label, claimed_at = excluded.claimed_at, expires_at = excluded.expires_at')
     .run(ticketId, adminId, label, claimedAt, formatDateTime(expiresAt));
 }
 
 /** End a ticket's claim; true when there was one. */
 export function releaseClaim(ctx: SandboxContext, ticketId: number): boolean {
   if (!claimsAvailable(ctx)) return false;
-  return ctx.db.prepare('DELETE FROM sandbox_ticket_claims WHERE ticket_id = ?').run(ticketId).changes > 0;
+  return ctx.sql('DELETE FROM sandbox_ticket_claims WHERE ticket_id = ?').run(ticketId).changes > 0;
 }

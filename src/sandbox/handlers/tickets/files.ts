@@ -121,9 +121,9 @@ function filesDir(ctx: SandboxContext): string {
 export function storeFiles(ctx: SandboxContext, ticketId: number, historyId: number, files: readonly CheckedFile[]): string[] {
   const dir = filesDir(ctx);
   const names: string[] = [];
-  const sameContent = ctx.db.prepare<[number, string], { name: string }>('SELECT name FROM sandbox_ticket_files WHERE ticket_id = ? AND sha256 = ?');
-  const nameTaken = ctx.db.prepare<[string]>('SELECT 1 FROM sandbox_ticket_files WHERE name = ?');
-  const insert = ctx.db.prepare('INSERT INTO sandbox_ticket_files (name, ticket_id, history_id, size, mime_type, sha256, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const sameContent = ctx.sql<[number, string], { name: string }>('SELECT name FROM sandbox_ticket_files WHERE ticket_id = ? AND sha256 = ?');
+  const nameTaken = ctx.sql<[string]>('SELECT 1 FROM sandbox_ticket_files WHERE name = ?');
+  const insert = ctx.sql('INSERT INTO sandbox_ticket_files (name, ticket_id, history_id, size, mime_type, sha256, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?)');
   for (const file of files) {
     const hash = createHash('sha256').update(file.content).digest('hex');
     const existing = sameContent.get(ticketId, hash);
@@ -144,8 +144,7 @@ export function storeFiles(ctx: SandboxContext, ticketId: number, historyId: num
 
 /** The files of a ticket (listing records). */
 export function listFiles(ctx: SandboxContext, ticketId: number): FileInfo[] {
-  return ctx.db
-    .prepare<[number], FileInfo>('SELECT name, size, mime_type, last_modified FROM sandbox_ticket_files WHERE ticket_id = ? ORDER BY history_id, name')
+  return ctx.sql<[number], FileInfo>('SELECT name, size, mime_type, last_modified FROM sandbox_ticket_files WHERE ticket_id = ? ORDER BY history_id, name')
     .all(ticketId)
     .filter((f) => existsSync(join(filesDir(ctx), f.name)));
 }
@@ -165,8 +164,7 @@ export function readFile(ctx: SandboxContext, ticketId: number, name: string): {
   const dir = resolve(filesDir(ctx));
   const path = resolve(dir, name);
   if (!path.startsWith(dir + sep)) return 'unsafe';
-  const info = ctx.db
-    .prepare<[string, number], FileInfo>('SELECT name, size, mime_type, last_modified FROM sandbox_ticket_files WHERE name = ? AND ticket_id = ?')
+  const info = ctx.sql<[string, number], FileInfo>('SELECT name, size, mime_type, last_modified FROM sandbox_ticket_files WHERE name = ? AND ticket_id = ?')
     .get(name, ticketId);
   if (!info || !existsSync(path)) return undefined;
   return { info, content: readFileSync(path) };
@@ -175,11 +173,11 @@ export function readFile(ctx: SandboxContext, ticketId: number, name: string): {
 /** Delete every file of a ticket from disk and the file table; returns how many. */
 export function deleteFiles(ctx: SandboxContext, ticketId: number): number {
   const dir = filesDir(ctx);
-  const rows = ctx.db.prepare<[number], { name: string }>('SELECT name FROM sandbox_ticket_files WHERE ticket_id = ?').all(ticketId);
+  const rows = ctx.sql<[number], { name: string }>('SELECT name FROM sandbox_ticket_files WHERE ticket_id = ?').all(ticketId);
   for (const row of rows) {
     const path = join(dir, row.name);
     if (existsSync(path)) unlinkSync(path);
   }
-  ctx.db.prepare('DELETE FROM sandbox_ticket_files WHERE ticket_id = ?').run(ticketId);
+  ctx.sql('DELETE FROM sandbox_ticket_files WHERE ticket_id = ?').run(ticketId);
   return rows.length;
 }

@@ -37,7 +37,7 @@ const deleteTicket: OperationHandler = (ctx, req) => {
   const ticket = getTicket(ctx, id);
   if (!ticket) fail(404, 'Not found', `Ticket ${id} does not exist`);
   const files = deleteFiles(ctx, id);
-  ctx.db.prepare('DELETE FROM sandbox_ticket_claims WHERE ticket_id = ?').run(id);
+  ctx.sql('DELETE FROM sandbox_ticket_claims WHERE ticket_id = ?').run(id);
   clearEditLock(ctx, id);
   ctx.store.delete(TICKETS, id);
   return {

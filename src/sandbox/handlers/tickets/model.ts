@@ -87,7 +87,7 @@ export function clearTicketTables(ctx: SandboxContext): void {
 
 /** A fresh history id (unique across tickets, as in the shop's history table). */
 export function nextHistoryId(ctx: SandboxContext, ticketId: number): number {
-  return Number(ctx.db.prepare('INSERT INTO sandbox_ticket_history_seq (ticket_id) VALUES (?)').run(ticketId).lastInsertRowid);
+  return Number(ctx.sql('INSERT INTO sandbox_ticket_history_seq (ticket_id) VALUES (?)').run(ticketId).lastInsertRowid);
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -122,7 +122,7 @@ function named(list: readonly { id: number; name: string }[], id: number): strin
 
 /** The edit lock of a ticket while it is valid (300 s after the last form activity), else null. */
 export function readEditLock(ctx: SandboxContext, ticketId: number): { admin_id: number; admin_name: string; locked_at: string } | null {
-  const row = ctx.db.prepare<[number], { admin_id: number; locked_at: string; last_activity: string }>('SELECT admin_id, locked_at, last_activity FROM sandbox_ticket_edit_locks WHERE ticket_id = ?').get(ticketId);
+  const row = ctx.sql<[number], { admin_id: number; locked_at: string; last_activity: string }>('SELECT admin_id, locked_at, last_activity FROM sandbox_ticket_edit_locks WHERE ticket_id = ?').get(ticketId);
   if (!row) return null;
   const validUntil = parseDateTime(row.last_activity).getTime() + EDIT_LOCK_SECONDS * 1000;
   if (validUntil <= ctx.now().getTime()) return null;
@@ -132,14 +132,13 @@ export function readEditLock(ctx: SandboxContext, ticketId: number): { admin_id:
 /** Record that an administrator has the ticket open in the administration form. */
 export function touchEditLock(ctx: SandboxContext, ticketId: number, adminId: number): void {
   const now = formatDateTime(ctx.now());
-  ctx.db
-    .prepare('INSERT INTO sandbox_ticket_edit_locks (ticket_id, admin_id, locked_at, last_activity) VALUES (?, ?, ?, ?) ON CONFLICT (ticket_id) DO UPDATE SET last_activity = excluded.last_activity')
+  ctx.sql('INSERT INTO sandbox_ticket_edit_locks (ticket_id, admin_id, locked_at, last_activity) VALUES (?, ?, ?, ?) ON CONFLICT (ticket_id) DO UPDATE SET last_activity = excluded.last_activity')
     .run(ticketId, adminId, now, now);
 }
 
 /** Close the administration form: the ticket has no edit lock any more. */
 export function clearEditLock(ctx: SandboxContext, ticketId: number): void {
-  ctx.db.prepare('DELETE FROM sandbox_ticket_edit_locks WHERE ticket_id = ?').run(ticketId);
+  ctx.sql('DELETE FROM sandbox_ticket_edit_locks WHERE ticket_id = ?').run(ticketId);
 }
 
 /** The ticket as the export shows it: names resolved, claim and edit lock attached. */
