@@ -14,6 +14,8 @@ export function exitCodeOfRun(summary: Pick<RunSummary, 'status'>): ExitCode {
 export function summaryLine(s: RunSummary): string {
   const c = s.counts;
   const parts = [`read ${c.read}`, `created ${c.created}`, `updated ${c.updated}`, `unchanged ${c.unchanged}`, `failed ${c.failed}`, `dead-lettered ${c.deadLettered}`];
+  // Said apart, so a file read only in part never looks like a clean import.
+  if (c.unreadable) parts.push(`unreadable ${c.unreadable} (see dlq list)`);
   if (c.warnings) parts.push(`warnings ${c.warnings}`);
   const run = s.runId ? ` (run ${s.runId})` : '';
   const hint = s.error ? hintFor(s.error.code) : undefined;

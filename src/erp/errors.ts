@@ -19,6 +19,7 @@ export const CONNECTOR_CODES = {
   folderMissing: 'FILE_FOLDER_MISSING',
   fileTooLarge: 'FILE_TOO_LARGE',
   fileWriteFailed: 'FILE_WRITE_FAILED',
+  fileRejected: 'FILE_REJECTED',
 } as const;
 
 /** One of the stable connector error codes. */

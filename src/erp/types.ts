@@ -34,13 +34,50 @@ export interface ReadOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Where a record came from, for the person who has to fix it: file and line (or element), or a query row. */
+export interface RecordOrigin {
+  readonly file?: string;
+  /** 1-based line of the file where the record starts (CSV, NDJSON). */
+  readonly line?: number;
+  /** 1-based position of the element (JSON array element, XML record element, SQL/HTTP row). */
+  readonly element?: number;
+  /** The record's text as it was in the source (cut to a few hundred characters). */
+  readonly raw?: string;
+}
+
+/** Why a source could not use a record (or a whole file): it becomes a dead letter of its own. */
+export interface RefusedRecord {
+  /** A stable code: SOURCE_BAD_ROW, SOURCE_KEY_MISSING, SOURCE_BAD_JSON, SOURCE_BAD_XML, FILE_UNREADABLE… */
+  readonly code: string;
+  readonly message: string;
+}
+
 /** One record read from a source, with its key and position. */
 export interface SourceItem {
   readonly record: ErpRecord;
-  /** The record's ERP key (as a string: numbers are stringified). */
+  /** The record's ERP key (as a string: numbers are stringified); for a keyless refused row, its place (`file#line 5`). */
   readonly key: string;
   /** Where this record stands in the source's order. */
   readonly position: CursorPosition;
+  /** Set when the source could not use the record: the pipeline dead-letters it and reads on. */
+  readonly refused?: RefusedRecord;
+  readonly origin?: RecordOrigin;
+}
+
+/** The codes of records a source refused, so a run, its metrics and its letters can tell them apart. */
+export const SOURCE_CODES = {
+  badRow: 'SOURCE_BAD_ROW',
+  keyMissing: 'SOURCE_KEY_MISSING',
+  badJson: 'SOURCE_BAD_JSON',
+  badXml: 'SOURCE_BAD_XML',
+  notAnObject: 'SOURCE_NOT_AN_OBJECT',
+  fileUnreadable: 'FILE_UNREADABLE',
+  fileRejected: 'FILE_REJECTED',
+} as const;
+
+/** Cut a raw text for a letter or a log line. */
+export function rawExcerpt(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** An ERP source: streams records in (cursor, key) order. */

@@ -45,7 +45,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   const records = new Counter({
     name: 'shopsync_records_total',
-    help: 'Records settled by pipelines, by outcome (created, updated, unchanged, failed, dead-lettered, delivered…)',
+    help: 'Records settled by pipelines, by outcome (created, updated, unchanged, failed, dead-lettered, unreadable: the source could not use the record, delivered…)',
     labelNames: ['pipeline', 'outcome'] as const,
     registers: [registry],
   });

@@ -21,6 +21,8 @@ export type SyncEvent =
       readonly outcome: EventOutcome;
       /** Warning and error codes of the record. */
       readonly codes: readonly string[];
+      /** The source could not use the record (a broken row, no key, an unreadable file). */
+      readonly unreadable?: boolean;
     }
   | { readonly type: 'batch-sent'; readonly runId: number; readonly pipeline: string; readonly resource: string; readonly operation: 'create' | 'update'; readonly size: number; readonly requests: number; readonly durationMs: number }
   | { readonly type: 'batch-split'; readonly runId: number; readonly pipeline: string; readonly size: number; readonly code: string }

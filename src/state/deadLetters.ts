@@ -1,7 +1,7 @@
 /** Dead letters: failed records kept with their reason until retried or dropped. */
 import type { Db } from './db.js';
 import { Where } from './where.js';
-import { iso, parseJson, type DeadLetter } from './types.js';
+import { iso, parseJson, type DeadLetter, type DeadLetterOrigin } from './types.js';
 
 interface DeadLetterRow {
   id: number;
@@ -16,10 +16,12 @@ interface DeadLetterRow {
   run_id: number | null;
   first_failed_at: number;
   last_failed_at: number;
+  origin: string | null;
 }
 
 function toDeadLetter(r: DeadLetterRow): DeadLetter {
   const payload = parseJson<unknown>(r.payload);
+  const origin = parseJson<DeadLetterOrigin>(r.origin);
   return {
     id: r.id,
     pipeline: r.pipeline,
@@ -33,11 +35,12 @@ function toDeadLetter(r: DeadLetterRow): DeadLetter {
     ...(r.run_id !== null ? { runId: r.run_id } : {}),
     firstFailedAt: iso(r.first_failed_at),
     lastFailedAt: iso(r.last_failed_at),
+    ...(origin !== undefined ? { origin } : {}),
   };
 }
 
 /** What a failing record leaves behind. */
-export type NewDeadLetter = Pick<DeadLetter, 'pipeline' | 'resource' | 'erpKey' | 'record' | 'payload' | 'code' | 'reason' | 'runId'>;
+export type NewDeadLetter = Pick<DeadLetter, 'pipeline' | 'resource' | 'erpKey' | 'record' | 'payload' | 'code' | 'reason' | 'runId' | 'origin'>;
 
 /** Dead-letter storage; one letter per pipeline and ERP key, attempts counted. */
 export class DeadLetters {
@@ -50,10 +53,11 @@ export class DeadLetters {
 
   constructor(private readonly db: Db) {
     this.upsertStmt = db.prepare(
-      `INSERT INTO dead_letters (pipeline, resource, erp_key, record, payload, code, reason, attempts, run_id, first_failed_at, last_failed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+      `INSERT INTO dead_letters (pipeline, resource, erp_key, record, payload, code, reason, attempts, run_id, first_failed_at, last_failed_at, origin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
        ON CONFLICT (pipeline, erp_key) DO UPDATE SET resource = excluded.resource, record = excluded.record, payload = excluded.payload,
-         code = excluded.code, reason = excluded.reason, attempts = dead_letters.attempts + 1, run_id = excluded.run_id, last_failed_at = excluded.last_failed_at`,
+         code = excluded.code, reason = excluded.reason, attempts = dead_letters.attempts + 1, run_id = excluded.run_id, last_failed_at = excluded.last_failed_at,
+         origin = excluded.origin`,
     );
     this.getStmt = db.prepare<[number], DeadLetterRow>('SELECT * FROM dead_letters WHERE id = ?');
     this.getByKeyStmt = db.prepare<[string, string], DeadLetterRow>('SELECT * FROM dead_letters WHERE pipeline = ? AND erp_key = ?');
@@ -76,6 +80,7 @@ export class DeadLetters {
       letter.runId ?? null,
       now,
       now,
+      letter.origin === undefined ? null : JSON.stringify(letter.origin),
     );
     return this.getByKey(letter.pipeline, letter.erpKey)!;
   }

@@ -21,6 +21,7 @@ interface RunRow {
   unchanged: number;
   failed: number;
   dead_lettered: number;
+  unreadable: number;
   warnings: number;
   requests: number;
   error: string | null;
@@ -28,7 +29,7 @@ interface RunRow {
 
 /** Zeroed counters. */
 export function emptyCounts(): RunCounts {
-  return { read: 0, created: 0, updated: 0, unchanged: 0, failed: 0, deadLettered: 0, warnings: 0, requests: 0 };
+  return { read: 0, created: 0, updated: 0, unchanged: 0, failed: 0, deadLettered: 0, unreadable: 0, warnings: 0, requests: 0 };
 }
 
 function toRun(r: RunRow): RunRecord {
@@ -45,7 +46,7 @@ function toRun(r: RunRow): RunRecord {
     ...(r.pid !== null ? { pid: r.pid } : {}),
     ...(r.host !== null ? { host: r.host } : {}),
     ...(range ? { range } : {}),
-    counts: { read: r.read, created: r.created, updated: r.updated, unchanged: r.unchanged, failed: r.failed, deadLettered: r.dead_lettered, warnings: r.warnings, requests: r.requests },
+    counts: { read: r.read, created: r.created, updated: r.updated, unchanged: r.unchanged, failed: r.failed, deadLettered: r.dead_lettered, unreadable: r.unreadable, warnings: r.warnings, requests: r.requests },
     ...(error ? { error } : {}),
   };
 }
@@ -77,7 +78,7 @@ export class Runs {
       `INSERT INTO runs (pipeline, mode, lane, status, started_at, pid, host, range_json) VALUES (?, ?, ?, 'running', ?, ?, ?, ?)`,
     );
     this.countsStmt = db.prepare(
-      `UPDATE runs SET read = ?, created = ?, updated = ?, unchanged = ?, failed = ?, dead_lettered = ?, warnings = ?, requests = ? WHERE id = ?`,
+      `UPDATE runs SET read = ?, created = ?, updated = ?, unchanged = ?, failed = ?, dead_lettered = ?, unreadable = ?, warnings = ?, requests = ? WHERE id = ?`,
     );
     this.finishStmt = db.prepare(`UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?`);
     this.getStmt = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
@@ -94,7 +95,7 @@ export class Runs {
 
   /** Store the current counters (call inside the settling transaction). */
   saveCounts(id: number, c: Readonly<RunCounts>): void {
-    this.countsStmt.run(c.read, c.created, c.updated, c.unchanged, c.failed, c.deadLettered, c.warnings, c.requests, id);
+    this.countsStmt.run(c.read, c.created, c.updated, c.unchanged, c.failed, c.deadLettered, c.unreadable, c.warnings, c.requests, id);
   }
 
   /** Close a run with its final status. */

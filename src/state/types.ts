@@ -61,6 +61,8 @@ export interface RunCounts {
   unchanged: number;
   failed: number;
   deadLettered: number;
+  /** Of the dead-lettered: records the source could not use (broken rows, no key, unreadable files). */
+  unreadable: number;
   warnings: number;
   requests: number;
 }
@@ -125,6 +127,16 @@ export interface DeadLetter {
   readonly runId?: number;
   readonly firstFailedAt: string;
   readonly lastFailedAt: string;
+  /** Where the record came from, when the source could tell (file and line or element, raw text). */
+  readonly origin?: DeadLetterOrigin;
+}
+
+/** The source place of a dead letter's record. */
+export interface DeadLetterOrigin {
+  readonly file?: string;
+  readonly line?: number;
+  readonly element?: number;
+  readonly raw?: string;
 }
 
 /** Milliseconds → ISO string. */

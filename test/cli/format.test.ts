@@ -8,7 +8,7 @@ const failed = (code: string, message: string): RunSummary =>
     pipeline: 'products',
     mode: 'sync',
     status: 'failed',
-    counts: { read: 2, created: 0, updated: 0, unchanged: 0, failed: 0, deadLettered: 0, warnings: 0, requests: 1 },
+    counts: { read: 2, created: 0, updated: 0, unchanged: 0, failed: 0, deadLettered: 0, unreadable: 0, warnings: 0, requests: 1 },
     durationMs: 1200,
     error: { code, message },
   }) as unknown as RunSummary;

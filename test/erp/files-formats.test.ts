@@ -41,27 +41,49 @@ describe('JSON, NDJSON and XML inbox sources', () => {
     expect((await collect(await open({ format: 'json', key: 'id' }), {})).map((i) => i.record)).toEqual([{ id: 'X-1', lines: [1, 2] }]);
   });
 
-  it('refuses to read whole a JSON file above maxWholeFileBytes and says how to fix it', async () => {
+  it('refuses to read whole a JSON file above maxWholeFileBytes, hands the file out as one unreadable item, and says how to fix it', async () => {
     put('huge.json', JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ id: i })) }));
-    expect(await collect(await open({ format: 'json', recordsPath: 'data', maxWholeFileBytes: 1000 }), {})).toEqual([]);
+    const source = await open({ format: 'json', recordsPath: 'data', maxWholeFileBytes: 1000 });
+    const items = await collect(source, {});
+    expect(items.map((i) => [i.key, i.refused?.code])).toEqual([['huge.json', 'FILE_UNREADABLE']]);
+    await source.commit?.(items[0]?.position as (typeof items)[number]['position']);
     expect(failed()).toEqual(['huge.json', 'huge.json.error.txt']);
     const report = readFileSync(path.join(inbox, 'failed', 'huge.json.error.txt'), 'utf8');
     expect(report).toContain('raise maxWholeFileBytes');
   });
 
-  it('moves a truncated JSON array to failed/', async () => {
+  it('hands out the records of a truncated JSON array, then the file as unreadable, and moves it to failed/', async () => {
     put('cut.json', '[{"id": 1}, {"id": 2');
-    expect((await collect(await open({ format: 'json', key: 'id' }), {})).map((i) => i.key)).toEqual(['1']);
+    const source = await open({ format: 'json', key: 'id' });
+    const items = await collect(source, {});
+    expect(items.map((i) => [i.key, i.refused?.code])).toEqual([['1', undefined], ['cut.json', 'FILE_UNREADABLE']]);
+    expect(items[1]?.refused?.message).toMatch(/after record 1.*truncated/);
+    await source.commit?.(items[1]?.position as (typeof items)[number]['position']);
+    expect(failed()).toEqual(['cut.json', 'cut.json.error.txt']);
   });
 
-  it('reads NDJSON line by line, skipping blank lines, and names the bad line of a broken file', async () => {
+  it('reads NDJSON line by line, skipping blank lines; a line that does not parse is refused with its line and text, and the lines after it are read', async () => {
     put('a.ndjson', '{"id":1,"name":"Ä"}\r\n\r\n{"id":2,"name":"B"}\n');
-    put('b.ndjson', '{"id":3}\n{"id":4,,}\n');
+    put('b.ndjson', '{"id":3}\n{"id":4,,}\n{"id":5}\n');
     const source = await open({ format: 'ndjson', key: 'id' });
     const items = await collect(source, {});
-    expect(items.map((i) => i.record)).toEqual([{ id: 1, name: 'Ä' }, { id: 2, name: 'B' }, { id: 3 }]);
-    await source.commit?.(items[2]?.position as (typeof items)[number]['position']);
-    expect(failed()).toEqual(['b.ndjson', 'b.ndjson.error.txt']);
+    expect(items.map((i) => i.key)).toEqual(['1', '2', '3', 'b.ndjson#line 2', '5']);
+    expect(items[3]).toMatchObject({ refused: { code: 'SOURCE_BAD_JSON' }, origin: { file: 'b.ndjson', line: 2, raw: '{"id":4,,}' } });
+    expect(items[3]?.refused?.message).toMatch(/^b\.ndjson line 2: not valid JSON/);
+    await source.commit?.(items[4]?.position as (typeof items)[number]['position']);
+    expect(readdirSync(path.join(inbox, 'archive')).sort()).toEqual(['a.ndjson', 'b.ndjson']);
+  });
+
+  it('refuses a JSON array element that is not an object or has no key, and reads the elements after it', async () => {
+    put('list.json', '[{"id": 1}, 42, {"name": "no key"}, {"id": 4}]');
+    const items = await collect(await open({ format: 'json', key: 'id' }), {});
+    expect(items.map((i) => [i.key, i.refused?.code ?? 'ok'])).toEqual([
+      ['1', 'ok'],
+      ['list.json#record 2', 'SOURCE_NOT_AN_OBJECT'],
+      ['list.json#record 3', 'SOURCE_KEY_MISSING'],
+      ['4', 'ok'],
+    ]);
+    expect(items[2]).toMatchObject({ record: { name: 'no key' }, origin: { file: 'list.json', element: 3 } });
   });
 
   it('streams XML records at a path with attributes, CDATA, comments and repeated children kept as strings', async () => {
@@ -87,9 +109,23 @@ describe('JSON, NDJSON and XML inbox sources', () => {
     expect(items[3999]?.record).toEqual({ '@id': '3999', '@note': 'a > b', Name: 'n'.repeat(3999 % 50) });
   });
 
-  it('moves an XML file that ends inside a record to failed/', async () => {
+  it('hands out the records of an XML file that ends inside a record, then the file as unreadable', async () => {
     put('cut.xml', '<Items><Item id="1"/><Item id="2"><Name>x</Name>');
-    expect((await collect(await open({ format: 'xml', recordPath: 'Items.Item', key: '@id' }), {})).map((i) => i.key)).toEqual(['1']);
+    expect((await collect(await open({ format: 'xml', recordPath: 'Items.Item', key: '@id' }), {})).map((i) => [i.key, i.refused?.code])).toEqual([
+      ['1', undefined],
+      ['cut.xml', 'FILE_UNREADABLE'],
+    ]);
+  });
+
+  it('refuses a malformed XML record element with its number and text, and reads the elements after it', async () => {
+    put('items.xml', '<Items><Item id="1"><Name>a</Name></Item><Item id="2"><Name>b</Nme></Item><Item id="3"><Name>c</Name></Item></Items>');
+    const items = await collect(await open({ format: 'xml', recordPath: 'Items.Item', key: '@id' }), {});
+    expect(items.map((i) => [i.key, i.refused?.code ?? 'ok'])).toEqual([
+      ['1', 'ok'],
+      ['items.xml#record 2', 'SOURCE_BAD_XML'],
+      ['3', 'ok'],
+    ]);
+    expect(items[1]?.origin).toMatchObject({ file: 'items.xml', element: 2, raw: '<Item id="2"><Name>b</Nme></Item>' });
   });
 
   it('refuses an XML source without recordPath at configuration time', async () => {

@@ -85,26 +85,61 @@ describe('CSV inbox source', () => {
     expect(ls('archive')).toEqual(['done.csv']);
   });
 
-  it('moves an unreadable file to failed/ with an error report and goes on with the next file', async () => {
-    put('a-bad.csv', 'id,name\n1,"unclosed\n');
-    put('b-good.csv', 'id,name\n2,fine\n');
+  it('refuses a row with an unclosed quote on its own line and reads the rows after it', async () => {
+    put('a-bad.csv', 'id,name\n1,fine\n2,"unclosed\n3,after\n');
+    put('b-good.csv', 'id,name\n4,fine\n');
     const source = await open({ key: 'id' });
     const items = await collect(source, {});
-    expect(items.map((i) => i.key)).toEqual(['2']);
-    expect(ls('failed')).toEqual(['a-bad.csv', 'a-bad.csv.error.txt']);
-    const report = readFileSync(path.join(inbox, 'failed', 'a-bad.csv.error.txt'), 'utf8');
-    expect(report).toContain('code: FILE_UNREADABLE');
-    expect(report).toMatch(/quote/i);
+    expect(items.map((i) => [i.key, i.refused?.code ?? 'ok'])).toEqual([
+      ['1', 'ok'],
+      ['a-bad.csv#line 3', 'SOURCE_BAD_ROW'],
+      ['3', 'ok'],
+      ['4', 'ok'],
+    ]);
+    expect(items[1]).toMatchObject({ origin: { file: 'a-bad.csv', line: 3, raw: '2,"unclosed' } });
+    expect(items[1]?.refused?.message).toMatch(/^a-bad\.csv line 3: .*quote/i);
+    expect(items[2]).toMatchObject({ record: { id: '3', name: 'after' }, origin: { line: 4 } });
+    await source.commit?.(items[3]?.position as SourceItem['position']);
+    expect(ls('archive')).toEqual(['a-bad.csv', 'b-good.csv']);
   });
 
-  it('moves a file that fails half-way to failed/ only after the records read from it are committed', async () => {
-    put('half.csv', 'id,name\n1,ok\n2,ok,extra\n');
+  it('refuses a row with too few or too many columns under its key, and reads on', async () => {
+    put('half.csv', 'id,name\n1,ok\n2,ok,extra\n3\n4,ok\n');
     const source = await open({ key: 'id' });
     const items = await collect(source, {});
-    expect(items.map((i) => i.key)).toEqual(['1']);
-    expect(ls()).toContain('half.csv');
-    await source.commit?.(items[0]?.position as SourceItem['position']);
-    expect(ls('failed')).toEqual(['half.csv', 'half.csv.error.txt']);
+    expect(items.map((i) => [i.key, i.refused?.code ?? 'ok', i.origin?.line])).toEqual([
+      ['1', 'ok', 2],
+      ['2', 'SOURCE_BAD_ROW', 3],
+      ['3', 'SOURCE_BAD_ROW', 4],
+      ['4', 'ok', 5],
+    ]);
+    expect(items[1]?.refused?.message).toMatch(/half\.csv line 3: the row does not have the header's 2 columns/);
+  });
+
+  it('refuses a row without a key value under its place in the file, and reads on', async () => {
+    put('keys.csv', 'id,name\n1,a\n,b\n3,c\n');
+    const items = await collect(await open({ key: 'id' }), {});
+    expect(items.map((i) => [i.key, i.refused?.code ?? 'ok'])).toEqual([['1', 'ok'], ['keys.csv#line 3', 'SOURCE_KEY_MISSING'], ['3', 'ok']]);
+    expect(items[1]).toMatchObject({ record: { id: '', name: 'b' } });
+  });
+
+  it('with onBadRecord reject_file hands out nothing of a file with a bad row, moves it to failed/ and fails the read after the other files', async () => {
+    put('a-snapshot.csv', 'id,name\n1,a\n2,b,extra\n3,c\n');
+    put('b-fine.csv', 'id,name\n4,d\n');
+    const source = await open({ key: 'id', onBadRecord: 'reject_file' });
+    const seen: string[] = [];
+    await expect((async () => {
+      for await (const it of source.read({})) seen.push(it.key);
+    })()).rejects.toMatchObject({ code: 'FILE_REJECTED', message: expect.stringMatching(/a-snapshot\.csv.*1 bad record.*line 3/) });
+    expect(seen).toEqual(['4']);
+    expect(ls('failed')).toEqual(['a-snapshot.csv', 'a-snapshot.csv.error.txt']);
+  });
+
+  it('hands out a file that cannot be read in its format at all as one unreadable item', async () => {
+    put('gone.csv', 'id,name\n1,a\n');
+    const source = await open({ key: 'id', format: 'json' as never, pattern: '*.csv' });
+    const items = await collect(source, {});
+    expect(items.map((i) => [i.key, i.refused?.code])).toEqual([['gone.csv', 'FILE_UNREADABLE']]);
   });
 
   it('leaves files alone while they are still being written', async () => {

@@ -63,7 +63,7 @@ export function dlqCommand(ctx: CliContext): Command {
         const letters = runtime.state.deadLetters.list({ pipeline: opts.pipeline, code: opts.code, limit: opts.limit });
         if (opts.json) ctx.print(JSON.stringify(letters, null, 2));
         else if (letters.length === 0) ctx.print('no dead letters');
-        else ctx.print(table(['ID', 'PIPELINE', 'ERP KEY', 'CODE', 'ATTEMPTS', 'LAST FAILED', 'REASON'], letters.map((l) => [String(l.id), l.pipeline, l.erpKey, l.code, String(l.attempts), when(l.lastFailedAt), l.reason])));
+        else ctx.print(table(['ID', 'PIPELINE', 'ERP KEY', 'CODE', 'ATTEMPTS', 'LAST FAILED', 'REASON'], letters.map((l) => [String(l.id), l.pipeline, l.erpKey, l.code, String(l.attempts), when(l.lastFailedAt), l.origin?.raw !== undefined ? `${l.reason} | raw: ${l.origin.raw}` : l.reason])));
       });
     });
 

@@ -8,6 +8,14 @@ import { jsonBlock, recordLabel } from './record-events.js';
 
 const LIMIT = 500;
 
+/** `lager.csv, line 5` — where the person fixing the record finds it. */
+export function originText(d: Pick<DeadLetter, 'origin'>): string {
+  const o = d.origin;
+  if (!o) return '';
+  const place = o.line !== undefined ? `line ${o.line}` : o.element !== undefined ? `record ${o.element}` : '';
+  return [o.file, place].filter(Boolean).join(', ');
+}
+
 function row(d: DeadLetter, now: Date): SafeHtml {
   const label = recordLabel(d.payload) ?? recordLabel(d.record);
   return html`<tr data-dead-letter-id="${d.id}" data-erp-key="${d.erpKey}">
@@ -15,7 +23,7 @@ function row(d: DeadLetter, now: Date): SafeHtml {
 <td class="nowrap">${d.pipeline}${d.resource ? html` <span class="muted small">${d.resource}</span>` : ''}</td>
 <td class="mono"><a href="/records?q=${encodeURIComponent(d.erpKey)}">${d.erpKey}</a></td>
 <td class="label">${label ?? ''}</td>
-<td class="reason"><div class="issue error"><code class="code">${d.code}</code> ${d.reason}</div></td>
+<td class="reason"><div class="issue error"><code class="code">${d.code}</code> ${d.reason}</div>${d.origin ? html`<div class="muted small" data-origin>${originText(d)}</div>${d.origin.raw !== undefined ? html`<pre class="small raw">${d.origin.raw}</pre>` : ''}` : ''}</td>
 <td class="num">${formatCount(d.attempts)}</td>
 <td class="hide-narrow">${timeCell(dateOf(d.firstFailedAt), now)}</td>
 <td>${timeCell(dateOf(d.lastFailedAt), now)}${d.runId !== undefined ? html` <a class="small" href="/runs/${d.runId}">run #${d.runId}</a>` : ''}</td>

@@ -31,7 +31,7 @@ ${run.range ? html`<dt>Range</dt><dd><code>${JSON.stringify(run.range)}</code></
 ${err ? html`<dt>Error</dt><dd class="issue error">${err}</dd>` : ''}
 </dl>
 <div class="summary-grid">
-${stat('read', c.read)}${stat('created', c.created)}${stat('updated', c.updated)}${stat('unchanged', c.unchanged)}${stat('failed', c.failed, 'bad')}${stat('dead-lettered', c.deadLettered, 'bad')}${stat('warnings', c.warnings, 'warn')}${stat('requests', c.requests)}
+${stat('read', c.read)}${stat('created', c.created)}${stat('updated', c.updated)}${stat('unchanged', c.unchanged)}${stat('failed', c.failed, 'bad')}${stat('dead-lettered', c.deadLettered, 'bad')}${c.unreadable ? stat('unreadable', c.unreadable, 'bad') : ''}${stat('warnings', c.warnings, 'warn')}${stat('requests', c.requests)}
 </div>`;
 }
 

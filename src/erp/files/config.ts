@@ -65,6 +65,12 @@ export const fileSourceSchema = z.strictObject({
   archiveFolder: folderName.default('archive'),
   /** Sub-folder for unreadable files and their `.error.txt` reports. @default 'failed' */
   failedFolder: folderName.default('failed'),
+  /**
+   * A record the file cannot deliver (broken line, no key, bad JSON/XML): `skip` dead-letters it and
+   * reads on; `reject_file` applies nothing of that file (for complete snapshots such as a full stock
+   * list), moves it to the failed folder and fails the run. @default skip
+   */
+  onBadRecord: z.enum(['skip', 'reject_file']).default('skip'),
 }).superRefine((cfg, ctx) => {
   if (cfg.format === 'xml' && !cfg.recordPath) ctx.addIssue({ code: 'custom', path: ['recordPath'], message: 'XML sources need recordPath, e.g. Orders.Order' });
 });

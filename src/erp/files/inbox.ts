@@ -4,6 +4,12 @@
  * A file moves to archive/ once the pipeline commits a position at or past its last record, and to
  * failed/ (with `<name>.error.txt`) when it cannot be read. After a crash before the archive step the
  * file is read again and records at or before the committed position are skipped.
+ *
+ * A record the file cannot deliver (a broken line, no key, bad JSON or XML) is handed out as a
+ * refused item with its file, line and raw text: the pipeline dead-letters it and reading goes on.
+ * A file that cannot be read at all becomes one refused item of its own, so the run never reports
+ * success over it. With `onBadRecord: reject_file` a file with any bad record is refused whole
+ * before a single record of it is handed out.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,10 +17,11 @@ import { AbortedError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { FilesConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
-import type { ConnectorContext, CursorPosition, ErpRecord, ReadOptions, Source, SourceItem } from '../types.js';
+import { SOURCE_CODES, type ConnectorContext, type CursorPosition, type ReadOptions, type RecordOrigin, type Source, type SourceItem } from '../types.js';
 import { comparePositions, compareValues, pathReader, recordSchema } from '../values.js';
 import type { FileSourceConfig } from './config.js';
 import { readCsv } from './csv.js';
+import type { FileRow } from './rows.js';
 import { moveInto, moveToFailed, readyFiles, unchangedSince } from './folders.js';
 import { readJson, readNdjson } from './json.js';
 import { readXml } from './xml.js';
@@ -24,7 +31,7 @@ export function indexKey(index: number): string {
   return String(index).padStart(10, '0');
 }
 
-const readers: Record<FileSourceConfig['format'], (file: string, cfg: FileSourceConfig) => AsyncGenerator<ErpRecord>> = {
+const readers: Record<FileSourceConfig['format'], (file: string, cfg: FileSourceConfig) => AsyncGenerator<FileRow>> = {
   csv: readCsv,
   json: readJson,
   ndjson: readNdjson,
@@ -83,6 +90,7 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
       throw connectorError(connector, CONNECTOR_CODES.fileUnreadable, `inbox folder ${folder} cannot be listed: ${causeText(err)}. Check that it exists and is readable.`, { cause: err });
     }
     const after = options.after;
+    const rejected: string[] = [];
     for (const name of names) {
       if (options.signal?.aborted) throw new AbortedError();
       if (options.until !== undefined && options.until !== null && compareValues(name, options.until) > 0) break;
@@ -94,20 +102,26 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
       const file = path.join(folder, name);
       const before = await stat(file).catch(() => undefined);
       if (!before) continue; // taken away meanwhile
+      if (cfg.onBadRecord === 'reject_file' && skipThrough === 0) {
+        const problems = await badRows(file);
+        if (problems.length > 0) {
+          const reason = `refused whole (onBadRecord: reject_file): ${problems.length} bad record(s), first ${problems.slice(0, 3).join('; ')}`;
+          await fail(name, reason, 0);
+          rejected.push(`${name}: ${reason}`);
+          continue;
+        }
+      }
       let index = 0;
       let yielded = 0;
       let last: CursorPosition | undefined;
       let error: string | undefined;
       try {
-        for await (const record of readers[cfg.format](file, cfg)) {
+        for await (const row of readers[cfg.format](file, cfg)) {
           if (options.signal?.aborted) throw new AbortedError();
           index++;
           if (index <= skipThrough) continue;
-          if (!recordSchema.safeParse(record).success) throw new Error(`record ${index} is not an object`);
-          const keyValue = cfg.key === undefined ? index : keyOf(record);
-          if (keyValue === undefined || keyValue === null || keyValue === '') throw new Error(`record ${index} has no value in key field ${cfg.key}`);
           const position: CursorPosition = { value: name, key: indexKey(index) };
-          yield { record, key: String(keyValue), position };
+          yield itemOf(name, index, row, position);
           yielded++;
           last = position;
         }
@@ -118,12 +132,13 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
         if (err instanceof AbortedError || options.signal?.aborted) throw err;
         error = `${causeText(err)}`;
       }
-      if (error !== undefined && yielded === 0) {
-        await fail(name, error, 0);
-      } else if (error !== undefined && last) {
-        // Records already handed out must settle before the file leaves the inbox.
-        pending.set(name, { last, error: `${error} (after record ${Number(last.key)})`, handedOut: yielded });
-        logger.warn({ file: name, reason: error }, 'file stopped reading on an error; it moves to the failed folder once its records are committed');
+      if (error !== undefined) {
+        // The file itself is a letter, so the run cannot end as succeeded over an unread file.
+        const position: CursorPosition = { value: name, key: indexKey(index + 1) };
+        const message = yielded === 0 && index === 0 ? `${name} cannot be read: ${error}` : `${name} stopped reading after record ${index}: ${error}; the records before it were read, the rest of the file was not`;
+        yield { record: {}, key: name, position, refused: { code: SOURCE_CODES.fileUnreadable, message }, origin: { file: name } };
+        pending.set(name, { last: position, error: yielded === 0 ? error : `${error} (after record ${index})`, handedOut: yielded });
+        logger.warn({ file: name, reason: error }, 'file stopped reading on an error; it moves to the failed folder once what was read is committed');
       } else if (yielded === 0) {
         // Empty, or every record already at or before the committed position: nothing left to settle.
         await archive(name, index);
@@ -131,6 +146,41 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
         pending.set(name, { last, handedOut: yielded });
       }
     }
+    if (rejected.length > 0) {
+      const files = rejected.splice(0);
+      throw connectorError(connector, CONNECTOR_CODES.fileRejected, `${files.length} file(s) refused whole and moved to ${cfg.failedFolder}/, nothing of them applied: ${files.join(' | ')}. Fix the records and drop the file again.`);
+    }
+  }
+
+  /** A row as an item: a record with its key, or a refused one (a broken row, no key) under its key or its place. */
+  function itemOf(name: string, index: number, row: FileRow, position: CursorPosition): SourceItem {
+    const origin: RecordOrigin = { file: name, ...(row.line !== undefined ? { line: row.line } : { element: row.element ?? index }), ...(row.raw !== undefined ? { raw: row.raw } : {}) };
+    const place = `${name}#${row.line !== undefined ? `line ${row.line}` : `record ${row.element ?? index}`}`;
+    const where = row.line !== undefined ? `line ${row.line}` : `record ${row.element ?? index}`;
+    const parsed = row.record === undefined ? undefined : recordSchema.safeParse(row.record);
+    const record = parsed?.success && !Array.isArray(row.record) ? parsed.data : undefined;
+    const keyValue = cfg.key === undefined ? index : record ? keyOf(record) : undefined;
+    const key = keyValue === undefined || keyValue === null || keyValue === '' || typeof keyValue === 'object' ? undefined : String(keyValue);
+    if (row.bad) return { record: record ?? {}, key: key ?? place, position, refused: { code: row.bad.code, message: `${name} ${where}: ${row.bad.message}` }, origin };
+    if (!record) return { record: {}, key: place, position, refused: { code: SOURCE_CODES.notAnObject, message: `${name} ${where}: the record is not a JSON object` }, origin };
+    if (key === undefined) return { record, key: place, position, refused: { code: SOURCE_CODES.keyMissing, message: `${name} ${where}: no value in key field ${cfg.key}; the record cannot be told apart from others` }, origin };
+    return { record, key, position, origin };
+  }
+
+  /** The bad rows of a whole file (reject_file reads it once before handing anything out). */
+  async function badRows(file: string): Promise<string[]> {
+    const out: string[] = [];
+    let index = 0;
+    try {
+      for await (const row of readers[cfg.format](file, cfg)) {
+        index++;
+        const item = itemOf(path.basename(file), index, row, { value: null, key: null });
+        if (item.refused) out.push(item.refused.message);
+      }
+    } catch (err) {
+      out.push(`the file cannot be read: ${causeText(err)}`);
+    }
+    return out;
   }
 
   async function commit(position: CursorPosition): Promise<void> {

@@ -5,19 +5,23 @@
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
-import type { ErpRecord } from '../types.js';
-import { getPath, recordSchema } from '../values.js';
+import { rawExcerpt, SOURCE_CODES } from '../types.js';
+import { getPath } from '../values.js';
 import type { FileSourceConfig } from './config.js';
+import type { FileRow } from './rows.js';
 import { openText } from './text.js';
 
-function asRecord(value: unknown, where: string): ErpRecord {
-  const parsed = recordSchema.safeParse(value);
-  if (!parsed.success || Array.isArray(value)) throw new Error(`${where} is not a JSON object`);
-  return parsed.data;
+/** A text that should hold one JSON value: the value, or a bad row saying why not. */
+function parsed(text: string, at: { line?: number; element?: number }): FileRow {
+  try {
+    return { record: JSON.parse(text) as unknown, ...at, raw: rawExcerpt(text) };
+  } catch (err) {
+    return { bad: { code: SOURCE_CODES.badJson, message: `not valid JSON: ${(err as Error).message}` }, ...at, raw: rawExcerpt(text) };
+  }
 }
 
-/** Stream NDJSON: one object per non-blank line. */
-export async function* readNdjson(file: string, cfg: FileSourceConfig): AsyncGenerator<ErpRecord> {
+/** Stream NDJSON: one object per non-blank line; a line that does not parse is a bad row of its own. */
+export async function* readNdjson(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   const text = openText(file, cfg.encoding);
   const lines = createInterface({ input: text, crlfDelay: Infinity });
   let n = 0;
@@ -25,13 +29,7 @@ export async function* readNdjson(file: string, cfg: FileSourceConfig): AsyncGen
     for await (const line of lines) {
       n++;
       if (line.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (err) {
-        throw new Error(`line ${n}: ${(err as Error).message}`);
-      }
-      yield asRecord(value, `line ${n}`);
+      yield parsed(line, { line: n });
     }
   } finally {
     lines.close();
@@ -106,7 +104,7 @@ class ArraySplitter {
 }
 
 /** Read JSON records: a streamed top-level array, a single object, or an array at `recordsPath`. */
-export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGenerator<ErpRecord> {
+export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   if (cfg.recordsPath) {
     yield* readWhole(file, cfg, cfg.recordsPath);
     return;
@@ -125,13 +123,7 @@ export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGener
       }
       for (const element of splitter.push(chunk as string)) {
         n++;
-        let value: unknown;
-        try {
-          value = JSON.parse(element);
-        } catch (err) {
-          throw new Error(`array element ${n}: ${(err as Error).message}`);
-        }
-        yield asRecord(value, `array element ${n}`);
+        yield parsed(element, { element: n });
       }
       if (splitter.topLevelObject) whole = chunk as string;
     }
@@ -140,13 +132,13 @@ export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGener
   }
   if (splitter.topLevelObject) {
     // A single object is one record; it was small enough to be read as text above.
-    yield asRecord(JSON.parse(whole.trimStart()), 'the file');
+    yield { record: JSON.parse(whole.trimStart()) as unknown, element: 1 };
     return;
   }
   splitter.finish();
 }
 
-async function* readWhole(file: string, cfg: FileSourceConfig, recordsPath: string): AsyncGenerator<ErpRecord> {
+async function* readWhole(file: string, cfg: FileSourceConfig, recordsPath: string): AsyncGenerator<FileRow> {
   const size = (await stat(file)).size;
   if (size > cfg.maxWholeFileBytes) {
     throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `${file} is ${size} bytes; JSON with recordsPath is read whole and the limit is ${cfg.maxWholeFileBytes}. Export NDJSON or a top-level array (both are streamed), or raise maxWholeFileBytes.`);
@@ -155,5 +147,5 @@ async function* readWhole(file: string, cfg: FileSourceConfig, recordsPath: stri
   for await (const chunk of openText(file, cfg.encoding)) text += chunk as string;
   const records = getPath(JSON.parse(text), recordsPath);
   if (!Array.isArray(records)) throw new Error(`no array at recordsPath ${recordsPath}`);
-  for (const [i, r] of records.entries()) yield asRecord(r, `record ${i + 1}`);
+  for (const [i, r] of records.entries()) yield { record: r, element: i + 1 };
 }

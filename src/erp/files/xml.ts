@@ -3,9 +3,10 @@
  * `recordPath`; only that element's text is parsed (fast-xml-parser), so memory is one record.
  * Values stay strings (no number parsing: `0042` and `12,50` arrive as written).
  */
-import { XMLParser } from 'fast-xml-parser';
-import type { ErpRecord } from '../types.js';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { rawExcerpt, SOURCE_CODES, type ErpRecord } from '../types.js';
 import type { FileSourceConfig } from './config.js';
+import type { FileRow } from './rows.js';
 import { openText } from './text.js';
 
 /** Scans XML text for complete elements at one path. */
@@ -80,8 +81,8 @@ export class RecordScanner {
   }
 }
 
-/** Stream the records at `cfg.recordPath` (dotted or slashed element path from the root). */
-export async function* readXml(file: string, cfg: FileSourceConfig): AsyncGenerator<ErpRecord> {
+/** Stream the records at `cfg.recordPath` (dotted or slashed element path from the root); a malformed record element is a bad row of its own. */
+export async function* readXml(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   const path = (cfg.recordPath ?? '').split(/[./]/).filter(Boolean);
   const recordName = path[path.length - 1] as string;
   const arrays = new Set(cfg.xmlArrays);
@@ -95,14 +96,21 @@ export async function* readXml(file: string, cfg: FileSourceConfig): AsyncGenera
   });
   const scanner = new RecordScanner(path);
   const text = openText(file, cfg.encoding);
+  let n = 0;
   try {
     for await (const chunk of text) {
       for (const element of scanner.push(chunk as string)) {
+        n++;
+        const valid = XMLValidator.validate(element);
+        if (valid !== true) {
+          yield { bad: { code: SOURCE_CODES.badXml, message: `<${recordName}> element ${n} is not well-formed XML: ${valid.err.msg} (line ${valid.err.line} of the element)` }, element: n, raw: rawExcerpt(element) };
+          continue;
+        }
         const parsed = parser.parse(element) as Record<string, unknown>;
         let value = parsed[recordName];
         if (Array.isArray(value)) value = value[0];
         if (value === null || typeof value !== 'object') value = value === '' || value === undefined ? {} : { '#text': value };
-        yield value as ErpRecord;
+        yield { record: value as ErpRecord, element: n, raw: rawExcerpt(element) };
       }
     }
   } finally {

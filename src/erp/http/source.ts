@@ -7,7 +7,7 @@
 import { AbortedError } from '../../errors.js';
 import type { HttpConnection } from '../connection.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
-import type { ConnectorContext, CursorPosition, ErpRecord, ReadOptions, Source, SourceItem } from '../types.js';
+import { rawExcerpt, SOURCE_CODES, type ConnectorContext, type CursorPosition, type ErpRecord, type ReadOptions, type Source, type SourceItem } from '../types.js';
 import { comparePositions, compareValues, getPath, pathReader, recordSchema, toCursorValue } from '../values.js';
 import type { HttpSourceConfig } from './config.js';
 import { jsonClient, resolveUrl } from './request.js';
@@ -69,11 +69,25 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
     let url: URL | undefined = firstUrl(options, pageSize);
     let ties: SourceItem[] = [];
     let pages = 0;
+    let lastOut: CursorPosition | undefined = after;
     const flush = function* () {
       ties.sort((a, b) => compareValues(a.key, b.key));
-      for (const it of ties) if (!after || comparePositions(it.position, after) > 0) yield it;
+      for (const it of ties) {
+        if (after && comparePositions(it.position, after) <= 0) continue;
+        lastOut = it.position;
+        yield it;
+      }
       ties = [];
     };
+    let element = 0;
+    // A record the API sent unusable (not an object, no key or cursor) is a dead letter of its own, at the last position handed out; the page goes on.
+    const refused = (raw: unknown, key: string | undefined, message: string): SourceItem => ({
+      record: recordSchema.safeParse(raw).success && !Array.isArray(raw) ? (raw as ErpRecord) : {},
+      key: key ?? `${cfg.path}#record ${element}`,
+      position: lastOut ?? { value: null, key: null },
+      refused: { code: key === undefined ? SOURCE_CODES.keyMissing : SOURCE_CODES.badRow, message },
+      origin: { element, raw: rawExcerpt(JSON.stringify(raw) ?? String(raw)) },
+    });
     const keyOf = pathReader(cfg.key);
     const cursorOf = pathReader(cfg.cursor);
     while (url) {
@@ -85,18 +99,29 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
         throw connectorError('http', CONNECTOR_CODES.httpError, `${url.pathname} returned no array at ${cfg.recordsPath ? `recordsPath ${cfg.recordsPath}` : 'the top level'}; set recordsPath to where the records are.`);
       }
       for (const raw of list) {
+        element++;
         const parsed = recordSchema.safeParse(raw);
-        if (!parsed.success || Array.isArray(raw)) throw connectorError('http', CONNECTOR_CODES.invalidRecord, `${url.pathname} returned a record that is not a JSON object.`);
+        if (!parsed.success || Array.isArray(raw)) {
+          yield refused(raw, undefined, `${url.pathname} returned a record that is not a JSON object`);
+          continue;
+        }
         const record: ErpRecord = parsed.data;
         const keyValue = keyOf(record);
-        if (keyValue === undefined || keyValue === null || keyValue === '') throw connectorError('http', CONNECTOR_CODES.invalidRecord, `${url.pathname} returned a record without key ${cfg.key}.`);
+        if (keyValue === undefined || keyValue === null || keyValue === '' || typeof keyValue === 'object') {
+          yield refused(raw, undefined, `${url.pathname} returned a record without key ${cfg.key}`);
+          continue;
+        }
         const key = String(keyValue);
         if (!cfg.cursor) {
-          yield { record, key, position: { value: null, key } };
+          lastOut = { value: null, key };
+          yield { record, key, position: lastOut };
           continue;
         }
         const value = toCursorValue(cursorOf(record));
-        if (value === null) throw connectorError('http', CONNECTOR_CODES.invalidRecord, `record ${key} has no cursor value at ${cfg.cursor}.`, { erpKey: key });
+        if (value === null) {
+          yield refused(raw, key, `record ${key} has no cursor value at ${cfg.cursor}`);
+          continue;
+        }
         if (until !== undefined && until !== null && compareValues(value, until) > 0) {
           // Sorted ascending: nothing after this can be inside the range.
           yield* flush();

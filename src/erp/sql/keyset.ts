@@ -6,7 +6,7 @@
 import { AbortedError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
-import type { CursorPosition, CursorValue, ErpRecord, ReadOptions, Source, SourceItem } from '../types.js';
+import { rawExcerpt, SOURCE_CODES, type CursorPosition, type CursorValue, type ErpRecord, type ReadOptions, type Source, type SourceItem } from '../types.js';
 import { compareValues, jsonSafeRow, recordSchema, toCursorValue } from '../values.js';
 import type { SqlSourceConfig } from './config.js';
 import type { SqlDriver } from './driver.js';
@@ -75,11 +75,24 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
   const used = paramNames(cfg.query);
   const untilInClient = used.has('cursor') && !used.has('until');
 
-  function item(record: ErpRecord): SourceItem {
+  /**
+   * A row as an item. A row without a key or cursor value cannot take part in keyset paging: it is
+   * handed out refused (a dead letter of its own, under its key when it has one) at the last good
+   * position, and the page goes on.
+   */
+  function item(record: ErpRecord, at: CursorPosition | undefined, row: number): SourceItem {
     const value = toCursorValue(record[cfg.cursor]);
     const rawKey = record[cfg.key];
-    if (value === null || rawKey === null || rawKey === undefined) {
-      throw connectorError(connector, CONNECTOR_CODES.invalidRecord, `row has no ${value === null ? `cursor (${cfg.cursor})` : `key (${cfg.key})`} value; keyset paging needs both. Select them (e.g. COALESCE(${cfg.cursor}, created_at)) or filter such rows out.`, { erpKey: rawKey == null ? undefined : String(rawKey) });
+    if (value === null || rawKey === null || rawKey === undefined || rawKey === '') {
+      const missing = rawKey === null || rawKey === undefined || rawKey === '' ? `key (${cfg.key})` : `cursor (${cfg.cursor})`;
+      const key = missing.startsWith('key') ? `${cfg.key}=NULL@${cfg.cursor}=${value ?? 'NULL'}` : String(rawKey);
+      return {
+        record,
+        key,
+        position: at ?? { value: null, key: null },
+        refused: { code: SOURCE_CODES.keyMissing, message: `row has no ${missing} value; keyset paging needs both. Fix the row in the ERP, or select them (e.g. COALESCE(${cfg.cursor}, created_at)) or filter such rows out` },
+        origin: { element: row, raw: rawExcerpt(JSON.stringify(record)) },
+      };
     }
     const key = String(rawKey);
     return { record, key, position: { value, key } };
@@ -106,8 +119,14 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
       }
       await attachChildren(driver, cfg, records);
       let last: CursorPosition | undefined;
+      let row = 0;
       for (const record of records) {
-        const it = item(record);
+        row++;
+        const it = item(record, last ?? after, row);
+        if (it.refused) {
+          yield it;
+          continue;
+        }
         // A query that pages itself without :until gets the bound enforced here (ascending order: stop).
         if (untilInClient && options.until !== undefined && options.until !== null && compareValues(it.position.value, options.until) > 0) return;
         yield it;

@@ -5,7 +5,7 @@
  * newer version compares its hash against the state before the older one wrote it — and a key read
  * twice before its first create settled is created twice.
  */
-import type { CursorPosition, ErpRecord } from '../../erp/types.js';
+import type { CursorPosition, ErpRecord, RecordOrigin, RefusedRecord } from '../../erp/types.js';
 
 /** A source record as the engine accepts it. */
 export interface PushInput {
@@ -13,6 +13,9 @@ export interface PushInput {
   readonly erpKey: string;
   readonly record: ErpRecord;
   readonly position?: CursorPosition;
+  /** The source could not use this record: it is dead-lettered as it is, never mapped or sent. */
+  readonly refused?: RefusedRecord;
+  readonly origin?: RecordOrigin;
 }
 
 /** The keys of a run that have a version in progress, each with the later versions held behind it. */

@@ -13,6 +13,7 @@ import type { PipelineDefinition } from '../schema.js';
 import { appendOnlyFields, collectHistory, pruneSentHistory } from './history.js';
 import { issueOf } from './issues.js';
 import type { Settlement, WorkItem } from './work.js';
+import type { PushInput } from './keys.js';
 
 /** What preparing needs. */
 export interface PrepareDeps {
@@ -51,9 +52,12 @@ function dead(seq: number | undefined, erpKey: string, record: ErpRecord, warnin
 }
 
 /** Prepare one record. */
-export async function prepare(deps: PrepareDeps, input: { seq?: number; erpKey: string; record: ErpRecord; position?: CursorPosition }): Promise<Prepared> {
+export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prepared> {
   const { def, resource, mapping, state } = deps;
   const { seq, erpKey, record } = input;
+  if (input.refused) {
+    return { kind: 'settled', settlement: { kind: 'dead', item: { seq, erpKey, record, warnings: [], ...(input.origin ? { origin: input.origin } : {}) }, error: input.refused, unreadable: true }, requests: 0 };
+  }
   const missing: MissingReference[] = [];
   const known = mappingContext(state);
   const ctx: MappingContext = {

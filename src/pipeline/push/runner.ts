@@ -67,7 +67,7 @@ export class PushEngine {
       for await (const it of items) {
         this.o.counts.read++;
         const seq = wm.track(it.position);
-        await this.accept({ seq, erpKey: it.key, record: it.record, position: it.position });
+        await this.accept({ seq, erpKey: it.key, record: it.record, position: it.position, ...(it.refused ? { refused: it.refused } : {}), ...(it.origin ? { origin: it.origin } : {}) });
         if (this.stopping) break;
       }
     } catch (err) {

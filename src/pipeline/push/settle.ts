@@ -56,7 +56,9 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
   state.transaction(() => {
     for (const s of settlements) {
       // Hashes and letters are per record: several rows of one ERP key (mapping `row_key`) keep their own.
-      const rk = target.recordKey ? target.recordKey(s.item.erpKey, s.item.record) : s.item.erpKey;
+      // A refused row keeps its identity when the source could read its fields (so the fixed row resolves its letter); a whole file has none.
+      const bare = s.kind === 'dead' && s.unreadable === true && Object.keys(s.item.record).length === 0;
+      const rk = target.recordKey && !bare ? target.recordKey(s.item.erpKey, s.item.record) : s.item.erpKey;
       if (s.kind === 'done') {
         const { item } = s;
         if (s.shopId !== undefined && target.recordReferences !== false) state.refs.put(resource, item.erpKey, s.shopId);
@@ -85,7 +87,7 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
       } else {
         const { item } = s;
         state.intents.delete(resource, item.erpKey);
-        state.deadLetters.add({ pipeline, resource, erpKey: rk, record: item.record, payload: item.payload, code: s.error.code, reason: s.error.message, runId });
+        state.deadLetters.add({ pipeline, resource, erpKey: rk, record: item.record, payload: item.payload, code: s.error.code, reason: s.error.message, runId, ...(item.origin ? { origin: item.origin } : {}) });
         state.events.add({
           runId,
           pipeline,
@@ -100,6 +102,7 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
         });
         counts.failed++;
         counts.deadLettered++;
+        if (s.unreadable) counts.unreadable++;
         counts.warnings += item.warnings.length;
       }
       if (s.item.seq !== undefined && target.watermark?.settle(s.item.seq)) moved = true;
@@ -118,6 +121,7 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
       ...(s.kind === 'done' && s.shopId !== undefined ? { shopId: s.shopId } : {}),
       outcome: s.kind === 'done' ? s.outcome : 'dead-lettered',
       codes: [...(s.kind === 'done' ? s.warnings : s.item.warnings).map((w) => w.code), ...(s.kind === 'dead' ? [s.error.code] : [])],
+      ...(s.kind === 'dead' && s.unreadable ? { unreadable: true } : {}),
     });
   }
   const position = target.watermark?.position;

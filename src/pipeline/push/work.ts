@@ -1,5 +1,5 @@
 /** The unit of work of a push: one source record on its way to the shop. */
-import type { CursorPosition, ErpRecord } from '../../erp/types.js';
+import type { CursorPosition, ErpRecord, RecordOrigin } from '../../erp/types.js';
 import type { ShopId, StoredIssue } from '../../state/index.js';
 
 /** An append-only list entry the payload carries, with its identity hash. */
@@ -46,4 +46,10 @@ export interface WorkItem {
 /** A record's final outcome, ready to be written to the state. */
 export type Settlement =
   | { readonly kind: 'done'; readonly item: WorkItem; readonly outcome: 'created' | 'updated' | 'unchanged'; readonly shopId?: ShopId; readonly warnings: readonly StoredIssue[]; readonly storeHash: boolean }
-  | { readonly kind: 'dead'; readonly item: Pick<WorkItem, 'seq' | 'erpKey' | 'record' | 'warnings'> & { readonly payload?: unknown; readonly hash?: string; readonly shopId?: ShopId }; readonly error: StoredIssue };
+  | {
+      readonly kind: 'dead';
+      readonly item: Pick<WorkItem, 'seq' | 'erpKey' | 'record' | 'warnings'> & { readonly payload?: unknown; readonly hash?: string; readonly shopId?: ShopId; readonly origin?: RecordOrigin };
+      readonly error: StoredIssue;
+      /** The source could not use the record (a broken row, no key, an unreadable file). */
+      readonly unreadable?: boolean;
+    };
