@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
@@ -35,6 +35,28 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     const again = await runCli(['sync', 'products', '--config', config, '--json'], { env: shopEnv(sandbox) });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'succeeded', counts: { read: 0 } });
+  });
+
+  it('exits 1 with a partial run when a CSV drop has a broken line, lands the rows before and after it, and lists the line as a dead letter', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir);
+    mkdirSync(join(dir, 'inbox'));
+    writeFileSync(join(dir, 'inbox', 'artikel.csv'), 'sku;name;price;qty\nCSV-1;Eins;1.50;3\nCSV-2;"Zwei;2.00;4\nCSV-3;Drei;3.50;5\n');
+    const yaml = readFileSync(config, 'utf8')
+      .replace('connections:\n', 'connections:\n  drop: { kind: files, folder: . }\n')
+      .replace('source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku }', 'source: { connection: drop, folder: inbox, format: csv, csv: { delimiter: ";" }, key: sku, stability: { mode: settle, settleMs: 0 } }');
+    writeFileSync(config, yaml);
+
+    const sync = await runCli(['sync', 'products', '--config', config], { env: shopEnv(sandbox) });
+    expect(sync.code, sync.stderr).toBe(1);
+    expect(sync.stdout).toMatch(/products sync partial .*read 3, created 2, .*dead-lettered 1, unreadable 1/);
+    const shop = await shopProducts(sandbox);
+    expect([shop.has('CSV-1'), shop.has('CSV-3')]).toEqual([true, true]);
+
+    const list = await runCli(['dlq', 'list', '--json', '--config', config], { env: shopEnv(sandbox) });
+    const letters = JSON.parse(list.stdout) as { erpKey: string; code: string; reason: string; origin: { file: string; line: number; raw: string } }[];
+    expect(letters).toEqual([expect.objectContaining({ erpKey: 'artikel.csv#line 3', code: 'SOURCE_BAD_ROW', origin: { file: 'artikel.csv', line: 3, raw: 'CSV-2;"Zwei;2.00;4' } })]);
+    expect(letters[0]?.reason).toMatch(/artikel\.csv line 3: .*quote/i);
   });
 
   it('exits 1 with dead letters, lists them, retries them through a fixed mapping and drops the rest', async () => {

@@ -46,6 +46,7 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
     return send(res, 200, list.slice(at, at + 40), next === null ? {} : { link: `<${nextUrl}>; rel="next"` });
   }
   if (req.method === 'GET' && url.pathname === '/api/unsorted') return send(res, 200, [{ id: 'a', updated: 2 }, { id: 'b', updated: 1 }]);
+  if (req.method === 'GET' && url.pathname === '/api/gappy') return send(res, 200, [{ id: 'a', updated: 1 }, 'junk', { updated: 2 }, { id: 'd', updated: null }, { id: 'e', updated: 5 }]);
   if (url.pathname.startsWith('/api/orders')) {
     if (failuresLeft > 0) {
       failuresLeft--;
@@ -121,6 +122,18 @@ describe('HTTP source', () => {
   it('reports an API that does not sort by the cursor instead of skipping records', async () => {
     const s = await source({ path: 'unsorted', recordsPath: undefined });
     await expect(collect(s, {})).rejects.toMatchObject({ code: 'CONNECTOR_ORDER_VIOLATION' });
+  });
+
+  it('refuses a record that is not an object or lacks its key or cursor as an item of its own, and reads the records after it', async () => {
+    const all = await collect(await source({ path: 'gappy', recordsPath: undefined }), {});
+    // Records sharing a cursor value are held until the value changes; refused ones go out at once.
+    expect(all.filter((i) => !i.refused).map((i) => i.key)).toEqual(['a', 'e']);
+    expect(all.filter((i) => i.refused).map((i) => [i.key, i.refused?.code])).toEqual([
+      ['gappy#record 2', 'SOURCE_KEY_MISSING'],
+      ['gappy#record 3', 'SOURCE_KEY_MISSING'],
+      ['d', 'SOURCE_BAD_ROW'],
+    ]);
+    expect(all.find((i) => i.key === 'gappy#record 2')).toMatchObject({ origin: { element: 2, raw: '"junk"' } });
   });
 
   it('reports a refused token as CONNECTOR_AUTH_FAILED without echoing the token', async () => {

@@ -113,6 +113,25 @@ export function sqlSuite(h: () => SqlHarness): void {
     }
   }
 
+  it('refuses a row without a key or cursor value as an item of its own and reads the rows after it', async () => {
+    const { exec, types, q } = h();
+    const table = `erp_nullkey_${suffix}`;
+    await exec(`CREATE TABLE ${q(table)} (sku ${types.text}, updated ${types.int}, name ${types.text})`);
+    await exec(`INSERT INTO ${q(table)} (sku, updated, name) VALUES ('A-1', 1, 'first'), (NULL, 2, 'no key'), ('A-3', NULL, 'no cursor'), ('A-4', 4, 'after')`);
+    const source = await createSource(h().connection, { query: `SELECT sku, updated, name FROM ${q(table)}`, cursor: 'updated', key: 'sku' }, ctx());
+    try {
+      const all = await collect(source, {});
+      const good = all.filter((i) => !i.refused).map((i) => i.key);
+      const refused = all.filter((i) => i.refused).map((i) => [i.key, i.refused?.code]);
+      expect(good).toEqual(['A-1', 'A-4']);
+      expect(refused.sort()).toEqual([['A-3', 'SOURCE_KEY_MISSING'], ['sku=NULL@updated=2', 'SOURCE_KEY_MISSING']].sort());
+      expect(all.find((i) => i.key === 'A-3')?.refused?.message).toMatch(/no cursor \(updated\) value/);
+    } finally {
+      await source.close();
+      await exec(`DROP TABLE ${q(table)}`);
+    }
+  });
+
   it('reads 10,000 rows of which 3,000 share a cursor value exactly once each, across pages and a restart', async () => {
     const first = await itemSource();
     const part1 = await collect(first, { pageSize: 700 }, 4_321);
