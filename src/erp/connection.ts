@@ -10,6 +10,11 @@ export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A validated SQL identifier. */
 export const identifierSchema = z.string().regex(IDENTIFIER, 'expected an SQL identifier matching ^[A-Za-z_][A-Za-z0-9_]*$');
 
+/** A table name, optionally qualified: `auftraege`, `erp.auftraege` (PostgreSQL schema, MariaDB database). */
+export const tableNameSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, 'expected a table name such as auftraege or erp.auftraege (letters, digits and _, one optional schema part)');
+
 /** Ports arrive as strings after `${VAR}` interpolation; accept both. */
 const portSchema = z.coerce.number().int().min(1).max(65535);
 
@@ -32,7 +37,12 @@ const serverFields = {
 };
 
 /** PostgreSQL; missing fields fall back to PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE. */
-export const postgresConnectionSchema = z.strictObject({ kind: z.literal('postgres'), ...serverFields });
+export const postgresConnectionSchema = z.strictObject({
+  kind: z.literal('postgres'),
+  ...serverFields,
+  /** Schema the ERP keeps its tables in; set as the session's search_path, so unqualified names resolve there. */
+  schema: identifierSchema.optional(),
+});
 
 /** MariaDB/MySQL; missing fields fall back to MYSQL_URL, MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD, MYSQL_DATABASE. */
 export const mysqlConnectionSchema = z.strictObject({ kind: z.literal('mysql'), ...serverFields });

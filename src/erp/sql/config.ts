@@ -2,7 +2,7 @@
  * Per-pipeline settings for SQL sources and sinks.
  */
 import { z } from 'zod';
-import { identifierSchema } from '../connection.js';
+import { identifierSchema, tableNameSchema } from '../connection.js';
 import { paramNames } from './params.js';
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -75,7 +75,7 @@ export const sqlSourceSchema = z
 export const sqlSinkChildSchema = z.strictObject({
   /** Field of the record holding the array of children. */
   field: z.string().min(1),
-  table: identifierSchema,
+  table: tableNameSchema,
   /** Unique key columns of the child table. */
   key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
   /** Child columns holding the parent's key values, in the order of the parent's `key`. */
@@ -86,7 +86,7 @@ export const sqlSinkChildSchema = z.strictObject({
 export const sqlSinkSchema = z.strictObject({
     /** Name of the connection this part uses (read by the pipeline config, ignored here). */
     connection: z.string().optional(),
-  table: identifierSchema,
+  table: tableNameSchema,
   /** Unique key column(s); the table needs a primary key or unique index on them. */
   key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
   /** Only these columns are written (others in the record are ignored); default: every top-level field. */

@@ -16,8 +16,12 @@ export interface Executor {
 export interface SqlDriver extends Executor {
   readonly kind: 'postgres' | 'mysql' | 'sqlite';
   readonly style: PlaceholderStyle;
-  /** Quote an already validated identifier. */
-  quote(identifier: string): string;
+  /** Quote an already validated identifier or `schema.table` name with the driver's own escaping. */
+  quote(name: string): string;
+  /** Every table and view the connection can see, as `schema.table` (for "did you mean" on a missing table). */
+  tables(): Promise<string[]>;
+  /** The schema (database) unqualified names resolve in. */
+  defaultSchema(): Promise<string>;
   /** INSERT … upsert for `rowCount` rows of `columns`, conflicting on `keys`. */
   upsertSql(table: string, columns: readonly string[], keys: readonly string[], rowCount: number): string;
   /** Run `fn` inside one transaction: COMMIT when it resolves, ROLLBACK when it throws. */

@@ -95,10 +95,13 @@ export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, l
   return {
     kind: 'mysql',
     style: 'question',
-    quote: (id) => `\`${id}\``,
+    // mysql2's escapeId quotes each part of `database.table` and doubles backticks.
+    quote: (name) => mysql.escapeId(name),
     query: (sql, params) => run(pool, sql, params),
+    tables: async () => (await run(pool, 'SELECT CONCAT(table_schema, \'.\', table_name) AS name FROM information_schema.tables WHERE table_schema NOT IN (\'mysql\', \'information_schema\', \'performance_schema\', \'sys\')', [])).map((r) => String(r.name)),
+    defaultSchema: async () => String((await run(pool, 'SELECT DATABASE() AS s', []))[0]?.s ?? ''),
     upsertSql(table, columns, keys, rowCount) {
-      const q = (id: string) => `\`${id}\``;
+      const q = (name: string) => mysql.escapeId(name);
       const updates = columns.filter((c) => !keys.includes(c)).map((c) => `${q(c)} = VALUES(${q(c)})`);
       // MySQL has no DO NOTHING; assigning a key to itself is the no-op form.
       const action = updates.length > 0 ? updates.join(', ') : `${q(keys[0] as string)} = ${q(keys[0] as string)}`;

@@ -56,6 +56,11 @@ function classify(err: unknown, sqlHint: string): Classified {
   return { kind: CONNECTOR_CODES.queryFailed, hint: sqlHint };
 }
 
+/** Quote a (schema-qualified) name with pg's own escaping. */
+function quote(name: string): string {
+  return name.split('.').map((part) => pg.escapeIdentifier(part)).join('.');
+}
+
 /** Open a PostgreSQL pool and check that it answers. */
 export async function openPostgres(conn: PostgresConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean): Promise<SqlDriver> {
   const settings = postgresSettings(conn, env, readonly);
@@ -75,15 +80,24 @@ export async function openPostgres(conn: PostgresConnection, env: NodeJS.Process
   });
   const run = (client: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[]): Promise<Row[]> =>
     guarded(fail, sql, async () => (await client.query(sql, params as unknown[])).rows as Row[]);
+  if (conn.schema !== undefined) {
+    const schema = conn.schema;
+    // Every pooled session resolves unqualified names in the ERP's schema; the name is escaped by pg itself.
+    pool.on('connect', (client) => {
+      client.query(`SET search_path TO ${pg.escapeIdentifier(schema)}`).catch((err: unknown) => logger.warn({ err: causeText(err), schema }, 'cannot set the search_path'));
+    });
+  }
   await checkAnswers(pool, fail);
 
   return {
     kind: 'postgres',
     style: 'dollar',
-    quote: (id) => `"${id}"`,
+    quote,
     query: (sql, params) => run(pool, sql, params),
+    tables: async () => (await run(pool, `SELECT table_schema || '.' || table_name AS name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`, [])).map((r) => String(r.name)),
+    defaultSchema: async () => String((await run(pool, 'SELECT current_schema() AS s', []))[0]?.s ?? 'public'),
     upsertSql(table, columns, keys, rowCount) {
-      const q = (id: string) => `"${id}"`;
+      const q = quote;
       const updates = columns.filter((c) => !keys.includes(c)).map((c) => `${q(c)} = EXCLUDED.${q(c)}`);
       const action = updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
       return `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${valuesClause('dollar', columns.length, rowCount)} ON CONFLICT (${keys.map(q).join(', ')}) ${action}`;

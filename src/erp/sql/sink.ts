@@ -3,6 +3,7 @@
  * Children of a parent are replaced (deleted by parent key, then inserted) inside that transaction,
  * so a removed order line disappears and a failed batch leaves no half-written order behind.
  */
+import { distance } from 'fastest-levenshtein';
 import type { Logger } from '../../log.js';
 import { IDENTIFIER } from '../connection.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
@@ -51,11 +52,31 @@ export async function checkTables(driver: SqlDriver, cfg: SqlSinkConfig): Promis
     try {
       await driver.query(`SELECT * FROM ${driver.quote(table)} WHERE 1 = 0`, []);
     } catch (err) {
+      if ((err as { code?: unknown }).code !== CONNECTOR_CODES.queryFailed) {
+        await driver.close().catch(() => undefined);
+        throw err;
+      }
+      const missing = await missingTable(driver, table).catch(() => undefined);
       await driver.close().catch(() => undefined);
-      if ((err as { code?: unknown }).code !== CONNECTOR_CODES.queryFailed) throw err;
+      if (missing) throw connectorError(driver.kind, CONNECTOR_CODES.queryFailed, missing, { cause: err });
       throw connectorError(driver.kind, CONNECTOR_CODES.queryFailed, `sink table ${table} cannot be read: ${(err as Error).message}. Create the (staging) table with a primary key or unique index on the sink's key.`, { cause: err });
     }
   }
+}
+
+/** When `table` is not among the tables the connection sees: a message naming schema and table and the nearest names. */
+async function missingTable(driver: SqlDriver, table: string): Promise<string | undefined> {
+  const [schema, name] = table.includes('.') ? (table.split('.') as [string, string]) : [await driver.defaultSchema(), table];
+  const known = await driver.tables();
+  const wanted = `${schema}.${name}`.toLowerCase();
+  if (known.some((t) => t.toLowerCase() === wanted)) return undefined;
+  const near = known
+    .map((t) => ({ t, d: Math.min(distance(wanted, t.toLowerCase()), distance(name.toLowerCase(), (t.split('.')[1] ?? t).toLowerCase())) }))
+    .filter((x) => x.d <= Math.max(2, Math.ceil(name.length / 3)))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, 5)
+    .map((x) => x.t);
+  return `sink table ${name} does not exist in schema ${schema}${near.length > 0 ? `; near matches: ${near.join(', ')}` : ''}. Fix \`table\` (qualify it as schema.table when it lives in another schema) or create the table with a primary key or unique index on the sink's key.`;
 }
 
 /** Create the upsert sink over an open driver (which it owns and closes). */

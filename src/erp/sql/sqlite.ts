@@ -14,6 +14,11 @@ function bindable(value: unknown): unknown {
   return value;
 }
 
+/** SQLite's identifier quoting (each part of `schema.table` in double quotes, a quote doubled); better-sqlite3 has no helper for it. */
+function quoteSqlite(name: string): string {
+  return name.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.');
+}
+
 /** Open a SQLite file; it must exist (a typo must not silently create an empty database). */
 export async function openSqlite(conn: SqliteConnection, baseDir: string, readonly: boolean): Promise<SqlDriver> {
   const file = path.resolve(baseDir, conn.path);
@@ -58,10 +63,12 @@ export async function openSqlite(conn: SqliteConnection, baseDir: string, readon
   return {
     kind: 'sqlite',
     style: 'question',
-    quote: (id) => `"${id}"`,
+    quote: quoteSqlite,
     query: exec.query,
+    tables: async () => (await exec.query("SELECT 'main.' || name AS name FROM sqlite_master WHERE type IN ('table', 'view')", [])).map((r) => String(r.name)),
+    defaultSchema: async () => 'main',
     upsertSql(table, columns, keys, rowCount) {
-      const q = (id: string) => `"${id}"`;
+      const q = quoteSqlite;
       const updates = columns.filter((c) => !keys.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
       const action = updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
       return `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${valuesClause('question', columns.length, rowCount)} ON CONFLICT (${keys.map(q).join(', ')}) ${action}`;
