@@ -76,7 +76,7 @@ async function missingTable(driver: SqlDriver, table: string): Promise<string | 
     .sort((a, b) => a.d - b.d)
     .slice(0, 5)
     .map((x) => x.t);
-  return `sink table ${name} does not exist in schema ${schema}${near.length > 0 ? `; near matches: ${near.join(', ')}` : ''}. Fix \`table\` (qualify it as schema.table when it lives in another schema) or create the table with a primary key or unique index on the sink's key.`;
+  return `sink table ${name} does not exist in schema ${schema}${near.length > 0 ? `; near matches: ${near.join(', ')}` : ''}. Fix \`table\` (qualify it as schema.table when it lives in another schema), or create the (staging) table with a primary key or unique index on the sink's key.`;
 }
 
 /** Create the upsert sink over an open driver (which it owns and closes). */
