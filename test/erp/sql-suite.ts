@@ -113,6 +113,45 @@ export function sqlSuite(h: () => SqlHarness): void {
     }
   }
 
+  it('pages a composite key [firma, artnr] across pages and a restart, exactly once each, and attaches child rows by the whole key', async () => {
+    const { exec, types, q } = h();
+    const table = `erp_art_${suffix}`;
+    const prices = `erp_prices_${suffix}`;
+    await exec(`CREATE TABLE ${q(table)} (firma ${types.text} NOT NULL, artnr ${types.text} NOT NULL, changed ${types.int} NOT NULL, name ${types.text}, PRIMARY KEY (firma, artnr))`);
+    await exec(`CREATE TABLE ${q(prices)} (firma ${types.text} NOT NULL, artnr ${types.text} NOT NULL, grp ${types.int} NOT NULL, price ${types.text})`);
+    // Eleven articles of two companies sharing article numbers, most on one cursor value.
+    const rows: string[] = [];
+    for (const firma of ['01', '02']) for (let n = 1; n <= 6; n++) if (!(firma === '02' && n === 6)) rows.push(`('${firma}', 'A-${n}', ${n <= 4 ? 5 : n}, '${firma}/${n}')`);
+    await exec(`INSERT INTO ${q(table)} (firma, artnr, changed, name) VALUES ${rows.join(', ')}`);
+    await exec(`INSERT INTO ${q(prices)} (firma, artnr, grp, price) VALUES ('01', 'A-1', 1, '9.99'), ('02', 'A-1', 1, '7.50'), ('02', 'A-1', 2, '7.00')`);
+    const open = () =>
+      createSource(h().connection, {
+        query: `SELECT firma, artnr, changed, name FROM ${q(table)}`,
+        cursor: 'changed',
+        key: ['firma', 'artnr'],
+        children: [{ field: 'prices', query: `SELECT firma, artnr, grp, price FROM ${q(prices)} WHERE firma IN (:keys_firma) AND artnr IN (:keys_artnr) ORDER BY grp`, parentKey: ['firma', 'artnr'] }],
+      }, ctx());
+    try {
+      const first = await open();
+      const head = await collect(first, { pageSize: 3 }, 4);
+      await first.close();
+      const second = await open();
+      const rest = await collect(second, { pageSize: 3, after: head[head.length - 1]?.position });
+      await second.close();
+      const keys = [...head, ...rest].map((i) => i.key);
+      expect(keys).toHaveLength(11);
+      expect(new Set(keys).size).toBe(11);
+      expect(keys[0]).toBe('["01","A-1"]');
+      const byKey = new Map([...head, ...rest].map((i) => [i.key, i.record]));
+      expect(byKey.get('["01","A-1"]')?.prices).toEqual([{ firma: '01', artnr: 'A-1', grp: 1, price: '9.99' }]);
+      expect((byKey.get('["02","A-1"]')?.prices as unknown[]).length).toBe(2);
+      expect(byKey.get('["01","A-2"]')?.prices).toEqual([]);
+    } finally {
+      await exec(`DROP TABLE ${q(table)}`);
+      await exec(`DROP TABLE ${q(prices)}`);
+    }
+  });
+
   it('refuses a row without a key or cursor value as an item of its own and reads the rows after it', async () => {
     const { exec, types, q } = h();
     const table = `erp_nullkey_${suffix}`;

@@ -11,10 +11,13 @@ const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 export const sqlChildSchema = z.strictObject({
   /** Field of the parent record that receives the array of child rows. */
   field: z.string().min(1),
-  /** Child query; must use `:keys` (the page's parent keys). */
-  query: z.string().min(1).refine((q) => paramNames(q).has('keys'), 'child query must use :keys, e.g. WHERE order_id IN (:keys)'),
-  /** Column of the child rows holding the parent's key. */
-  parentKey: identifierSchema,
+  /**
+   * Child query; must use `:keys` (the page's parent keys), or for a composite parent key one list
+   * per key column, `:keys_<column>` (`WHERE firma IN (:keys_Firma) AND artnr IN (:keys_ARTNR)`).
+   */
+  query: z.string().min(1).refine((q) => [...paramNames(q)].some((n) => n === 'keys' || n.startsWith('keys_')), 'child query must use :keys, e.g. WHERE order_id IN (:keys) (or :keys_<column> per column of a composite key)'),
+  /** Column(s) of the child rows holding the parent's key, in the order of the parent's key columns. */
+  parentKey: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
 });
 
 /** Fold joined rows (one row per order line) into one record with an array field. */
@@ -41,8 +44,11 @@ export const sqlSourceSchema = z
     query: z.string().min(1),
     /** Column holding the cursor (e.g. updated_at); must not be NULL. */
     cursor: identifierSchema,
-    /** Column holding the record key, the keyset tie-breaker. */
-    key: identifierSchema,
+    /**
+     * Column(s) holding the record key, the keyset tie-breaker: `key: ARTNR`, or a composite key
+     * `key: [Firma, ARTNR]` (stored as the JSON array of its values as strings, e.g. `["01","4711"]`).
+     */
+    key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
     /** Value bound to `:cursor` on the first run (explicit-paging queries only). */
     initialCursor: z.union([z.string(), z.number()]).optional(),
     /** Value bound to `:cursor_key` on the first run (explicit-paging queries only). */
@@ -65,6 +71,15 @@ export const sqlSourceSchema = z
     if (used.has('cursor_key') && cfg.initialKey === undefined) {
       ctx.addIssue({ code: 'custom', path: ['initialKey'], message: 'a query using :cursor_key needs initialKey (a key below every real key, e.g. 0 or "")' });
     }
+    if (Array.isArray(cfg.key) && cfg.key.length > 1 && used.has('cursor')) {
+      ctx.addIssue({ code: 'custom', path: ['key'], message: 'a query that pages itself (:cursor, :cursor_key) takes a single key column; with a composite key give a plain SELECT and let shopsync page it' });
+    }
+    cfg.children.forEach((child, i) => {
+      const parentCols = keyList(child.parentKey);
+      if (parentCols.length !== keyList(cfg.key).length) {
+        ctx.addIssue({ code: 'custom', path: ['children', i, 'parentKey'], message: `parentKey needs one column per key column (${keyList(cfg.key).join(', ')}), in the same order` });
+      }
+    });
     const known = new Set(['cursor', 'cursor_key', 'limit', 'until', ...Object.keys(cfg.params)]);
     for (const name of used) {
       if (!known.has(name)) ctx.addIssue({ code: 'custom', path: ['query'], message: `unknown parameter :${name}; declare it under params` });

@@ -8,7 +8,8 @@ import type { Logger } from '../../log.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
 import { rawExcerpt, SOURCE_CODES, type CursorPosition, type CursorValue, type ErpRecord, type ReadOptions, type Source, type SourceItem } from '../types.js';
 import { compareValues, jsonSafeRow, recordSchema, toCursorValue } from '../values.js';
-import type { SqlSourceConfig } from './config.js';
+import { keyList, type SqlSourceConfig } from './config.js';
+import { keyParts, keyString } from './keys.js';
 import type { SqlDriver } from './driver.js';
 import { attachChildren, groupRows } from './nested.js';
 import { compileNamed, paramNames } from './params.js';
@@ -30,13 +31,14 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
     return compileNamed(cfg.query, {
       ...cfg.params,
       cursor: after?.value ?? cfg.initialCursor,
-      cursor_key: after?.key != null ? keyParam(driver, after.key) : cfg.initialKey ?? null,
+      cursor_key: after?.key != null ? keyParam(driver, after.key) : (cfg.initialKey ?? null),
       limit,
       until: until ?? null,
     }, driver.style);
   }
   const c = `shopsync_q.${driver.quote(cfg.cursor)}`;
-  const k = `shopsync_q.${driver.quote(cfg.key)}`;
+  const columns = keyList(cfg.key);
+  const ks = columns.map((k) => `shopsync_q.${driver.quote(k)}`);
   const conditions: string[] = [];
   const values: Record<string, unknown> = { ...cfg.params, limit };
   if (after && after.value !== null) {
@@ -45,8 +47,13 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
       // Only the cursor value is known: re-read its ties rather than risk skipping one.
       conditions.push(`${c} >= :cursor`);
     } else {
-      values.cursor_key = keyParam(driver, after.key);
-      conditions.push(`(${c} > :cursor OR (${c} = :cursor AND ${k} > :cursor_key))`);
+      keyParts(after.key, columns).forEach((part, i) => {
+        values[`cursor_key_${i}`] = keyParam(driver, part);
+      });
+      // A composite key compares as a row value: (Firma, ARTNR) > (:k0, :k1).
+      const keyTuple = ks.length === 1 ? ks[0] : `(${ks.join(', ')})`;
+      const paramTuple = ks.length === 1 ? ':cursor_key_0' : `(${ks.map((_, i) => `:cursor_key_${i}`).join(', ')})`;
+      conditions.push(`(${c} > :cursor OR (${c} = :cursor AND ${keyTuple} > ${paramTuple}))`);
     }
   }
   if (until !== undefined && until !== null) {
@@ -55,14 +62,14 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
   }
   const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
   const base = cfg.query.trim().replace(/;+$/, '');
-  const sql = `SELECT * FROM (${base}) shopsync_q${where} ORDER BY ${c}, ${k} LIMIT :limit`;
+  const sql = `SELECT * FROM (${base}) shopsync_q${where} ORDER BY ${c}, ${ks.join(', ')} LIMIT :limit`;
   return compileNamed(sql, values, driver.style);
 }
 
 /** Turn a page of rows into records (grouped if configured); drops a possibly cut-off last group of a full page. */
 function pageRecords(cfg: SqlSourceConfig, rows: readonly ErpRecord[], full: boolean): { records: ErpRecord[]; complete: boolean } {
   if (cfg.groupBy.length === 0) return { records: [...rows], complete: true };
-  const records = groupRows(rows, cfg.key, cfg.groupBy);
+  const records = groupRows(rows, keyList(cfg.key), cfg.groupBy);
   if (!full) return { records, complete: true };
   // The LIMIT may have cut the last key's rows: hold it back and start the next page before it.
   if (records.length <= 1) return { records: [], complete: false };
@@ -74,6 +81,7 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
   const connector = driver.kind;
   const used = paramNames(cfg.query);
   const untilInClient = used.has('cursor') && !used.has('until');
+  const keyColumns = keyList(cfg.key);
 
   /**
    * A row as an item. A row without a key or cursor value cannot take part in keyset paging: it is
@@ -82,19 +90,17 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
    */
   function item(record: ErpRecord, at: CursorPosition | undefined, row: number): SourceItem {
     const value = toCursorValue(record[cfg.cursor]);
-    const rawKey = record[cfg.key];
-    if (value === null || rawKey === null || rawKey === undefined || rawKey === '') {
-      const missing = rawKey === null || rawKey === undefined || rawKey === '' ? `key (${cfg.key})` : `cursor (${cfg.cursor})`;
-      const key = missing.startsWith('key') ? `${cfg.key}=NULL@${cfg.cursor}=${value ?? 'NULL'}` : String(rawKey);
+    const key = keyString(record, keyColumns);
+    if (value === null || key === undefined) {
+      const missing = key === undefined ? `key (${keyColumns.join(', ')})` : `cursor (${cfg.cursor})`;
       return {
         record,
-        key,
+        key: key ?? `${keyColumns.join('+')}=NULL@${cfg.cursor}=${value ?? 'NULL'}`,
         position: at ?? { value: null, key: null },
         refused: { code: SOURCE_CODES.keyMissing, message: `row has no ${missing} value; keyset paging needs both. Fix the row in the ERP, or select them (e.g. COALESCE(${cfg.cursor}, created_at)) or filter such rows out` },
         origin: { element: row, raw: rawExcerpt(JSON.stringify(record)) },
       };
     }
-    const key = String(rawKey);
     return { record, key, position: { value, key } };
   }
 
