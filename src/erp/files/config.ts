@@ -47,8 +47,11 @@ export const fileSourceSchema = z.strictObject({
   format: z.enum(['csv', 'json', 'ndjson', 'xml']),
   /** File-name glob (`*` and `?`). @default `*.<format>` */
   pattern: z.string().min(1).optional(),
-  /** @default 'utf-8' (a BOM is removed) */
-  encoding: encodingSchema.default('utf-8'),
+  /**
+   * Text encoding. Unset: UTF-8, or for XML the file's own declaration. A UTF-8 byte-order mark
+   * always wins (with a warning when it contradicts this setting) and is removed.
+   */
+  encoding: encodingSchema.optional(),
   csv: csvOptionsSchema.prefault({}),
   /** XML: dotted element path of one record from the root, e.g. `Orders.Order`. */
   recordPath: z.string().min(1).optional(),

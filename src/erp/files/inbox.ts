@@ -21,6 +21,7 @@ import { SOURCE_CODES, type ConnectorContext, type CursorPosition, type ReadOpti
 import { comparePositions, compareValues, pathReader, recordSchema } from '../values.js';
 import type { FileSourceConfig } from './config.js';
 import { readCsv } from './csv.js';
+import { checkBytes, fileEncoding } from './encoding.js';
 import type { FileRow } from './rows.js';
 import { moveInto, moveToFailed, readyFiles, unchangedSince } from './folders.js';
 import { readJson, readNdjson } from './json.js';
@@ -116,7 +117,10 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
       let last: CursorPosition | undefined;
       let error: string | undefined;
       try {
-        for await (const row of readers[cfg.format](file, cfg)) {
+        const decided = fileEncoding(file, cfg);
+        if (decided.warning) logger.warn({ file: name, encoding: decided.encoding, configured: cfg.encoding }, decided.warning);
+        if (skipThrough === 0) await checkBytes(file, decided.encoding);
+        for await (const row of readers[cfg.format](file, { ...cfg, encoding: decided.encoding })) {
           if (options.signal?.aborted) throw new AbortedError();
           index++;
           if (index <= skipThrough) continue;
@@ -172,7 +176,7 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
     const out: string[] = [];
     let index = 0;
     try {
-      for await (const row of readers[cfg.format](file, cfg)) {
+      for await (const row of readers[cfg.format](file, { ...cfg, encoding: fileEncoding(file, cfg).encoding })) {
         index++;
         const item = itemOf(path.basename(file), index, row, { value: null, key: null });
         if (item.refused) out.push(item.refused.message);
