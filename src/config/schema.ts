@@ -22,6 +22,21 @@ export const configSchema = z
       .strictObject({
         /** SQLite file holding cursors, references, runs and dead letters. @default state/shopsync.db */
         path: z.string().min(1).default('state/shopsync.db'),
+        /** How long history is kept; the daemon prunes on its own (dead letters are never pruned). */
+        retention: z
+          .strictObject({
+            /** Per-record events older than this are deleted. @default 30 */
+            eventsDays: z.coerce.number().positive().default(30),
+            /** Stored payloads and diffs are cleared from events older than this. @default 7 */
+            payloadsDays: z.coerce.number().positive().default(7),
+            /** Finished runs older than this are deleted (each pipeline's latest run and runs with open dead letters stay). @default 90 */
+            runsDays: z.coerce.number().positive().default(90),
+            /** How often the daemon prunes, in minutes; 0 = never (prune with `shopsync state prune`). @default 60 */
+            everyMinutes: z.coerce.number().int().min(0).default(60),
+            /** Rows per delete batch (a run waits at most one batch). @default 2000 */
+            batchSize: z.coerce.number().int().min(100).max(100_000).default(2000),
+          })
+          .prefault({}),
       })
       .prefault({}),
     dashboard: dashboardConfigSchema.prefault({}),

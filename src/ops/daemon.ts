@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { createScheduler, type CloseResult, type Scheduler } from '../scheduler/index.js';
 import { readiness } from './readiness.js';
 import { openRuntime, type Runtime } from './runtime.js';
+import { startRetention } from './retention.js';
 import { startOpsServer, type OpsServer } from './server.js';
 import { dashboardDeps } from './dashboard.js';
 
@@ -42,6 +43,9 @@ export interface Daemon {
   close(): Promise<CloseResult>;
 }
 
+/** The lock a running daemon holds on its state. */
+export const DAEMON_LOCK = 'daemon';
+
 /** Start the daemon: runtime, crashed-run marking, server, then the clock. */
 export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions): Promise<Daemon> {
   const { config } = loaded;
@@ -50,6 +54,20 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
   const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
   try {
     runtime.markCrashedRuns();
+    // One daemon per state: `state restore` and a second daemon see it (a dead holder's lock is taken over).
+    const daemonLock = runtime.state.locks.acquire(DAEMON_LOCK);
+    const beat = setInterval(() => {
+      try {
+        daemonLock.heartbeat();
+      } catch (err) {
+        logger.error({ err: errorLine(err) }, 'lost the daemon lock');
+      }
+    }, 15_000);
+    beat.unref();
+    closers.push(async () => {
+      clearInterval(beat);
+      daemonLock.release();
+    });
     const scheduler = createScheduler({
       pipelines: config.pipelines,
       timezone: config.timezone,
@@ -92,6 +110,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       },
     });
     closers.push(() => server.close());
+    const retention = startRetention(runtime.state, config, logger);
+    closers.push(() => retention.stop());
     if (options.startSchedule !== false) scheduler.start();
     logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath }, 'shopsync daemon started');
 
@@ -105,7 +125,10 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       close() {
         closing ??= (async () => {
           const result = await scheduler.close(config.daemon.shutdownGraceMs);
+          await retention.stop();
           await server.close();
+          clearInterval(beat);
+          daemonLock.release();
           await runtime.close();
           logger.info({ settled: result.settled }, 'shopsync daemon stopped');
           return result;

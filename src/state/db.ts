@@ -68,6 +68,8 @@ export function openDatabase(path: string, logger?: Logger, migrations?: readonl
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
+    // Only takes effect on a new, empty file: retention can then hand freed pages back to the disk in steps.
+    db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     // NORMAL under WAL keeps every committed transaction across a process kill (only power loss can lose the last one).
     db.pragma('synchronous = NORMAL');

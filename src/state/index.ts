@@ -11,6 +11,7 @@ import { Events } from './events.js';
 import { HistoryEntries } from './history.js';
 import { Locks } from './locks.js';
 import { Intents, References, SeenHashes, SentHashes } from './refs.js';
+import { Retention } from './retention.js';
 import { Runs } from './runs.js';
 
 export * from './types.js';
@@ -21,6 +22,7 @@ export type { HistoryEntry, HistoryState } from './history.js';
 export type { LockHandle, LockInfo, AcquireOptions } from './locks.js';
 export { processAlive } from './locks.js';
 export { loadMigrations, migrate, type Migration } from './db.js';
+export { DEFAULT_RETENTION, type PruneReport, type RetentionPolicy } from './retention.js';
 
 /** Options of `openState`. */
 export interface StateOptions {
@@ -41,6 +43,10 @@ export interface StateStore {
   readonly deadLetters: DeadLetters;
   readonly history: HistoryEntries;
   readonly locks: Locks;
+  /** Pruning old history and reclaiming space (`state.retention`). */
+  readonly retention: Retention;
+  /** Write a consistent copy of the open state to `file` (SQLite's online backup; writers may go on meanwhile). */
+  backup(file: string): Promise<void>;
   /** Run `fn` in one IMMEDIATE transaction: all its writes land together or not at all. */
   transaction<T>(fn: () => T): T;
   /** Schema version of the open database. */
@@ -66,6 +72,10 @@ export function openState(path: string, options: StateOptions = {}): StateStore 
     deadLetters: new DeadLetters(db),
     history: new HistoryEntries(db),
     locks: new Locks(db),
+    retention: new Retention(db, path, logger),
+    async backup(file: string): Promise<void> {
+      await db.backup(file);
+    },
     transaction<T>(fn: () => T): T {
       // A nested call joins the outer transaction (better-sqlite3 uses savepoints).
       return db.inTransaction ? db.transaction(fn)() : db.transaction(fn).immediate();

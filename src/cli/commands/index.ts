@@ -7,6 +7,7 @@ import { dlqCommand } from './dlq.js';
 import { mappingsCommand } from './mappings.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
+import { stateCommand } from './state.js';
 import { statusCommand } from './status.js';
 import { syncCommand } from './sync.js';
 
@@ -17,6 +18,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(backfillCommand(ctx));
   program.addCommand(statusCommand(ctx));
   program.addCommand(dlqCommand(ctx));
+  program.addCommand(stateCommand(ctx));
   program.addCommand(mappingsCommand(ctx));
   program.addCommand(sandboxCommand(ctx));
   program.addCommand(demoCommand(ctx));

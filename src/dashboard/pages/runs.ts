@@ -87,7 +87,9 @@ export function runsPage(ctx: PageContext): PageResult {
   const more = rows.length > PAGE_SIZE;
   const runs = rows.slice(0, PAGE_SIZE);
   const offset = filter.offset ?? 0;
+  const since = ctx.state.retention.historySince();
   const body = html`<h1>Runs</h1>
+<p class="muted small" data-history-since>${since ? html`Record history goes back to ${since.replace('T', ' ').slice(0, 16)} UTC; older events are pruned by state.retention.` : 'No record history kept yet.'}</p>
 <form class="panel filters" method="get" action="/runs">
 <label>Pipeline<select name="pipeline"><option value="">all pipelines</option>${ctx.pipelines.map((p) => html`<option value="${p.name}"${query.pipeline === p.name ? html` selected` : ''}>${p.name}</option>`)}</select></label>
 <label>Outcome<select name="outcome">${OUTCOMES.map((o) => html`<option value="${o.value}"${(query.outcome ?? '') === o.value ? html` selected` : ''}>${o.label}</option>`)}</select></label>
