@@ -215,6 +215,8 @@ function collectKnownSecrets(config: Config, secrets: Set<string>): void {
   add(config.shop.token);
   add(config.shop.oauth?.clientSecret);
   add(config.dashboard.token);
+  add(config.alerts.webhook?.secret);
+  add(config.alerts.email?.password);
   for (const conn of Object.values(config.connections)) {
     const c = conn as { password?: unknown; url?: unknown; auth?: { value?: unknown } };
     add(c.password);

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { connectionSchema, sinkSchemaFor, sourceSchemaFor } from '../erp/index.js';
+import { alertsConfigSchema } from '../alerts/config.js';
 import { dashboardConfigSchema } from './server.js';
 import { pipelineEntrySchema } from './pipelines.js';
 import { timezoneSchema } from './schedule.js';
@@ -40,6 +41,8 @@ export const configSchema = z
       })
       .prefault({}),
     dashboard: dashboardConfigSchema.prefault({}),
+    /** Where alerts go (webhook, e-mail) and when a pipeline counts as stopped. */
+    alerts: alertsConfigSchema,
     daemon: z
       .strictObject({
         /** How long SIGTERM waits for in-flight runs to settle or checkpoint. @default 30000 */

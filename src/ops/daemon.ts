@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { createScheduler, type CloseResult, type Scheduler } from '../scheduler/index.js';
 import { readiness } from './readiness.js';
 import { openRuntime, type Runtime } from './runtime.js';
+import { startAlerts } from '../alerts/index.js';
 import { startRetention } from './retention.js';
 import { startOpsServer, type OpsServer } from './server.js';
 import { dashboardDeps } from './dashboard.js';
@@ -112,6 +113,14 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     closers.push(() => server.close());
     const retention = startRetention(runtime.state, config, logger);
     closers.push(() => retention.stop());
+    const alerts = startAlerts(config.alerts, {
+      events: runtime.events,
+      state: runtime.state,
+      scheduled: config.pipelines.filter((p) => p.schedule !== undefined).map((p) => p.name),
+      secrets: loaded.secrets,
+      logger,
+    });
+    if (alerts) closers.push(() => alerts.stop());
     if (options.startSchedule !== false) scheduler.start();
     logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath }, 'shopsync daemon started');
 
@@ -126,6 +135,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
         closing ??= (async () => {
           const result = await scheduler.close(config.daemon.shutdownGraceMs);
           await retention.stop();
+          await alerts?.stop();
           await server.close();
           clearInterval(beat);
           daemonLock.release();

@@ -1,0 +1,61 @@
+/** Where alert messages go: a signed JSON webhook with retries, and e-mail over SMTP (nodemailer). */
+import { createHmac } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import type { AlertsConfig } from './config.js';
+import type { AlertMessage } from './incidents.js';
+
+/** One way to send a message. */
+export interface AlertChannel {
+  readonly name: string;
+  send(message: AlertMessage): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The webhook channel: POST JSON, `X-Shopsync-Signature: sha256=<hex>` when a secret is set, retried with backoff. */
+export function webhookChannel(cfg: NonNullable<AlertsConfig['webhook']>): AlertChannel {
+  return {
+    name: 'webhook',
+    async send(message) {
+      const body = JSON.stringify(message);
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'shopsync-alerts' };
+      if (cfg.secret) headers['x-shopsync-signature'] = `sha256=${createHmac('sha256', cfg.secret).update(body).digest('hex')}`;
+      let last: unknown;
+      for (let attempt = 0; attempt <= cfg.retries; attempt++) {
+        if (attempt > 0) await sleep(500 * 2 ** (attempt - 1));
+        try {
+          const res = await fetch(cfg.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(cfg.timeoutMs) });
+          if (res.ok) return;
+          last = new Error(`the webhook answered HTTP ${res.status}`);
+          if (res.status < 500 && res.status !== 429) break;
+        } catch (err) {
+          last = err;
+        }
+      }
+      throw last instanceof Error ? last : new Error(String(last));
+    },
+  };
+}
+
+/** The e-mail channel. */
+export function emailChannel(cfg: NonNullable<AlertsConfig['email']>): AlertChannel {
+  const transport = nodemailer.createTransport({
+    host: cfg.host,
+    port: cfg.port,
+    secure: cfg.secure,
+    ...(cfg.user ? { auth: { user: cfg.user, pass: cfg.password ?? '' } } : {}),
+    // A local relay without a certificate still gets the mail; the content carries no secret.
+    tls: { rejectUnauthorized: false },
+  });
+  return {
+    name: 'email',
+    async send(message) {
+      await transport.sendMail({
+        from: cfg.from,
+        to: cfg.to,
+        subject: `[shopsync] ${message.state === 'firing' ? 'ALERT' : 'resolved'}: ${message.title}`,
+        text: `${message.text}\n\nincident: ${message.incident}\nsince: ${message.since}\nat: ${message.at}\n`,
+      });
+    },
+  };
+}

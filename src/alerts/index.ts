@@ -1,0 +1,103 @@
+/**
+ * Alerts that reach a person: a run that failed, new dead letters, a scheduled pipeline without a
+ * successful run for longer than `alerts.staleAfterMinutes` (the "silently stopped" case), and the
+ * shop refusing the token, each with its recovery. Wired to the pipelines' event stream and a
+ * one-minute check of the state.
+ */
+import type { Logger } from '../log.js';
+import type { RunSummary, SyncEvents } from '../pipeline/index.js';
+import type { StateStore } from '../state/index.js';
+import { emailChannel, webhookChannel, type AlertChannel } from './channels.js';
+import type { AlertsConfig } from './config.js';
+import { Incidents } from './incidents.js';
+
+export { alertsConfigSchema, type AlertsConfig } from './config.js';
+export { Incidents, type AlertMessage, type IncidentKind } from './incidents.js';
+export type { AlertChannel } from './channels.js';
+
+/** Codes of a shop that refuses shopsync's credentials. */
+const AUTH_CODES = new Set(['UNAUTHORIZED', 'INSUFFICIENT_SCOPE']);
+
+/** What the alert watcher needs. */
+export interface AlertDeps {
+  readonly events: SyncEvents;
+  readonly state: StateStore;
+  /** Pipelines with a schedule (only they can be "stopped"). */
+  readonly scheduled: readonly string[];
+  readonly secrets: readonly string[];
+  readonly logger: Logger;
+  /** For tests. */
+  readonly now?: () => number;
+  readonly channels?: readonly AlertChannel[];
+}
+
+/** A running watcher. */
+export interface AlertWatcher {
+  readonly incidents: Incidents;
+  /** Look for stopped pipelines now (the clock does it every minute). */
+  checkStale(): Promise<void>;
+  /** Wait for messages in flight and stop. */
+  stop(): Promise<void>;
+}
+
+/** The channels a config names. */
+export function channelsOf(cfg: AlertsConfig): AlertChannel[] {
+  return [...(cfg.webhook ? [webhookChannel(cfg.webhook)] : []), ...(cfg.email ? [emailChannel(cfg.email)] : [])];
+}
+
+/** Start watching for incidents; undefined when no channel is configured. */
+export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | undefined {
+  const channels = deps.channels ?? channelsOf(cfg);
+  if (channels.length === 0) return undefined;
+  const logger = deps.logger.child({ component: 'alerts' });
+  const now = deps.now ?? Date.now;
+  const incidents = new Incidents(channels, { maxPerHour: cfg.maxPerHour, secrets: deps.secrets, logger, now });
+  const pending = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  };
+
+  const onRun = (s: RunSummary): Promise<void> => {
+    if (s.mode === 'dry-run') return Promise.resolve();
+    const jobs: Promise<void>[] = [];
+    const where = `${s.pipeline} (run ${s.runId})`;
+    if (s.status === 'failed') {
+      jobs.push(incidents.fire('run-failed', s.pipeline, `${s.pipeline} failed`, `${where} failed: [${s.error?.code ?? 'ERROR'}] ${s.error?.message ?? ''}`));
+      if (s.error && AUTH_CODES.has(s.error.code)) jobs.push(incidents.fire('shop-auth', undefined, 'the shop refuses shopsync\'s credentials', `${where}: [${s.error.code}] ${s.error.message}. Check shop.token (or shop.oauth) and the token's scopes.`));
+    } else if (s.status === 'succeeded' || s.status === 'partial') {
+      jobs.push(incidents.resolve('run-failed', s.pipeline, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
+      jobs.push(incidents.resolve('shop-auth', undefined, 'the shop accepts shopsync\'s credentials again', `${where} finished ${s.status}.`));
+      jobs.push(incidents.resolve('stale', s.pipeline, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
+    }
+    const letters = deps.state.deadLetters.count(s.pipeline);
+    if (s.counts.deadLettered > 0) jobs.push(incidents.fire('dead-letters', s.pipeline, `${s.pipeline}: records refused`, `${where} dead-lettered ${s.counts.deadLettered} record(s)${s.counts.unreadable ? `, ${s.counts.unreadable} of them unreadable input` : ''}; ${letters} letter(s) wait. See \`shopsync dlq list --pipeline ${s.pipeline}\` or the dashboard's dead letters.`));
+    else if (letters === 0) jobs.push(incidents.resolve('dead-letters', s.pipeline, `${s.pipeline}: no dead letters left`, `${where}: every dead letter was delivered or dropped.`));
+    return Promise.all(jobs).then(() => undefined);
+  };
+  const unsubscribe = deps.events.on('run-finished', (e) => track(onRun(e.summary)));
+
+  const checkStale = async (): Promise<void> => {
+    const limit = cfg.staleAfterMinutes * 60_000;
+    for (const pipeline of deps.scheduled) {
+      const last = deps.state.runs.list({ pipeline, status: ['succeeded', 'partial'], limit: 1 })[0]?.finishedAt;
+      const lastMs = last ? Date.parse(last) : undefined;
+      if (lastMs !== undefined && now() - lastMs <= limit) continue;
+      if (lastMs === undefined && now() - started <= limit) continue;
+      await incidents.fire('stale', pipeline, `${pipeline} has not run successfully for ${cfg.staleAfterMinutes} minutes`, `${pipeline}: last successful run ${last ?? 'never (since the daemon started)'}; the sync may have stopped silently. Check the dashboard and the log.`);
+    }
+  };
+  const started = now();
+  const timer = setInterval(() => track(checkStale().catch((err: unknown) => logger.error({ err }, 'stale check failed'))), 60_000);
+  timer.unref();
+
+  return {
+    incidents,
+    checkStale,
+    async stop() {
+      clearInterval(timer);
+      unsubscribe();
+      await Promise.all([...pending]);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * Alerts reach a person: each incident kind through a real local webhook receiver and a real local
+ * SMTP server, one message when it opens and one on recovery, signed webhooks, a rate limit, and
+ * never a secret in a body.
+ */
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alertsConfigSchema, startAlerts, type AlertMessage, type AlertWatcher } from '../../src/alerts/index.js';
+import { silentLogger } from '../../src/log.js';
+import { SyncEvents, type RunSummary } from '../../src/pipeline/index.js';
+import { emptyCounts, openState, type StateStore } from '../../src/state/index.js';
+
+const SECRET_TOKEN = 'shop-token-5up3r-s3cret';
+const HMAC_KEY = 'hmac-key-for-tests';
+
+let hooks: { body: string; signature: string | undefined }[];
+let mails: string[];
+let http: Server;
+let smtp: SMTPServer;
+let webhookUrl: string;
+let smtpPort: number;
+let state: StateStore;
+let events: SyncEvents;
+let watcher: AlertWatcher | undefined;
+let clock: number;
+
+beforeEach(async () => {
+  hooks = [];
+  mails = [];
+  http = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      hooks.push({ body, signature: req.headers['x-shopsync-signature'] as string | undefined });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  webhookUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/hook`;
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, _session, done) {
+      let text = '';
+      stream.on('data', (c: Buffer) => (text += c.toString()));
+      stream.on('end', () => {
+        mails.push(text);
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+  state = openState(':memory:');
+  events = new SyncEvents();
+  clock = Date.now();
+});
+
+afterEach(async () => {
+  await watcher?.stop();
+  watcher = undefined;
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await state.close();
+});
+
+function start(extra: Record<string, unknown> = {}, scheduled: string[] = []): AlertWatcher {
+  const cfg = alertsConfigSchema.parse({
+    webhook: { url: webhookUrl, secret: HMAC_KEY, retries: 0 },
+    email: { host: '127.0.0.1', port: smtpPort, from: 'shopsync@example.test', to: ['ops@example.test'] },
+    ...extra,
+  });
+  watcher = startAlerts(cfg, { events, state, scheduled, secrets: [SECRET_TOKEN, HMAC_KEY], logger: silentLogger, now: () => clock });
+  if (!watcher) throw new Error('no alert channel configured');
+  return watcher;
+}
+
+function finish(summary: Partial<RunSummary> & Pick<RunSummary, 'pipeline' | 'status'>): void {
+  const full: RunSummary = { runId: 1, mode: 'sync', counts: emptyCounts(), durationMs: 5, ...summary };
+  events.emit({ type: 'run-finished', summary: full });
+}
+
+const settle = async () => {
+  await new Promise((r) => setTimeout(r, 50));
+  await watcher?.stop().then(() => undefined);
+};
+const messages = () => hooks.map((h) => JSON.parse(h.body) as AlertMessage);
+
+describe('alerts', () => {
+  it('sends one message when a run fails, none for the next failure, one on recovery, through webhook and e-mail', async () => {
+    const w = start();
+    finish({ pipeline: 'products', status: 'failed', error: { code: 'SHOP_UNAVAILABLE', message: 'the shop answered 503' } });
+    finish({ pipeline: 'products', status: 'failed', error: { code: 'SHOP_UNAVAILABLE', message: 'the shop answered 503' } });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(w.incidents.list()).toEqual(['run-failed:products']);
+    finish({ pipeline: 'products', status: 'succeeded' });
+    await settle();
+    expect(messages().map((m) => [m.incident, m.state])).toEqual([
+      ['run-failed:products', 'firing'],
+      ['run-failed:products', 'resolved'],
+    ]);
+    expect(mails).toHaveLength(2);
+    expect(mails[0]).toMatch(/Subject: \[shopsync\] ALERT: products failed/);
+    expect(mails[1]).toMatch(/Subject: \[shopsync\] resolved: products runs again/);
+  });
+
+  it('signs the webhook body with HMAC-SHA256', async () => {
+    start();
+    finish({ pipeline: 'stock', status: 'failed', error: { code: 'X', message: 'y' } });
+    await settle();
+    const [hook] = hooks;
+    expect(hook?.signature).toBe(`sha256=${createHmac('sha256', HMAC_KEY).update(hook?.body ?? '').digest('hex')}`);
+  });
+
+  it('opens a dead-letter incident on new letters and closes it when none are left', async () => {
+    start();
+    state.deadLetters.add({ pipeline: 'stock', erpKey: 'A-1', record: {}, code: 'SOURCE_BAD_ROW', reason: 'line 3' });
+    finish({ pipeline: 'stock', status: 'partial', counts: { ...emptyCounts(), read: 3, deadLettered: 1, unreadable: 1 } });
+    await new Promise((r) => setTimeout(r, 100));
+    state.deadLetters.delete(state.deadLetters.list({})[0]!.id);
+    finish({ pipeline: 'stock', status: 'succeeded' });
+    await settle();
+    expect(messages().map((m) => [m.incident, m.state])).toEqual([
+      ['dead-letters:stock', 'firing'],
+      ['dead-letters:stock', 'resolved'],
+    ]);
+    expect(messages()[0]?.text).toMatch(/dead-lettered 1 record\(s\), 1 of them unreadable input/);
+  });
+
+  it('reports a scheduled pipeline without a successful run for longer than staleAfterMinutes, once, and its recovery', async () => {
+    const w = start({ staleAfterMinutes: 30 }, ['orders']);
+    await w.checkStale();
+    expect(hooks).toHaveLength(0);
+    clock += 31 * 60_000;
+    await w.checkStale();
+    await w.checkStale();
+    finish({ pipeline: 'orders', status: 'succeeded' });
+    await settle();
+    expect(messages().map((m) => [m.incident, m.state])).toEqual([
+      ['stale:orders', 'firing'],
+      ['stale:orders', 'resolved'],
+    ]);
+    expect(messages()[0]?.text).toMatch(/may have stopped silently/);
+  });
+
+  it('reports the shop refusing the token without the token in any body', async () => {
+    start();
+    finish({ pipeline: 'products', status: 'failed', error: { code: 'UNAUTHORIZED', message: `the shop refused Bearer ${SECRET_TOKEN}` } });
+    await settle();
+    expect(messages().map((m) => m.incident).sort()).toEqual(['run-failed:products', 'shop-auth']);
+    for (const body of [...hooks.map((h) => h.body), ...mails]) {
+      expect(body).not.toContain(SECRET_TOKEN);
+      expect(body).not.toContain(HMAC_KEY);
+    }
+    expect(hooks.map((h) => h.body).join()).toContain('[redacted]');
+  });
+
+  it('sends at most maxPerHour messages', async () => {
+    start({ maxPerHour: 2 });
+    for (const p of ['a', 'b', 'c', 'd']) finish({ pipeline: p, status: 'failed', error: { code: 'X', message: 'down' } });
+    await settle();
+    expect(hooks).toHaveLength(2);
+  });
+});
