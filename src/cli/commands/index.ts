@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { backfillCommand } from './backfill.js';
 import { demoCommand } from './demo.js';
+import { doctorCommand } from './doctor.js';
 import { dlqCommand } from './dlq.js';
 import { mappingsCommand } from './mappings.js';
 import { runCommand } from './run.js';
@@ -19,6 +20,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(statusCommand(ctx));
   program.addCommand(dlqCommand(ctx));
   program.addCommand(stateCommand(ctx));
+  program.addCommand(doctorCommand(ctx));
   program.addCommand(mappingsCommand(ctx));
   program.addCommand(sandboxCommand(ctx));
   program.addCommand(demoCommand(ctx));

@@ -1,0 +1,158 @@
+/**
+ * `shopsync doctor`: everything a new installation gets wrong, checked in one go: the config, each
+ * pipeline's source and sink (reachable, readable, folders writable), the shop with its token, each
+ * pipeline's resource and operation against the token's scopes (a read of one record, and a write
+ * of zero records: the shop checks the scope before it looks at the body), the state (writable,
+ * schema version), and the clock against the shop's `Date` header. Nothing is written to the shop or the ERP.
+ */
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { LoadedConfig, PipelineConfig } from '../config/index.js';
+import { createSink, createSource } from '../erp/index.js';
+import { errorLine } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { getResource, type OperationDef } from '../shop/registry/index.js';
+import { openState } from '../state/index.js';
+
+/** One check's result. */
+export interface DoctorCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+  readonly pipeline?: string;
+  /** The scope a pipeline lacks, for scope checks that failed. */
+  readonly missingScope?: string;
+}
+
+/** Clock skew above this (ms) fails: delta cursors are capped at the shop's clock. */
+const MAX_SKEW_MS = 60_000;
+
+async function bearer(loaded: LoadedConfig): Promise<string> {
+  const shop = loaded.config.shop;
+  if (shop.token) return shop.token;
+  const oauth = shop.oauth as NonNullable<typeof shop.oauth>;
+  const res = await fetch(oauth.tokenUrl ?? `${shop.baseUrl.replace(/\/+$/, '')}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: oauth.clientId, client_secret: oauth.clientSecret, ...(oauth.scopes ? { scope: oauth.scopes.join(' ') } : {}) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await res.json().catch(() => ({}))) as { access_token?: string; error?: string };
+  if (!res.ok || !body.access_token) throw new Error(`the token endpoint answered HTTP ${res.status}${body.error ? ` (${body.error})` : ''}; check shop.oauth clientId and clientSecret`);
+  return body.access_token;
+}
+
+async function probe(loaded: LoadedConfig, token: string, op: OperationDef, body?: unknown): Promise<Response> {
+  const url = `${loaded.config.shop.baseUrl.replace(/\/+$/, '')}${op.path}${body === undefined ? '?limit=1' : ''}`;
+  return fetch(url, {
+    method: op.method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(15_000),
+  });
+}
+
+/** The shop checks for one pipeline: its read, and for a push its write operations. */
+async function scopeChecks(loaded: LoadedConfig, token: string, p: PipelineConfig): Promise<DoctorCheck[]> {
+  const resource = getResource(p.resource);
+  const ops: { what: string; op: OperationDef; body?: unknown }[] = [];
+  if (resource.ops.export) ops.push({ what: 'read', op: resource.ops.export });
+  if (p.direction === 'push') {
+    const empty = { type: resource.writeType ?? resource.name, data: [] };
+    // One probe per scope: create and update usually share `<resource>:write`.
+    for (const [what, op] of [['create', resource.ops.create], ['update', resource.ops.update]] as const) {
+      if (op && !ops.some((o) => o.op.scope === op.scope && o.body !== undefined)) ops.push({ what, op, body: empty });
+    }
+  }
+  const out: DoctorCheck[] = [];
+  for (const { what, op, body } of ops) {
+    const name = `pipeline ${p.name}: ${what} ${p.resource} (${op.scope})`;
+    try {
+      const res = await probe(loaded, token, op, body);
+      if (res.status === 403) out.push({ name, ok: false, pipeline: p.name, missingScope: op.scope, detail: `the token lacks the scope ${op.scope}; grant it to the token in the shop (pipeline ${p.name} needs it to ${what} ${p.resource})` });
+      else if (res.status === 401) out.push({ name, ok: false, pipeline: p.name, detail: 'the shop refuses the token (401); check shop.token or shop.oauth' });
+      else if (res.status >= 500) out.push({ name, ok: false, pipeline: p.name, detail: `the shop answered HTTP ${res.status}; try again later` });
+      else out.push({ name, ok: true, pipeline: p.name, detail: `allowed (HTTP ${res.status})` });
+    } catch (err) {
+      out.push({ name, ok: false, pipeline: p.name, detail: `the shop did not answer: ${errorLine(err)}; check shop.baseUrl` });
+    }
+  }
+  return out;
+}
+
+/** Connectors of one pipeline: opened (which checks them) and one record read, folders writable. */
+async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: Logger): Promise<DoctorCheck[]> {
+  const out: DoctorCheck[] = [];
+  const ctx = { logger, baseDir: loaded.baseDir };
+  for (const side of ['source', 'sink'] as const) {
+    const block = p[side] as ({ connection: string } & Record<string, unknown>) | undefined;
+    if (!block) continue;
+    const connection = loaded.config.connections[block.connection];
+    const name = `pipeline ${p.name}: ${side} ${block.connection} (${connection?.kind ?? 'unknown'})`;
+    if (!connection) {
+      out.push({ name, ok: false, pipeline: p.name, detail: `no connection named ${block.connection}` });
+      continue;
+    }
+    const { connection: _c, ...settings } = block;
+    try {
+      if (side === 'source') {
+        const source = await createSource(connection, settings as never, ctx);
+        try {
+          // Reading one record checks the query or the files too; nothing is committed, so nothing moves.
+          for await (const _item of source.read({ pageSize: 1 })) break;
+        } finally {
+          await source.close();
+        }
+      } else {
+        const sink = await createSink(connection, settings as never, ctx);
+        await sink.close();
+      }
+      if (connection.kind === 'files') {
+        const folder = resolve(loaded.baseDir, connection.folder, String(settings.folder ?? '.'));
+        await access(folder, constants.R_OK | constants.W_OK);
+      }
+      out.push({ name, ok: true, pipeline: p.name, detail: 'reachable' });
+    } catch (err) {
+      out.push({ name, ok: false, pipeline: p.name, detail: errorLine(err) });
+    }
+  }
+  return out;
+}
+
+/** Run every check; the config is already loaded (a config that does not load is the first failure, reported by the caller). */
+export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLogger): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [{ name: 'config', ok: true, detail: `${loaded.file} is valid (${loaded.config.pipelines.length} pipelines)` }];
+  try {
+    const state = openState(loaded.statePath, { logger });
+    try {
+      const lock = state.locks.acquire('doctor');
+      lock.release();
+      checks.push({ name: 'state', ok: true, detail: `${loaded.statePath} is writable, schema version ${state.schemaVersion()}` });
+    } finally {
+      await state.close();
+    }
+  } catch (err) {
+    checks.push({ name: 'state', ok: false, detail: errorLine(err) });
+  }
+  let token: string | undefined;
+  try {
+    token = await bearer(loaded);
+    const res = await fetch(`${loaded.config.shop.baseUrl.replace(/\/+$/, '')}${getResource('products').ops.export?.path ?? '/'}?limit=1`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(15_000) });
+    if (res.status === 401) checks.push({ name: 'shop', ok: false, detail: `${loaded.config.shop.baseUrl} refuses the token (401); check shop.token or shop.oauth` });
+    else checks.push({ name: 'shop', ok: res.status < 500, detail: `${loaded.config.shop.baseUrl} answers (HTTP ${res.status})` });
+    const date = res.headers.get('date');
+    if (date) {
+      const skew = Date.now() - Date.parse(date);
+      checks.push({ name: 'clock', ok: Math.abs(skew) <= MAX_SKEW_MS, detail: `this machine's clock is ${Math.round(skew / 1000)} s ${skew >= 0 ? 'ahead of' : 'behind'} the shop's${Math.abs(skew) > MAX_SKEW_MS ? '; sync the clock (NTP): delta cursors are capped at the shop clock' : ''}` });
+    }
+  } catch (err) {
+    checks.push({ name: 'shop', ok: false, detail: `${loaded.config.shop.baseUrl}: ${errorLine(err)}; check shop.baseUrl and that the shop is reachable from here` });
+    token = undefined;
+  }
+  for (const p of loaded.config.pipelines) {
+    if (token) checks.push(...(await scopeChecks(loaded, token, p)));
+    checks.push(...(await connectorChecks(loaded, p, logger)));
+  }
+  return checks;
+}

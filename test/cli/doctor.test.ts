@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createErp, ensureBuilt, runCli, tempDir, writeConfig } from './support.js';
+import { useSandbox } from '../support/sandbox.js';
+
+// Two tokens: one with every scope, one that may read products but not write them.
+const sandbox = useSandbox({ tokens: [{ value: 'full-token' }, { value: 'read-only-token', scopes: ['products:read'] }] }, { before: ensureBuilt, timeoutMs: 300_000 });
+
+describe('shopsync doctor (spawned against the sandbox)', { timeout: 180_000 }, () => {
+  it('passes every check of a working installation and exits 0', async () => {
+    const dir = tempDir();
+    createErp(join(dir, 'erp.sqlite'), 3);
+    const config = writeConfig(dir);
+    const res = await runCli(['doctor', '--config', config], { env: { SHOP_URL: sandbox.url, SHOP_TOKEN: 'full-token' } });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/ok {3}state: .* schema version \d+/);
+    expect(res.stdout).toMatch(/ok {3}pipeline products: read products \(products:read\): allowed/);
+    expect(res.stdout).toMatch(/ok {3}pipeline products: source erp \(sqlite\): reachable/);
+    expect(res.stdout).toMatch(/ok {3}clock: /);
+    expect(res.stdout).toMatch(/all \d+ checks passed/);
+  });
+
+  it('names the pipeline and the missing scope when the token may not write, and exits 1', async () => {
+    const dir = tempDir();
+    createErp(join(dir, 'erp.sqlite'), 3);
+    const config = writeConfig(dir);
+    const res = await runCli(['doctor', '--json', '--config', config], { env: { SHOP_URL: sandbox.url, SHOP_TOKEN: 'read-only-token' } });
+    expect(res.code).toBe(1);
+    const report = JSON.parse(res.stdout) as { ok: boolean; checks: { name: string; ok: boolean; pipeline?: string; missingScope?: string; detail: string }[] };
+    expect(report.ok).toBe(false);
+    const failed = report.checks.filter((c) => !c.ok);
+    expect(failed).toEqual([expect.objectContaining({ pipeline: 'products', missingScope: 'products:write', detail: expect.stringMatching(/lacks the scope products:write/) })]);
+  });
+
+  it('reports an unreachable ERP database and a wrong shop URL', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir); // no erp.sqlite created
+    const res = await runCli(['doctor', '--config', config], { env: { SHOP_URL: 'http://127.0.0.1:9/api', SHOP_TOKEN: 'full-token' } });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/FAIL shop: http:\/\/127\.0\.0\.1:9\/api: .*check shop\.baseUrl/);
+    expect(res.stdout).toMatch(/FAIL pipeline products: source erp \(sqlite\): .*erp\.sqlite/);
+  });
+});
