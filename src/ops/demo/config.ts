@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { demoSources } from '../../demo/index.js';
 import { INBOX_TABLES, ORDER_IMPORT } from './erp.js';
@@ -81,7 +82,8 @@ export function demoConfig(o: DemoConfigOptions): string {
     dashboard: { host: '127.0.0.1', port: o.dashboardPort },
     daemon: { shutdownGraceMs: 10_000 },
   };
-  return `# Written by \`shopsync demo\`: the sandbox shop, the demo ERP (erp.sqlite + inbox/) and the shipped
+  return `# yaml-language-server: $schema=${pathToFileURL(join(o.mappingsDir, '..', 'schemas', 'shopsync.schema.json')).href}
+# Written by \`shopsync demo\`: the sandbox shop, the demo ERP (erp.sqlite + inbox/) and the shipped
 # mappings on a ${o.intervalSec}-second schedule. Run it yourself with:
 #   SANDBOX_URL=http://127.0.0.1:<port> SANDBOX_TOKEN=sandbox-token shopsync run --config ${join('state', 'demo', 'shopsync.yaml')}
 ${stringify(config, { lineWidth: 0 })}`;
