@@ -14,6 +14,7 @@ import { parseConfigText } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
 import { startDaemon } from '../../src/ops/daemon.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { productsMapping } from '../support/mappings.js';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 30);
 const sampleMs = Number(process.env.SOAK_SAMPLE_MS ?? 30_000);
@@ -54,18 +55,7 @@ async function main(): Promise<void> {
     })();
   };
   change(PRODUCTS);
-  writeFileSync(join(dir, 'products.yaml'), `name: soak-products
-direction: erp-to-shop
-target: { resource: products, operation: upsert }
-key: sku
-shop_key: products_model
-fields:
-  products_model: sku
-  products_price: { from: price, type: decimal, locale: point }
-  products_quantity: { from: qty, type: decimal, locale: point }
-  products_status: { value: 1 }
-  languages.de.products_name: name
-`);
+  writeFileSync(join(dir, 'products.yaml'), productsMapping('soak-products'));
   const text = `shop:
   baseUrl: ${sandbox.url}
   token: ${sandbox.token}
