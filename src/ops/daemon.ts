@@ -54,9 +54,9 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
   const runtime = await openRuntime(loaded, { logger });
   const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
   try {
-    runtime.markCrashedRuns();
     // One daemon per state: `state restore` and a second daemon see it (a dead holder's lock is taken over).
     const daemonLock = runtime.state.locks.acquire(DAEMON_LOCK);
+    runtime.markCrashedRuns();
     const beat = setInterval(() => {
       try {
         daemonLock.heartbeat();

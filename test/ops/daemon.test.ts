@@ -67,3 +67,18 @@ describe('startDaemon with the dashboard', () => {
     expect(() => daemon.runtime.state.schemaVersion()).toThrow();
   });
 });
+
+describe('one daemon per state', () => {
+  it('refuses a second daemon on the same state while the first runs, and starts once the first has stopped', async () => {
+    const { file, text } = setup();
+    const loaded = () => parseConfigText(text, file, { env: { T: sandbox.token } });
+    const first = await startDaemon(loaded(), { logger: silentLogger, startSchedule: false });
+    try {
+      await expect(startDaemon(loaded(), { logger: silentLogger, startSchedule: false })).rejects.toMatchObject({ code: 'LOCK_HELD' });
+    } finally {
+      await first.close();
+    }
+    const second = await startDaemon(loaded(), { logger: silentLogger, startSchedule: false });
+    await second.close();
+  });
+});
