@@ -81,7 +81,8 @@ export class Transport {
         if (sent && !spec.repeatSafe) throw this.#unknown(spec, `stopped while waiting for the answer to ${label}`, failure?.code);
         throw new AbortedError(`stopped while sending ${label}`);
       }
-      const durationMs = Date.now() - started;
+      // The shop's time only: waiting in the queue (the rate's brake, a Retry-After pause) is ours, not its latency.
+      const durationMs = sent ? Math.round(wireMs) : Date.now() - started;
       const status = response ? response.status : 'network';
       onEvent({ type: 'request', resource: spec.resource, method: spec.method, status, durationMs, attempt });
       logger.debug({ resource: spec.resource, method: spec.method, path: spec.path, status, durationMs, attempt, error: failure?.code }, 'shop request');
