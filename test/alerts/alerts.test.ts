@@ -128,6 +128,7 @@ describe('alerts', () => {
       ['dead-letters:stock', 'resolved'],
     ]);
     expect(messages()[0]?.text).toMatch(/dead-lettered 1 record\(s\), 1 of them unreadable input/);
+    expect(mails.map((m) => /Subject: (.*)/.exec(m)?.[1])).toEqual(['[shopsync] ALERT: stock: records refused', '[shopsync] resolved: stock: no dead letters left']);
   });
 
   it('reports a scheduled pipeline without a successful run for longer than staleAfterMinutes, once, and its recovery', async () => {
@@ -144,6 +145,8 @@ describe('alerts', () => {
       ['stale:orders', 'resolved'],
     ]);
     expect(messages()[0]?.text).toMatch(/may have stopped silently/);
+    expect(mails).toHaveLength(2);
+    expect(mails[0]).toMatch(/Subject: \[shopsync\] ALERT: orders has not run successfully for 30 minutes/);
   });
 
   it('reports the shop refusing the token without the token in any body', async () => {
@@ -151,6 +154,8 @@ describe('alerts', () => {
     finish({ pipeline: 'products', status: 'failed', error: { code: 'UNAUTHORIZED', message: `the shop refused Bearer ${SECRET_TOKEN}` } });
     await settle();
     expect(messages().map((m) => m.incident).sort()).toEqual(['run-failed:products', 'shop-auth']);
+    expect(mails).toHaveLength(2);
+    expect(mails.join('\n')).toMatch(/Subject: \[shopsync\] ALERT: the shop refuses shopsync's credentials/);
     for (const body of [...hooks.map((h) => h.body), ...mails]) {
       expect(body).not.toContain(SECRET_TOKEN);
       expect(body).not.toContain(HMAC_KEY);
