@@ -58,8 +58,8 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     void p.finally(() => pending.delete(p));
   };
 
-  const onRun = (s: RunSummary): Promise<void> => {
-    if (s.mode === 'dry-run') return Promise.resolve();
+  const onRun = async (s: RunSummary): Promise<void> => {
+    if (s.mode === 'dry-run') return;
     const jobs: Promise<void>[] = [];
     const where = `${s.pipeline} (run ${s.runId})`;
     if (s.status === 'failed') {
@@ -70,17 +70,17 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
       jobs.push(incidents.resolve('shop-auth', undefined, 'the shop accepts shopsync\'s credentials again', `${where} finished ${s.status}.`));
       jobs.push(incidents.resolve('stale', s.pipeline, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
     }
-    const letters = deps.state.deadLetters.count(s.pipeline);
+    const letters = await deps.state.deadLetters.count(s.pipeline);
     if (s.counts.deadLettered > 0) jobs.push(incidents.fire('dead-letters', s.pipeline, `${s.pipeline}: records refused`, `${where} dead-lettered ${s.counts.deadLettered} record(s)${s.counts.unreadable ? `, ${s.counts.unreadable} of them unreadable input` : ''}; ${letters} letter(s) wait. See \`shopsync dlq list --pipeline ${s.pipeline}\` or the dashboard's dead letters.`));
     else if (letters === 0) jobs.push(incidents.resolve('dead-letters', s.pipeline, `${s.pipeline}: no dead letters left`, `${where}: every dead letter was delivered or dropped.`));
-    return Promise.all(jobs).then(() => undefined);
+    await Promise.all(jobs);
   };
   const unsubscribe = deps.events.on('run-finished', (e) => track(onRun(e.summary)));
 
   const checkStale = async (): Promise<void> => {
     const limit = cfg.staleAfterMinutes * 60_000;
     for (const pipeline of deps.scheduled) {
-      const last = deps.state.runs.list({ pipeline, status: ['succeeded', 'partial'], limit: 1 })[0]?.finishedAt;
+      const last = (await deps.state.runs.list({ pipeline, status: ['succeeded', 'partial'], limit: 1 }))[0]?.finishedAt;
       const lastMs = last ? Date.parse(last) : undefined;
       if (lastMs !== undefined && now() - lastMs <= limit) continue;
       if (lastMs === undefined && now() - started <= limit) continue;

@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { formatPath as formatIssuePath } from '../util/paths.js';
 import { coerceScalar, interpolateString, InterpolationFailure, type InterpolationSources } from './interpolate.js';
-import { configSchema, type Config } from './schema.js';
+import { describeLocation, type StateLocation } from '../state/location.js';
+import { configSchema, shopsOf, type Config } from './schema.js';
 import { suggestKey } from './suggest.js';
 
 /** Where the config is found when neither `--config` nor SHOPSYNC_CONFIG says. */
@@ -22,7 +23,9 @@ export interface LoadedConfig {
   readonly file: string;
   /** The file's folder: relative paths in the config resolve against it. */
   readonly baseDir: string;
-  /** Absolute path of the state database. */
+  /** Where the state lives (SQLite path made absolute, or the PostgreSQL URL and schema). */
+  readonly state: StateLocation;
+  /** The state's place for messages: the SQLite path, or the PostgreSQL URL without its password and the schema. */
   readonly statePath: string;
   /** Every secret value in the config, so log lines can be scrubbed of them. */
   readonly secrets: readonly string[];
@@ -77,11 +80,16 @@ export function parseConfigText(text: string, file: string, options: LoadConfigO
   if (!parsed.success) throw configIssues(parsed.error, doc, file, lineOf);
   const config = parsed.data;
   collectKnownSecrets(config, secrets);
+  const location: StateLocation =
+    config.state.kind === 'postgres'
+      ? { kind: 'postgres', url: config.state.url ?? '', schema: config.state.schema }
+      : { kind: 'sqlite', path: config.state.path === ':memory:' ? ':memory:' : isAbsolute(config.state.path) ? config.state.path : resolve(baseDir, config.state.path) };
   return {
     config,
     file,
     baseDir,
-    statePath: config.state.path === ':memory:' ? ':memory:' : isAbsolute(config.state.path) ? config.state.path : resolve(baseDir, config.state.path),
+    state: location,
+    statePath: describeLocation(location),
     secrets: [...secrets].filter((s) => s.length >= 4),
     warnings,
   };
@@ -212,8 +220,11 @@ function collectKnownSecrets(config: Config, secrets: Set<string>): void {
   const add = (s: unknown) => {
     if (typeof s === 'string' && s) secrets.add(s);
   };
-  add(config.shop.token);
-  add(config.shop.oauth?.clientSecret);
+  for (const shop of Object.values(shopsOf(config))) {
+    add(shop.token);
+    add(shop.oauth?.clientSecret);
+  }
+  if (config.state.url) addUrlPassword(config.state.url, add);
   add(config.dashboard.token);
   add(config.alerts.webhook?.secret);
   add(config.alerts.email?.password);
@@ -221,12 +232,15 @@ function collectKnownSecrets(config: Config, secrets: Set<string>): void {
     const c = conn as { password?: unknown; url?: unknown; auth?: { value?: unknown } };
     add(c.password);
     add(c.auth?.value);
-    if (typeof c.url === 'string') {
-      try {
-        add(decodeURIComponent(new URL(c.url, DUMMY_URL).password));
-      } catch {
-        // Not a URL we can read a password from.
-      }
-    }
+    if (typeof c.url === 'string') addUrlPassword(c.url, add);
+  }
+}
+
+/** The password inside a connection URL, as a secret. */
+function addUrlPassword(url: string, add: (s: unknown) => void): void {
+  try {
+    add(decodeURIComponent(new URL(url, DUMMY_URL).password));
+  } catch {
+    // Not a URL we can read a password from.
   }
 }

@@ -8,12 +8,18 @@ import { alertsConfigSchema } from '../alerts/config.js';
 import { dashboardConfigSchema } from './server.js';
 import { pipelineEntrySchema } from './pipelines.js';
 import { timezoneSchema } from './schedule.js';
-import { shopConfigSchema } from './shop.js';
+import { DEFAULT_SHOP } from '../state/store.js';
+import { shopConfigSchema, type ShopConfig } from './shop.js';
+
+const SHOP_NAME = /^[A-Za-z0-9_.-]+$/;
 
 /** The whole config file. */
 export const configSchema = z
   .strictObject({
-    shop: shopConfigSchema,
+    /** The shop (one shop: it is the shop named `default`). */
+    shop: shopConfigSchema.optional(),
+    /** Several shops by name (`de`, `at`, `b2b`…); pipelines name theirs with `shop:`. May stand beside `shop:` (then `default` is taken). */
+    shops: z.record(z.string().regex(SHOP_NAME, 'shop names use letters, digits, `_`, `-` and `.`'), shopConfigSchema).optional(),
     /** Named ERP connections that pipelines refer to by name. */
     connections: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'connection names use letters, digits, _ and -'), connectionSchema).default({}),
     pipelines: z.array(pipelineEntrySchema).default([]),
@@ -21,8 +27,14 @@ export const configSchema = z
     timezone: timezoneSchema.optional(),
     state: z
       .strictObject({
+        /** `sqlite`: one file beside shopsync (the embedded default). `postgres`: a schema in a PostgreSQL database (production, several replicas). @default sqlite */
+        kind: z.enum(['sqlite', 'postgres']).default('sqlite'),
         /** SQLite file holding cursors, references, runs and dead letters. @default state/shopsync.db */
         path: z.string().min(1).default('state/shopsync.db'),
+        /** PostgreSQL: connection URL, e.g. `${STATE_DATABASE_URL}` (postgres://user:password@host:5432/db). */
+        url: z.string().min(1).optional(),
+        /** PostgreSQL: the schema shopsync keeps its tables in (created when missing). @default shopsync */
+        schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a schema name uses letters, digits and `_`').default('shopsync'),
         /** How long history is kept; the daemon prunes on its own (dead letters are never pruned). */
         retention: z
           .strictObject({
@@ -59,10 +71,18 @@ export const configSchema = z
       .prefault({}),
   })
   .superRefine((cfg, ctx) => {
+    if (!cfg.shop && !cfg.shops) ctx.addIssue({ code: 'custom', path: ['shop'], message: 'no shop configured: add `shop: { baseUrl, token }` (one shop) or `shops: { <name>: { baseUrl, token } }`' });
+    if (cfg.shop && cfg.shops?.[DEFAULT_SHOP]) ctx.addIssue({ code: 'custom', path: ['shops', DEFAULT_SHOP], message: `\`shop:\` is the shop named "${DEFAULT_SHOP}"; name this one differently or drop \`shop:\`` });
+    if (cfg.state.kind === 'postgres' && !cfg.state.url) ctx.addIssue({ code: 'custom', path: ['state', 'url'], message: 'a postgres state needs `url:` (e.g. `url: ${STATE_DATABASE_URL}`)' });
+    const shopNames = [...(cfg.shop ? [DEFAULT_SHOP] : []), ...Object.keys(cfg.shops ?? {})];
     const seen = new Set<string>();
     cfg.pipelines.forEach((p, i) => {
       if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: ['pipelines', i, 'name'], message: `pipeline name "${p.name}" is used twice` });
       seen.add(p.name);
+      const shop = (p as { shop?: unknown }).shop ?? DEFAULT_SHOP;
+      if (typeof shop === 'string' && shopNames.length > 0 && !shopNames.includes(shop)) {
+        ctx.addIssue({ code: 'custom', path: ['pipelines', i, (p as { shop?: unknown }).shop === undefined ? 'name' : 'shop'], message: `no shop named "${shop}"; known: ${shopNames.join(', ')}${(p as { shop?: unknown }).shop === undefined ? ' (a pipeline without `shop:` uses the shop named default)' : ''}` });
+      }
       for (const [field, conn] of pipelineConnections(p)) {
         const connection = cfg.connections[conn];
         if (connection) {
@@ -98,5 +118,10 @@ function pipelineConnections(p: z.output<typeof pipelineEntrySchema>): [(string 
 
 /** A validated config. */
 export type Config = z.output<typeof configSchema>;
+
+/** Every configured shop by name: `shop:` is `default`, then `shops:`. */
+export function shopsOf(config: Pick<Config, 'shop' | 'shops'>): Record<string, ShopConfig> {
+  return { ...(config.shop ? { [DEFAULT_SHOP]: config.shop } : {}), ...(config.shops ?? {}) };
+}
 /** One pipeline entry of the config. */
 export type PipelineConfig = Config['pipelines'][number];

@@ -20,7 +20,7 @@ export interface LiveHubOptions {
    * while pages are open; a change is announced like a notice. It catches runs started by another
    * process (the CLI) on the same state file, which this process's event stream never sees.
    */
-  readonly fingerprint?: () => string;
+  readonly fingerprint?: () => Promise<string>;
   /** @default 2000 */
   readonly fingerprintIntervalMs?: number;
 }
@@ -65,15 +65,20 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
     for (const c of clients) write(c, ': keep-alive\n\n');
   }, options.heartbeatMs ?? 20_000);
   let lastPrint: string | undefined;
+  let printing = false;
   const watch = setInterval(() => {
-    if (!options.fingerprint || clients.size === 0) return;
-    try {
-      const print = options.fingerprint();
-      if (lastPrint !== undefined && print !== lastPrint) pending.set('state-changed', { type: 'state-changed' });
-      lastPrint = print;
-    } catch (err) {
-      options.logger.debug({ err }, 'dashboard state fingerprint failed');
-    }
+    if (!options.fingerprint || clients.size === 0 || printing) return;
+    printing = true;
+    options
+      .fingerprint()
+      .then((print) => {
+        if (lastPrint !== undefined && print !== lastPrint) pending.set('state-changed', { type: 'state-changed' });
+        lastPrint = print;
+      })
+      .catch((err: unknown) => options.logger.debug({ err }, 'dashboard state fingerprint failed'))
+      .finally(() => {
+        printing = false;
+      });
   }, options.fingerprintIntervalMs ?? 2000);
   flush.unref();
   heartbeat.unref();

@@ -12,6 +12,8 @@ import type { RateSnapshot } from '../shop/rate/index.js';
 /** A pipeline as the dashboard lists it. */
 export interface DashboardPipeline {
   readonly name: string;
+  /** The shop the pipeline writes to or reads from. @default 'default' */
+  readonly shop?: string;
   /** Shop resource the pipeline writes or reads (products, orders…). */
   readonly resource?: string;
   /** `push` (ERP → shop) or `pull` (shop → ERP). */
@@ -44,8 +46,8 @@ export interface DashboardDeps {
   dropDeadLetters(ids: readonly number[] | 'all'): Promise<unknown>;
   /** The pipelines' event stream; open pages re-render when runs progress. */
   readonly events: Pick<SyncEvents, 'onAny'>;
-  /** The shop client's current rate and requests in flight (adaptive or fixed). */
-  readonly shopRate?: () => RateSnapshot;
+  /** Each shop client's current rate and requests in flight (adaptive or fixed), by shop name. */
+  readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
   /** Dashboard token; required when `host` is not a loopback address. */
   readonly token?: string;
   /** Address the daemon binds to, checked against `token`. @default '127.0.0.1' */

@@ -55,19 +55,15 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
   const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
   try {
     // One daemon per state: `state restore` and a second daemon see it (a dead holder's lock is taken over).
-    const daemonLock = runtime.state.locks.acquire(DAEMON_LOCK);
-    runtime.markCrashedRuns();
+    const daemonLock = await runtime.state.locks.acquire(DAEMON_LOCK);
+    await runtime.markCrashedRuns();
     const beat = setInterval(() => {
-      try {
-        daemonLock.heartbeat();
-      } catch (err) {
-        logger.error({ err: errorLine(err) }, 'lost the daemon lock');
-      }
+      daemonLock.heartbeat().catch((err: unknown) => logger.error({ err: errorLine(err) }, 'lost the daemon lock'));
     }, 15_000);
     beat.unref();
     closers.push(async () => {
       clearInterval(beat);
-      daemonLock.release();
+      await daemonLock.release();
     });
     const scheduler = createScheduler({
       pipelines: config.pipelines,
@@ -138,7 +134,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
           await alerts?.stop();
           await server.close();
           clearInterval(beat);
-          daemonLock.release();
+          await daemonLock.release();
           await runtime.close();
           logger.info({ settled: result.settled }, 'shopsync daemon stopped');
           return result;

@@ -10,6 +10,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
     state: runtime.state,
     pipelines: runtime.loaded.config.pipelines.map((p) => ({
       name: p.name,
+      shop: p.shop,
       resource: p.resource,
       direction: p.direction,
       schedule: p.schedule,
@@ -17,7 +18,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
     })),
     ...pipelineActions(runtimeHost(runtime), (name) => scheduler.runNow(name)),
     events: runtime.events,
-    shopRate: () => runtime.shop.rate(),
+    shopRates: () => Object.fromEntries([...runtime.shops].map(([name, client]) => [name, client.rate()])),
     token: server.token,
     host: server.host,
     logger: runtime.logger,

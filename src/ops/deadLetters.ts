@@ -27,14 +27,14 @@ export function runtimeHost(runtime: Runtime): DeadLetterHost {
 }
 
 /** Letter ids grouped by pipeline ('all' = every configured pipeline that has letters, `undefined` = all of its letters). */
-function byPipeline(host: DeadLetterHost, ids: readonly number[] | 'all'): Map<string, number[] | undefined> {
+async function byPipeline(host: DeadLetterHost, ids: readonly number[] | 'all'): Promise<Map<string, number[] | undefined>> {
   const groups = new Map<string, number[] | undefined>();
   if (ids === 'all') {
-    for (const name of host.pipelineNames) if (host.state.deadLetters.count(name) > 0) groups.set(name, undefined);
+    for (const name of host.pipelineNames) if ((await host.state.deadLetters.count(name)) > 0) groups.set(name, undefined);
     return groups;
   }
   for (const id of ids) {
-    const letter = host.state.deadLetters.get(id);
+    const letter = await host.state.deadLetters.get(id);
     if (!letter) continue;
     const list = groups.get(letter.pipeline) ?? [];
     list.push(id);
@@ -48,14 +48,14 @@ export async function retryDeadLetterIds(host: DeadLetterHost, ids: readonly num
   const out: RunSummary[] = [];
   // One pipeline after another: each retry takes its pipeline's lock, and letters of one
   // pipeline may depend on another's (a product on its manufacturer).
-  for (const [pipeline, list] of byPipeline(host, ids)) out.push(await host.retry(pipeline, list));
+  for (const [pipeline, list] of await byPipeline(host, ids)) out.push(await host.retry(pipeline, list));
   return out;
 }
 
 /** Drop letters by id (or all); returns how many were removed. */
-export function dropDeadLetterIds(host: DeadLetterHost, ids: readonly number[] | 'all'): number {
+export async function dropDeadLetterIds(host: DeadLetterHost, ids: readonly number[] | 'all'): Promise<number> {
   let n = 0;
-  for (const [pipeline, list] of byPipeline(host, ids)) n += dropLetters(host.state, pipeline, list ? { ids: list } : {});
+  for (const [pipeline, list] of await byPipeline(host, ids)) n += await dropLetters(host.state, pipeline, list ? { ids: list } : {});
   return n;
 }
 
@@ -64,6 +64,6 @@ export function pipelineActions(host: DeadLetterHost, runNow: (name: string) => 
   return {
     runNow,
     retryDeadLetters: (ids) => retryDeadLetterIds(host, ids),
-    dropDeadLetters: async (ids) => dropDeadLetterIds(host, ids),
+    dropDeadLetters: (ids) => dropDeadLetterIds(host, ids),
   };
 }

@@ -8,12 +8,12 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { LoadedConfig, PipelineConfig } from '../config/index.js';
+import { shopsOf, type LoadedConfig, type PipelineConfig, type ShopConfig } from '../config/index.js';
 import { createSink, createSource } from '../erp/index.js';
 import { errorLine } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { getResource, type OperationDef } from '../shop/registry/index.js';
-import { openState } from '../state/index.js';
+import { DEFAULT_SHOP, openState } from '../state/index.js';
 
 /** One check's result. */
 export interface DoctorCheck {
@@ -28,8 +28,7 @@ export interface DoctorCheck {
 /** Clock skew above this (ms) fails: delta cursors are capped at the shop's clock. */
 const MAX_SKEW_MS = 60_000;
 
-async function bearer(loaded: LoadedConfig): Promise<string> {
-  const shop = loaded.config.shop;
+async function bearer(shop: ShopConfig): Promise<string> {
   if (shop.token) return shop.token;
   const oauth = shop.oauth as NonNullable<typeof shop.oauth>;
   const res = await fetch(oauth.tokenUrl ?? `${shop.baseUrl.replace(/\/+$/, '')}/oauth/token`, {
@@ -43,8 +42,8 @@ async function bearer(loaded: LoadedConfig): Promise<string> {
   return body.access_token;
 }
 
-async function probe(loaded: LoadedConfig, token: string, op: OperationDef, body?: unknown): Promise<Response> {
-  const url = `${loaded.config.shop.baseUrl.replace(/\/+$/, '')}${op.path}${body === undefined ? '?limit=1' : ''}`;
+async function probe(shop: ShopConfig, token: string, op: OperationDef, body?: unknown): Promise<Response> {
+  const url = `${shop.baseUrl.replace(/\/+$/, '')}${op.path}${body === undefined ? '?limit=1' : ''}`;
   return fetch(url, {
     method: op.method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -54,7 +53,7 @@ async function probe(loaded: LoadedConfig, token: string, op: OperationDef, body
 }
 
 /** The shop checks for one pipeline: its read, and for a push its write operations. */
-async function scopeChecks(loaded: LoadedConfig, token: string, p: PipelineConfig): Promise<DoctorCheck[]> {
+async function scopeChecks(shop: ShopConfig, token: string, p: PipelineConfig): Promise<DoctorCheck[]> {
   const resource = getResource(p.resource);
   const ops: { what: string; op: OperationDef; body?: unknown }[] = [];
   if (resource.ops.export) ops.push({ what: 'read', op: resource.ops.export });
@@ -69,7 +68,7 @@ async function scopeChecks(loaded: LoadedConfig, token: string, p: PipelineConfi
   for (const { what, op, body } of ops) {
     const name = `pipeline ${p.name}: ${what} ${p.resource} (${op.scope})`;
     try {
-      const res = await probe(loaded, token, op, body);
+      const res = await probe(shop, token, op, body);
       if (res.status === 403) out.push({ name, ok: false, pipeline: p.name, missingScope: op.scope, detail: `the token lacks the scope ${op.scope}; grant it to the token in the shop (pipeline ${p.name} needs it to ${what} ${p.resource})` });
       else if (res.status === 401) out.push({ name, ok: false, pipeline: p.name, detail: 'the shop refuses the token (401); check shop.token or shop.oauth' });
       else if (res.status >= 500) out.push({ name, ok: false, pipeline: p.name, detail: `the shop answered HTTP ${res.status}; try again later` });
@@ -124,34 +123,42 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
 export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLogger): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [{ name: 'config', ok: true, detail: `${loaded.file} is valid (${loaded.config.pipelines.length} pipelines)` }];
   try {
-    const state = openState(loaded.statePath, { logger });
+    const state = await openState(loaded.state, { logger });
     try {
-      const lock = state.locks.acquire('doctor');
-      lock.release();
-      checks.push({ name: 'state', ok: true, detail: `${loaded.statePath} is writable, schema version ${state.schemaVersion()}` });
+      const lock = await state.locks.acquire('doctor');
+      await lock.release();
+      checks.push({ name: 'state', ok: true, detail: `${loaded.statePath} (${state.backend}) is writable, schema version ${await state.schemaVersion()}` });
     } finally {
       await state.close();
     }
   } catch (err) {
     checks.push({ name: 'state', ok: false, detail: errorLine(err) });
   }
-  let token: string | undefined;
-  try {
-    token = await bearer(loaded);
-    const res = await fetch(`${loaded.config.shop.baseUrl.replace(/\/+$/, '')}${getResource('products').ops.export?.path ?? '/'}?limit=1`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(15_000) });
-    if (res.status === 401) checks.push({ name: 'shop', ok: false, detail: `${loaded.config.shop.baseUrl} refuses the token (401); check shop.token or shop.oauth` });
-    else checks.push({ name: 'shop', ok: res.status < 500, detail: `${loaded.config.shop.baseUrl} answers (HTTP ${res.status})` });
-    const date = res.headers.get('date');
-    if (date) {
-      const skew = Date.now() - Date.parse(date);
-      checks.push({ name: 'clock', ok: Math.abs(skew) <= MAX_SKEW_MS, detail: `this machine's clock is ${Math.round(skew / 1000)} s ${skew >= 0 ? 'ahead of' : 'behind'} the shop's${Math.abs(skew) > MAX_SKEW_MS ? '; sync the clock (NTP): delta cursors are capped at the shop clock' : ''}` });
+  const tokens = new Map<string, string>();
+  const shops = shopsOf(loaded.config);
+  for (const [shopName, shop] of Object.entries(shops)) {
+    // One shop keeps the check's plain name; several name theirs.
+    const name = Object.keys(shops).length === 1 ? 'shop' : `shop ${shopName}`;
+    const key = shopName === DEFAULT_SHOP ? 'shop' : `shops.${shopName}`;
+    try {
+      const token = await bearer(shop);
+      const res = await fetch(`${shop.baseUrl.replace(/\/+$/, '')}${getResource('products').ops.export?.path ?? '/'}?limit=1`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(15_000) });
+      if (res.status === 401) checks.push({ name, ok: false, detail: `${shop.baseUrl} refuses the token (401); check ${key}.token or ${key}.oauth` });
+      else checks.push({ name, ok: res.status < 500, detail: `${shop.baseUrl} answers (HTTP ${res.status})` });
+      tokens.set(shopName, token);
+      const date = res.headers.get('date');
+      if (date) {
+        const skew = Date.now() - Date.parse(date);
+        checks.push({ name: Object.keys(shops).length === 1 ? 'clock' : `clock ${shopName}`, ok: Math.abs(skew) <= MAX_SKEW_MS, detail: `this machine's clock is ${Math.round(skew / 1000)} s ${skew >= 0 ? 'ahead of' : 'behind'} the shop's${Math.abs(skew) > MAX_SKEW_MS ? '; sync the clock (NTP): delta cursors are capped at the shop clock' : ''}` });
+      }
+    } catch (err) {
+      checks.push({ name, ok: false, detail: `${shop.baseUrl}: ${errorLine(err)}; check ${key}.baseUrl and that the shop is reachable from here` });
     }
-  } catch (err) {
-    checks.push({ name: 'shop', ok: false, detail: `${loaded.config.shop.baseUrl}: ${errorLine(err)}; check shop.baseUrl and that the shop is reachable from here` });
-    token = undefined;
   }
   for (const p of loaded.config.pipelines) {
-    if (token) checks.push(...(await scopeChecks(loaded, token, p)));
+    const token = tokens.get(p.shop);
+    const shop = shops[p.shop];
+    if (token && shop) checks.push(...(await scopeChecks(shop, token, p)));
     checks.push(...(await connectorChecks(loaded, p, logger)));
   }
   return checks;

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one shopsync process, on a registry of its own (never prom-client's
+ * Prometheus metrics of one shopsync process (every series names its `shop`), on a registry of its own (never prom-client's
  * global one, so tests and embedded use can hold several). Fed by the shop client's `onEvent`
  * and the pipelines' event stream; dead letters are counted from the state at scrape time so
  * the gauge is right even after a restart or a retry from the CLI.
@@ -7,12 +7,13 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClientEvent } from '../shop/client/types.js';
 import type { RateSnapshot } from '../shop/rate/index.js';
+import { DEFAULT_SHOP } from '../state/index.js';
 
 /** Metric families and the hooks that feed them. */
 export interface Metrics {
   readonly registry: Registry;
-  /** Feed a shop client event (request latency, 429s, queue depth). */
-  clientEvent(event: ClientEvent): void;
+  /** Feed an event of a shop's client (request latency, 429s, queue depth). */
+  clientEvent(event: ClientEvent, shop?: string): void;
   /** Count settled records of a pipeline by outcome (created, updated, unchanged, failed…). */
   recordsSettled(pipeline: string, outcome: string, count?: number): void;
   /** A run finished with `status`; successful runs stamp the last-success time. */
@@ -29,11 +30,13 @@ export interface Metrics {
 /** Options of `createMetrics`. */
 export interface MetricsOptions {
   /** Dead letters per pipeline, read when scraped. */
-  readonly deadLetters?: () => Readonly<Record<string, number>>;
+  readonly deadLetters?: () => Promise<Readonly<Record<string, number>>> | Readonly<Record<string, number>>;
   /** Pipelines known up front, so their series exist (at 0) before the first run. */
   readonly pipelines?: readonly string[];
-  /** The shop client's current limits, read when scraped. */
-  readonly shopRate?: () => RateSnapshot | undefined;
+  /** The shop of each pipeline (the `shop` label); pipelines not named here are the `default` shop's. */
+  readonly shopOf?: Readonly<Record<string, string>>;
+  /** Each shop client's current limits, read when scraped. */
+  readonly shopRates?: () => Readonly<Record<string, RateSnapshot | undefined>>;
   /** Include process metrics (CPU, memory, event loop lag). @default true */
   readonly processMetrics?: boolean;
 }
@@ -46,65 +49,64 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const records = new Counter({
     name: 'shopsync_records_total',
     help: 'Records settled by pipelines, by outcome (created, updated, unchanged, failed, dead-lettered, unreadable: the source could not use the record, delivered…)',
-    labelNames: ['pipeline', 'outcome'] as const,
+    labelNames: ['shop', 'pipeline', 'outcome'] as const,
     registers: [registry],
   });
   const runs = new Counter({
     name: 'shopsync_runs_total',
     help: 'Finished pipeline runs by status (succeeded, partial, failed, aborted)',
-    labelNames: ['pipeline', 'status'] as const,
+    labelNames: ['shop', 'pipeline', 'status'] as const,
     registers: [registry],
   });
   const lastSuccess = new Gauge({
     name: 'shopsync_last_success_timestamp_seconds',
     help: 'Unix time of the last successful run per pipeline (alert when it stops moving)',
-    labelNames: ['pipeline'] as const,
+    labelNames: ['shop', 'pipeline'] as const,
     registers: [registry],
   });
   const skipped = new Counter({
     name: 'shopsync_skipped_ticks_total',
     help: 'Scheduled runs skipped because the previous run of the pipeline was still in progress',
-    labelNames: ['pipeline'] as const,
+    labelNames: ['shop', 'pipeline'] as const,
     registers: [registry],
   });
   const latency = new Histogram({
     name: 'shopsync_shop_request_duration_seconds',
     help: 'Shop API request latency by resource, method and HTTP status (network = no answer)',
-    labelNames: ['resource', 'method', 'status'] as const,
+    labelNames: ['shop', 'resource', 'method', 'status'] as const,
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
   const throttled = new Counter({
     name: 'shopsync_shop_throttled_total',
     help: 'Shop answers 429 (rate limited), by resource',
-    labelNames: ['resource'] as const,
+    labelNames: ['shop', 'resource'] as const,
     registers: [registry],
   });
   const queue = new Gauge({
     name: 'shopsync_shop_queue_depth',
     help: 'Shop requests waiting (state=waiting) and in flight (state=running) in the rate-limited queue',
-    labelNames: ['state'] as const,
+    labelNames: ['shop', 'state'] as const,
     registers: [registry],
   });
-  queue.set({ state: 'waiting' }, 0);
-  queue.set({ state: 'running' }, 0);
-  const shopRate = options.shopRate;
+  const shopOf = (pipeline: string) => options.shopOf?.[pipeline] ?? DEFAULT_SHOP;
+  const shopRates = options.shopRates;
   new Gauge({
     name: 'shopsync_shop_rate_requests_per_second',
     help: 'Requests per second the shop client allows now (adaptive: what it learnt; fixed: the configured rate, lower after 429)',
+    labelNames: ['shop'] as const,
     registers: [registry],
     collect() {
-      const rate = shopRate?.();
-      if (rate) this.set(rate.requestsPerSecond);
+      for (const [shop, rate] of Object.entries(shopRates?.() ?? {})) if (rate) this.set({ shop }, rate.requestsPerSecond);
     },
   });
   new Gauge({
     name: 'shopsync_shop_rate_concurrency',
     help: 'Shop requests the client allows in flight now',
+    labelNames: ['shop'] as const,
     registers: [registry],
     collect() {
-      const rate = shopRate?.();
-      if (rate) this.set(rate.concurrency);
+      for (const [shop, rate] of Object.entries(shopRates?.() ?? {})) if (rate) this.set({ shop }, rate.concurrency);
     },
   });
   const deadLetterSource = options.deadLetters;
@@ -112,43 +114,43 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   new Gauge({
     name: 'shopsync_dead_letters',
     help: 'Dead letters waiting to be retried or dropped, per pipeline',
-    labelNames: ['pipeline'] as const,
+    labelNames: ['shop', 'pipeline'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
       if (!deadLetterSource) return;
+      const counts = await deadLetterSource();
       this.reset();
-      const counts = deadLetterSource();
-      for (const p of known) this.set({ pipeline: p }, counts[p] ?? 0);
-      for (const [p, n] of Object.entries(counts)) this.set({ pipeline: p }, n);
+      for (const p of known) this.set({ shop: shopOf(p), pipeline: p }, counts[p] ?? 0);
+      for (const [p, n] of Object.entries(counts)) this.set({ shop: shopOf(p), pipeline: p }, n);
     },
   });
-  for (const p of known) records.inc({ pipeline: p, outcome: 'failed' }, 0);
+  for (const p of known) records.inc({ shop: shopOf(p), pipeline: p, outcome: 'failed' }, 0);
 
   return {
     registry,
     contentType: registry.contentType,
-    clientEvent(event) {
+    clientEvent(event, shop = DEFAULT_SHOP) {
       if (event.type === 'request') {
-        latency.observe({ resource: event.resource, method: event.method, status: String(event.status) }, event.durationMs / 1000);
-        if (event.status === 429) throttled.inc({ resource: event.resource });
+        latency.observe({ shop, resource: event.resource, method: event.method, status: String(event.status) }, event.durationMs / 1000);
+        if (event.status === 429) throttled.inc({ shop, resource: event.resource });
       } else if (event.type === 'queue') {
-        queue.set({ state: 'waiting' }, event.size);
-        queue.set({ state: 'running' }, event.pending);
+        queue.set({ shop, state: 'waiting' }, event.size);
+        queue.set({ shop, state: 'running' }, event.pending);
       }
       // `throttled` events repeat what the 429 request event already counted.
     },
     recordsSettled(pipeline, outcome, count = 1) {
-      records.inc({ pipeline, outcome }, count);
+      records.inc({ shop: shopOf(pipeline), pipeline, outcome }, count);
     },
     runFinished(pipeline, status, at) {
-      runs.inc({ pipeline, status });
-      if (status === 'succeeded') lastSuccess.set({ pipeline }, Math.floor(at.getTime() / 1000));
+      runs.inc({ shop: shopOf(pipeline), pipeline, status });
+      if (status === 'succeeded') lastSuccess.set({ shop: shopOf(pipeline), pipeline }, Math.floor(at.getTime() / 1000));
     },
     lastSuccessAt(pipeline, at) {
-      lastSuccess.set({ pipeline }, Math.floor(at.getTime() / 1000));
+      lastSuccess.set({ shop: shopOf(pipeline), pipeline }, Math.floor(at.getTime() / 1000));
     },
     tickSkipped(pipeline) {
-      skipped.inc({ pipeline });
+      skipped.inc({ shop: shopOf(pipeline), pipeline });
     },
     render() {
       return registry.metrics();

@@ -1,5 +1,5 @@
 /**
- * Everything a configured shopsync process holds open: the state database, one shop client,
+ * Everything a configured shopsync process holds open: the state, one client per configured shop,
  * the pipelines' event stream and metrics. The daemon and the one-off commands (sync, backfill,
  * dlq retry) all run pipelines through `Runtime.run`, so they behave the same.
  */
@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedConfig, PipelineConfig } from '../config/index.js';
-import { shopClientOptions } from '../config/index.js';
+import { shopClientOptions, shopsOf } from '../config/index.js';
 import { createSink, createSource } from '../erp/index.js';
 import { StateError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -30,7 +30,10 @@ export interface RuntimeOptions {
 export interface Runtime {
   readonly loaded: LoadedConfig;
   readonly state: StateStore;
-  readonly shop: ShopClient;
+  /** One client per configured shop, by name (`shop:` is `default`). */
+  readonly shops: ReadonlyMap<string, ShopClient>;
+  /** The client of a pipeline's shop. */
+  shopOf(pipeline: PipelineConfig): ShopClient;
   readonly events: SyncEvents;
   readonly metrics: Metrics;
   readonly shopContact: ShopContact;
@@ -42,7 +45,7 @@ export interface Runtime {
   /** Retry a push pipeline's dead letters (all, or these ids) through the current mapping. */
   retry(name: string, ids?: readonly number[]): Promise<RunSummary>;
   /** Mark runs left `running` by a dead process as crashed; returns how many. */
-  markCrashedRuns(): number;
+  markCrashedRuns(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -75,33 +78,43 @@ export function resolveMappingPath(mapping: string, baseDir: string): string {
 export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions): Promise<Runtime> {
   const { config } = loaded;
   const logger = options.logger;
-  const state = openState(loaded.statePath, { logger });
+  const state = await openState(loaded.state, { logger });
   const names = config.pipelines.map((p) => p.name);
-  // The client is created after the metrics (it reports to them); the rate gauges read it when scraped.
-  let client: ShopClient | undefined;
+  const shops = new Map<string, ShopClient>();
   const metrics = createMetrics({
     pipelines: names,
-    shopRate: () => client?.rate(),
-    deadLetters: () => Object.fromEntries(names.map((n) => [n, state.deadLetters.count(n)])),
+    shopOf: Object.fromEntries(config.pipelines.map((p) => [p.name, p.shop])),
+    shopRates: () => Object.fromEntries([...shops].map(([name, client]) => [name, client.rate()])),
+    deadLetters: async () => Object.fromEntries(await Promise.all(names.map(async (n) => [n, await state.deadLetters.count(n)] as const))),
   });
   const shopContact = trackShopContact();
   const events = new SyncEvents();
   const throttled = events.clientObserver();
-  const shop = createShopClient({
-    ...shopClientOptions(config.shop),
-    logger,
-    onEvent: (event) => {
-      metrics.clientEvent(event);
-      shopContact.observe(event);
-      throttled(event);
-      options.onClientEvent?.(event);
-    },
-  });
-  client = shop;
+  for (const [name, shopConfig] of Object.entries(shopsOf(config))) {
+    const shopLogger = logger.child({ shop: name });
+    shops.set(
+      name,
+      createShopClient({
+        ...shopClientOptions(shopConfig),
+        logger: shopLogger,
+        onEvent: (event) => {
+          metrics.clientEvent(event, name);
+          shopContact.observe(event);
+          throttled(event);
+          options.onClientEvent?.(event);
+        },
+      }),
+    );
+  }
+  const shopOf = (p: PipelineConfig): ShopClient => {
+    const client = shops.get(p.shop);
+    if (!client) throw new StateError('UNKNOWN_SHOP', `pipeline ${p.name} names shop "${p.shop}", which ${loaded.file} does not configure; known: ${[...shops.keys()].join(', ')}`);
+    return client;
+  };
   // A record the source could not use counts as `unreadable`, so an alert on it needs no code list.
   events.on('record-settled', (e) => metrics.recordsSettled(e.pipeline, e.unreadable ? 'unreadable' : e.outcome));
   events.on('run-finished', (e) => metrics.runFinished(e.summary.pipeline, e.summary.status, new Date()));
-  for (const run of state.runs.latestByPipeline()) {
+  for (const run of await state.runs.latestByPipeline()) {
     if (run.status === 'succeeded' && run.finishedAt) metrics.lastSuccessAt(run.pipeline, new Date(run.finishedAt));
   }
   const mappings = new Map<string, Promise<CompiledMapping>>();
@@ -129,7 +142,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     const { connection: sinkConn, ...sinkCfg } = p.sink ?? { connection: '' };
     return {
       state,
-      shop,
+      shop: shopOf(p),
       mapping: await mappingOf(p),
       source: p.source ? () => createSource(config.connections[sourceConn], sourceCfg as never, ctx) : undefined,
       sink: p.sink ? () => createSink(config.connections[sinkConn], sinkCfg as never, ctx) : undefined,
@@ -141,7 +154,8 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   return {
     loaded,
     state,
-    shop,
+    shops,
+    shopOf,
     events,
     metrics,
     shopContact,
@@ -155,19 +169,19 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
       const p = pipeline(name);
       return retryDeadLetters(p, await depsFor(p), ids ? { ids } : {});
     },
-    markCrashedRuns() {
+    async markCrashedRuns() {
       let marked = 0;
       const here = hostname();
-      for (const run of state.runs.list({ status: 'running', limit: 1000 })) {
+      for (const run of await state.runs.list({ status: 'running', limit: 1000 })) {
         if (run.host !== here || (run.pid !== undefined && processAlive(run.pid))) continue;
         try {
-          const lock = state.locks.acquire(run.lane);
+          const lock = await state.locks.acquire(run.lane);
           try {
-            const n = state.runs.markCrashed(run.lane);
+            const n = await state.runs.markCrashed(run.lane);
             if (n > 0) logger.warn({ pipeline: run.pipeline, runId: run.id, lane: run.lane }, 'marked a run left unfinished by a crashed process as crashed');
             marked += n;
           } finally {
-            lock.release();
+            await lock.release();
           }
         } catch (err) {
           if (!(err instanceof StateError && err.code === 'LOCK_HELD')) throw err;
@@ -176,7 +190,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
       return marked;
     },
     async close() {
-      await shop.close();
+      for (const client of shops.values()) await client.close();
       await state.close();
     },
   };

@@ -3,7 +3,7 @@
  * mapping or fixed reference data takes effect); drop removes letters for good.
  */
 import { silentLogger } from '../log.js';
-import { emptyCounts, type RunCounts } from '../state/index.js';
+import { emptyCounts, type DeadLetter, type RunCounts } from '../state/index.js';
 import { openSink } from './pull.js';
 import { PullDelivery } from './pullDelivery.js';
 import { PushEngine } from './push/runner.js';
@@ -18,23 +18,24 @@ export interface DeadLetterSelection {
 }
 
 /** Retry dead letters (push: into the shop; pull: into the sink) through the current mapping; letters that succeed are removed, others count another attempt. */
-export async function retryDeadLetters(definition: PipelineDefinition | PipelineDefinitionInput, deps: PipelineDeps, selection: DeadLetterSelection = {}): Promise<RunSummary> {
+export async function retryDeadLetters(definition: PipelineDefinition | PipelineDefinitionInput, shared: PipelineDeps, selection: DeadLetterSelection = {}): Promise<RunSummary> {
   const def = parseDefinition(definition);
+  const deps: PipelineDeps = { ...shared, state: shared.state.forShop(def.shop) };
   const resource = checkMapping(def, deps);
   const base = (deps.logger ?? silentLogger).child({ pipeline: def.name, mode: 'retry' });
   const { state } = deps;
   const started = Date.now();
   const letters = selection.ids
-    ? selection.ids.map((id) => state.deadLetters.get(id)).filter((l) => l !== undefined && l.pipeline === def.name)
-    : state.deadLetters.list({ pipeline: def.name, limit: 1_000_000 });
-  const lock = state.locks.acquire(def.name);
+    ? (await Promise.all(selection.ids.map((id) => state.deadLetters.get(id)))).filter((l): l is DeadLetter => l !== undefined && l.pipeline === def.name)
+    : await state.deadLetters.list({ pipeline: def.name, limit: 1_000_000 });
+  const lock = await state.locks.acquire(def.name);
   let runId: number;
   let crashed: number;
   try {
-    crashed = state.runs.markCrashed(def.name);
-    runId = state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name });
+    crashed = await state.runs.markCrashed(def.name);
+    runId = await state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name });
   } catch (err) {
-    lock.release();
+    await lock.release();
     throw err;
   }
   const logger = base.child({ runId });
@@ -49,9 +50,10 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
       const { sink, close } = await openSink(def, deps, false);
       try {
         const delivery = new PullDelivery({ def, deps, resource, runId, counts, ...(sink ? { sink } : {}), resolveUnchanged: true });
+        await delivery.prefetch(letters.map((l) => l.record), letters.map((l) => l.erpKey));
         for (const l of letters) {
           counts.read++;
-          await delivery.accept({ ...l!.record }, l!.erpKey);
+          await delivery.accept({ ...l.record }, l.erpKey);
         }
         await delivery.flush();
       } finally {
@@ -59,7 +61,7 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
       }
     } else {
       const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}) });
-      await engine.pushRecords(letters.map((l) => ({ erpKey: l!.erpKey, record: { ...l!.record } })));
+      await engine.pushRecords(letters.map((l) => ({ erpKey: l.erpKey, record: { ...l.record } })));
       if (engine.fatal) {
         status = 'failed';
         error = { code: engine.fatal.code, message: engine.fatal.message };
@@ -70,8 +72,8 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
     status = 'failed';
     error = { code: (err as { code?: string }).code ?? 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
   } finally {
-    state.runs.finish(runId, status, counts, error);
-    lock.release();
+    await state.runs.finish(runId, status, counts, error);
+    await lock.release();
   }
   const summary: RunSummary = { runId, pipeline: def.name, mode: 'retry', status, counts, durationMs: Date.now() - started, ...(error ? { error } : {}) };
   if (error) logger.error({ error }, 'dead-letter retry failed');
@@ -81,11 +83,6 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
 }
 
 /** Drop dead letters (by id, or every letter of the pipeline); returns how many went. */
-export function dropDeadLetters(state: PipelineDeps['state'], pipeline: string, selection: DeadLetterSelection = {}): number {
-  return state.transaction(() => {
-    if (selection.ids) return selection.ids.filter((id) => state.deadLetters.get(id)?.pipeline === pipeline && state.deadLetters.delete(id)).length;
-    let n = 0;
-    for (const l of state.deadLetters.list({ pipeline, limit: 1_000_000 })) if (state.deadLetters.delete(l.id)) n++;
-    return n;
-  });
+export async function dropDeadLetters(state: PipelineDeps['state'], pipeline: string, selection: DeadLetterSelection = {}): Promise<number> {
+  return state.deadLetters.drop(pipeline, selection.ids);
 }

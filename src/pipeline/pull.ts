@@ -40,7 +40,7 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     const started = new Date();
     const ceiling = deltaCeiling(started, def.options.shopTimeZone);
     const future = deltaFuture(started, def.options.shopTimeZone);
-    const stored = state.cursors.get(def.name, o.cursorName);
+    const stored = await state.cursors.get(def.name, o.cursorName);
     const storedValue = typeof stored?.value === 'string' ? stored.value : undefined;
     // A value stored in the future (by a version without the ceiling) is read back from the ceiling too.
     const fromValue = storedValue !== undefined && storedValue > ceiling ? ceiling : storedValue;
@@ -71,9 +71,10 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
         const end = Math.min(start + chunk - 1, range.to);
         const records = await shop.exportRange(resource.name as never, start, end);
         o.counts.requests++;
+        await delivery.prefetch(records);
         for (const record of records) await handle(record);
         await delivery.flush();
-        if (!dryRun) state.cursors.set(def.name, o.cursorName, { value: end, key: null, boundary: { finished: end >= range.to } });
+        if (!dryRun) await state.cursors.set(def.name, o.cursorName, { value: end, key: null, boundary: { finished: end >= range.to } });
         start = end + 1;
       }
       return dryRun ? delivery.plan : undefined;
@@ -81,6 +82,7 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     const filters = exportFilters(def, resource, fromValue, range);
     for await (const page of shop.exportPages(resource.name as never, { filters, ...(o.signal ? { signal: o.signal } : {}) })) {
       o.counts.requests++;
+      await delivery.prefetch(page.records);
       for (const record of page.records) await handle(record);
       if (o.signal?.aborted) break;
     }
@@ -88,7 +90,7 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     if (ahead > 0) o.logger.warn({ records: ahead, field: delta?.recordField, cursorCeiling: ceiling }, 'records dated in the future (bad data or a shop clock running ahead) were delivered; the cursor stays at the run start so newer records stay visible, and their hashes keep them from being delivered twice');
     // Only now, with everything the export returned durable in the sink, may the cursor move.
     if (!dryRun && !o.signal?.aborted && o.mode !== 'backfill' && delta && maxValue !== undefined && maxValue !== storedValue) {
-      state.cursors.set(def.name, o.cursorName, { value: maxValue, key: null });
+      await state.cursors.set(def.name, o.cursorName, { value: maxValue, key: null });
     }
     return dryRun ? delivery.plan : undefined;
   } finally {

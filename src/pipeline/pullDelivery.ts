@@ -11,7 +11,7 @@ import type { Sink } from '../erp/types.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import type { RunCounts, StoredIssue } from '../state/index.js';
 import { contentHash } from './hash.js';
-import { mappingContext } from './push/prepare.js';
+import { ReferenceCache, withReferences } from './references.js';
 import { issueOf } from './push/issues.js';
 import type { PipelineDefinition } from './schema.js';
 import type { PipelineDeps, PlannedRecord } from './types.js';
@@ -43,10 +43,19 @@ export class PullDelivery {
   readonly plan: PlannedRecord[] = [];
   private batch: Pending[] = [];
   private readonly keysInBatch = new Map<string, number>();
-  private readonly ctx;
+  private readonly references: ReferenceCache;
+  /** Seen hashes of the page being delivered, read in one query (`prefetch`). */
+  private readonly seen = new Map<string, string | undefined>();
 
   constructor(private readonly o: DeliveryOptions) {
-    this.ctx = mappingContext(o.deps.state);
+    this.references = new ReferenceCache(o.deps.state);
+  }
+
+  /** Read the seen hashes of a page of shop records in one query before they are accepted one by one. */
+  async prefetch(records: readonly Record<string, unknown>[], keys: readonly string[] = records.map((r) => this.keyOf(r))): Promise<void> {
+    this.seen.clear();
+    const found = await this.o.deps.state.seen.getMany(this.o.def.name, keys);
+    for (const key of keys) this.seen.set(key, found.get(key));
   }
 
   /** The key a shop record is known by (its id field, or the mapping's key). */
@@ -58,18 +67,18 @@ export class PullDelivery {
   async accept(record: Record<string, unknown>, key = this.keyOf(record)): Promise<boolean> {
     const { def, deps, counts } = this.o;
     const { state, mapping } = deps;
-    const result = mapping.applySync ? mapping.applySync(record, this.ctx) : await mapping.apply(record, this.ctx);
+    const { result } = await withReferences(this.references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
     if (!result.ok) {
       const first = issueOf(result.errors[0]);
-      this.deadLetter(key, record, undefined, { ...first, message: result.errors.map((e) => e.message).join('; '), details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
+      await this.deadLetter(key, record, undefined, { ...first, message: result.errors.map((e) => e.message).join('; '), details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
       return false;
     }
     const hash = contentHash(result.payload);
-    const seen = state.seen.get(def.name, key);
+    const seen = this.seen.has(key) ? this.seen.get(key) : await state.seen.get(def.name, key);
     if (seen === hash) {
       counts.unchanged++;
       if (!this.o.sink) this.plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
-      else if (this.o.resolveUnchanged) state.deadLetters.resolve(def.name, key);
+      else if (this.o.resolveUnchanged) await state.write((tx) => tx.deadLetters.resolve(def.name, key));
       return false;
     }
     // The key was delivered before in another version: a re-delivery updates, it does not create.
@@ -113,7 +122,7 @@ export class PullDelivery {
       if (batch.length === 1) {
         if (batch[0]!.known) counts.updated--;
         else counts.created--;
-        this.deadLetter(batch[0]!.key, batch[0]!.record, batch[0]!.row, issueOf(err));
+        await this.deadLetter(batch[0]!.key, batch[0]!.record, batch[0]!.row, issueOf(err));
         return;
       }
       const mid = Math.ceil(batch.length / 2);
@@ -121,19 +130,20 @@ export class PullDelivery {
       await this.write(batch.slice(mid));
       return;
     }
-    state.transaction(() => {
+    await state.write((tx) => {
       for (const p of batch) {
-        state.seen.put(def.name, p.key, p.hash);
-        state.deadLetters.resolve(def.name, p.key);
-        state.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', payloadHash: p.hash, ...(def.options.storePayloads ? { payload: p.row } : {}) });
+        tx.seen.put(def.name, p.key, p.hash);
+        tx.deadLetters.resolve(def.name, p.key);
+        tx.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', payloadHash: p.hash, ...(def.options.storePayloads ? { payload: p.row } : {}) });
       }
-      state.runs.saveCounts(runId, counts);
+      tx.runs.saveCounts(runId, counts);
     });
+    for (const p of batch) if (this.seen.has(p.key)) this.seen.set(p.key, p.hash);
     for (const p of batch) deps.events?.emit({ type: 'record-settled', runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', codes: [] });
   }
 
   /** A record the mapping or the sink refused: kept with the shop record as its payload, the rest goes on. */
-  private deadLetter(key: string, record: Record<string, unknown>, row: Record<string, unknown> | undefined, error: StoredIssue): void {
+  private async deadLetter(key: string, record: Record<string, unknown>, row: Record<string, unknown> | undefined, error: StoredIssue): Promise<void> {
     const { def, deps, resource, runId, counts } = this.o;
     const { state } = deps;
     counts.failed++;
@@ -142,11 +152,11 @@ export class PullDelivery {
       return;
     }
     counts.deadLettered++;
-    state.transaction(() => {
+    await state.write((tx) => {
       // The shop record is what a retry maps again; the row the sink refused (if any) stays with the event.
-      state.deadLetters.add({ pipeline: def.name, resource: resource.name, erpKey: key, record, payload: record, code: error.code, reason: error.message, runId });
-      state.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', error, ...(row && def.options.storePayloads ? { payload: row } : {}) });
-      state.runs.saveCounts(runId, counts);
+      tx.deadLetters.add({ pipeline: def.name, resource: resource.name, erpKey: key, record, payload: record, code: error.code, reason: error.message, runId });
+      tx.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', error, ...(row && def.options.storePayloads ? { payload: row } : {}) });
+      tx.runs.saveCounts(runId, counts);
     });
     deps.events?.emit({ type: 'record-settled', runId, pipeline: def.name, resource: resource.name, erpKey: key, shopId: key, outcome: 'dead-lettered', codes: [error.code] });
   }

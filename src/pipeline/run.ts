@@ -51,8 +51,10 @@ async function openProvider<T extends Source | Sink>(provider: SourceProvider | 
 }
 
 /** Run a pipeline once: `sync` (incremental), `backfill` (explicit range) or `dry-run` (writes nothing). */
-export async function runPipeline(definition: PipelineDefinition | PipelineDefinitionInput, deps: PipelineDeps, options: RunOptions = {}): Promise<RunSummary> {
+export async function runPipeline(definition: PipelineDefinition | PipelineDefinitionInput, shared: PipelineDeps, options: RunOptions = {}): Promise<RunSummary> {
   const def = parseDefinition(definition);
+  // Everything the run reads and writes is the pipeline's shop's: references, intents, history entries.
+  const deps: PipelineDeps = { ...shared, state: shared.state.forShop(def.shop) };
   const mode = options.mode ?? 'sync';
   const resource = checkMapping(def, deps);
   const base = (deps.logger ?? silentLogger).child({ pipeline: def.name, mode });
@@ -67,14 +69,14 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   let lock: LockHandle | undefined;
   let runId = 0;
   if (!dryRun) {
-    lock = deps.state.locks.acquire(lane);
+    lock = await deps.state.locks.acquire(lane);
     try {
-      const crashed = deps.state.runs.markCrashed(lane);
-      runId = deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
+      const crashed = await deps.state.runs.markCrashed(lane);
+      runId = await deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
       logger = base.child({ runId });
       if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
     } catch (err) {
-      lock.release();
+      await lock.release();
       throw err;
     }
   }
@@ -88,11 +90,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     if (lock) {
       const held = lock;
       heartbeat = setInterval(() => {
-        try {
-          held.heartbeat();
-        } catch (err) {
-          logger.error({ err }, 'lost the pipeline lock');
-        }
+        held.heartbeat().catch((err: unknown) => logger.error({ err }, 'lost the pipeline lock'));
       }, HEARTBEAT_MS);
       heartbeat.unref();
     }
@@ -116,9 +114,9 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     if (heartbeat) clearInterval(heartbeat);
     if (!dryRun) {
       try {
-        deps.state.runs.finish(runId, status, counts, error);
+        await deps.state.runs.finish(runId, status, counts, error);
       } finally {
-        lock?.release();
+        await lock?.release();
       }
     }
   }
@@ -132,10 +130,10 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
   const dryRun = o.mode === 'dry-run';
   const { value: source, owned } = await openProvider<Source>(deps.source, 'source');
   try {
-    const stored = deps.state.cursors.get(def.name, o.cursorName);
+    const stored = await deps.state.cursors.get(def.name, o.cursorName);
     let after: CursorPosition | undefined = stored ? { value: stored.value, key: stored.key } : undefined;
     if (!after && o.mode === 'backfill' && o.range?.from !== undefined && o.range.from !== null) after = { value: o.range.from, key: null };
-    const open = deps.state.intents.list(def.name);
+    const open = await deps.state.intents.list(def.name);
     if (open.length > 0) o.logger.warn({ intents: open.length }, 'creates of the last run were interrupted; their records are re-read and looked up in the shop (id, shop key, natural key) before anything is created again');
     const watermark = new LowWaterMark(after);
     const engine = new PushEngine({
@@ -154,7 +152,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     });
     // Letters that only wait for another record (the article a stock update targets, a manufacturer) are tried again on every sync run, before the source's newer versions.
     if (o.mode === 'sync') {
-      const waiting = waitingLetters(deps.state, def.name);
+      const waiting = await waitingLetters(deps.state, def.name);
       if (waiting.length > 0) o.logger.info({ letters: waiting.length }, 'dead letters that waited for another record are tried again');
       await engine.acceptRecords(waiting);
     }
@@ -162,7 +160,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     await engine.pushStream(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}) }));
     const position = watermark.position;
     if (!dryRun && position && !engine.fatal) {
-      if (o.mode === 'backfill' && !o.signal?.aborted) deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });
+      if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });
       await source.commit?.(position);
     }
     return { plan: dryRun ? engine.plan : undefined, fatal: engine.fatal };

@@ -42,6 +42,8 @@ export const pipelineSchema = z
     name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'pipeline names use letters, digits, `_`, `-` and `.`'),
     /** `push`: ERP → shop. `pull`: shop → ERP. */
     direction: z.enum(['push', 'pull']),
+    /** The shop (a key of `shops:`) the pipeline writes to or reads from; references, intents and history entries are kept per shop. @default default */
+    shop: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'shop names use letters, digits, `_`, `-` and `.`').default('default'),
     /** ERP source of a push: `{ connection, ...connector config }`. */
     source: connectorRef.optional(),
     /** ERP sink of a pull: `{ connection, ...connector config }`. */

@@ -12,8 +12,10 @@ export const WAITING_CODES: readonly string[] = ['NOT_FOUND', 'REFERENCE_MISSING
 export const AUTO_RETRY_MAX_ATTEMPTS = 50;
 
 /** The letters of a push pipeline a sync run tries again on its own, oldest first. */
-export function waitingLetters(state: StateStore, pipeline: string): { erpKey: string; record: Record<string, unknown> }[] {
-  return WAITING_CODES.flatMap((code) => state.deadLetters.list({ pipeline, code, limit: 10_000 }))
+export async function waitingLetters(state: StateStore, pipeline: string): Promise<{ erpKey: string; record: Record<string, unknown> }[]> {
+  const lists = await Promise.all(WAITING_CODES.map((code) => state.deadLetters.list({ pipeline, code, limit: 10_000 })));
+  return lists
+    .flat()
     .filter((l) => l.attempts < AUTO_RETRY_MAX_ATTEMPTS)
     .sort((a, b) => a.id - b.id)
     .map((l) => ({ erpKey: l.erpKey, record: { ...l.record } }));

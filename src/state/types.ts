@@ -32,6 +32,7 @@ export type ShopId = string | number;
 
 /** ERP key ↔ shop id of one record. */
 export interface Reference {
+  readonly shop: string;
   readonly resource: string;
   readonly erpKey: string;
   readonly shopId: ShopId;
@@ -41,6 +42,7 @@ export interface Reference {
 
 /** An unsettled create. */
 export interface Intent {
+  readonly shop: string;
   readonly resource: string;
   readonly erpKey: string;
   readonly pipeline: string;
@@ -71,6 +73,8 @@ export interface RunCounts {
 export interface RunRecord {
   readonly id: number;
   readonly pipeline: string;
+  /** The shop the run wrote to or read from. */
+  readonly shop: string;
   readonly mode: RunMode;
   readonly lane: string;
   readonly status: RunStatus;
@@ -98,6 +102,7 @@ export interface RecordEvent {
   readonly id: number;
   readonly runId: number;
   readonly pipeline: string;
+  readonly shop: string;
   readonly resource?: string;
   readonly erpKey?: string;
   readonly shopId?: ShopId;
@@ -111,12 +116,13 @@ export interface RecordEvent {
 }
 
 /** A new event (id and time are assigned by the store). */
-export type NewRecordEvent = Omit<RecordEvent, 'id' | 'at' | 'warnings'> & { readonly warnings?: readonly StoredIssue[]; readonly atMs?: number };
+export type NewRecordEvent = Omit<RecordEvent, 'id' | 'at' | 'warnings' | 'shop'> & { readonly warnings?: readonly StoredIssue[]; readonly atMs?: number };
 
 /** A dead letter. */
 export interface DeadLetter {
   readonly id: number;
   readonly pipeline: string;
+  readonly shop: string;
   readonly resource?: string;
   readonly erpKey: string;
   readonly record: Readonly<Record<string, unknown>>;
@@ -161,4 +167,12 @@ export function readShopId(raw: string): ShopId {
 /** Parse a JSON column that may be null. */
 export function parseJson<T>(text: string | null | undefined): T | undefined {
   return text === null || text === undefined ? undefined : (JSON.parse(text) as T);
+}
+
+/** What a failing record leaves behind. */
+export type NewDeadLetter = Pick<DeadLetter, 'pipeline' | 'resource' | 'erpKey' | 'record' | 'payload' | 'code' | 'reason' | 'runId' | 'origin'>;
+
+/** Zeroed counters. */
+export function emptyCounts(): RunCounts {
+  return { read: 0, created: 0, updated: 0, unchanged: 0, failed: 0, deadLettered: 0, unreadable: 0, warnings: 0, requests: 0 };
 }

@@ -1,10 +1,19 @@
-/** A WHERE clause built from optional filters: absent filter values add no condition. */
+/**
+ * A WHERE clause built from optional filters: absent filter values add no condition. Clauses are
+ * written with `?`; PostgreSQL's `$1…` numbering is applied by `toString` when asked for.
+ */
 import { toMs } from './types.js';
 
 /** Conditions and their parameters, in order. */
 export class Where {
   private readonly clauses: string[] = [];
   readonly params: (string | number)[] = [];
+
+  /** @param numbered write `$n` placeholders (PostgreSQL), counting on from `offset` */
+  constructor(
+    private readonly numbered = false,
+    private readonly offset = 0,
+  ) {}
 
   /** `col = ?` when the value is given. */
   eq(col: string, value: string | number | undefined): this {
@@ -26,15 +35,24 @@ export class Where {
     return this;
   }
 
-  /** Any condition with its parameters. */
+  /** Any condition with its parameters (`?` placeholders). */
   add(clause: string, ...params: (string | number)[]): this {
     this.clauses.push(clause);
     this.params.push(...params);
     return this;
   }
 
+  /** The placeholder of the parameter that follows this clause's own (LIMIT, OFFSET…). */
+  next(i = 0): string {
+    return this.numbered ? `$${this.offset + this.params.length + i + 1}` : '?';
+  }
+
   /** `WHERE …`, or nothing without conditions. */
   toString(): string {
-    return this.clauses.length ? `WHERE ${this.clauses.join(' AND ')}` : '';
+    if (this.clauses.length === 0) return '';
+    const text = `WHERE ${this.clauses.join(' AND ')}`;
+    if (!this.numbered) return text;
+    let n = this.offset;
+    return text.replace(/\?/g, () => `$${++n}`);
   }
 }

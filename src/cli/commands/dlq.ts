@@ -25,9 +25,10 @@ function selection(raw: readonly string[], opts: ActOptions): number[] | 'all' {
  * Ids the state does not hold (delivered or dropped since they were listed) are named on stderr;
  * when none of the given ids exists the command fails with exit 2 instead of "nothing to do".
  */
-function existingIds(ctx: CliContext, state: StateStore, target: number[] | 'all'): number[] | 'all' {
+async function existingIds(ctx: CliContext, state: StateStore, target: number[] | 'all'): Promise<number[] | 'all'> {
   if (target === 'all') return target;
-  const missing = target.filter((id) => state.deadLetters.get(id) === undefined);
+  const missing: number[] = [];
+  for (const id of target) if ((await state.deadLetters.get(id)) === undefined) missing.push(id);
   if (missing.length === 0) return target;
   const text = `no dead letter with id ${missing.join(', ')} (delivered or dropped already? see \`shopsync dlq list\`)`;
   if (missing.length === target.length) throw new UsageError(text);
@@ -54,16 +55,18 @@ export function dlqCommand(ctx: CliContext): Command {
     .command('list')
     .description('list dead letters, newest failure first')
     .option('-p, --pipeline <name>', 'only this pipeline')
+    .option('--shop <name>', 'only letters of pipelines of this shop')
     .option('--code <code>', 'only letters with this error code')
     .option('--limit <n>', 'at most this many', parsePositive, 100)
     .option('--json', 'print as JSON (with the stored record)')
-    .action(async (opts: { pipeline?: string; code?: string; limit: number; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { pipeline?: string; shop?: string; code?: string; limit: number; json?: boolean }, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
         if (opts.pipeline) runtime.pipeline(opts.pipeline);
-        const letters = runtime.state.deadLetters.list({ pipeline: opts.pipeline, code: opts.code, limit: opts.limit });
+        if (opts.shop !== undefined && !runtime.shops.has(opts.shop)) throw new UsageError(`no shop named "${opts.shop}"; known: ${[...runtime.shops.keys()].join(', ')}`);
+        const letters = await runtime.state.deadLetters.list({ ...(opts.pipeline ? { pipeline: opts.pipeline } : {}), ...(opts.shop ? { shop: opts.shop } : {}), ...(opts.code ? { code: opts.code } : {}), limit: opts.limit });
         if (opts.json) ctx.print(JSON.stringify(letters, null, 2));
         else if (letters.length === 0) ctx.print('no dead letters');
-        else ctx.print(table(['ID', 'PIPELINE', 'ERP KEY', 'CODE', 'ATTEMPTS', 'LAST FAILED', 'REASON'], letters.map((l) => [String(l.id), l.pipeline, l.erpKey, l.code, String(l.attempts), when(l.lastFailedAt), l.origin?.raw !== undefined ? `${l.reason} | raw: ${l.origin.raw}` : l.reason])));
+        else ctx.print(table(['ID', 'PIPELINE', 'SHOP', 'ERP KEY', 'CODE', 'ATTEMPTS', 'LAST FAILED', 'REASON'], letters.map((l) => [String(l.id), l.pipeline, l.shop, l.erpKey, l.code, String(l.attempts), when(l.lastFailedAt), l.origin?.raw !== undefined ? `${l.reason} | raw: ${l.origin.raw}` : l.reason])));
       });
     });
 
@@ -72,7 +75,7 @@ export function dlqCommand(ctx: CliContext): Command {
     .action(async (raw: string[], opts: ActOptions, cmd: Command) => {
       const selected = selection(raw, opts);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
-        const target = existingIds(ctx, runtime.state, selected);
+        const target = await existingIds(ctx, runtime.state, selected);
         const { retryDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
         const summaries = opts.pipeline && target === 'all' ? [await runtime.retry(runtime.pipeline(opts.pipeline).name)] : await retryDeadLetterIds(runtimeHost(runtime), target);
         if (opts.json) ctx.print(JSON.stringify(summaries, null, 2));
@@ -86,10 +89,10 @@ export function dlqCommand(ctx: CliContext): Command {
     .action(async (raw: string[], opts: ActOptions, cmd: Command) => {
       const selected = selection(raw, opts);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
-        const target = existingIds(ctx, runtime.state, selected);
+        const target = await existingIds(ctx, runtime.state, selected);
         const { dropDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
         const { dropDeadLetters: dropOfPipeline } = await import('../../pipeline/index.js');
-        const dropped = opts.pipeline && target === 'all' ? dropOfPipeline(runtime.state, runtime.pipeline(opts.pipeline).name) : dropDeadLetterIds(runtimeHost(runtime), target);
+        const dropped = opts.pipeline && target === 'all' ? await dropOfPipeline(runtime.state, runtime.pipeline(opts.pipeline).name) : await dropDeadLetterIds(runtimeHost(runtime), target);
         ctx.print(opts.json ? JSON.stringify({ dropped }) : `dropped ${dropped} dead letter${dropped === 1 ? '' : 's'}`);
       });
     });

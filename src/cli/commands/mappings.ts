@@ -45,13 +45,21 @@ export function mappingsCommand(ctx: CliContext): Command {
     .action(async (mappingFile: string, opts: { input: string; limit: number; json?: boolean; withState?: boolean }, cmd: Command) => {
       const { mappingsPreviewCommand } = await import('../../mapping/cli.js');
       const preview = async (lookupReference?: (resource: string, erpKey: string) => string | number | undefined) => {
-        const { exitCode, records } = await mappingsPreviewCommand(mappingFile, { input: opts.input, limit: opts.limit, lookupReference }, opts.json ? () => undefined : (l) => ctx.print(l));
+        const { exitCode, records } = await mappingsPreviewCommand(mappingFile, { input: opts.input, limit: opts.limit, ...(lookupReference ? { lookupReference } : {}) }, opts.json ? () => undefined : (l) => ctx.print(l));
         if (opts.json) ctx.print(JSON.stringify(records.map((r) => ({ index: r.index, source: r.source, ok: r.result.ok, payload: r.result.ok ? r.result.payload : undefined, errors: r.result.ok ? [] : r.result.errors.map((e) => ({ code: e.code, message: e.message, field: e.field })), warnings: r.result.warnings })), null, 2));
         ctx.exitCode = exitCode;
       };
       if (!opts.withState) return preview();
       const { withRuntime } = await import('../session.js');
-      await withRuntime(ctx, cmd, 'stderr', ({ runtime }) => preview((resource, erpKey) => runtime.state.refs.get(resource, erpKey)?.shopId));
+      const { ReferenceCache } = await import('../../pipeline/references.js');
+      await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+        // The mapping looks references up synchronously: a silent first pass notes what it asks, the state answers in one read, the second pass prints.
+        const cache = new ReferenceCache(runtime.state);
+        const asked: { resource: string; erpKey: string }[] = [];
+        await mappingsPreviewCommand(mappingFile, { input: opts.input, limit: opts.limit, lookupReference: cache.context(asked).lookupReference }, () => undefined);
+        await cache.load(asked);
+        await preview((resource, erpKey) => cache.lookup(resource, erpKey));
+      });
     });
   return mappings;
 }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { nextOccurrence } from '../../scheduler/index.js';
 import { processAlive, type StateStore } from '../../state/index.js';
+import { UsageError } from '../exit.js';
 import type { PipelineConfig } from '../../config/index.js';
 import type { CliContext } from '../context.js';
 import { table, when } from '../format.js';
@@ -11,6 +12,7 @@ import { withRuntime } from '../session.js';
 /** One pipeline's status (the `--json` shape). */
 export interface PipelineStatus {
   readonly name: string;
+  readonly shop: string;
   readonly direction: string;
   readonly resource: string;
   readonly schedule: string | null;
@@ -35,16 +37,17 @@ export interface PipelineStatus {
 }
 
 /** Collect the status of each configured pipeline from the state. */
-export function pipelineStatus(state: StateStore, p: PipelineConfig, defaultTz?: string): PipelineStatus {
-  const [last] = state.runs.list({ pipeline: p.name, limit: 1 });
-  const [success] = state.runs.list({ pipeline: p.name, status: 'succeeded', limit: 1 });
-  const cursors = state.cursors.list(p.name);
+export async function pipelineStatus(state: StateStore, p: PipelineConfig, defaultTz?: string): Promise<PipelineStatus> {
+  const [last] = await state.runs.list({ pipeline: p.name, limit: 1 });
+  const [success] = await state.runs.list({ pipeline: p.name, status: 'succeeded', limit: 1 });
+  const cursors = await state.cursors.list(p.name);
   const incremental = cursors.find((c) => c.name === 'incremental');
-  const lock = state.locks.get(p.name);
+  const lock = await state.locks.get(p.name);
   const running = lock !== undefined && (lock.host !== hostname() || processAlive(lock.pid));
   const tz = p.timezone ?? defaultTz;
   return {
     name: p.name,
+    shop: p.shop,
     direction: p.direction,
     resource: p.resource,
     schedule: p.schedule ?? null,
@@ -57,7 +60,7 @@ export function pipelineStatus(state: StateStore, p: PipelineConfig, defaultTz?:
     lastSuccessAt: success?.finishedAt ?? null,
     cursor: incremental ? { value: incremental.value, key: incremental.key, updatedAt: incremental.updatedAt } : null,
     backfills: cursors.filter((c) => c.name !== 'incremental').map((c) => ({ name: c.name, value: c.value, key: c.key, updatedAt: c.updatedAt })),
-    deadLetters: state.deadLetters.count(p.name),
+    deadLetters: await state.deadLetters.count(p.name),
   };
 }
 
@@ -66,9 +69,12 @@ export function statusCommand(ctx: CliContext): Command {
   return new Command('status')
     .description('show every pipeline: last run and outcome, cursor, next run, dead letters')
     .option('--json', 'print as JSON')
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
+    .option('--shop <name>', 'only the pipelines of this shop')
+    .action(async (opts: { json?: boolean; shop?: string }, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
-        const pipelines = loaded.config.pipelines.map((p) => pipelineStatus(runtime.state, p, loaded.config.timezone));
+        if (opts.shop !== undefined && !runtime.shops.has(opts.shop)) throw new UsageError(`no shop named "${opts.shop}"; known: ${[...runtime.shops.keys()].join(', ')}`);
+        const pipelines: PipelineStatus[] = [];
+        for (const p of loaded.config.pipelines) if (opts.shop === undefined || p.shop === opts.shop) pipelines.push(await pipelineStatus(runtime.state, p, loaded.config.timezone));
         if (opts.json) {
           ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines }, null, 2));
           return;
@@ -79,9 +85,10 @@ export function statusCommand(ctx: CliContext): Command {
         }
         ctx.print(
           table(
-            ['PIPELINE', 'LAST RUN', 'OUTCOME', 'RECORDS', 'CURSOR', 'NEXT RUN', 'DEAD LETTERS'],
+            ['PIPELINE', 'SHOP', 'LAST RUN', 'OUTCOME', 'RECORDS', 'CURSOR', 'NEXT RUN', 'DEAD LETTERS'],
             pipelines.map((s) => [
               `${s.name}${s.running ? ' (running)' : ''}`,
+              s.shop,
               when(s.lastRun?.startedAt),
               s.lastRun ? `${s.lastRun.status}${s.lastRun.error ? ` [${String(s.lastRun.error.code ?? '')}]` : ''}` : 'never run',
               s.lastRun ? `${s.lastRun.counts.read ?? 0} read, ${(s.lastRun.counts.created ?? 0) + (s.lastRun.counts.updated ?? 0)} written` : '-',

@@ -26,10 +26,10 @@ export function payloadChanges(before: unknown, after: unknown, path = ''): Chan
 const ACCEPTED = new Set(['created', 'updated']);
 
 /** The last payload the shop accepted for this event's record before this event, with its run. */
-export function previousPayload(state: StateStore, event: RecordEvent): { payload: unknown; runId: number } | undefined {
+export async function previousPayload(state: StateStore, event: RecordEvent): Promise<{ payload: unknown; runId: number } | undefined> {
   if (event.erpKey === undefined || event.resource === undefined) return undefined;
   // Filtering by resource and key (not pipeline) lets SQLite use the (resource, erp_key, at) index.
-  const earlier = state.events.list({ resource: event.resource, erpKey: event.erpKey, until: Date.parse(event.at) + 1, limit: 50, order: 'desc' });
+  const earlier = await state.events.list({ resource: event.resource, erpKey: event.erpKey, until: Date.parse(event.at) + 1, limit: 50, order: 'desc' });
   const prev = earlier.find((e) => e.id < event.id && e.pipeline === event.pipeline && ACCEPTED.has(e.outcome) && e.payload !== undefined);
   return prev ? { payload: prev.payload, runId: prev.runId } : undefined;
 }

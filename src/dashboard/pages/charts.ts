@@ -22,11 +22,12 @@ export function toMinutePoints(counts: readonly MinuteCount[]): MinutePoint[] {
 }
 
 /** Render one chart per pipeline. */
-export function chartsPage(ctx: PageContext): PageResult {
+export async function chartsPage(ctx: PageContext): Promise<PageResult> {
   const to = Math.ceil(ctx.now.getTime() / 60_000) * 60_000;
   const from = to - DAY_MS;
-  const charts = ctx.pipelines.map((p) => {
-    const points = toMinutePoints(ctx.state.events.countsPerMinute({ since: from, until: to, pipeline: p.name }));
+  const counts = await Promise.all(ctx.pipelines.map((p) => ctx.state.events.countsPerMinute({ since: from, until: to, pipeline: p.name })));
+  const charts = ctx.pipelines.map((p, i) => {
+    const points = toMinutePoints(counts[i] ?? []);
     const records = points.reduce((n, x) => n + x.records, 0);
     const errors = points.reduce((n, x) => n + x.errors, 0);
     const peak = points.reduce((n, x) => Math.max(n, x.records), 0);

@@ -7,8 +7,8 @@ import type { RateSnapshot } from '../../shop/rate/index.js';
 export interface PageContext {
   readonly state: StateStore;
   readonly pipelines: readonly DashboardPipeline[];
-  /** The shop client's current limits, when the daemon has a client. */
-  readonly shopRate?: () => RateSnapshot;
+  /** Each shop client's current limits, by shop name, when the daemon has clients. */
+  readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
   readonly csrfToken: string;
   readonly now: Date;
   /** Query-string parameters (first value of each). */

@@ -1,5 +1,5 @@
 /** Dead letters: why each record failed and how often; retry or drop one, a selection, or all. */
-import type { DeadLetter } from '../../state/index.js';
+import { DEFAULT_SHOP, type DeadLetter } from '../../state/index.js';
 import { formatCount, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField } from '../layout.js';
@@ -32,15 +32,25 @@ function row(d: DeadLetter, now: Date): SafeHtml {
 </tr>`;
 }
 
+/** A shop choice for the filter form, when the deployment serves several shops. */
+function shopSelect(ctx: PageContext, shop: string | undefined): SafeHtml {
+  const shops = [...new Set(ctx.pipelines.map((p) => p.shop ?? DEFAULT_SHOP))];
+  if (shops.length < 2) return html``;
+  return html`<label>Shop<select name="shop" data-shop-filter><option value="">all shops</option>${shops.map((s) => html`<option value="${s}"${shop === s ? html` selected` : ''}>${s}</option>`)}</select></label>`;
+}
+
 /** Render the dead-letter list. */
-export function deadLettersPage(ctx: PageContext): PageResult {
+export async function deadLettersPage(ctx: PageContext): Promise<PageResult> {
   const pipeline = ctx.query.pipeline || undefined;
-  const letters = ctx.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), limit: LIMIT });
-  const total = pipeline ? ctx.state.deadLetters.count(pipeline) : ctx.pipelines.reduce((n, p) => n + ctx.state.deadLetters.count(p.name), 0);
+  const shop = ctx.query.shop || undefined;
+  const letters = await ctx.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: LIMIT });
+  let total = 0;
+  for (const p of ctx.pipelines) if ((pipeline === undefined || p.name === pipeline) && (shop === undefined || (p.shop ?? DEFAULT_SHOP) === shop)) total += await ctx.state.deadLetters.count(p.name);
   const scope = pipeline ? `all (${formatCount(total)} of ${pipeline})` : `all (${formatCount(total)})`;
   const body = html`<h1>Dead letters</h1>
 <form class="panel filters" method="get" action="/dead-letters">
 <label>Pipeline<select name="pipeline"><option value="">all pipelines</option>${ctx.pipelines.map((p) => html`<option value="${p.name}"${pipeline === p.name ? html` selected` : ''}>${p.name}</option>`)}</select></label>
+${shopSelect(ctx, shop)}
 <button type="submit">Filter</button>
 </form>
 ${

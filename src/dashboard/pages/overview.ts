@@ -1,5 +1,5 @@
 /** Overview: every pipeline with its state, last run, counts, cursor, schedule and dead letters. */
-import type { RunRecord, StoredCursor } from '../../state/index.js';
+import { DEFAULT_SHOP, type RunRecord, type StoredCursor } from '../../state/index.js';
 import { formatCount, formatDuration, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField } from '../layout.js';
@@ -35,17 +35,19 @@ ${c.warnings > 0 ? html`<span class="badge b-warn">${formatCount(c.warnings)} ${
 </span>`;
 }
 
-function card(ctx: PageContext, p: DashboardPipeline): { markup: SafeHtml; state: PipelineState } {
+async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: SafeHtml; state: PipelineState; dead: number }> {
   const { state, now } = ctx;
-  const running = state.runs.list({ pipeline: p.name, status: 'running', limit: 1 })[0];
-  const last = state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 })[0];
+  const running = (await state.runs.list({ pipeline: p.name, status: 'running', limit: 1 }))[0];
+  const last = (await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
   const st = pipelineState(running, last);
-  const dead = state.deadLetters.count(p.name);
+  const dead = await state.deadLetters.count(p.name);
+  const cursor = await state.cursors.get(p.name);
   const shown = running ?? last;
   const errorLine = last && !running ? runErrorLine(last.error) : undefined;
   const markup = html`<section class="panel card ${st}" data-pipeline="${p.name}">
 <div class="card-head"><h2>${p.name}</h2>${badge(st)}</div>
 <dl class="facts">
+<dt>Shop</dt><dd><a href="/?shop=${encodeURIComponent(p.shop ?? DEFAULT_SHOP)}" data-shop="${p.shop ?? DEFAULT_SHOP}">${p.shop ?? DEFAULT_SHOP}</a></dd>
 <dt>Flow</dt><dd>${p.direction === 'pull' ? html`shop <b>${p.resource ?? '?'}</b> → ERP` : html`ERP → shop <b>${p.resource ?? '?'}</b>`}</dd>
 <dt>${running ? 'Current run' : 'Last run'}</dt><dd>${
     shown
@@ -54,7 +56,7 @@ function card(ctx: PageContext, p: DashboardPipeline): { markup: SafeHtml; state
   }</dd>
 ${shown ? html`<dt>Records</dt><dd>${countsLine(shown)}</dd>` : ''}
 ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''}
-<dt>Cursor</dt><dd>${cursorText(state.cursors.get(p.name))}</dd>
+<dt>Cursor</dt><dd>${cursorText(cursor)}</dd>
 <dt>Next run</dt><dd>${p.schedule ? html`${timeCell(p.nextRun(), now)} <span class="muted small">(<code>${p.schedule}</code>)</span>` : html`<span class="muted">not scheduled</span>`}</dd>
 <dt>Dead letters</dt><dd>${dead > 0 ? html`<a href="/dead-letters?pipeline=${encodeURIComponent(p.name)}"><span class="badge b-bad">${formatCount(dead)}</span></a>` : html`<span class="muted">none</span>`}</dd>
 </dl>
@@ -64,29 +66,43 @@ ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''
 <a href="/charts#${encodeURIComponent(p.name)}">Chart</a>
 </div>
 </section>`;
-  return { markup, state: st };
+  return { markup, state: st, dead };
 }
 
-/** The shop client's pace: requests per second and in flight, and whether it is still finding them. */
-function rateStat(rate: RateSnapshot): SafeHtml {
+/** A shop client's pace: requests per second and in flight, and whether it is still finding them. */
+function rateStat(shop: string, rate: RateSnapshot, named: boolean): SafeHtml {
   const how = rate.mode === 'fixed' ? 'fixed rate' : rate.phase === 'slow-start' ? 'adaptive, growing' : 'adaptive';
   const learnt = rate.learntLimitPerSecond !== undefined ? html` · shop refused above ${String(rate.learntLimitPerSecond)}/s` : '';
-  return html`<div class="panel stat" data-shop-rate><div class="v">${String(rate.requestsPerSecond)}/s</div><div class="k">shop requests (${how}, ${formatCount(rate.concurrency)} in flight${learnt})</div></div>`;
+  return html`<div class="panel stat" data-shop-rate="${shop}"><div class="v">${String(rate.requestsPerSecond)}/s</div><div class="k">${named ? html`shop <b>${shop}</b>` : 'shop'} requests (${how}, ${formatCount(rate.concurrency)} in flight${learnt})</div></div>`;
+}
+
+/** Links that narrow the page to one shop (shown when the deployment serves several). */
+export function shopFilter(ctx: PageContext, path: string): SafeHtml {
+  const shops = [...new Set(ctx.pipelines.map((p) => p.shop ?? DEFAULT_SHOP))];
+  if (shops.length < 2) return html``;
+  const current = ctx.query.shop;
+  const link = (shop: string | undefined, label: string) => html`<a href="${path}${shop ? `?shop=${encodeURIComponent(shop)}` : ''}"${current === shop ? html` aria-current="page"` : ''}>${label}</a>`;
+  return html`<nav class="shop-filter" data-shop-filter>Shop: ${link(undefined, 'all')}${shops.map((s) => html` · ${link(s, s)}`)}</nav>`;
 }
 
 /** Render the overview. */
-export function overviewPage(ctx: PageContext): PageResult {
-  const cards = ctx.pipelines.map((p) => card(ctx, p));
+export async function overviewPage(ctx: PageContext): Promise<PageResult> {
+  const shop = ctx.query.shop;
+  const pipelines = ctx.pipelines.filter((p) => shop === undefined || (p.shop ?? DEFAULT_SHOP) === shop);
+  const cards: Awaited<ReturnType<typeof card>>[] = [];
+  for (const p of pipelines) cards.push(await card(ctx, p));
   const running = cards.filter((c) => c.state === 'running').length;
   const failing = cards.filter((c) => c.state === 'failing').length;
-  const dead = ctx.pipelines.reduce((n, p) => n + ctx.state.deadLetters.count(p.name), 0);
+  const dead = cards.reduce((n, c) => n + c.dead, 0);
+  const rates = Object.entries(ctx.shopRates?.() ?? {}).filter(([name]) => shop === undefined || name === shop);
   const body = html`<h1>Overview</h1>
+${shopFilter(ctx, '/')}
 <div class="summary-grid">
-<div class="panel stat"><div class="v">${formatCount(ctx.pipelines.length)}</div><div class="k">pipelines</div></div>
+<div class="panel stat"><div class="v">${formatCount(pipelines.length)}</div><div class="k">pipelines</div></div>
 <div class="panel stat"><div class="v">${formatCount(running)}</div><div class="k">running</div></div>
 <div class="panel stat"><div class="v"${failing > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(failing)}</div><div class="k">failing</div></div>
 <div class="panel stat"><div class="v"${dead > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(dead)}</div><div class="k">dead letters</div></div>
-${ctx.shopRate ? rateStat(ctx.shopRate()) : ''}
+${rates.map(([name, rate]) => rateStat(name, rate, Object.keys(ctx.shopRates?.() ?? {}).length > 1))}
 </div>
 ${cards.length ? html`<div class="cards">${cards.map((c) => c.markup)}</div>` : html`<div class="panel empty">No pipelines are configured.</div>`}`;
   return { title: 'Overview', nav: 'overview', body, running: running > 0 };

@@ -1,5 +1,5 @@
 /** Rendering of per-record events: outcome, issues with codes, payload and what changed. */
-import type { RecordEvent, StateStore, StoredIssue } from '../../state/index.js';
+import type { DeadLetter, RecordEvent, StateStore, StoredIssue } from '../../state/index.js';
 import { isRecord } from '../../util/guards.js';
 import { timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
@@ -87,36 +87,63 @@ export function diffBlock(diff: unknown): SafeHtml {
   return changes ? changesTable(changes) : jsonBlock(diff);
 }
 
+/** What event rows show beyond the events themselves, read from the state before rendering. */
+export interface EventExtras {
+  /** The dead letter of a record, by `pipeline\0erpKey`. */
+  readonly letters: ReadonlyMap<string, DeadLetter>;
+  /** The payload accepted before an update event, by event id. */
+  readonly previous: ReadonlyMap<number, { payload: unknown; runId: number }>;
+}
+
+const letterKey = (pipeline: string, erpKey: string) => `${pipeline}\u0000${erpKey}`;
+
+/** Read the letters and previous payloads event rows show. */
+export async function eventExtras(state: StateStore, events: readonly RecordEvent[]): Promise<EventExtras> {
+  const letters = new Map<string, DeadLetter>();
+  const previous = new Map<number, { payload: unknown; runId: number }>();
+  for (const e of events) {
+    if (e.payload === undefined && e.erpKey !== undefined && !letters.has(letterKey(e.pipeline, e.erpKey))) {
+      const letter = await state.deadLetters.getByKey(e.pipeline, e.erpKey);
+      if (letter) letters.set(letterKey(e.pipeline, e.erpKey), letter);
+    }
+    if ((e.diff === undefined || e.diff === null) && e.outcome === 'updated' && e.payload !== undefined) {
+      const prev = await previousPayload(state, e);
+      if (prev) previous.set(e.id, prev);
+    }
+  }
+  return { letters, previous };
+}
+
 /** Payload, changes, error details and (for failures) the source record of one event. */
-export function eventDetails(e: RecordEvent, state: StateStore): SafeHtml {
+export function eventDetails(e: RecordEvent, extras: EventExtras): SafeHtml {
   const parts: SafeHtml[] = [];
   if (e.diff !== undefined && e.diff !== null) {
     parts.push(html`<details id="diff-${e.id}" open><summary>What changed</summary>${diffBlock(e.diff)}</details>`);
   } else if (e.outcome === 'updated' && e.payload !== undefined) {
-    const prev = previousPayload(state, e);
+    const prev = extras.previous.get(e.id);
     if (prev) parts.push(html`<details id="diff-${e.id}" open><summary>What changed since run #${prev.runId}</summary>${changesTable(payloadChanges(prev.payload, e.payload))}</details>`);
   }
   if (e.payload !== undefined) parts.push(html`<details id="payload-${e.id}"><summary>Payload</summary>${jsonBlock(e.payload)}</details>`);
   if (e.error?.details !== undefined) parts.push(html`<details id="error-${e.id}"><summary>Error details</summary>${jsonBlock(e.error.details)}</details>`);
   if ((e.outcome === 'failed' || e.outcome === 'dead-lettered') && e.payload === undefined && e.erpKey !== undefined) {
-    const letter = state.deadLetters.getByKey(e.pipeline, e.erpKey);
+    const letter = extras.letters.get(letterKey(e.pipeline, e.erpKey));
     if (letter) parts.push(html`<details id="record-${e.id}"><summary>Source record</summary>${jsonBlock(letter.record)}</details>`);
   }
   return parts.length ? html`${parts}` : html`<span class="muted">–</span>`;
 }
 
 /** Table rows of events; `withRun` adds the run and pipeline columns (record history). */
-export function eventRows(events: readonly RecordEvent[], view: { now: Date; state: StateStore }, withRun: boolean): SafeHtml {
-  const { now, state } = view;
+export function eventRows(events: readonly RecordEvent[], view: { now: Date; extras: EventExtras }, withRun: boolean): SafeHtml {
+  const { now, extras } = view;
   return html`${events.map(
     (e) => html`<tr data-event-id="${e.id}" data-outcome="${e.outcome}" data-erp-key="${e.erpKey ?? ''}">
 ${withRun ? html`<td>${timeCell(dateOf(e.at), now)}</td><td class="nowrap"><a href="/runs/${e.runId}">#${e.runId}</a> <span class="muted small">${e.pipeline}</span></td>` : ''}
 <td class="mono">${e.erpKey !== undefined ? html`<a href="/records?q=${encodeURIComponent(e.erpKey)}">${e.erpKey}</a>` : '–'}</td>
 <td class="mono">${e.shopId !== undefined ? String(e.shopId) : '–'}</td>
-<td class="label">${recordLabel(e.payload) ?? (e.payload === undefined && e.erpKey !== undefined ? recordLabel(state.deadLetters.getByKey(e.pipeline, e.erpKey)?.record) : undefined) ?? ''}</td>
+<td class="label">${recordLabel(e.payload) ?? (e.payload === undefined && e.erpKey !== undefined ? recordLabel(extras.letters.get(letterKey(e.pipeline, e.erpKey))?.record) : undefined) ?? ''}</td>
 <td>${badge(e.outcome)}</td>
 <td class="issues">${issues(e)}</td>
-<td>${eventDetails(e, state)}</td>
+<td>${eventDetails(e, extras)}</td>
 </tr>`,
   )}`;
 }

@@ -4,7 +4,7 @@ import { formatCount, formatDuration, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge } from '../layout.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
-import { eventHeaders, eventRows } from './record-events.js';
+import { eventExtras, eventHeaders, eventRows } from './record-events.js';
 
 const PAGE_SIZE = 200;
 
@@ -36,16 +36,17 @@ ${stat('read', c.read)}${stat('created', c.created)}${stat('updated', c.updated)
 }
 
 /** Render one run; a 404 page when it does not exist. */
-export function runDetailPage(ctx: PageContext, id: number): PageResult {
-  const run = Number.isSafeInteger(id) ? ctx.state.runs.get(id) : undefined;
+export async function runDetailPage(ctx: PageContext, id: number): Promise<PageResult> {
+  const run = Number.isSafeInteger(id) ? await ctx.state.runs.get(id) : undefined;
   if (!run) return { title: 'Run not found', nav: 'runs', status: 404, body: html`<h1>Run not found</h1><p>There is no run #${String(id)}. <a href="/runs">All runs</a></p>` };
   const show = ctx.query.show && ctx.query.show in SHOW ? ctx.query.show : 'all';
   const offset = Math.max(0, Number.parseInt(ctx.query.offset ?? '0', 10) || 0);
   const outcomes = SHOW[show]?.outcomes;
-  const events = ctx.state.events.list({ runId: run.id, ...(outcomes ? { outcome: outcomes } : {}), limit: PAGE_SIZE + 1, offset, order: 'asc' });
+  const events = await ctx.state.events.list({ runId: run.id, ...(outcomes ? { outcome: outcomes } : {}), limit: PAGE_SIZE + 1, offset, order: 'asc' });
   const more = events.length > PAGE_SIZE;
+  const extras = await eventExtras(ctx.state, events.slice(0, PAGE_SIZE));
   const link = (s: string, o = 0): string => `/runs/${run.id}?show=${s}${o > 0 ? `&offset=${o}` : ''}`;
-  const body = html`<h1>Run #${run.id} <span class="muted small">${run.pipeline}</span></h1>
+  const body = html`<h1>Run #${run.id} <span class="muted small">${run.pipeline} · shop <span data-shop="${run.shop}">${run.shop}</span></span></h1>
 ${summary(run, ctx.now)}
 <h2>Records</h2>
 <div class="actions" style="margin-bottom:.6rem">${Object.entries(SHOW).map(([k, v]) =>
@@ -53,7 +54,7 @@ ${summary(run, ctx.now)}
   )}</div>
 ${
   events.length
-    ? html`<div class="table-wrap"><table id="events"><thead>${eventHeaders(false)}</thead><tbody>${eventRows(events.slice(0, PAGE_SIZE), ctx, false)}</tbody></table></div>`
+    ? html`<div class="table-wrap"><table id="events"><thead>${eventHeaders(false)}</thead><tbody>${eventRows(events.slice(0, PAGE_SIZE), { now: ctx.now, extras }, false)}</tbody></table></div>`
     : html`<div class="panel empty">${run.status === 'running' ? 'No records settled yet.' : 'No records in this view.'}</div>`
 }
 <div class="pager">${offset > 0 ? html`<a href="${link(show, Math.max(0, offset - PAGE_SIZE))}">← Previous</a>` : ''}${more ? html`<a href="${link(show, offset + PAGE_SIZE)}">Next →</a>` : ''}</div>`;

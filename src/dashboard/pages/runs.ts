@@ -1,5 +1,5 @@
 /** Runs: a filterable list (pipeline, outcome, time) with the per-run counters. */
-import type { RunFilter, RunRecord, RunStatus } from '../../state/index.js';
+import { DEFAULT_SHOP, type RunFilter, type RunRecord, type RunStatus } from '../../state/index.js';
 import { formatCount, formatDuration, parseDateParam, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge } from '../layout.js';
@@ -29,6 +29,7 @@ export function runFilterFromQuery(query: Readonly<Record<string, string | undef
   const until = parseDateParam(query.to);
   return {
     ...(query.pipeline ? { pipeline: query.pipeline } : {}),
+    ...(query.shop ? { shop: query.shop } : {}),
     ...(STATUSES.has(outcome) ? { status: outcome as RunStatus } : {}),
     ...(outcome === 'with-failures' ? { outcome: 'failed' as const } : {}),
     ...(outcome === 'with-warnings' ? { outcome: 'warnings' as const } : {}),
@@ -50,6 +51,7 @@ export function runRows(runs: readonly RunRecord[], now: Date): SafeHtml {
     (r) => html`<tr data-run-id="${r.id}">
 <td><a href="/runs/${r.id}">#${r.id}</a></td>
 <td class="nowrap">${r.pipeline}${r.mode !== 'sync' ? html` <span class="muted small">${r.mode}</span>` : ''}</td>
+<td class="nowrap" data-shop="${r.shop}">${r.shop}</td>
 <td>${badge(r.status)}</td>
 <td>${timeCell(dateOf(r.startedAt), now)}</td>
 <td class="num">${formatDuration(runDurationMs(r, now))}</td>
@@ -59,7 +61,7 @@ ${num(r.counts.read)}${num(r.counts.created)}${num(r.counts.updated)}${num(r.cou
 }
 
 /** Column headers matching `runRows`. */
-export const RUN_HEADERS = html`<tr><th>Run</th><th>Pipeline</th><th>Outcome</th><th>Started</th><th class="num">Duration</th><th class="num">Read</th><th class="num">Created</th><th class="num">Updated</th><th class="num">Unchanged</th><th class="num">Failed</th><th class="num">Warnings</th></tr>`;
+export const RUN_HEADERS = html`<tr><th>Run</th><th>Pipeline</th><th>Shop</th><th>Outcome</th><th>Started</th><th class="num">Duration</th><th class="num">Read</th><th class="num">Created</th><th class="num">Updated</th><th class="num">Unchanged</th><th class="num">Failed</th><th class="num">Warnings</th></tr>`;
 
 function pageLink(query: Readonly<Record<string, string | undefined>>, offset: number): string {
   const params = new URLSearchParams();
@@ -80,18 +82,20 @@ function presets(ctx: PageContext): SafeHtml {
 }
 
 /** Render the runs list. */
-export function runsPage(ctx: PageContext): PageResult {
+export async function runsPage(ctx: PageContext): Promise<PageResult> {
   const { query } = ctx;
   const filter = runFilterFromQuery(query);
-  const rows = ctx.state.runs.list(filter);
+  const rows = await ctx.state.runs.list(filter);
   const more = rows.length > PAGE_SIZE;
   const runs = rows.slice(0, PAGE_SIZE);
   const offset = filter.offset ?? 0;
-  const since = ctx.state.retention.historySince();
+  const since = await ctx.state.retention.historySince();
+  const shops = [...new Set(ctx.pipelines.map((p) => p.shop ?? DEFAULT_SHOP))];
   const body = html`<h1>Runs</h1>
 <p class="muted small" data-history-since>${since ? html`Record history goes back to ${since.replace('T', ' ').slice(0, 16)} UTC; older events are pruned by state.retention.` : 'No record history kept yet.'}</p>
 <form class="panel filters" method="get" action="/runs">
 <label>Pipeline<select name="pipeline"><option value="">all pipelines</option>${ctx.pipelines.map((p) => html`<option value="${p.name}"${query.pipeline === p.name ? html` selected` : ''}>${p.name}</option>`)}</select></label>
+${shops.length > 1 ? html`<label>Shop<select name="shop" data-shop-filter><option value="">all shops</option>${shops.map((s) => html`<option value="${s}"${query.shop === s ? html` selected` : ''}>${s}</option>`)}</select></label>` : ''}
 <label>Outcome<select name="outcome">${OUTCOMES.map((o) => html`<option value="${o.value}"${(query.outcome ?? '') === o.value ? html` selected` : ''}>${o.label}</option>`)}</select></label>
 <label>From (UTC)<input type="datetime-local" name="from" value="${query.from ?? ''}"></label>
 <label>To (UTC)<input type="datetime-local" name="to" value="${query.to ?? ''}"></label>

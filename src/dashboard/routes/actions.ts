@@ -49,7 +49,7 @@ export function registerActions(app: FastifyInstance, env: RouteEnv): void {
     const name = body.data.pipeline;
     if (!deps.pipelines.some((p) => p.name === name)) return invalid(request, reply, '/', `There is no pipeline named "${name}".`);
 
-    const before = deps.state.runs.list({ pipeline: name, limit: 1 })[0]?.id ?? 0;
+    const before = (await deps.state.runs.list({ pipeline: name, limit: 1 }))[0]?.id ?? 0;
     let failure: unknown;
     let settled = false;
     logger.info({ pipeline: name }, 'run requested from the dashboard');
@@ -67,7 +67,7 @@ export function registerActions(app: FastifyInstance, env: RouteEnv): void {
     const deadline = Date.now() + RUN_APPEAR_TIMEOUT_MS;
     let runId: number | undefined;
     while (Date.now() < deadline) {
-      const latest = deps.state.runs.list({ pipeline: name, limit: 1 })[0];
+      const latest = (await deps.state.runs.list({ pipeline: name, limit: 1 }))[0];
       if (latest && latest.id > before) {
         runId = latest.id;
         break;
@@ -94,10 +94,15 @@ export function registerActions(app: FastifyInstance, env: RouteEnv): void {
 
     let target: readonly number[] | 'all';
     if (only !== undefined) target = [only];
-    else if (scope === 'all') target = pipeline ? deps.state.deadLetters.list({ pipeline, limit: 1_000_000 }).map((d) => d.id) : 'all';
+    else if (scope === 'all') target = pipeline ? (await deps.state.deadLetters.list({ pipeline, limit: 1_000_000 })).map((d) => d.id) : 'all';
     else target = id;
     if (target !== 'all' && target.length === 0) return invalid(request, reply, back, 'Select at least one dead letter.');
-    const ids = target === 'all' ? deps.state.deadLetters.list({ limit: 1_000_000 }).map((d) => d.id) : target;
+    const ids = target === 'all' ? (await deps.state.deadLetters.list({ limit: 1_000_000 })).map((d) => d.id) : target;
+    const stillThere = async (): Promise<number> => {
+      let left = 0;
+      for (const i of ids) if ((await deps.state.deadLetters.get(i)) !== undefined) left++;
+      return left;
+    };
     const n = ids.length;
     const noun = n === 1 ? 'dead letter' : 'dead letters';
     logger.info({ action: kind, count: n, all: target === 'all' }, `dead-letter ${kind} requested from the dashboard`);
@@ -105,7 +110,7 @@ export function registerActions(app: FastifyInstance, env: RouteEnv): void {
     try {
       if (kind === 'drop') {
         await deps.dropDeadLetters(target);
-        const left = ids.filter((i) => deps.state.deadLetters.get(i) !== undefined).length;
+        const left = await stillThere();
         return answer(request, reply, back, 'ok', `Dropped ${n - left} ${noun}.`, { dropped: n - left });
       }
       let done = false;
@@ -117,7 +122,7 @@ export function registerActions(app: FastifyInstance, env: RouteEnv): void {
         work.catch((err: unknown) => logger.warn({ err: errorLine(err) }, 'dead-letter retry failed'));
         return answer(request, reply, back, 'ok', `Retrying ${n} ${noun}; this continues in the background.`, { retrying: n });
       }
-      const still = ids.filter((i) => deps.state.deadLetters.get(i) !== undefined).length;
+      const still = await stillThere();
       const text = `Retried ${n} ${noun}: ${n - still} delivered, ${still} still failing.`;
       return answer(request, reply, back, still === 0 ? 'ok' : 'bad', text, { retried: n, delivered: n - still, stillFailing: still });
     } catch (err) {

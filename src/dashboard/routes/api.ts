@@ -7,6 +7,7 @@ import { pipelineState } from '../pages/overview.js';
 import { toMinutePoints } from '../pages/charts.js';
 import { lookupRecord } from '../pages/records.js';
 import { runFilterFromQuery } from '../pages/runs.js';
+import { DEFAULT_SHOP } from '../../state/index.js';
 import { firstValues } from './pages.js';
 import type { RouteEnv } from './env.js';
 
@@ -20,13 +21,14 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
 
   app.get('/api/stream', (request, reply) => env.live.serve(request, reply));
 
-  app.get('/api/overview', () => ({
-    shopRate: deps.shopRate?.(),
-    pipelines: deps.pipelines.map((p) => {
-      const running = deps.state.runs.list({ pipeline: p.name, status: 'running', limit: 1 })[0];
-      const last = deps.state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 })[0];
+  app.get('/api/overview', async () => ({
+    shopRates: deps.shopRates?.() ?? {},
+    pipelines: await Promise.all(deps.pipelines.map(async (p) => {
+      const running = (await deps.state.runs.list({ pipeline: p.name, status: 'running', limit: 1 }))[0];
+      const last = (await deps.state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
       return {
         name: p.name,
+        shop: p.shop ?? DEFAULT_SHOP,
         resource: p.resource,
         direction: p.direction,
         schedule: p.schedule,
@@ -34,43 +36,43 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
         nextRun: p.nextRun()?.toISOString(),
         currentRun: running,
         lastRun: last,
-        cursor: deps.state.cursors.get(p.name),
-        deadLetters: deps.state.deadLetters.count(p.name),
+        cursor: await deps.state.cursors.get(p.name),
+        deadLetters: await deps.state.deadLetters.count(p.name),
       };
-    }),
+    })),
   }));
-  app.get('/api/runs', (request) => {
+  app.get('/api/runs', async (request) => {
     const filter = runFilterFromQuery(firstValues(request.query));
-    return { runs: deps.state.runs.list({ ...filter, limit: (filter.limit ?? 51) - 1 }) };
+    return { runs: await deps.state.runs.list({ ...filter, limit: (filter.limit ?? 51) - 1 }) };
   });
-  app.get<{ Params: { id: string } }>('/api/runs/:id', (request, reply) => {
+  app.get<{ Params: { id: string } }>('/api/runs/:id', async (request, reply) => {
     const id = Number(request.params.id);
-    const run = Number.isSafeInteger(id) ? deps.state.runs.get(id) : undefined;
+    const run = Number.isSafeInteger(id) ? await deps.state.runs.get(id) : undefined;
     if (!run) return reply.code(404).send({ error: `There is no run #${request.params.id}.` });
     const q = firstValues(request.query);
     const limit = Math.min(1000, Math.max(1, Number.parseInt(q.limit ?? '200', 10) || 200));
     const offset = Math.max(0, Number.parseInt(q.offset ?? '0', 10) || 0);
-    return { run, events: deps.state.events.list({ runId: id, limit, offset, order: 'asc' }) };
+    return { run, events: await deps.state.events.list({ runId: id, limit, offset, order: 'asc' }) };
   });
-  app.get('/api/dead-letters', (request) => {
-    const pipeline = firstValues(request.query).pipeline;
-    return { deadLetters: deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), limit: 1000 }) };
+  app.get('/api/dead-letters', async (request) => {
+    const { pipeline, shop } = firstValues(request.query);
+    return { deadLetters: await deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: 1000 }) };
   });
-  app.get('/api/records', (request, reply) => {
+  app.get('/api/records', async (request, reply) => {
     const q = (firstValues(request.query).q ?? '').trim();
     if (!q) return reply.code(400).send({ error: 'Give an ERP key or shop id as ?q=.' });
-    return lookupRecord({ state: deps.state, pipelines: deps.pipelines, csrfToken: '', now: new Date(), query: {} }, q);
+    return lookupRecord({ state: deps.state, pipelines: deps.pipelines }, q);
   });
-  app.get('/api/charts', () => {
+  app.get('/api/charts', async () => {
     const to = Math.ceil(Date.now() / 60_000) * 60_000;
     const from = to - 24 * 60 * 60 * 1000;
     return {
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
-      pipelines: deps.pipelines.map((p) => ({
+      pipelines: await Promise.all(deps.pipelines.map(async (p) => ({
         name: p.name,
-        perMinute: toMinutePoints(deps.state.events.countsPerMinute({ since: from, until: to, pipeline: p.name })).map((m) => ({ minute: new Date(m.minute).toISOString(), records: m.records, errors: m.errors })),
-      })),
+        perMinute: toMinutePoints(await deps.state.events.countsPerMinute({ since: from, until: to, pipeline: p.name })).map((m) => ({ minute: new Date(m.minute).toISOString(), records: m.records, errors: m.errors })),
+      }))),
     };
   });
 }

@@ -34,7 +34,7 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
   const context = (request: FastifyRequest): PageContext => ({
     state: env.deps.state,
     pipelines: env.deps.pipelines,
-    shopRate: env.deps.shopRate,
+    ...(env.deps.shopRates ? { shopRates: env.deps.shopRates } : {}),
     csrfToken: env.security.csrfToken,
     now: new Date(),
     query: firstValues(request.query),
@@ -48,12 +48,12 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
       .send(page({ title: result.title, nav: result.nav, body, running: result.running, live: result.live, csrfToken: env.security.csrfToken, signOut: env.security.tokenRequired }));
   };
 
-  app.get('/', (request, reply) => send(request, reply, overviewPage(context(request))));
-  app.get('/runs', (request, reply) => send(request, reply, runsPage(context(request))));
-  app.get<{ Params: { id: string } }>('/runs/:id', (request, reply) => send(request, reply, runDetailPage(context(request), Number(request.params.id))));
-  app.get('/dead-letters', (request, reply) => send(request, reply, deadLettersPage(context(request))));
-  app.get('/records', (request, reply) => send(request, reply, recordsPage(context(request))));
-  app.get('/charts', (request, reply) => send(request, reply, chartsPage(context(request))));
+  app.get('/', async (request, reply) => send(request, reply, await overviewPage(context(request))));
+  app.get('/runs', async (request, reply) => send(request, reply, await runsPage(context(request))));
+  app.get<{ Params: { id: string } }>('/runs/:id', async (request, reply) => send(request, reply, await runDetailPage(context(request), Number(request.params.id))));
+  app.get('/dead-letters', async (request, reply) => send(request, reply, await deadLettersPage(context(request))));
+  app.get('/records', async (request, reply) => send(request, reply, await recordsPage(context(request))));
+  app.get('/charts', async (request, reply) => send(request, reply, await chartsPage(context(request))));
 
   app.get('/login', (request, reply) => {
     const next = safeNext(firstValues(request.query).next);

@@ -12,7 +12,7 @@
 import type { CompiledMapping } from '../../mapping/types.js';
 import type { ResourceDef } from '../../shop/registry/index.js';
 import type { ShopClient } from '../../shop/client/types.js';
-import type { ShopId, StateStore } from '../../state/index.js';
+import type { ShopId, StateStore, StateWriter } from '../../state/index.js';
 import { contentHash } from '../hash.js';
 import type { HistoryItem, WorkItem } from './work.js';
 
@@ -57,7 +57,8 @@ export async function pruneSentHistory(
 ): Promise<number> {
   const all = collectHistory(item.payload, fields);
   if (all.length === 0) return 0;
-  const status = all.map((h) => deps.state.history.get(deps.resource.name, shopId, h.identity)?.state);
+  const known = await deps.state.history.getMany(deps.resource.name, shopId, all.map((h) => h.identity));
+  const status = all.map((h) => known.get(h.identity)?.state);
   let requests = 0;
   let held = new Set<string>();
   if (status.some((s) => s === 'pending')) {
@@ -65,11 +66,11 @@ export async function pruneSentHistory(
     requests++;
     held = new Set(current ? collectHistory(current, fields).map((h) => h.identity) : []);
     if (!deps.dryRun) {
-      deps.state.transaction(() => {
+      await deps.state.write((tx) => {
         all.forEach((h, i) => {
           if (status[i] !== 'pending') return;
-          if (held.has(h.identity)) deps.state.history.mark(deps.resource.name, shopId, h.identity, 'sent', h.entry, deps.runId);
-          else deps.state.history.forget(deps.resource.name, shopId, h.identity);
+          if (held.has(h.identity)) tx.history.mark(deps.resource.name, shopId, h.identity, 'sent', h.entry, deps.runId);
+          else tx.history.forget(deps.resource.name, shopId, h.identity);
         });
       });
     }
@@ -90,11 +91,11 @@ export async function pruneSentHistory(
 }
 
 /** Mark entries as possibly sent (before the request) for a known shop record. */
-export function markPending(state: StateStore, resource: string, shopId: ShopId, items: readonly HistoryItem[], runId: number): void {
-  for (const h of items) state.history.mark(resource, shopId, h.identity, 'pending', h.entry, runId);
+export function markPending(tx: StateWriter, resource: string, shopId: ShopId, items: readonly HistoryItem[], runId: number): void {
+  for (const h of items) tx.history.mark(resource, shopId, h.identity, 'pending', h.entry, runId);
 }
 
 /** Mark entries as held by the shop. */
-export function markSent(state: StateStore, resource: string, shopId: ShopId, items: readonly HistoryItem[], runId: number): void {
-  for (const h of items) state.history.mark(resource, shopId, h.identity, 'sent', h.entry, runId);
+export function markSent(tx: StateWriter, resource: string, shopId: ShopId, items: readonly HistoryItem[], runId: number): void {
+  for (const h of items) tx.history.mark(resource, shopId, h.identity, 'sent', h.entry, runId);
 }

@@ -126,7 +126,7 @@ export async function findExisting(deps: LookupDeps, items: readonly WorkItem[])
       if (typeof raw !== 'number' && typeof raw !== 'string') continue;
       const id = typeof raw === 'number' ? raw : readShopId(raw);
       if (claimed.has(String(id)) || Object.keys(payloadDiff(record, key)).length > 0) continue;
-      if (state.refs.byShopId(resource.name, id).some((r) => r.erpKey !== item.erpKey)) continue;
+      if ((await state.refs.byShopId(resource.name, id)).some((r) => r.erpKey !== item.erpKey)) continue;
       claimed.add(String(id));
       found.set(item, id);
       break;

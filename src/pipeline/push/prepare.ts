@@ -3,12 +3,13 @@
  * reference, skip unchanged records, choose create or update, prune append-only entries.
  */
 import type { ErpRecord, CursorPosition } from '../../erp/types.js';
-import type { CompiledMapping, MappingContext } from '../../mapping/types.js';
+import type { CompiledMapping } from '../../mapping/types.js';
 import { missingOnCreate, type ResourceDef } from '../../shop/registry/index.js';
 import type { ShopClient } from '../../shop/client/types.js';
 import { readShopId, type ShopId, type StateStore, type StoredIssue } from '../../state/index.js';
 import { isRecord } from '../../util/guards.js';
 import { contentHash } from '../hash.js';
+import { withReferences, type BatchState, type ReferenceCache } from '../references.js';
 import type { PipelineDefinition } from '../schema.js';
 import { appendOnlyFields, collectHistory, pruneSentHistory } from './history.js';
 import { issueOf } from './issues.js';
@@ -24,6 +25,10 @@ export interface PrepareDeps {
   readonly shop: ShopClient;
   readonly runId: number;
   readonly dryRun: boolean;
+  /** References known to the run. */
+  readonly references: ReferenceCache;
+  /** The state of the batch being prepared. */
+  readonly batch: BatchState;
 }
 
 /** A reference the mapping asked for and the state did not know. */
@@ -42,11 +47,6 @@ export type Prepared =
   | { readonly kind: 'settled'; readonly settlement: Settlement; readonly requests: number }
   | { readonly kind: 'waiting'; readonly settlement: Settlement; readonly missing: readonly MissingReference[]; readonly requests: 0 };
 
-/** The mapping context: references resolved synchronously from the state. */
-export function mappingContext(state: StateStore): MappingContext {
-  return { lookupReference: (resource, erpKey) => state.refs.get(resource, erpKey)?.shopId };
-}
-
 function dead(seq: number | undefined, erpKey: string, record: ErpRecord, warnings: StoredIssue[], error: StoredIssue, extra: { payload?: unknown; hash?: string; shopId?: ShopId } = {}): Prepared & { kind: 'settled' } {
   return { kind: 'settled', settlement: { kind: 'dead', item: { seq, erpKey, record, warnings, ...extra }, error }, requests: 0 };
 }
@@ -58,21 +58,13 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   if (input.refused) {
     return { kind: 'settled', settlement: { kind: 'dead', item: { seq, erpKey, record, warnings: [], ...(input.origin ? { origin: input.origin } : {}) }, error: input.refused, unreadable: true }, requests: 0 };
   }
-  const missing: MissingReference[] = [];
-  const known = mappingContext(state);
-  const ctx: MappingContext = {
-    lookupReference: (ref, key) => {
-      const id = known.lookupReference(ref, key);
-      if (id === undefined) missing.push({ resource: ref, erpKey: key });
-      return id;
-    },
-  };
-  let result;
+  let mapped;
   try {
-    result = mapping.applySync ? mapping.applySync(record, ctx) : await mapping.apply(record, ctx);
+    mapped = await withReferences(deps.references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
   } catch (err) {
     return dead(seq, erpKey, record, [], issueOf(err));
   }
+  const { result, missing } = mapped;
   const warnings: StoredIssue[] = result.warnings.map((w) => ({ code: w.code, message: w.message, ...(w.field !== undefined ? { field: w.field } : {}) }));
   if (!result.ok) {
     const first = issueOf(result.errors[0]);
@@ -85,11 +77,11 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const payload = result.payload;
   // Create-only fields never travel in an update, so they take no part in change detection either.
   const hash = contentHash(withoutCreateOnly(payload, mapping.createOnly));
-  let shopId: ShopId | undefined = def.options.keyIsShopId ? readShopId(erpKey) : state.refs.get(resource.name, erpKey)?.shopId;
+  let shopId: ShopId | undefined = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
   // A mapping that addresses records by the shop's own id field (order status back-sync: orders_id) knows the shop id.
   const byId = mapping.shopKey !== undefined && mapping.shopKey === resource.key.id ? payload[mapping.shopKey] : undefined;
   if (shopId === undefined && (typeof byId === 'number' || (typeof byId === 'string' && byId !== ''))) shopId = readShopId(String(byId));
-  if (shopId !== undefined && state.hashes.get(def.name, resource.name, mapping.recordKey?.(erpKey, record) ?? erpKey) === hash) {
+  if (shopId !== undefined && (await deps.batch.hash(erpKey, mapping.recordKey?.(erpKey, record) ?? erpKey)) === hash) {
     const item = newItem(input, payload, hash, warnings, 'update', shopId);
     return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: false }, requests: 0 };
   }
@@ -114,7 +106,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   }
   const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly);
   // An intent left by an earlier run: that create may have landed before the process died.
-  if (op === 'create' && !deps.dryRun && state.intents.get(resource.name, erpKey) !== undefined) item.verify = true;
+  if (op === 'create' && !deps.dryRun && (await deps.batch.hasIntent(erpKey))) item.verify = true;
   const fields = appendOnlyFields(resource, mapping);
   let requests = 0;
   if (op === 'update' && shopId !== undefined) {

@@ -17,13 +17,14 @@ import { findExisting, shopDeduplicates } from './lookup.js';
 import { rejectedAsWhole, verdictOf } from './outcomes.js';
 import { planSend, planSettled } from './plan.js';
 import { prepare, wirePayload, type PrepareDeps } from './prepare.js';
+import { BatchState, ReferenceCache } from '../references.js';
 import { beforeSend, settle, settleTargetOf, type SettleTarget } from './settle.js';
 import { KeyLanes, type PushInput } from './keys.js';
 import { WaitingRoom } from './waiting.js';
 import type { Settlement, WorkItem } from './work.js';
 
 /** What a push engine needs besides the preparation deps. */
-export interface PushEngineOptions extends PrepareDeps {
+export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
   readonly counts: RunCounts;
   readonly logger: Logger;
   readonly events?: SyncEvents;
@@ -46,13 +47,18 @@ export class PushEngine {
   private readonly waiting = new WaitingRoom();
   private readonly lanes = new KeyLanes();
   private readonly settleTarget: SettleTarget;
+  /** Records the shop no longer has, judged in the batch being answered: re-created once their reference is forgotten. */
+  private readonly gone: WorkItem[] = [];
   private readonly batchSize: number;
   private readonly concurrency: number;
+  private readonly o: PrepareDeps & PushEngineOptions;
 
-  constructor(private readonly o: PushEngineOptions) {
-    this.batchSize = o.def.batchSize;
-    this.concurrency = o.def.options.concurrency;
-    this.settleTarget = settleTargetOf(o);
+  constructor(options: PushEngineOptions) {
+    const references = new ReferenceCache(options.state);
+    this.o = { ...options, references, batch: new BatchState(options.state, references, options.def.name, options.resource.name) };
+    this.batchSize = options.def.batchSize;
+    this.concurrency = options.def.options.concurrency;
+    this.settleTarget = settleTargetOf(options);
   }
 
   private get stopping(): boolean {
@@ -63,13 +69,16 @@ export class PushEngine {
   async pushStream(items: AsyncIterable<SourceItem>): Promise<void> {
     const wm = this.o.watermark ?? new LowWaterMark();
     let readError: unknown;
+    const chunk: PushInput[] = [];
     try {
       for await (const it of items) {
         this.o.counts.read++;
         const seq = wm.track(it.position);
-        await this.accept({ seq, erpKey: it.key, record: it.record, position: it.position, ...(it.refused ? { refused: it.refused } : {}), ...(it.origin ? { origin: it.origin } : {}) });
+        chunk.push({ seq, erpKey: it.key, record: it.record, position: it.position, ...(it.refused ? { refused: it.refused } : {}), ...(it.origin ? { origin: it.origin } : {}) });
+        if (chunk.length >= this.batchSize) await this.acceptChunk(chunk.splice(0));
         if (this.stopping) break;
       }
+      if (!this.stopping) await this.acceptChunk(chunk.splice(0));
     } catch (err) {
       readError = err;
     }
@@ -86,11 +95,26 @@ export class PushEngine {
 
   /** Take loose records (no positions) into this run without finishing it; a source stream may follow. */
   async acceptRecords(records: readonly { erpKey: string; record: Record<string, unknown> }[]): Promise<void> {
-    for (const r of records) {
-      if (this.stopping) break;
-      this.o.counts.read++;
-      // A letter of a mapping with `row_key` is stored under the record's identity; its ERP key (references, lanes) is read from the record.
-      await this.accept(this.o.mapping.recordKey ? { ...r, erpKey: this.o.mapping.sourceKey(r.record) ?? r.erpKey } : r);
+    // A letter of a mapping with `row_key` is stored under the record's identity; its ERP key (references, lanes) is read from the record.
+    const inputs = records.map((r) => (this.o.mapping.recordKey ? { ...r, erpKey: this.o.mapping.sourceKey(r.record) ?? r.erpKey } : r));
+    for (let i = 0; i < inputs.length && !this.stopping; i += this.batchSize) {
+      const chunk = inputs.slice(i, i + this.batchSize);
+      this.o.counts.read += chunk.length;
+      await this.acceptChunk(chunk);
+    }
+  }
+
+  /** Read the state of a chunk of records in one query per table, then take them one by one. */
+  private async acceptChunk(chunk: readonly PushInput[]): Promise<void> {
+    if (chunk.length === 0) return;
+    const readable = chunk.filter((input) => !input.refused);
+    await this.o.batch.load(
+      readable.map((input) => input.erpKey),
+      readable.map((input) => this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey),
+    );
+    for (const input of chunk) {
+      if (this.stopping) return;
+      await this.accept(input);
     }
   }
 
@@ -121,7 +145,7 @@ export class PushEngine {
     }
     if (this.o.dryRun) planSettled(this.o.counts, this.plan, prepared.settlement);
     else this.immediate.push(prepared.settlement);
-    if (this.immediate.length >= this.batchSize) this.flushImmediate();
+    if (this.immediate.length >= this.batchSize) await this.flushImmediate();
   }
 
   /** Prepare the held versions whose predecessor settled meanwhile. */
@@ -133,7 +157,7 @@ export class PushEngine {
   private async finish(): Promise<void> {
     await this.pump(true);
     await this.retryWaiting();
-    this.flushImmediate();
+    await this.flushImmediate();
   }
 
   /**
@@ -168,9 +192,16 @@ export class PushEngine {
     for (const w of this.waiting.takeAll()) this.immediate.push(w.settlement);
   }
 
-  private flushImmediate(): void {
+  private async flushImmediate(): Promise<void> {
     if (this.immediate.length === 0 || this.o.dryRun) return;
-    settle(this.settleTarget, this.immediate.splice(0));
+    await this.settle(this.immediate.splice(0));
+  }
+
+  /** Commit settlements; the references they record are known to the rest of the run at once. */
+  private async settle(settlements: readonly Settlement[]): Promise<void> {
+    await settle(this.settleTarget, settlements);
+    if (this.settleTarget.recordReferences === false) return;
+    for (const s of settlements) if (s.kind === 'done' && s.shopId !== undefined) this.o.references.remember(this.o.resource.name, s.item.erpKey, s.shopId);
   }
 
   private async pump(final: boolean): Promise<void> {
@@ -218,7 +249,8 @@ export class PushEngine {
       this.o.counts.requests += await pruneSentHistory(item, item.shopId, appendOnlyFields(resource, this.o.mapping), { state, shop, resource, runId, dryRun: false });
       item.reconcile = false;
     }
-    beforeSend(state, def.name, resource.name, runId, op, items, this.o.mapping.shopKey);
+    // Intents and pending marks are committed before the request leaves: a crash after it is reconciled, never repeated blind.
+    await beforeSend(state, def.name, resource.name, runId, op, items, this.o.mapping.shopKey);
     if (op === 'create') for (const item of items) item.triedCreate = true;
     const started = Date.now();
     const payloads = items.map((item) => wirePayload(resource, item));
@@ -242,8 +274,27 @@ export class PushEngine {
       const s = this.judge(op, item, verdictOf(resource, op, outcome));
       if (s) settled.push(s);
     });
-    settle(this.settleTarget, [...this.immediate.splice(0), ...settled]);
+    const gone = this.gone.splice(0);
+    if (gone.length > 0) await this.forgetGone(gone);
+    await this.settle([...this.immediate.splice(0), ...settled]);
     for (const s of settled) this.lanes.release(s.item.erpKey);
+  }
+
+  /** Forget the references and hashes of records the shop no longer has, then queue them as creates. */
+  private async forgetGone(items: readonly WorkItem[]): Promise<void> {
+    const { state, resource, def, mapping } = this.o;
+    await state.write((tx) => {
+      for (const item of items) {
+        tx.refs.delete(resource.name, item.erpKey);
+        tx.hashes.delete(def.name, resource.name, mapping.recordKey?.(item.erpKey, item.record) ?? item.erpKey);
+      }
+    });
+    for (const item of items) {
+      this.o.references.forget(resource.name, item.erpKey);
+      item.op = 'create';
+      delete item.shopId;
+      this.queues.create.push(item);
+    }
   }
 
   /**
@@ -304,13 +355,8 @@ export class PushEngine {
         return undefined;
       case 'gone':
         if (item.triedCreate || mapping.operation === 'update') return { kind: 'dead', item, error: v.error };
-        state.transaction(() => {
-          state.refs.delete(resource.name, item.erpKey);
-          state.hashes.delete(def.name, resource.name, mapping.recordKey?.(item.erpKey, item.record) ?? item.erpKey);
-        });
-        item.op = 'create';
-        delete item.shopId;
-        this.queues.create.push(item);
+        // The reference and hash are forgotten (committed) before the record is queued as a create again.
+        this.gone.push(item);
         return undefined;
       case 'unknown':
       case 'retry':

@@ -49,11 +49,11 @@ export function settleTargetOf(o: PushEngineOptions): SettleTarget {
 }
 
 /** Commit a group of settlements; returns the new checkpoint when the cursor moved. */
-export function settle(target: SettleTarget, settlements: readonly Settlement[]): CursorPosition | undefined {
+export async function settle(target: SettleTarget, settlements: readonly Settlement[]): Promise<CursorPosition | undefined> {
   if (settlements.length === 0) return undefined;
   const { state, pipeline, resource, runId, counts } = target;
   let moved = false;
-  state.transaction(() => {
+  await state.write((tx) => {
     for (const s of settlements) {
       // Hashes and letters are per record: several rows of one ERP key (mapping `row_key`) keep their own.
       // A refused row keeps its identity when the source could read its fields (so the fixed row resolves its letter); a whole file has none.
@@ -61,17 +61,17 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
       const rk = target.recordKey && !bare ? target.recordKey(s.item.erpKey, s.item.record) : s.item.erpKey;
       if (s.kind === 'done') {
         const { item } = s;
-        if (s.shopId !== undefined && target.recordReferences !== false) state.refs.put(resource, item.erpKey, s.shopId);
-        if (s.storeHash) state.hashes.put(pipeline, resource, rk, item.hash);
-        state.intents.delete(resource, item.erpKey);
+        if (s.shopId !== undefined && target.recordReferences !== false) tx.refs.put(resource, item.erpKey, s.shopId);
+        if (s.storeHash) tx.hashes.put(pipeline, resource, rk, item.hash);
+        tx.intents.delete(resource, item.erpKey);
         if (s.shopId !== undefined && item.history.length > 0) {
           // A record found existing (lost create answer, duplicate order) may or may not hold the entries: leave them pending for a read-back.
-          if (item.foundExisting) markPending(state, resource, s.shopId, item.history, runId);
-          else markSent(state, resource, s.shopId, item.history, runId);
+          if (item.foundExisting) markPending(tx, resource, s.shopId, item.history, runId);
+          else markSent(tx, resource, s.shopId, item.history, runId);
         }
-        state.deadLetters.resolve(pipeline, rk);
+        tx.deadLetters.resolve(pipeline, rk);
         const sent = s.outcome !== 'unchanged';
-        state.events.add({
+        tx.events.add({
           runId,
           pipeline,
           resource,
@@ -86,9 +86,9 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
         counts.warnings += s.warnings.length;
       } else {
         const { item } = s;
-        state.intents.delete(resource, item.erpKey);
-        state.deadLetters.add({ pipeline, resource, erpKey: rk, record: item.record, payload: item.payload, code: s.error.code, reason: s.error.message, runId, ...(item.origin ? { origin: item.origin } : {}) });
-        state.events.add({
+        tx.intents.delete(resource, item.erpKey);
+        tx.deadLetters.add({ pipeline, resource, erpKey: rk, record: item.record, payload: item.payload, code: s.error.code, reason: s.error.message, runId, ...(item.origin ? { origin: item.origin } : {}) });
+        tx.events.add({
           runId,
           pipeline,
           resource,
@@ -108,8 +108,8 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
       if (s.item.seq !== undefined && target.watermark?.settle(s.item.seq)) moved = true;
     }
     const position = target.watermark?.position;
-    if (moved && position && target.cursorName) state.cursors.set(pipeline, target.cursorName, { value: position.value, key: position.key });
-    state.runs.saveCounts(runId, counts);
+    if (moved && position && target.cursorName) tx.cursors.set(pipeline, target.cursorName, { value: position.value, key: position.key });
+    tx.runs.saveCounts(runId, counts);
   });
   for (const s of settlements) {
     target.events?.emit({
@@ -133,13 +133,13 @@ export function settle(target: SettleTarget, settlements: readonly Settlement[])
 }
 
 /** Before a send: intents for creates and pending marks for append-only entries, committed. */
-export function beforeSend(state: StateStore, pipeline: string, resource: string, runId: number, op: 'create' | 'update', items: readonly WorkItem[], naturalKey?: string): void {
-  state.transaction(() => {
+export async function beforeSend(state: StateStore, pipeline: string, resource: string, runId: number, op: 'create' | 'update', items: readonly WorkItem[], naturalKey?: string): Promise<void> {
+  await state.write((tx) => {
     for (const item of items) {
       if (op === 'create') {
         const natural = naturalKey !== undefined && item.payload[naturalKey] !== undefined ? { [naturalKey]: item.payload[naturalKey] } : undefined;
-        state.intents.put({ resource, erpKey: item.erpKey, pipeline, hash: item.hash, runId, ...(natural ? { naturalKey: natural } : {}) });
-      } else if (item.shopId !== undefined && item.history.length > 0) markPending(state, resource, item.shopId, item.history, runId);
+        tx.intents.put({ resource, erpKey: item.erpKey, pipeline, hash: item.hash, runId, ...(natural ? { naturalKey: natural } : {}) });
+      } else if (item.shopId !== undefined && item.history.length > 0) markPending(tx, resource, item.shopId, item.history, runId);
     }
   });
 }

@@ -1,5 +1,5 @@
 /**
- * Per-lane locks so that two processes never run the same pipeline on the same state.
+ * Per-lane locks (SQLite) so that two processes never run the same pipeline on the same state.
  *
  * The lock is a row taken in an IMMEDIATE transaction. A lock whose owner is a dead process on
  * this host is stale and taken over at once; a lock from another host (a shared volume) is stale
@@ -7,46 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { StateError } from '../errors.js';
+import { StateError } from '../../errors.js';
+import { toLock, type LockRow } from '../rows.js';
+import type { AcquireOptions, LockHandle, LockInfo, LockStore } from '../store.js';
 import type { Db } from './db.js';
-import { iso } from './types.js';
-
-/** Who holds a lock. */
-export interface LockInfo {
-  readonly name: string;
-  readonly owner: string;
-  readonly pid: number;
-  readonly host: string;
-  readonly acquiredAt: string;
-  readonly heartbeatAt: string;
-}
-
-/** A held lock. */
-export interface LockHandle {
-  readonly name: string;
-  readonly owner: string;
-  /** True when the lock was taken over from a dead holder (its runs are marked crashed). */
-  readonly tookOver: boolean;
-  /** Refresh the heartbeat; throws when another process has taken the lock. */
-  heartbeat(): void;
-  /** Give the lock back (no-op when already released). */
-  release(): void;
-}
-
-/** Options of `locks.acquire`. */
-export interface AcquireOptions {
-  /** A lock from another host whose heartbeat is older than this is stale. @default 120000 */
-  readonly staleAfterMs?: number;
-}
-
-interface LockRow {
-  name: string;
-  owner: string;
-  pid: number;
-  host: string;
-  acquired_at: number;
-  heartbeat_at: number;
-}
 
 /** Whether a process id is alive on this host (EPERM means alive but not ours). */
 export function processAlive(pid: number): boolean {
@@ -64,10 +28,8 @@ export function processAlive(pid: number): boolean {
  */
 const heldHere = new Set<string>();
 
-const toLock = (r: LockRow): LockInfo => ({ name: r.name, owner: r.owner, pid: r.pid, host: r.host, acquiredAt: iso(r.acquired_at), heartbeatAt: iso(r.heartbeat_at) });
-
 /** Lock table access. */
-export class Locks {
+export class SqliteLocks implements LockStore {
   private readonly getStmt;
   private readonly putStmt;
   private readonly beatStmt;
@@ -84,13 +46,13 @@ export class Locks {
   }
 
   /** Who holds a lane, if anyone. */
-  get(name: string): LockInfo | undefined {
+  async get(name: string): Promise<LockInfo | undefined> {
     const r = this.getStmt.get(name);
     return r ? toLock(r) : undefined;
   }
 
   /** Every held lock. */
-  list(): LockInfo[] {
+  async list(): Promise<LockInfo[]> {
     return this.db
       .prepare<[], LockRow>('SELECT * FROM locks ORDER BY name')
       .all()
@@ -98,22 +60,23 @@ export class Locks {
   }
 
   /** Take a lane's lock or throw `LOCK_HELD` naming the holder; stale locks are taken over. */
-  acquire(name: string, options: AcquireOptions = {}): LockHandle {
+  async acquire(name: string, options: AcquireOptions = {}): Promise<LockHandle> {
     const staleAfterMs = options.staleAfterMs ?? 120_000;
     const owner = randomUUID();
     const host = hostname();
     const tookOver = this.db
       .transaction((): boolean => {
         const now = Date.now();
-        const held = this.getStmt.get(name);
+        const row = this.getStmt.get(name);
+        const held = row ? toLock(row) : undefined;
         let takeOver = false;
         if (held) {
           const sameHost = held.host === host;
-          const dead = sameHost ? (held.pid === process.pid ? !heldHere.has(held.owner) : !processAlive(held.pid)) : now - held.heartbeat_at > staleAfterMs;
+          const dead = sameHost ? (held.pid === process.pid ? !heldHere.has(held.owner) : !processAlive(held.pid)) : now - Date.parse(held.heartbeatAt) > staleAfterMs;
           if (!dead) {
             throw new StateError(
               'LOCK_HELD',
-              `pipeline lane \`${name}\` is already running in process ${held.pid} on ${held.host} (since ${iso(held.acquired_at)}); wait for it to finish or stop that process`,
+              `pipeline lane \`${name}\` is already running in process ${held.pid} on ${held.host} (since ${held.acquiredAt}); wait for it to finish or stop that process`,
               { details: { name, pid: held.pid, host: held.host } },
             );
           }
@@ -129,13 +92,13 @@ export class Locks {
       name,
       owner,
       tookOver,
-      heartbeat: () => {
+      heartbeat: async () => {
         if (released) return;
         if (this.beatStmt.run(Date.now(), name, owner).changes === 0) {
           throw new StateError('LOCK_LOST', `the lock of \`${name}\` was taken over by another process`, { details: { name } });
         }
       },
-      release: () => {
+      release: async () => {
         if (released) return;
         released = true;
         heldHere.delete(owner);

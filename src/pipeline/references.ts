@@ -1,0 +1,120 @@
+/**
+ * What a run knows of the state, read a batch at a time. The mapping engine looks references up
+ * synchronously (`ctx.lookupReference`), so lookups are answered from a cache: a lookup that
+ * misses is noted, the misses are read from the state in one query per resource, and the record is
+ * mapped once more. References the run itself records are added as they settle, so a parent
+ * created earlier in the run is known to its children without another query.
+ */
+import type { MappingContext } from '../mapping/types.js';
+import type { ShopId, StateStore } from '../state/index.js';
+
+/** A reference the mapping asked for. */
+export interface ReferenceAsk {
+  readonly resource: string;
+  readonly erpKey: string;
+}
+
+const id = (resource: string, erpKey: string) => `${resource}\u0000${erpKey}`;
+
+/** References known to one run (only positive answers are kept: a missing parent may appear later). */
+export class ReferenceCache {
+  private readonly known = new Map<string, ShopId>();
+
+  /** @param limit entries kept before the cache starts over (bounded memory on million-record runs) */
+  constructor(
+    private readonly state: StateStore,
+    private readonly limit = 200_000,
+  ) {}
+
+  /** The cached shop id, if known. */
+  lookup(resource: string, erpKey: string): ShopId | undefined {
+    return this.known.get(id(resource, erpKey));
+  }
+
+  /** A reference the run recorded (or read). */
+  remember(resource: string, erpKey: string, shopId: ShopId): void {
+    if (this.known.size >= this.limit) this.known.clear();
+    this.known.set(id(resource, erpKey), shopId);
+  }
+
+  /** A reference the run removed (the shop record was gone). */
+  forget(resource: string, erpKey: string): void {
+    this.known.delete(id(resource, erpKey));
+  }
+
+  /** Read asked references from the state, one query per resource; returns how many were found. */
+  async load(asks: readonly ReferenceAsk[]): Promise<number> {
+    const byResource = new Map<string, string[]>();
+    for (const a of asks) if (this.lookup(a.resource, a.erpKey) === undefined) (byResource.get(a.resource) ?? byResource.set(a.resource, []).get(a.resource)!).push(a.erpKey);
+    let found = 0;
+    for (const [resource, keys] of byResource) {
+      for (const [key, shopId] of await this.state.refs.getMany(resource, keys)) {
+        this.remember(resource, key, shopId);
+        found++;
+      }
+    }
+    return found;
+  }
+
+  /** A mapping context answering from the cache and noting misses in `missing`. */
+  context(missing: ReferenceAsk[]): MappingContext {
+    return {
+      lookupReference: (resource, erpKey) => {
+        const shopId = this.lookup(resource, erpKey);
+        if (shopId === undefined) missing.push({ resource, erpKey });
+        return shopId;
+      },
+    };
+  }
+}
+
+/** Map with references from the state: misses are loaded in one go and the record mapped again. */
+export async function withReferences<T>(cache: ReferenceCache, map: (ctx: MappingContext) => T | Promise<T>): Promise<{ result: T; missing: ReferenceAsk[] }> {
+  let missing: ReferenceAsk[] = [];
+  let result = await map(cache.context(missing));
+  if (missing.length > 0 && (await cache.load(missing)) > 0) {
+    missing = [];
+    result = await map(cache.context(missing));
+  }
+  return { result, missing };
+}
+
+/** The state of a batch of records of one resource, read in one query per table before they are prepared. */
+export class BatchState {
+  private hashes = new Map<string, string>();
+  private intents = new Set<string>();
+  private readonly loaded = new Set<string>();
+
+  constructor(
+    private readonly state: StateStore,
+    private readonly cache: ReferenceCache,
+    private readonly pipeline: string,
+    private readonly resource: string,
+  ) {}
+
+  /** Read references, sent hashes and intents of these records (ERP keys and their hash keys). */
+  async load(erpKeys: readonly string[], hashKeys: readonly string[]): Promise<void> {
+    this.loaded.clear();
+    await this.cache.load(erpKeys.map((erpKey) => ({ resource: this.resource, erpKey })));
+    [this.hashes, this.intents] = await Promise.all([this.state.hashes.getMany(this.pipeline, this.resource, hashKeys), this.state.intents.getMany(this.resource, erpKeys)]);
+    for (const k of erpKeys) this.loaded.add(k);
+  }
+
+  /** The record's reference (from the batch read, or one query when it was not in the batch). */
+  async reference(erpKey: string): Promise<ShopId | undefined> {
+    const cached = this.cache.lookup(this.resource, erpKey);
+    if (cached !== undefined || this.loaded.has(erpKey)) return cached;
+    await this.cache.load([{ resource: this.resource, erpKey }]);
+    return this.cache.lookup(this.resource, erpKey);
+  }
+
+  /** The record's last accepted hash. */
+  async hash(erpKey: string, hashKey: string): Promise<string | undefined> {
+    return this.loaded.has(erpKey) ? this.hashes.get(hashKey) : this.state.hashes.get(this.pipeline, this.resource, hashKey);
+  }
+
+  /** Whether an earlier run left an open create intent for the record. */
+  async hasIntent(erpKey: string): Promise<boolean> {
+    return this.loaded.has(erpKey) ? this.intents.has(erpKey) : (await this.state.intents.get(this.resource, erpKey)) !== undefined;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Versioned migrations, shared by the backends: each keeps `NNNN_name.sql` files beside its module
+ * (`npm run build` copies them into dist/), with the same numbered steps in its own dialect.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StateError } from '../errors.js';
+
+/** One migration file. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const MIGRATION_FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
+
+/** Read every migration of a folder in version order; versions must be 1, 2, 3… without gaps. */
+export function loadMigrations(dir: string): Migration[] {
+  if (!existsSync(dir)) throw new StateError('STATE_MIGRATIONS_MISSING', `state migrations not found in ${dir}; run npm run build (it copies src/**/*.sql beside the compiled code)`);
+  const migrations = readdirSync(dir)
+    .map((file) => ({ file, match: MIGRATION_FILE.exec(file) }))
+    .filter((m): m is { file: string; match: RegExpExecArray } => m.match !== null)
+    .map(({ file, match }) => ({ version: Number(match[1]), name: match[2] ?? file, sql: readFileSync(join(dir, file), 'utf8') }))
+    .sort((a, b) => a.version - b.version);
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new StateError('STATE_MIGRATIONS_INVALID', `state migration ${m.version}_${m.name} is out of sequence: expected version ${i + 1}`);
+  });
+  return migrations;
+}
+
+/** The refusal of a state written by a newer shopsync. */
+export function tooNew(current: number, latest: number, what: string): StateError {
+  return new StateError(
+    'STATE_TOO_NEW',
+    `the state ${what} is at schema version ${current} but this shopsync knows only up to ${latest}; upgrade shopsync or point it at another state`,
+    { details: { current, latest } },
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * Opening a SQLite state file: WAL, busy timeout, and the numbered migrations beside this module.
+ * `PRAGMA user_version` holds the highest applied step; a file written by a newer shopsync is
+ * refused rather than half-understood.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { Logger } from '../../log.js';
+import { loadMigrations, tooNew, type Migration } from '../migrations.js';
+
+export type Db = Database.Database;
+
+/** The SQLite migrations shipped with this module. */
+export function sqliteMigrations(): Migration[] {
+  return loadMigrations(join(dirname(fileURLToPath(import.meta.url)), 'migrations'));
+}
+
+/** Apply pending migrations, each in its own transaction; refuse a database newer than the code. */
+export function migrate(db: Db, migrations: readonly Migration[], logger?: Logger): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1]!.version;
+  if (current > latest) throw tooNew(current, latest, 'database');
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+    logger?.info({ version: m.version, name: m.name }, 'state migration applied');
+  }
+  return Math.max(current, latest);
+}
+
+/** Open (creating folders and file as needed) and migrate a state database. */
+export function openDatabase(path: string, logger?: Logger, migrations?: readonly Migration[]): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    // Only takes effect on a new, empty file: retention can then hand freed pages back to the disk in steps.
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.pragma('journal_mode = WAL');
+    // NORMAL under WAL keeps every committed transaction across a process kill (only power loss can lose the last one).
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db, migrations ?? sqliteMigrations(), logger);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** `(?, ?, …)` for n values. */
+export function marks(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+/** SQLite allows 32,766 bound parameters; key lists are read in chunks well below that. */
+export const KEY_CHUNK = 500;
+
+/** Split a list into chunks of at most `size`. */
+export function chunks<T>(list: readonly T[], size = KEY_CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+const statements = new WeakMap<Db, Map<string, Database.Statement<unknown[], unknown>>>();
+
+/** A statement prepared once per database and SQL text (queries whose text varies with their filters). */
+export function cached<P extends unknown[] = unknown[], R = unknown>(db: Db, sql: string): Database.Statement<P, R> {
+  let byText = statements.get(db);
+  if (!byText) statements.set(db, (byText = new Map()));
+  let stmt = byText.get(sql);
+  if (!stmt) byText.set(sql, (stmt = db.prepare(sql)));
+  return stmt as unknown as Database.Statement<P, R>;
+}

@@ -1,0 +1,78 @@
+/** Dead letters (SQLite): failed records kept with their reason until retried or dropped. */
+import { LETTER_COLUMNS, letterValues, toDeadLetter, type DeadLetterRow } from '../rows.js';
+import type { DeadLetterFilter, DeadLetterStore } from '../store.js';
+import type { DeadLetter, NewDeadLetter } from '../types.js';
+import { Where } from '../where.js';
+import { cached, marks, type Db } from './db.js';
+
+/** The upsert of a letter: a second failure of the same record counts an attempt (both backends). */
+export const LETTER_UPSERT = `INSERT INTO dead_letters (${LETTER_COLUMNS.join(', ')}, attempts) VALUES (%VALUES%, 1)
+  ON CONFLICT (pipeline, erp_key) DO UPDATE SET shop = excluded.shop, resource = excluded.resource, record = excluded.record, payload = excluded.payload,
+    code = excluded.code, reason = excluded.reason, attempts = dead_letters.attempts + 1, run_id = excluded.run_id, last_failed_at = excluded.last_failed_at,
+    origin = excluded.origin`;
+
+/** Dead-letter storage; one letter per pipeline and ERP key, attempts counted. */
+export class SqliteDeadLetters implements DeadLetterStore {
+  private readonly upsertStmt;
+  private readonly getStmt;
+  private readonly getByKeyStmt;
+  private readonly delStmt;
+  private readonly delByKeyStmt;
+  private readonly countStmt;
+
+  constructor(
+    private readonly db: Db,
+    private readonly shop: string,
+  ) {
+    this.upsertStmt = db.prepare(LETTER_UPSERT.replace('%VALUES%', marks(LETTER_COLUMNS.length)));
+    this.getStmt = db.prepare<[number], DeadLetterRow>('SELECT * FROM dead_letters WHERE id = ?');
+    this.getByKeyStmt = db.prepare<[string, string], DeadLetterRow>('SELECT * FROM dead_letters WHERE pipeline = ? AND erp_key = ?');
+    this.delStmt = db.prepare('DELETE FROM dead_letters WHERE id = ?');
+    this.delByKeyStmt = db.prepare('DELETE FROM dead_letters WHERE pipeline = ? AND erp_key = ?');
+    this.countStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM dead_letters WHERE pipeline = ?');
+  }
+
+  /** Add a failed record, or count another attempt (inside `write`). */
+  add(letter: NewDeadLetter): void {
+    this.upsertStmt.run(...letterValues(this.shop, letter, Date.now()));
+  }
+
+  /** Remove a record's letter (inside `write`). */
+  resolve(pipeline: string, erpKey: string): void {
+    this.delByKeyStmt.run(pipeline, erpKey);
+  }
+
+  async get(id: number): Promise<DeadLetter | undefined> {
+    const row = this.getStmt.get(id);
+    return row ? toDeadLetter(row) : undefined;
+  }
+
+  async getByKey(pipeline: string, erpKey: string): Promise<DeadLetter | undefined> {
+    const row = this.getByKeyStmt.get(pipeline, erpKey);
+    return row ? toDeadLetter(row) : undefined;
+  }
+
+  async list(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
+    const where = new Where().eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code);
+    return cached<(string | number)[], DeadLetterRow>(this.db, `SELECT * FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ? OFFSET ?`)
+      .all(...where.params, filter.limit ?? 100, filter.offset ?? 0)
+      .map(toDeadLetter);
+  }
+
+  async count(pipeline: string): Promise<number> {
+    return this.countStmt.get(pipeline)?.n ?? 0;
+  }
+
+  async delete(id: number): Promise<boolean> {
+    return this.delStmt.run(id).changes > 0;
+  }
+
+  async drop(pipeline: string, ids?: readonly number[]): Promise<number> {
+    return this.db.transaction(() => {
+      if (ids === undefined) return this.db.prepare('DELETE FROM dead_letters WHERE pipeline = ?').run(pipeline).changes;
+      let n = 0;
+      for (const id of ids) n += this.db.prepare('DELETE FROM dead_letters WHERE id = ? AND pipeline = ?').run(id, pipeline).changes;
+      return n;
+    })();
+  }
+}

@@ -1,0 +1,38 @@
+/** Whole tables in and out of a SQLite state (`shopsync state copy`). */
+import { STATE_TABLES, type StateDump, type StateRow, type StateTable, type TableCounts } from '../store.js';
+import { marks, type Db } from './db.js';
+
+/** Table access for copying. */
+export class SqliteDump implements StateDump {
+  constructor(private readonly db: Db) {}
+
+  async counts(): Promise<TableCounts> {
+    const out = {} as Record<StateTable, number>;
+    for (const t of STATE_TABLES) out[t] = (this.db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
+    return out;
+  }
+
+  async *rows(table: StateTable, pageSize = 1000): AsyncIterable<StateRow[]> {
+    const stmt = this.db.prepare<[number, number], StateRow & { __rowid: number }>(`SELECT rowid AS __rowid, * FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    let after = 0;
+    for (;;) {
+      const page = stmt.all(after, pageSize);
+      if (page.length === 0) return;
+      after = page[page.length - 1]!.__rowid;
+      yield page.map(({ __rowid: _rowid, ...row }) => row);
+    }
+  }
+
+  async insert(table: StateTable, rows: readonly StateRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]!);
+    const stmt = this.db.prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${marks(columns.length)})`);
+    this.db.transaction(() => {
+      for (const row of rows) stmt.run(...columns.map((c) => row[c] ?? null));
+    })();
+  }
+
+  async finishCopy(): Promise<void> {
+    // AUTOINCREMENT tables move sqlite_sequence past explicit ids by themselves.
+  }
+}

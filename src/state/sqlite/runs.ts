@@ -1,0 +1,87 @@
+/** Runs (SQLite): one row per pipeline execution, with counters kept current while it runs. */
+import { hostname } from 'node:os';
+import { CRASHED_ERROR, toRun, type RunRow } from '../rows.js';
+import type { RunFilter, RunStore } from '../store.js';
+import type { RunCounts, RunMode, RunRecord, RunStatus } from '../types.js';
+import { Where } from '../where.js';
+import { cached, type Db } from './db.js';
+
+/** The WHERE clause of a run filter (both backends). */
+export function runWhere(filter: RunFilter, where: Where): Where {
+  where.eq('pipeline', filter.pipeline).eq('shop', filter.shop).in('status', filter.status).eq('mode', filter.mode);
+  if (filter.outcome === 'failed') where.add('failed > 0');
+  if (filter.outcome === 'dead-lettered') where.add('dead_lettered > 0');
+  if (filter.outcome === 'warnings') where.add('warnings > 0');
+  return where.between('started_at', filter.since, filter.until);
+}
+
+/** The counter values in `COUNT_COLUMNS` order. */
+export function countValues(c: Readonly<RunCounts>): number[] {
+  return [c.read, c.created, c.updated, c.unchanged, c.failed, c.deadLettered, c.unreadable, c.warnings, c.requests];
+}
+
+/** The run counter columns. */
+export const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'dead_lettered', 'unreadable', 'warnings', 'requests'] as const;
+
+/** Run bookkeeping. */
+export class SqliteRuns implements RunStore {
+  private readonly insertStmt;
+  private readonly countsStmt;
+  private readonly finishStmt;
+  private readonly getStmt;
+  private readonly crashStmt;
+
+  constructor(
+    private readonly db: Db,
+    private readonly shop: string,
+  ) {
+    this.insertStmt = db.prepare(`INSERT INTO runs (pipeline, shop, mode, lane, status, started_at, pid, host, range_json) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`);
+    this.countsStmt = db.prepare(`UPDATE runs SET ${COUNT_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`);
+    this.finishStmt = db.prepare(`UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?`);
+    this.getStmt = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
+    this.crashStmt = db.prepare(`UPDATE runs SET status = 'crashed', finished_at = ?, error = ? WHERE lane = ? AND status = 'running'`);
+  }
+
+  async start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>> }): Promise<number> {
+    const info = this.insertStmt.run(run.pipeline, this.shop, run.mode, run.lane, Date.now(), process.pid, hostname(), run.range ? JSON.stringify(run.range) : null);
+    return Number(info.lastInsertRowid);
+  }
+
+  async saveCounts(id: number, c: Readonly<RunCounts>): Promise<void> {
+    this.saveCountsNow(id, c);
+  }
+
+  /** The write itself (inside `write`). */
+  saveCountsNow(id: number, c: Readonly<RunCounts>): void {
+    this.countsStmt.run(...countValues(c), id);
+  }
+
+  async finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>): Promise<void> {
+    this.db.transaction(() => {
+      this.saveCountsNow(id, counts);
+      this.finishStmt.run(status, Date.now(), error ? JSON.stringify(error) : null, id);
+    })();
+  }
+
+  async get(id: number): Promise<RunRecord | undefined> {
+    const row = this.getStmt.get(id);
+    return row ? toRun(row) : undefined;
+  }
+
+  async markCrashed(lane: string): Promise<number> {
+    return this.crashStmt.run(Date.now(), CRASHED_ERROR, lane).changes;
+  }
+
+  async list(filter: RunFilter = {}): Promise<RunRecord[]> {
+    const where = runWhere(filter, new Where());
+    return cached<(string | number)[], RunRow>(this.db, `SELECT * FROM runs ${where} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`)
+      .all(...where.params, filter.limit ?? 50, filter.offset ?? 0)
+      .map(toRun);
+  }
+
+  async latestByPipeline(): Promise<RunRecord[]> {
+    return cached<[], RunRow>(this.db, 'SELECT r.* FROM runs r JOIN (SELECT pipeline, MAX(id) AS id FROM runs GROUP BY pipeline) m ON r.id = m.id ORDER BY r.pipeline')
+      .all()
+      .map(toRun);
+  }
+}

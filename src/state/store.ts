@@ -1,0 +1,304 @@
+/**
+ * The state store's contract, kept by every backend (`sqlite/`, `postgres/`).
+ *
+ * Reads are async and come in set-based forms (`getMany`) so a batch of records costs one query
+ * per table, not one per record. Writes that must land together go through `write(fn)`: `fn`
+ * records them on a `StateWriter` synchronously and the backend commits them in one transaction
+ * (SQLite runs them as they come; PostgreSQL folds them into one statement per table). A store is
+ * scoped to one shop: references, intents and history entries are per shop, and runs, events and
+ * dead letters it writes carry the shop's name; `forShop` gives the same store scoped to another.
+ */
+import type { CursorValue } from '../erp/types.js';
+
+import type { PruneReport, RetentionPolicy } from './retentionPolicy.js';
+import type { DeadLetter, Intent, NewDeadLetter, NewRecordEvent, RecordEvent, Reference, RunCounts, RunMode, RunRecord, RunStatus, ShopId, StoredCursor } from './types.js';
+
+/** The shop a single `shop:` block configures, and the scope of a store opened without one. */
+export const DEFAULT_SHOP = 'default';
+
+/** Filters of `runs.list`. */
+export interface RunFilter {
+  readonly pipeline?: string;
+  readonly shop?: string;
+  readonly status?: RunStatus | readonly RunStatus[];
+  readonly mode?: RunMode;
+  /** Runs that had at least one record with this outcome. */
+  readonly outcome?: 'failed' | 'dead-lettered' | 'warnings';
+  readonly since?: string | number | Date;
+  readonly until?: string | number | Date;
+  /** @default 50 */
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+/** Filters of `events.list`. */
+export interface EventFilter {
+  readonly runId?: number;
+  readonly pipeline?: string;
+  readonly shop?: string;
+  readonly resource?: string;
+  readonly erpKey?: string;
+  readonly shopId?: string | number;
+  readonly outcome?: RecordEvent['outcome'] | readonly RecordEvent['outcome'][];
+  /** Events carrying this warning or error code. */
+  readonly code?: string;
+  readonly since?: string | number | Date;
+  readonly until?: string | number | Date;
+  /** @default 100 */
+  readonly limit?: number;
+  readonly offset?: number;
+  /** @default 'asc' for a run's events, 'desc' otherwise */
+  readonly order?: 'asc' | 'desc';
+}
+
+/** Filters of `deadLetters.list`. */
+export interface DeadLetterFilter {
+  readonly pipeline?: string;
+  readonly shop?: string;
+  readonly code?: string;
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+/** One bucket of `events.countsPerMinute`. */
+export interface MinuteCount {
+  /** Start of the minute (ISO). */
+  readonly minute: string;
+  readonly outcome: RecordEvent['outcome'];
+  readonly count: number;
+}
+
+export type HistoryState = 'pending' | 'sent';
+
+/** A tracked append-only list entry (order status history). */
+export interface HistoryEntry {
+  readonly resource: string;
+  readonly shopId: string;
+  readonly identity: string;
+  readonly state: HistoryState;
+  readonly entry: Readonly<Record<string, unknown>>;
+  readonly runId?: number;
+}
+
+/** Who holds a lock. */
+export interface LockInfo {
+  readonly name: string;
+  readonly owner: string;
+  readonly pid: number;
+  readonly host: string;
+  readonly acquiredAt: string;
+  readonly heartbeatAt: string;
+}
+
+/** A held lock. */
+export interface LockHandle {
+  readonly name: string;
+  readonly owner: string;
+  /** True when the lock was taken over from a dead holder (its runs are marked crashed). */
+  readonly tookOver: boolean;
+  /** Refresh the lease; rejects with `LOCK_LOST` when another process has taken the lock. */
+  heartbeat(): Promise<void>;
+  /** Give the lock back (no-op when already released). */
+  release(): Promise<void>;
+}
+
+/** Options of `locks.acquire`. */
+export interface AcquireOptions {
+  /** A lock whose holder cannot be asked (another host) is stale after this long without a heartbeat. @default 120000 */
+  readonly staleAfterMs?: number;
+}
+
+/** A cursor as written. */
+export interface CursorWrite {
+  readonly value: CursorValue;
+  readonly key: string | null;
+  readonly boundary?: Readonly<Record<string, unknown>>;
+}
+
+/** Writes recorded inside `write(fn)`; they land together when `fn` returns. */
+export interface StateWriter {
+  readonly refs: {
+    put(resource: string, erpKey: string, shopId: ShopId): void;
+    delete(resource: string, erpKey: string): void;
+  };
+  readonly hashes: {
+    put(pipeline: string, resource: string, erpKey: string, hash: string): void;
+    delete(pipeline: string, resource: string, erpKey: string): void;
+  };
+  readonly intents: {
+    put(intent: Omit<Intent, 'createdAt' | 'shop'>): void;
+    delete(resource: string, erpKey: string): void;
+  };
+  readonly seen: { put(pipeline: string, key: string, hash: string): void };
+  readonly events: { add(event: NewRecordEvent): void };
+  readonly deadLetters: {
+    /** Add a failed record, or count another attempt of one already there. */
+    add(letter: NewDeadLetter): void;
+    /** Remove a record's letter (it has since been delivered). */
+    resolve(pipeline: string, erpKey: string): void;
+  };
+  readonly history: {
+    mark(resource: string, shopId: ShopId, identity: string, state: HistoryState, entry: Readonly<Record<string, unknown>>, runId?: number): void;
+    forget(resource: string, shopId: ShopId, identity: string): void;
+  };
+  readonly cursors: { set(pipeline: string, name: string, cursor: CursorWrite): void };
+  readonly runs: { saveCounts(id: number, counts: Readonly<RunCounts>): void };
+}
+
+/** Cursors per pipeline and lane. */
+export interface CursorStore {
+  get(pipeline: string, name?: string): Promise<StoredCursor | undefined>;
+  list(pipeline?: string): Promise<StoredCursor[]>;
+  /** Save a lane's cursor on its own (inside a settling transaction use `write`). */
+  set(pipeline: string, name: string, cursor: CursorWrite): Promise<void>;
+  delete(pipeline: string, name?: string): Promise<void>;
+}
+
+/** ERP key ↔ shop id per resource, in the store's shop. */
+export interface ReferenceStore {
+  get(resource: string, erpKey: string): Promise<Reference | undefined>;
+  /** Shop ids of many ERP keys in one query; keys without a reference are absent. */
+  getMany(resource: string, erpKeys: readonly string[]): Promise<Map<string, ShopId>>;
+  /** The ERP keys a shop id is known by (normally one). */
+  byShopId(resource: string, shopId: ShopId): Promise<Reference[]>;
+  /** References of a resource in ERP key order. */
+  list(resource: string, options?: { limit?: number; offset?: number }): Promise<Reference[]>;
+  count(resource: string): Promise<number>;
+}
+
+/** Hash of the last payload the shop accepted, per pipeline and record. */
+export interface SentHashStore {
+  get(pipeline: string, resource: string, erpKey: string): Promise<string | undefined>;
+  getMany(pipeline: string, resource: string, erpKeys: readonly string[]): Promise<Map<string, string>>;
+  /** Forget every hash of a pipeline (`--full` resend). */
+  clear(pipeline: string): Promise<void>;
+}
+
+/** Creates about to be sent, in the store's shop. */
+export interface IntentStore {
+  get(resource: string, erpKey: string): Promise<Intent | undefined>;
+  /** Which of these ERP keys have an open intent. */
+  getMany(resource: string, erpKeys: readonly string[]): Promise<Set<string>>;
+  /** Open intents of a pipeline. */
+  list(pipeline: string): Promise<Intent[]>;
+}
+
+/** Pulls: the hash of what was last delivered to the ERP. */
+export interface SeenStore {
+  get(pipeline: string, key: string): Promise<string | undefined>;
+  getMany(pipeline: string, keys: readonly string[]): Promise<Map<string, string>>;
+  clear(pipeline: string): Promise<void>;
+}
+
+/** Run bookkeeping. */
+export interface RunStore {
+  /** Record a started run in the store's shop; returns its id. */
+  start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>> }): Promise<number>;
+  saveCounts(id: number, counts: Readonly<RunCounts>): Promise<void>;
+  finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>): Promise<void>;
+  get(id: number): Promise<RunRecord | undefined>;
+  /** Mark runs of a lane still `running` as crashed (call once the lane's lock is ours). */
+  markCrashed(lane: string): Promise<number>;
+  list(filter?: RunFilter): Promise<RunRecord[]>;
+  /** The latest run of each pipeline. */
+  latestByPipeline(): Promise<RunRecord[]>;
+}
+
+/** Per-record events. */
+export interface EventStore {
+  get(id: number): Promise<RecordEvent | undefined>;
+  list(filter?: EventFilter): Promise<RecordEvent[]>;
+  /** A record's history across runs, newest first. */
+  history(resource: string, by: { erpKey: string } | { shopId: string | number }, limit?: number): Promise<RecordEvent[]>;
+  countsPerMinute(options: { since: string | number | Date; until?: string | number | Date; pipeline?: string; shop?: string }): Promise<MinuteCount[]>;
+}
+
+/** Dead letters: one per pipeline and ERP key. */
+export interface DeadLetterStore {
+  get(id: number): Promise<DeadLetter | undefined>;
+  getByKey(pipeline: string, erpKey: string): Promise<DeadLetter | undefined>;
+  list(filter?: DeadLetterFilter): Promise<DeadLetter[]>;
+  count(pipeline: string): Promise<number>;
+  /** Remove a letter by id; true when it existed. */
+  delete(id: number): Promise<boolean>;
+  /** Drop letters of a pipeline (these ids, or all of them) in one transaction; returns how many went. */
+  drop(pipeline: string, ids?: readonly number[]): Promise<number>;
+}
+
+/** Append-only entry bookkeeping, in the store's shop. */
+export interface HistoryStore {
+  get(resource: string, shopId: ShopId, identity: string): Promise<HistoryEntry | undefined>;
+  getMany(resource: string, shopId: ShopId, identities: readonly string[]): Promise<Map<string, HistoryEntry>>;
+  pending(resource: string): Promise<HistoryEntry[]>;
+}
+
+/** Lane locks; a lock of a process that died is released (SQLite: pid check; PostgreSQL: session advisory lock). */
+export interface LockStore {
+  get(name: string): Promise<LockInfo | undefined>;
+  list(): Promise<LockInfo[]>;
+  /** Take a lane's lock or reject with `LOCK_HELD` naming the holder. */
+  acquire(name: string, options?: AcquireOptions): Promise<LockHandle>;
+}
+
+/** Pruning and space. */
+export interface RetentionStore {
+  /** The oldest event kept, when there is any. */
+  historySince(): Promise<string | undefined>;
+  /** Bytes the state takes on disk. */
+  sizeBytes(): Promise<number>;
+  prune(policy: RetentionPolicy, options?: { dryRun?: boolean; now?: number }): Promise<PruneReport>;
+}
+
+/** Row counts per table (state copy, `--dry-run`). */
+export type TableCounts = Readonly<Record<StateTable, number>>;
+
+/** The tables a state copy moves. */
+export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries'] as const;
+export type StateTable = (typeof STATE_TABLES)[number];
+
+/** Raw rows of one table, in the neutral form both backends read and write (epoch ms, JSON as text). */
+export type StateRow = Record<string, string | number | null>;
+
+/** Moving whole tables between backends (`shopsync state copy`). */
+export interface StateDump {
+  counts(): Promise<TableCounts>;
+  /** Rows of a table in primary-key order, in pages. */
+  rows(table: StateTable, pageSize?: number): AsyncIterable<StateRow[]>;
+  /** Insert rows as they are (ids kept); the target must be empty. */
+  insert(table: StateTable, rows: readonly StateRow[]): Promise<void>;
+  /** After inserting rows with their ids: move id sequences past them. */
+  finishCopy(): Promise<void>;
+  /** Empty every table a copy writes, ids starting over (`state copy --force`); locks stay. */
+  clear(): Promise<void>;
+}
+
+/** The state store of one deployment, scoped to one shop. */
+export interface StateStore {
+  readonly backend: 'sqlite' | 'postgres';
+  /** File path, `:memory:`, or the PostgreSQL URL without its password, and the schema. */
+  readonly location: string;
+  /** The shop this view writes and reads references for. */
+  readonly shop: string;
+  /** The same store scoped to another shop (same connection). */
+  forShop(shop: string): StateStore;
+  readonly cursors: CursorStore;
+  readonly refs: ReferenceStore;
+  readonly hashes: SentHashStore;
+  readonly intents: IntentStore;
+  readonly seen: SeenStore;
+  readonly runs: RunStore;
+  readonly events: EventStore;
+  readonly deadLetters: DeadLetterStore;
+  readonly history: HistoryStore;
+  readonly locks: LockStore;
+  readonly retention: RetentionStore;
+  readonly dump: StateDump;
+  /** Record writes with `fn` and commit them in one transaction. */
+  write(fn: (tx: StateWriter) => void): Promise<void>;
+  /** Write a consistent copy of the state to `file` (SQLite only; PostgreSQL: use pg_dump). */
+  backup(file: string): Promise<void>;
+  /** Schema version of the open state. */
+  schemaVersion(): Promise<number>;
+  /** Close the connection (idempotent; views from `forShop` share it). */
+  close(): Promise<void>;
+}
