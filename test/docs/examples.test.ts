@@ -22,6 +22,8 @@ const label = (b: Block) => `${where(b)} ${b.lang}${b.marker ? ` ${b.marker}` : 
 const NPM_COMMANDS = new Set(['install', 'ci', 'start', 'test', 'rebuild', 'prune']);
 /** Other programs the docs may show; anything else is a typo or needs adding here deliberately. */
 const OTHER_PROGRAMS = new Set(['export', 'curl', 'docker', 'jq', 'openssl', 'kill', 'sleep', 'cd', 'mkdir', 'cp', 'git', 'pg_dump']);
+/** Development tools of the repository run through npx. */
+const NPX_TOOLS = new Set(['vitest', 'tsc', 'tsx']);
 const scripts = Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
 
 /** Why a shell command would not work as written, or undefined. */
@@ -33,6 +35,7 @@ async function commandProblem(cmd: ShellCommand): Promise<string | undefined> {
     if (sub === 'run') return script && scripts.includes(script) ? undefined : `package.json has no script "${script}" (it has ${scripts.join(', ')})`;
     return sub && NPM_COMMANDS.has(sub) ? undefined : `npm ${sub} is not a command the docs should need`;
   }
+  if (program === 'npx') return sub && NPX_TOOLS.has(sub) ? undefined : `npx ${sub}: not a tool of this repository's devDependencies the docs should need`;
   if (program === 'docker' && sub === 'build') return existsSync(join(ROOT, 'Dockerfile')) ? undefined : 'no Dockerfile';
   if (program !== undefined && OTHER_PROGRAMS.has(program)) return undefined;
   return `unknown program "${program}" (a shopsync command is written shopsync, npx shopsync or node bin/shopsync.js)`;
