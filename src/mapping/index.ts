@@ -1,6 +1,6 @@
 /**
  * The mapping layer: declarative YAML mappings compiled into plain functions, with guard rails
- * against the shop API's silent data-loss traps. See the README's mapping reference for the format.
+ * against the shop API's silent data-loss traps. See docs/mappings.md for the format.
  */
 export { compileMapping, shopRegistry } from './compile.js';
 export { loadMapping, loadMappings, checkMappings, mappingFiles, type CheckReport, type FileCheck } from './load.js';

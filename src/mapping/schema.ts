@@ -1,5 +1,5 @@
 /**
- * The mapping file format, as zod schemas. Every key is documented in the README's mapping reference.
+ * The mapping file format, as zod schemas. Every key is documented in docs/mappings.md.
  * The schemas are strict: a misspelt rule key (`defualt:`) is an error, never silently ignored.
  */
 import { z } from 'zod';

@@ -20,7 +20,7 @@ export function perSecond(records: number, ms: number): number {
   return (records / ms) * 1000;
 }
 
-/** A markdown table (the README copies it as printed). */
+/** A markdown table (docs/benchmarks.md copies it as printed). */
 export function table(head: readonly string[], rows: readonly (readonly string[])[]): string[] {
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
 }
