@@ -16,6 +16,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
       nextRun: () => scheduler.nextRun(p.name) ?? undefined,
     })),
     ...pipelineActions(runtimeHost(runtime), (name) => scheduler.runNow(name)),
+    preview: (name, options) => runtime.preview(name, options),
     events: runtime.events,
     shopRate: () => runtime.shop.rate(),
     token: server.token,
