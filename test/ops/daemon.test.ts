@@ -79,7 +79,7 @@ describe('the daemon dashboard preview', () => {
       const body = await page.text();
       expect([...body.matchAll(/data-erp-key="([^"]+)" data-action="([^"]+)"/g)].map((m) => [m[1], m[2]])).toEqual([['D-1', 'would-create'], ['D-2', 'refused']]);
       expect(body).toContain('data-more>');
-      expect([state.runs.list().length, state.events.list({ limit: 100 }).length, state.deadLetters.count('products'), state.cursors.get('products')]).toEqual([0, 0, 0, undefined]);
+      expect([(await state.runs.list()).length, (await state.events.list({ limit: 100 })).length, await state.deadLetters.count('products'), await state.cursors.get('products')]).toEqual([0, 0, 0, undefined]);
       const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
       expect(metrics).not.toMatch(/shopsync_runs_total\{[^}]*\} [1-9]/);
       expect(metrics).not.toMatch(/shopsync_records_total\{[^}]*\} [1-9]/);

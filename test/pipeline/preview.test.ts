@@ -55,7 +55,7 @@ describe('previewPipeline', () => {
     expect(preview.more).toBe(false);
     const [update, create, refused] = preview.records;
     expect(update!.source).toMatchObject({ sku: sku(2), name: 'Product 2 v2', price: '12.02' });
-    expect(update!.shopId).toBe(f.state.refs.get('products', sku(2))!.shopId);
+    expect(update!.shopId).toBe((await f.state.refs.get('products', sku(2)))!.shopId);
     expect(update!.diff).toEqual({ products_price: { shop: 12.01, next: '12.02' }, 'languages.de.products_name': { shop: 'Product 2 v1', next: 'Product 2 v2' } });
     expect(create!.payload).toMatchObject({ products_model: sku(4), products_price: '14.01' });
     expect(refused!.source).toMatchObject({ sku: sku(5), price: '1.234', qty: 'many' });
