@@ -68,7 +68,7 @@ export function badge(value: string): SafeHtml {
   const tone: Record<string, string> = {
     succeeded: 'ok', created: 'ok', updated: 'ok', delivered: 'ok', idle: 'idle', unchanged: 'idle', skipped: 'idle',
     'would-create': 'run', 'would-update': 'run', running: 'run', partial: 'warn', aborted: 'warn',
-    failed: 'bad', failing: 'bad', crashed: 'bad', 'dead-lettered': 'bad',
+    failed: 'bad', failing: 'bad', crashed: 'bad', 'dead-lettered': 'bad', refused: 'bad',
   };
   return html`<span class="badge b-${tone[value] ?? 'idle'}">${value}</span>`;
 }

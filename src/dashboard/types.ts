@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../log.js';
 import type { SyncEvent, SyncEvents } from '../pipeline/events.js';
+import type { PipelinePreview, PreviewOptions } from '../pipeline/preview.js';
 import type { StateStore } from '../state/index.js';
 import type { RateSnapshot } from '../shop/rate/index.js';
 
@@ -44,6 +45,11 @@ export interface DashboardDeps {
   retryDeadLetters(ids: readonly number[] | 'all'): Promise<unknown>;
   /** Drop dead letters by id, or all of them. */
   dropDeadLetters(ids: readonly number[] | 'all'): Promise<unknown>;
+  /**
+   * The next records of a push pipeline beside their payload, diff and findings, by a read-only
+   * dry run (`previewPipeline`); without it the preview page says the dashboard has none.
+   */
+  preview?(name: string, options: PreviewOptions): Promise<PipelinePreview>;
   /** The pipelines' event stream; open pages re-render when runs progress. */
   readonly events: Pick<SyncEvents, 'onAny'>;
   /** Each shop client's current rate and requests in flight (adaptive or fixed), by shop name. */

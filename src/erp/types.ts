@@ -32,6 +32,11 @@ export interface ReadOptions {
   readonly pageSize?: number;
   /** Aborts the read between pages. */
   readonly signal?: AbortSignal;
+  /**
+   * Look without touching: a dry run or preview reads, and no file moves (a file source otherwise
+   * archives empty files and moves files refused whole while it reads). @default false
+   */
+  readonly readOnly?: boolean;
 }
 
 /** Where a record came from, for the person who has to fix it: file and line (or element), or a query row. */

@@ -17,6 +17,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
       nextRun: () => scheduler.nextRun(p.name) ?? undefined,
     })),
     ...pipelineActions(runtimeHost(runtime), (name) => scheduler.runNow(name)),
+    preview: (name, options) => runtime.preview(name, options),
     events: runtime.events,
     shopRates: () => Object.fromEntries([...runtime.shops].map(([name, client]) => [name, client.rate()])),
     token: server.token,

@@ -13,7 +13,7 @@ import { createSink, createSource } from '../erp/index.js';
 import { StateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { loadMapping, type CompiledMapping } from '../mapping/index.js';
-import { retryDeadLetters, runPipeline, SyncEvents, type PipelineDeps, type RunOptions, type RunSummary } from '../pipeline/index.js';
+import { previewPipeline, retryDeadLetters, runPipeline, SyncEvents, type PipelineDeps, type PipelinePreview, type PreviewOptions, type RunOptions, type RunSummary } from '../pipeline/index.js';
 import { createShopClient, type ClientEvent, type ShopClient } from '../shop/index.js';
 import { openState, processAlive, type StateStore } from '../state/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -42,6 +42,8 @@ export interface Runtime {
   pipeline(name: string): PipelineConfig;
   /** Run a pipeline once (sync, backfill or dry run). */
   run(name: string, options?: RunOptions): Promise<RunSummary>;
+  /** The next records of a push pipeline after its cursor, mapped and compared with the shop; writes nothing (`previewPipeline`). */
+  preview(name: string, options?: PreviewOptions): Promise<PipelinePreview>;
   /** Retry a push pipeline's dead letters (all, or these ids) through the current mapping. */
   retry(name: string, ids?: readonly number[]): Promise<RunSummary>;
   /** Mark runs left `running` by a dead process as crashed; returns how many. */
@@ -164,6 +166,10 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     async run(name, runOptions = {}) {
       const p = pipeline(name);
       return runPipeline(p, await depsFor(p), runOptions);
+    },
+    async preview(name, previewOptions = {}) {
+      const p = pipeline(name);
+      return previewPipeline(p, await depsFor(p), previewOptions);
     },
     async retry(name, ids) {
       const p = pipeline(name);

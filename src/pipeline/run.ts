@@ -157,7 +157,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       await engine.acceptRecords(waiting);
     }
     const until = o.mode === 'backfill' ? o.range?.to : undefined;
-    await engine.pushStream(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}) }));
+    await engine.pushStream(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}) }));
     const position = watermark.position;
     if (!dryRun && position && !engine.fatal) {
       if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });

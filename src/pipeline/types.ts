@@ -45,6 +45,17 @@ export interface PlannedRecord {
   /** Updates: field → {shop, next} for every field that differs from the shop's current record. */
   readonly diff?: Readonly<Record<string, { readonly shop: unknown; readonly next: unknown }>>;
   readonly reason?: string;
+  /** Warnings of the mapping and the guard rails; the payload would go out with them. */
+  readonly warnings?: readonly PlannedFinding[];
+  /** Fails: every finding that refuses the record (mapping errors, guard rails, source refusals), each with its code. */
+  readonly errors?: readonly PlannedFinding[];
+}
+
+/** A finding about one planned record: a stable code, a message saying how to fix it, the payload field it concerns. */
+export interface PlannedFinding {
+  readonly code: string;
+  readonly message: string;
+  readonly field?: string;
 }
 
 /** A backfill range: cursor values (`from`..`to`, inclusive) or, for pulls, an id range or dates. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserTestsEnabled, launchChromium, screenshot } from './browser.js';
+import { stateSnapshot } from '../support/untouched.js';
 import { startShopsync, XSS_NAME, type Shopsync } from './fixture.js';
 
 const enabled = browserTestsEnabled();
@@ -160,10 +161,54 @@ describe.skipIf(!enabled)('dashboard in Chromium, against a real sandbox, state 
     await screenshot(page, 'charts');
   });
 
+  it('previews the next records of a pipeline from its card: payload beside source, diff, guard-rail findings, and nothing written', async () => {
+    const add = shopsync.erp.prepare('INSERT INTO articles VALUES (?, ?, ?, ?, ?, ?)');
+    shopsync.erp.prepare('UPDATE articles SET name = ?, price = ?, updated_at = ? WHERE sku = ?').run('Claw hammer 600 g', '23.90', '2026-01-04T00:00:00Z', 'HAMMER-1');
+    add.run('SAW-1', 'Japanese pull saw with a replaceable blade, 240 mm', '34.00', 7, 'ACME', '2026-01-04T00:00:01Z');
+    add.run('TAPE-1', 'Tape measure 5 m', '1,5', 'some', 'ACME', '2026-01-04T00:00:02Z');
+    add.run('FJORD-1', 'Fjord fleece', '59.00', 4, 'FJORD', '2026-01-04T00:00:03Z');
+    const world = async () => {
+      const shop: unknown[] = [];
+      for await (const p of shopsync.shop.exportAll('products')) shop.push([p.products_model, p.products_price, p.products_quantity]);
+      return {
+        state: await stateSnapshot(shopsync.state, ['manufacturers-push', 'products-push'], ['manufacturers', 'products']),
+        shop,
+        erp: shopsync.erp.prepare('SELECT * FROM articles ORDER BY sku').all(),
+      };
+    };
+    const before = await world();
+
+    await page.goto(`${shopsync.url}/`);
+    await Promise.all([page.waitForURL(/\/pipelines\/products-push\/preview$/), card('products-push').getByRole('link', { name: 'Preview next records' }).click()]);
+    const panel = (key: string) => page.locator(`section.preview-record[data-erp-key="${key}"]`);
+    expect(await page.locator('section.preview-record').evaluateAll((els) => els.map((e) => [e.getAttribute('data-erp-key'), e.getAttribute('data-action')]))).toEqual([
+      ['HAMMER-1', 'would-update'],
+      ['SAW-1', 'would-create'],
+      ['TAPE-1', 'refused'],
+      ['FJORD-1', 'refused'],
+    ]);
+    expect(await panel('HAMMER-1').locator('table.diff tbody tr').allTextContents()).toEqual(['products_price21.5"23.90"', 'languages.de.products_name"Claw hammer 500 g""Claw hammer 600 g"']);
+    expect(await panel('SAW-1').locator('.issue.warning code.code').allTextContents()).toEqual(['TRUNCATED']);
+    expect(await panel('TAPE-1').locator('.issue.error code.code').allTextContents()).toEqual(['GUARD_AMBIGUOUS_DECIMAL', 'MAPPING_DECIMAL']);
+    expect(await panel('TAPE-1').locator('.issue.error').first().textContent()).toContain('`1,5` is ambiguous without a declared locale');
+    expect(await panel('FJORD-1').locator('.issue.error').textContent()).toContain('no shop id is known for manufacturers with ERP key `FJORD`');
+    expect(await panel('FJORD-1').locator('pre').first().textContent()).toContain('"brand": "FJORD"');
+    expect(await page.locator('[data-preview-summary] .stat .v').allTextContents()).toEqual(['1', '1', '0', '2', '1']);
+    const shot = await screenshot(page, 'preview');
+    const docs = join(process.cwd(), 'docs', 'screenshots', 'preview.png');
+    if (!existsSync(docs) || process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(shot, docs);
+
+    await page.locator('input[name="limit"]').fill('2');
+    await Promise.all([page.waitForURL(/limit=2/), page.getByRole('button', { name: 'Preview again' }).click()]);
+    expect(await page.locator('section.preview-record').count()).toBe(2);
+    expect(await page.locator('[data-more]').textContent()).toContain('More records follow');
+    expect(await world()).toEqual(before);
+  });
+
   it('stays usable in a narrow window', async () => {
     const narrow = await context.newPage();
     await narrow.setViewportSize({ width: 400, height: 800 });
-    for (const path of ['/', '/dead-letters', '/charts']) {
+    for (const path of ['/', '/dead-letters', '/charts', '/pipelines/products-push/preview']) {
       await narrow.goto(`${shopsync.url}${path}`);
       expect(await narrow.evaluate<number>('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(400);
     }

@@ -39,7 +39,7 @@ fields:
   products_price: { from: price, type: decimal }
   products_quantity: { from: stock, type: integer }
   manufacturers_id: { from: brand, lookup: { reference: manufacturers } }
-  languages.de.products_name: name
+  languages.de.products_name: { from: name, truncate: 40 }
 `;
 
 /** Everything a browser test needs, and how to tear it down. */
@@ -56,8 +56,14 @@ export interface Shopsync {
   close(): Promise<void>;
 }
 
+/** Options of `startShopsync`. */
+export interface ShopsyncOptions {
+  /** Also list a push pipeline whose source table does not exist (`broken-push`) and a pull pipeline (`orders-pull`). */
+  readonly extraPipelines?: boolean;
+}
+
 /** Start sandbox, state, ERP and dashboard. The ERP holds three articles; NORD-1's brand is not in the ERP yet. */
-export async function startShopsync(): Promise<Shopsync> {
+export async function startShopsync(options: ShopsyncOptions = {}): Promise<Shopsync> {
   const dir = tempDir('shopsync-dashboard-browser-');
   const erpPath = join(dir, 'erp.sqlite');
   const erp = new Database(erpPath);
@@ -87,7 +93,13 @@ export async function startShopsync(): Promise<Shopsync> {
     'manufacturers-push': { state, shop, events, mapping: await loadMapping(join(dir, 'manufacturers.yaml')), source: source('SELECT code, name, updated_at FROM manufacturers', 'code') },
     'products-push': { state, shop, events, mapping: await loadMapping(join(dir, 'products.yaml')), source: source('SELECT sku, name, price, stock, brand, updated_at FROM articles', 'sku') },
   };
-  const actions = dashboardActions({ state, pipelines: definitions.map((definition) => ({ definition, deps: pipelineDeps[definition.name]! })) });
+  if (options.extraPipelines) {
+    definitions.push({ name: 'broken-push', direction: 'push', resource: 'products', mapping: 'products.yaml', source: { connection: 'erp' } });
+    pipelineDeps['broken-push'] = { ...pipelineDeps['products-push']!, source: source('SELECT sku, name, price, stock, brand, updated_at FROM artikel_alt', 'sku') };
+    definitions.push({ name: 'orders-pull', direction: 'pull', resource: 'orders', mapping: 'orders.yaml', sink: { connection: 'erp' } });
+  }
+  // The pull is only listed: nothing in these tests runs it, so it needs no mapping or sink.
+  const actions = dashboardActions({ state, pipelines: definitions.filter((d) => pipelineDeps[d.name]).map((definition) => ({ definition, deps: pipelineDeps[definition.name]! })) });
 
   const app: FastifyInstance = Fastify();
   app.get('/healthz', () => ({ ok: true }));

@@ -129,6 +129,13 @@ describe('dashboard pages', () => {
     expect((await getPage(h.base, '/runs/999')).status).toBe(404);
   });
 
+  it('says on the preview page when the dashboard was given no way to preview, instead of failing', async () => {
+    const { base } = await start();
+    const { status, body } = await getPage(base, '/pipelines/products-push/preview');
+    expect(status).toBe(501);
+    expect(body).toContain('<code class="code">PREVIEW_UNAVAILABLE</code>');
+  });
+
   it('sends a restrictive content security policy and no-store on pages', async () => {
     const h = await start();
     const res = await fetch(`${h.base}/`);

@@ -135,6 +135,17 @@ describe('CSV inbox source', () => {
     expect(ls('failed')).toEqual(['a-snapshot.csv', 'a-snapshot.csv.error.txt']);
   });
 
+  it('read-only (dry runs, previews) moves no file: an empty file stays, a file refused whole is one refused item and stays', async () => {
+    put('a-snapshot.csv', 'id,name\n1,a\n2,b,extra\n');
+    put('b-empty.csv', 'id,name\n');
+    put('c-fine.csv', 'id,name\n4,d\n');
+    const source = await open({ key: 'id', onBadRecord: 'reject_file' });
+    const items = await collect(source, { readOnly: true });
+    expect(items.map((i) => [i.key, i.refused?.code ?? 'ok'])).toEqual([['a-snapshot.csv', 'FILE_REJECTED'], ['4', 'ok']]);
+    expect(items[0]?.refused?.message).toMatch(/a-snapshot\.csv refused whole.*line 3/);
+    expect(ls()).toEqual(['a-snapshot.csv', 'b-empty.csv', 'c-fine.csv']);
+  });
+
   it('hands out a file that cannot be read in its format at all as one unreadable item', async () => {
     put('gone.csv', 'id,name\n1,a\n');
     const source = await open({ key: 'id', format: 'json' as never, pattern: '*.csv' });

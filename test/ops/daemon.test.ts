@@ -68,6 +68,28 @@ describe('startDaemon with the dashboard', () => {
   });
 });
 
+describe('the daemon dashboard preview', () => {
+  it('previews a pipeline through the runtime without a run, an event, a letter, a cursor move or a metric', async () => {
+    const { file, text } = setup();
+    const daemon = await startDaemon(parseConfigText(text, file, { env: { T: sandbox.token } }), { logger: silentLogger, startSchedule: false });
+    try {
+      const state = daemon.runtime.state;
+      const page = await fetch(`${daemon.url}/pipelines/products/preview?limit=2`);
+      expect(page.status).toBe(200);
+      const body = await page.text();
+      expect([...body.matchAll(/data-erp-key="([^"]+)" data-action="([^"]+)"/g)].map((m) => [m[1], m[2]])).toEqual([['D-1', 'would-create'], ['D-2', 'refused']]);
+      expect(body).toContain('data-more>');
+      expect([(await state.runs.list()).length, (await state.events.list({ limit: 100 })).length, await state.deadLetters.count('products'), await state.cursors.get('products')]).toEqual([0, 0, 0, undefined]);
+      const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+      expect(metrics).not.toMatch(/shopsync_runs_total\{[^}]*\} [1-9]/);
+      expect(metrics).not.toMatch(/shopsync_records_total\{[^}]*\} [1-9]/);
+      expect(metrics).not.toMatch(/shopsync_last_success_timestamp_seconds\{/);
+    } finally {
+      await daemon.close();
+    }
+  });
+});
+
 describe('one daemon per state', () => {
   it('refuses a second daemon on the same state while the first runs, and starts once the first has stopped', async () => {
     const { file, text } = setup();

@@ -91,6 +91,15 @@ svg .errbar { fill: var(--bad); }
 svg .band { fill: transparent; } svg .band:hover { fill: color-mix(in srgb, var(--run) 10%, transparent); }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .8rem; }
 .empty { padding: 1.5rem; text-align: center; color: var(--muted); }
+.preview-records { display: flex; flex-direction: column; gap: 1rem; }
+.preview-record { padding: .9rem 1.1rem; } .preview-record.fail { border-left: 4px solid var(--bad); }
+.preview-record.create, .preview-record.update { border-left: 4px solid var(--run); }
+.preview-record h2 { font-size: 1rem; } .preview-record h3 { font-size: .78rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: .6rem 0 .2rem; font-weight: 600; }
+.preview-record .findings { margin: .4rem 0; }
+.pv-grid { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 0 .9rem; }
+.pv-grid .pv-changes { grid-column: 1 / -1; }
+.pv-grid pre { max-height: 18rem; } .pv-changes { overflow-x: auto; }
+.preview-error, .preview-note { padding: 1rem 1.1rem; } .preview-error h2 { margin-top: 0; }
 .login { max-width: 26rem; margin: 4rem auto; padding: 1.5rem; }
 .login label { display: block; margin: .8rem 0; } .login input { width: 100%; }
 @media (max-width: 720px) {
@@ -99,6 +108,7 @@ svg .band { fill: transparent; } svg .band:hover { fill: color-mix(in srgb, var(
   nav { order: 3; flex-basis: 100%; }
   main { padding: 1rem .8rem 2rem; }
   .cards, .charts { grid-template-columns: 1fr; }
+  .pv-grid { grid-template-columns: minmax(0, 1fr); }
   input[type="search"] { min-width: 0; width: 100%; }
   th, td { padding: .4rem .5rem; }
   td.hide-narrow, th.hide-narrow { display: none; }

@@ -6,6 +6,7 @@ import { badge, csrfField } from '../layout.js';
 import type { DashboardPipeline } from '../types.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
+import { previewHref } from './preview.js';
 
 /** How the overview describes a pipeline's state. */
 export type PipelineState = 'idle' | 'running' | 'failing';
@@ -64,6 +65,7 @@ ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''
 <form method="post" action="/actions/run">${csrfField(ctx.csrfToken)}<input type="hidden" name="pipeline" value="${p.name}"><button type="submit" data-run="${p.name}"${running ? html` disabled` : ''}>${running ? 'Running…' : 'Run now'}</button></form>
 <a href="/runs?pipeline=${encodeURIComponent(p.name)}">All runs</a>
 <a href="/charts#${encodeURIComponent(p.name)}">Chart</a>
+${p.direction === 'push' ? html`<a href="${previewHref(p.name)}" data-preview-link>Preview next records</a>` : ''}
 </div>
 </section>`;
   return { markup, state: st, dead };

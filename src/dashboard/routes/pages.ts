@@ -7,6 +7,7 @@ import { chartsPage } from '../pages/charts.js';
 import type { PageContext, PageResult } from '../pages/context.js';
 import { deadLettersPage } from '../pages/dead-letters.js';
 import { overviewPage } from '../pages/overview.js';
+import { previewPage } from '../pages/preview.js';
 import { recordsPage } from '../pages/records.js';
 import { runDetailPage } from '../pages/run-detail.js';
 import { runsPage } from '../pages/runs.js';
@@ -54,6 +55,18 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
   app.get('/dead-letters', async (request, reply) => send(request, reply, await deadLettersPage(context(request))));
   app.get('/records', async (request, reply) => send(request, reply, await recordsPage(context(request))));
   app.get('/charts', async (request, reply) => send(request, reply, await chartsPage(context(request))));
+  app.get<{ Params: { name: string } }>('/pipelines/:name/preview', async (request, reply) => {
+    // A preview reads the ERP and the shop: another site (even another port on this host) must not make the browser start one.
+    const site = request.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') return env.refuse(request, reply, { status: 403, message: `A preview reads the ERP and the shop; it is not started from another site (Sec-Fetch-Site: ${String(site)}). Open it from the dashboard.` });
+    // Closing the tab stops the reading.
+    const gone = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableEnded) gone.abort();
+    });
+    const result = await previewPage({ pipelines: env.deps.pipelines, name: request.params.name, query: firstValues(request.query), signal: gone.signal, ...(env.deps.preview ? { preview: env.deps.preview.bind(env.deps) } : {}) });
+    return send(request, reply, result);
+  });
 
   app.get('/login', (request, reply) => {
     const next = safeNext(firstValues(request.query).next);

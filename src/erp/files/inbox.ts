@@ -107,6 +107,11 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
         const problems = await badRows(file);
         if (problems.length > 0) {
           const reason = `refused whole (onBadRecord: reject_file): ${problems.length} bad record(s), first ${problems.slice(0, 3).join('; ')}`;
+          if (options.readOnly) {
+            // Shown, not moved: the file is one refused item, and reading goes on with the next file.
+            yield { record: {}, key: name, position: { value: name, key: indexKey(1) }, refused: { code: SOURCE_CODES.fileRejected, message: `${name} ${reason}` }, origin: { file: name } };
+            continue;
+          }
           await fail(name, reason, 0);
           rejected.push(`${name}: ${reason}`);
           continue;
@@ -145,7 +150,7 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
         logger.warn({ file: name, reason: error }, 'file stopped reading on an error; it moves to the failed folder once what was read is committed');
       } else if (yielded === 0) {
         // Empty, or every record already at or before the committed position: nothing left to settle.
-        await archive(name, index);
+        if (!options.readOnly) await archive(name, index);
       } else if (last) {
         pending.set(name, { last, handedOut: yielded });
       }
