@@ -1,72 +1,92 @@
 /**
  * Retention keeps the state bounded: old events, stored payloads and runs go in small batches
- * while pipelines keep writing, dead letters stay, and the file gives the space back to the disk.
+ * while writes go on, dead letters stay, and (SQLite) the file gives the space back to the disk.
  */
 import { statSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runPipeline } from '../../src/pipeline/index.js';
-import type { CompiledMapping } from '../../src/mapping/types.js';
-import { DEFAULT_RETENTION } from '../../src/state/index.js';
-import { mappingFile, PRODUCT_MAPPING, pushFixture, shopRecords, sku, sqliteSource, upsertProducts, type PushFixture } from '../pipeline/support.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_RETENTION, emptyCounts, type StateLocation, type StateStore } from '../../src/state/index.js';
+import { BACKENDS, forEachBackend } from './backends.js';
 
-const def = { name: 'products', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'products.yaml', resource: 'products', batchSize: 50, options: { storePayloads: true } };
 const DAY = 86_400_000;
 const later = (days: number) => Date.now() + days * DAY;
+const payload = (i: number) => ({ products_model: `SKU-${i}`, products_description: 'x'.repeat(400) });
 
-let f: PushFixture;
-let mapping: CompiledMapping;
-beforeEach(async () => {
-  f = await pushFixture();
-  mapping = await mappingFile(f.dir, 'products', PRODUCT_MAPPING);
-});
-afterEach(async () => {
-  await f.close();
-});
+/** `n` events of one run, written in batches of 100 as a push would settle them. */
+async function events(state: StateStore, runId: number, n: number, atMs?: number, from = 0): Promise<void> {
+  for (let i = from; i < from + n; i += 100) {
+    await state.write((tx) => {
+      for (let j = i; j < Math.min(i + 100, from + n); j++) tx.events.add({ runId, pipeline: 'products', resource: 'products', erpKey: `SKU-${j}`, outcome: 'created', payload: payload(j), ...(atMs ? { atMs } : {}) });
+    });
+  }
+}
 
-const run = () => runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile) });
-const fileBytes = () => statSync(f.state.path).size + (statSync(`${f.state.path}-wal`, { throwIfNoEntry: false })?.size ?? 0);
+forEachBackend('state retention', (backend) => {
+  let state: StateStore;
+  beforeEach(async () => {
+    state = await backend.open();
+  });
 
-describe('state retention', () => {
-  it('prunes in batches while a pipeline pushes; both finish correctly and the file shrinks on disk', async () => {
-    upsertProducts(f.erp, 1, 1500);
-    expect((await run()).counts).toMatchObject({ created: 1500 });
-    const afterFirstPush = fileBytes();
-    upsertProducts(f.erp, 1, 1500, 2, '2026-01-02 00:00:00');
-    // Every event so far is "old" for a prune that looks from 40 days ahead; a second push runs meanwhile.
-    const pushing = run();
-    const pruning = (async () => {
-      const reports = [];
-      for (let i = 0; i < 5; i++) reports.push(await f.state.retention.prune({ ...DEFAULT_RETENTION, batchSize: 100 }, { now: later(40) }));
-      return reports;
-    })();
-    const [summary, reports] = await Promise.all([pushing, pruning]);
-    expect(summary.status).toBe('succeeded');
-    expect(summary.counts).toMatchObject({ read: 1500, updated: 1500, deadLettered: 0 });
-    expect(reports.reduce((n, r) => n + r.events, 0)).toBeGreaterThanOrEqual(1500);
-    const shop = await shopRecords(f.shop, 'products');
-    expect(shop.filter((p) => String(p.products_model).startsWith('SKU-'))).toHaveLength(1500);
-
-    await f.state.retention.prune(DEFAULT_RETENTION, { now: later(40) });
-    expect(f.state.events.list({ limit: 10 })).toEqual([]);
-    // Two pushes' worth of events and payloads were written; the file is now smaller than after the first alone.
-    expect(fileBytes()).toBeLessThan(afterFirstPush);
+  it('prunes old events in batches while writes go on; the new events all stay', async () => {
+    const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    await events(state, run, 1500, Date.now() - 40 * DAY);
+    const writing = events(state, run, 1000, undefined, 5000);
+    const pruning = state.retention.prune({ ...DEFAULT_RETENTION, batchSize: 100 });
+    const [, report] = await Promise.all([writing, pruning]);
+    expect(report.events).toBe(1500);
+    const left = await state.events.list({ runId: run, limit: 5000 });
+    expect(left).toHaveLength(1000);
+    expect(left.every((e) => Number(e.erpKey?.slice(4)) >= 5000)).toBe(true);
+    expect(report.historySince).toBe(left[0]!.at);
   });
 
   it('clears stored payloads after payloadsDays but keeps the events, and keeps dead letters and each pipeline\'s latest run', async () => {
-    upsertProducts(f.erp, 1, 20);
-    f.erp.prepare("UPDATE products SET qty = 'viele' WHERE sku = ?").run(sku(5));
-    expect((await run()).counts).toMatchObject({ created: 19, deadLettered: 1 });
-    const dry = await f.state.retention.prune(DEFAULT_RETENTION, { now: later(10), dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, events: 0, runs: 0 });
-    expect(dry.payloads).toBeGreaterThan(0);
-    const report = await f.state.retention.prune(DEFAULT_RETENTION, { now: later(10) });
+    const old = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    await events(state, old, 10);
+    await state.runs.finish(old, 'succeeded', { ...emptyCounts(), created: 10 });
+    const withLetter = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    await events(state, withLetter, 10, undefined, 10);
+    await state.write((tx) => tx.deadLetters.add({ pipeline: 'products', erpKey: 'SKU-5', record: { sku: 'SKU-5' }, code: 'INVALID_PAYLOAD', reason: 'bad qty', runId: withLetter }));
+    await state.runs.finish(withLetter, 'partial', { ...emptyCounts(), created: 9, deadLettered: 1 });
+    const latest = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    await state.runs.finish(latest, 'succeeded', emptyCounts());
+
+    const dry = await state.retention.prune(DEFAULT_RETENTION, { now: later(10), dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, events: 0, payloads: 20, runs: 0, reclaimedBytes: 0 });
+    const report = await state.retention.prune(DEFAULT_RETENTION, { now: later(10) });
     expect(report.payloads).toBe(dry.payloads);
-    expect(f.state.events.list({ limit: 100 }).every((e) => e.payload === undefined)).toBe(true);
-    expect(f.state.events.list({ limit: 100 })).toHaveLength(20);
-    // A year on: events go, the run with an open dead letter and the latest run stay, and so does the letter.
-    const year = await f.state.retention.prune(DEFAULT_RETENTION, { now: later(365) });
-    expect(year.events).toBe(20);
-    expect(f.state.deadLetters.count('products')).toBe(1);
-    expect(f.state.runs.list({ limit: 10 })).toHaveLength(1);
+    const kept = await state.events.list({ limit: 100 });
+    expect(kept).toHaveLength(20);
+    expect(kept.every((e) => e.payload === undefined)).toBe(true);
+
+    const yearDry = await state.retention.prune(DEFAULT_RETENTION, { now: later(365), dryRun: true });
+    const year = await state.retention.prune(DEFAULT_RETENTION, { now: later(365) });
+    expect(year).toMatchObject({ events: 20, runs: 1, payloads: 0 });
+    expect(yearDry).toMatchObject({ events: 20, runs: 1 });
+    expect(year.historySince).toBeUndefined();
+    expect(await state.deadLetters.count('products')).toBe(1);
+    expect((await state.runs.list({ limit: 10 })).map((r) => r.id)).toEqual([latest, withLetter]);
+  });
+
+  it('reports the bytes the state takes', async () => {
+    const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    const empty = await state.retention.sizeBytes();
+    expect(empty).toBeGreaterThan(0);
+    await events(state, run, 500);
+    expect(await state.retention.sizeBytes()).toBeGreaterThan(empty);
+  });
+});
+
+describe('state retention (sqlite)', () => {
+  it('gives the space of pruned events back to the disk', async () => {
+    const location = BACKENDS.sqlite.location() as StateLocation & { kind: 'sqlite' };
+    const state = await BACKENDS.sqlite.open(location);
+    const fileBytes = () => statSync(location.path).size + (statSync(`${location.path}-wal`, { throwIfNoEntry: false })?.size ?? 0);
+    const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    await events(state, run, 3000);
+    const full = fileBytes();
+    const report = await state.retention.prune(DEFAULT_RETENTION, { now: later(40) });
+    expect(report.events).toBe(3000);
+    expect(report.reclaimedBytes).toBeGreaterThan(0);
+    expect(fileBytes()).toBeLessThan(full);
   });
 });

@@ -1,8 +1,11 @@
-/** `shopsync state prune|backup|restore`: keep the state bounded, and copy it safely. */
+/** `shopsync state prune|backup|restore|copy`: keep the state bounded, copy it safely, move it between backends. */
 import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import Database from 'better-sqlite3';
+import { StateError } from '../../errors.js';
+import type { LockInfo, StateLocation, StateStore } from '../../state/index.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../exit.js';
 import { withRuntime } from '../session.js';
@@ -11,9 +14,33 @@ function bytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`;
 }
 
+/** A `--from`/`--to` argument: a postgres:// URL, or a SQLite file. */
+export function placeOf(text: string, schema: string): StateLocation {
+  return /^postgres(ql)?:\/\//i.test(text) ? { kind: 'postgres', url: text, schema } : { kind: 'sqlite', path: resolve(text) };
+}
+
+/** The password of a URL, to scrub from anything printed. */
+function passwordOf(place: StateLocation): string[] {
+  if (place.kind !== 'postgres') return [];
+  try {
+    const password = decodeURIComponent(new URL(place.url).password);
+    return password ? [password] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Locks of processes that still run (SQLite keeps rows of dead ones on this host until taken over). */
+async function liveLocks(state: StateStore): Promise<LockInfo[]> {
+  const { processAlive } = await import('../../state/index.js');
+  return (await state.locks.list()).filter((l) => state.backend === 'postgres' || l.host !== hostname() || processAlive(l.pid));
+}
+
+const inUse = (held: readonly LockInfo[]) => held.map((l) => `${l.name} by pid ${l.pid} on ${l.host}`).join(', ');
+
 /** Register the command group. */
 export function stateCommand(ctx: CliContext): Command {
-  const state = new Command('state').description('the state database: prune old history, back up, restore');
+  const state = new Command('state').description('the state: prune old history, back up, restore, copy between SQLite and PostgreSQL');
 
   state
     .command('prune')
@@ -27,7 +54,8 @@ export function stateCommand(ctx: CliContext): Command {
         if (opts.json) ctx.print(JSON.stringify(report, null, 2));
         else {
           const verb = report.dryRun ? 'would delete' : 'deleted';
-          ctx.print(`${verb} ${report.events} events, cleared ${report.payloads} stored payloads, ${verb} ${report.runs} runs${report.dryRun ? '' : `; reclaimed ${bytes(report.reclaimedBytes)}`}`);
+          const reclaimed = report.dryRun ? '' : runtime.state.backend === 'postgres' ? '; PostgreSQL reclaims the space by autovacuum' : `; reclaimed ${bytes(report.reclaimedBytes)}`;
+          ctx.print(`${verb} ${report.events} events, cleared ${report.payloads} stored payloads, ${verb} ${report.runs} runs${reclaimed}`);
           ctx.print(report.historySince ? `history now goes back to ${report.historySince}` : 'no history kept');
         }
       });
@@ -35,19 +63,24 @@ export function stateCommand(ctx: CliContext): Command {
 
   state
     .command('backup')
-    .description('write a consistent copy of the state to a file, also while the daemon runs (SQLite online backup)')
+    .description('write a consistent copy of the state to a file, also while the daemon runs (SQLite online backup; PostgreSQL: use pg_dump)')
     .argument('<file>', 'where to write the copy (must not exist)')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       if (existsSync(file)) throw new UsageError(`${file} exists; give a new file name (a backup never overwrites)`);
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
-        await runtime.state.backup(file);
-        ctx.print(`backed up ${runtime.state.path} to ${file} (schema version ${runtime.state.schemaVersion()})`);
+        try {
+          await runtime.state.backup(file);
+        } catch (err) {
+          if (err instanceof StateError && err.code === 'STATE_BACKUP_UNSUPPORTED') throw new UsageError(err.message);
+          throw err;
+        }
+        ctx.print(`backed up ${runtime.state.location} to ${file} (schema version ${await runtime.state.schemaVersion()})`);
       });
     });
 
   state
     .command('restore')
-    .description('put a backup in place of the state; refused while a daemon (or a run) holds the state')
+    .description('put a backup in place of the SQLite state; refused while a daemon (or a run) holds the state')
     .argument('<file>', 'a file written by `shopsync state backup`')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       if (!existsSync(file)) throw new UsageError(`${file} does not exist`);
@@ -65,20 +98,70 @@ export function stateCommand(ctx: CliContext): Command {
       } finally {
         check.close();
       }
-      if (existsSync(target)) {
-        await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
-          const { processAlive } = await import('../../state/index.js');
-          const held = runtime.state.locks.list().filter((l) => l.host !== hostname() || processAlive(l.pid));
-          if (held.length > 0) {
-            throw new UsageError(`the state is in use (${held.map((l) => `${l.name} by pid ${l.pid} on ${l.host}`).join(', ')}); stop the daemon first, then restore`);
-          }
-        });
+      const existed = existsSync(target);
+      // Opened also when there is no file yet: only the runtime knows whether the state is in PostgreSQL.
+      await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+        if (runtime.state.backend !== 'sqlite') {
+          throw new UsageError(
+            `restore puts a SQLite file in place; this state is in PostgreSQL (${runtime.state.location}): restore a pg_dump with pg_restore or psql, or load a SQLite backup with \`shopsync state copy --from ${file} --to <postgres url> --force\``,
+          );
+        }
+        const held = await liveLocks(runtime.state);
+        if (held.length > 0) throw new UsageError(`the state is in use (${inUse(held)}); stop the daemon first, then restore`);
+      });
+      if (existed) {
         // Keep the replaced state beside it, until the restored one has been seen to work.
         renameSync(target, `${target}.before-restore`);
-        for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
+      } else {
+        rmSync(target, { force: true });
       }
+      for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
       copyFileSync(file, target);
-      ctx.print(`restored ${file} to ${target} (schema version ${version}); the previous state is ${target}.before-restore`);
+      ctx.print(`restored ${file} to ${target} (schema version ${version})${existed ? `; the previous state is ${target}.before-restore` : ''}`);
+    });
+
+  state
+    .command('copy')
+    .description('copy a whole state between a SQLite file and PostgreSQL (either way), ids kept; stop every shopsync process using the source first')
+    .requiredOption('--from <place>', 'the state to read: a SQLite file or a postgres:// URL')
+    .requiredOption('--to <place>', 'the state to write: a postgres:// URL or a SQLite file (created when missing)')
+    .option('--schema <name>', 'the PostgreSQL schema on the PostgreSQL side(s)', 'shopsync')
+    .option('--dry-run', 'only count the rows that would be copied')
+    .option('--force', 'replace what the target already holds')
+    .option('--json', 'print the report as JSON')
+    .action(async (opts: { from: string; to: string; schema: string; dryRun?: boolean; force?: boolean; json?: boolean }, cmd: Command) => {
+      const from = placeOf(opts.from, opts.schema);
+      const to = placeOf(opts.to, opts.schema);
+      ctx.addSecrets([...passwordOf(from), ...passwordOf(to)]);
+      if (from.kind === 'sqlite' && !existsSync(from.path)) throw new UsageError(`${from.path} does not exist; --from names the state to copy`);
+      const logger = ctx.logger(cmd, 'stderr');
+      const { openState } = await import('../../state/index.js');
+      const { copyState } = await import('../../state/copy.js');
+      const source = await openState(from, { logger });
+      try {
+        const target = await openState(to, { logger });
+        try {
+          const held = await liveLocks(source);
+          if (held.length > 0) throw new UsageError(`the source state is in use (${inUse(held)}); stop every shopsync process using it, then copy`);
+          const report = await copyState(source, target, {
+            dryRun: opts.dryRun === true,
+            force: opts.force === true,
+            onTable: (table, copied, total) => logger.debug({ table, copied, total }, 'state copy progress'),
+          }).catch((err: unknown) => {
+            if (err instanceof StateError && (err.code === 'STATE_TARGET_NOT_EMPTY' || err.code === 'STATE_COPY_SAME')) throw new UsageError(err.message);
+            throw err;
+          });
+          if (opts.json) return ctx.print(JSON.stringify(report, null, 2));
+          const width = Math.max(...Object.keys(report.counts).map((t) => t.length));
+          for (const [table, n] of Object.entries(report.counts)) ctx.print(`${table.padEnd(width)}  ${n}`);
+          const rows = Object.values(report.counts).reduce((a, b) => a + b, 0);
+          ctx.print(`${report.dryRun ? 'would copy' : 'copied'} ${rows} rows from ${report.from} to ${report.to}`);
+        } finally {
+          await target.close();
+        }
+      } finally {
+        await source.close();
+      }
     });
 
   return state;

@@ -32,6 +32,14 @@ export class SqliteDump implements StateDump {
     })();
   }
 
+  async clear(): Promise<void> {
+    this.db.transaction(() => {
+      for (const t of STATE_TABLES) this.db.prepare(`DELETE FROM ${t}`).run();
+      // Ids start from 1 again, as on a new state.
+      this.db.prepare("DELETE FROM sqlite_sequence WHERE name IN ('runs', 'events', 'dead_letters')").run();
+    })();
+  }
+
   async finishCopy(): Promise<void> {
     // AUTOINCREMENT tables move sqlite_sequence past explicit ids by themselves.
   }

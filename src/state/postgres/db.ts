@@ -1,0 +1,140 @@
+/**
+ * Connecting to the PostgreSQL state: pool settings (search_path pinned to the configured schema,
+ * BIGINT read as numbers), named prepared statements, a location without the password, and what
+ * a failed connection means in words a person can act on.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { StateError } from '../../errors.js';
+
+/** A bound parameter: a scalar, or an array for `unnest`/`ANY`. */
+export type Param = string | number | boolean | null | readonly (string | number | null)[];
+
+/** Anything that runs a query: the pool, a client in a transaction, a lock's own session. */
+export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
+
+/** Schema names are put into the connection's startup options, so they stay plain identifiers. */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** The quoted schema name, or a refusal naming what is allowed. */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new StateError('STATE_SCHEMA_INVALID', `state schema \`${schema}\` is not a plain identifier; use letters, digits and _ (at most 63, not starting with a digit), e.g. shopsync`, { details: { schema } });
+  }
+  return pg.escapeIdentifier(schema);
+}
+
+// Epoch milliseconds, ids and counts all fit a double; reading BIGINT as a number keeps the rows
+// neutral (the same values SQLite hands out) for `state copy`.
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (text: string) => Number(text);
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+} as pg.CustomTypesConfig;
+
+/** Connection settings of the state's pool and lock sessions. */
+export function settingsFor(url: string, schema: string): pg.ClientConfig & pg.PoolConfig {
+  return {
+    connectionString: url,
+    options: `-c search_path=${quoteSchema(schema)}`,
+    application_name: 'shopsync-state',
+    types,
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  };
+}
+
+/** The URL without its password, and the schema: what `location` and every message show. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i, (_m, scheme: string, userinfo: string) => `${scheme}${userinfo.split(':')[0]}@`).replace(/([?&]password=)[^&#]*/i, '$1***');
+}
+
+/** Host and port a URL points at (for messages), with libpq's defaults. */
+export function endpoint(url: string): { host: string; port: number } {
+  try {
+    const u = new URL(url);
+    const host = decodeURIComponent(u.hostname) || u.searchParams.get('host') || process.env.PGHOST || 'localhost';
+    return { host, port: Number(u.port || process.env.PGPORT || 5432) };
+  } catch {
+    return { host: process.env.PGHOST ?? 'localhost', port: Number(process.env.PGPORT ?? 5432) };
+  }
+}
+
+const NETWORK = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/** A failed connection as a StateError naming host and port and what to check; never the password. */
+export function connectionError(err: unknown, url: string): StateError | undefined {
+  if (err instanceof StateError) return undefined;
+  const code = (err as { code?: unknown }).code;
+  const text = err instanceof Error ? err.message : String(err);
+  const { host, port } = endpoint(url);
+  let password: string | undefined;
+  try {
+    password = decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    password = undefined;
+  }
+  const cause = password ? text.split(password).join('***') : text;
+  const at = `PostgreSQL at ${host}:${port}`;
+  const details = { host, port, ...(typeof code === 'string' ? { sqlState: code } : {}) };
+  if (typeof code === 'string' && code.startsWith('28')) {
+    return new StateError('STATE_AUTH_FAILED', `the state's ${at} refused the login (${cause}); check user and password in the state URL (STATE_DATABASE_URL) and pg_hba.conf`, { details });
+  }
+  if (code === '3D000') {
+    return new StateError('STATE_UNREACHABLE', `the state's ${at} has no such database (${cause}); create it or fix the database in the state URL (STATE_DATABASE_URL)`, { details });
+  }
+  const network = typeof code === 'string' && (NETWORK.has(code) || code.startsWith('08') || code.startsWith('57P'));
+  if (network || /timeout|terminated|Connection ended|connect/i.test(text)) {
+    return new StateError('STATE_UNREACHABLE', `the state's ${at} cannot be reached (${cause}); check the state URL (STATE_DATABASE_URL) and that the server runs and accepts connections there`, { details });
+  }
+  return undefined;
+}
+
+const names = new Map<string, string>();
+
+/** A statement's name: the same text always gets the same name, so each connection prepares it once. */
+function nameOf(text: string): string {
+  let name = names.get(text);
+  if (!name) names.set(text, (name = `shopsync_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
+  return name;
+}
+
+/** Rows of a named prepared statement. */
+export async function query<R>(db: Queryable, text: string, values: readonly Param[] = []): Promise<R[]> {
+  const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
+  return result.rows as R[];
+}
+
+/** The first row of a named prepared statement. */
+export async function one<R>(db: Queryable, text: string, values: readonly Param[] = []): Promise<R | undefined> {
+  return (await query<R>(db, text, values))[0];
+}
+
+/** Rows a named prepared statement changed. */
+export async function execute(db: Queryable, text: string, values: readonly Param[] = []): Promise<number> {
+  const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
+  return result.rowCount ?? 0;
+}
+
+/** Run `fn` in one transaction on a client of its own; rolled back when it throws. */
+export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackErr) {
+      // The session is gone; the server rolled back. Do not hand this client out again.
+      broken = rollbackErr as Error;
+    }
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

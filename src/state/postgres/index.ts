@@ -1,0 +1,144 @@
+/**
+ * The PostgreSQL state backend: one schema (default `shopsync`) in a database that several
+ * replicas share.
+ *
+ * Plain `pg` with named prepared statements, no ORM or query builder: the store needs one
+ * transaction per settle made of a few multi-row statements (`unnest` arrays, `ON CONFLICT`),
+ * `= ANY($n)` reads, advisory locks and keyset paging. That is SQL an ORM would only wrap, and
+ * prepared by name each statement is parsed and planned once per connection. Every connection's
+ * search_path is the schema, so the SQL names tables as the SQLite backend does.
+ */
+import pg from 'pg';
+import { StateError } from '../../errors.js';
+import { silentLogger, type Logger } from '../../log.js';
+import type { StateStore } from '../store.js';
+import { DEFAULT_SHOP } from '../store.js';
+import { PgCursors } from './cursors.js';
+import { connectionError, one, redactUrl, settingsFor, transaction } from './db.js';
+import { PgDeadLetters } from './deadLetters.js';
+import { PgDump } from './dump.js';
+import { PgEvents } from './events.js';
+import { PgHistory } from './history.js';
+import { PgLocks } from './locks.js';
+import { migrate } from './migrate.js';
+import { PgIntents, PgReferences, PgSeen, PgSentHashes } from './refs.js';
+import { PgRetention } from './retention.js';
+import { PgRuns } from './runs.js';
+import { PgWriter } from './writer.js';
+
+export { postgresMigrations, migrate } from './migrate.js';
+export { redactUrl } from './db.js';
+
+/** Where a PostgreSQL state lives. */
+export interface PostgresLocation {
+  readonly kind: 'postgres';
+  /** Connection URL (`postgres://user:password@host:5432/db`). */
+  readonly url: string;
+  /** Schema holding the state's tables. @default shopsync */
+  readonly schema: string;
+}
+
+/** What every shop's view shares: the pool and the stores without a shop. */
+interface Shared {
+  readonly pool: pg.Pool;
+  readonly location: string;
+  readonly schema: string;
+  readonly cursors: PgCursors;
+  readonly hashes: PgSentHashes;
+  readonly seen: PgSeen;
+  readonly events: PgEvents;
+  readonly deadLetters: PgDeadLetters;
+  readonly locks: PgLocks;
+  readonly retention: PgRetention;
+  readonly dump: PgDump;
+  readonly views: Map<string, StateStore>;
+  /** The last write in line (writes of every shop's view commit one after another). */
+  writes: Promise<unknown>;
+  closed: boolean;
+}
+
+function view(shared: Shared, shop: string): StateStore {
+  const existing = shared.views.get(shop);
+  if (existing) return existing;
+  const { pool } = shared;
+  const store: StateStore = {
+    backend: 'postgres',
+    location: shared.location,
+    shop,
+    forShop: (other) => view(shared, other),
+    cursors: shared.cursors,
+    refs: new PgReferences(pool, shop),
+    hashes: shared.hashes,
+    intents: new PgIntents(pool, shop),
+    seen: shared.seen,
+    runs: new PgRuns(pool, shop),
+    events: shared.events,
+    deadLetters: shared.deadLetters,
+    history: new PgHistory(pool, shop),
+    locks: shared.locks,
+    retention: shared.retention,
+    dump: shared.dump,
+    async write(fn) {
+      const writer = new PgWriter(shop);
+      fn(writer.writer);
+      if (writer.empty) return;
+      // Writes commit in the order they were made: a checkpoint written after a batch's records
+      // must never land before the transaction that settles those records.
+      const turn = shared.writes.then(() => transaction(pool, (client) => writer.commit(client)));
+      shared.writes = turn.catch(() => undefined);
+      await turn;
+    },
+    async backup() {
+      throw new StateError(
+        'STATE_BACKUP_UNSUPPORTED',
+        `the state is in PostgreSQL (${shared.location}); back it up with the database's own tools: pg_dump --schema=${shared.schema} (and restore with pg_restore or psql)`,
+        { details: { schema: shared.schema } },
+      );
+    },
+    async schemaVersion() {
+      return (await one<{ version: number }>(pool, 'SELECT version FROM schema_version'))?.version ?? 0;
+    },
+    async close() {
+      if (shared.closed) return;
+      shared.closed = true;
+      await shared.locks.closeAll();
+      await pool.end();
+    },
+  };
+  shared.views.set(shop, store);
+  return store;
+}
+
+/** Open (create the schema, migrate) the PostgreSQL state at `location`, scoped to `shop`. */
+export async function openPostgresState(location: PostgresLocation, options: { logger?: Logger; shop?: string } = {}): Promise<StateStore> {
+  const schema = location.schema;
+  const shown = `${redactUrl(location.url)}#${schema}`;
+  const logger = (options.logger ?? silentLogger).child({ component: 'state', backend: 'postgres', schema });
+  const settings = settingsFor(location.url, schema);
+  const pool = new pg.Pool({ ...settings, max: 10 });
+  // A pooled connection the server drops while idle must not crash the process; the next query reports it.
+  pool.on('error', (err) => logger.warn({ err: connectionError(err, location.url)?.message ?? err.message }, 'idle state connection to PostgreSQL failed'));
+  try {
+    await migrate(pool, schema, logger);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw connectionError(err, location.url) ?? err;
+  }
+  const shared: Shared = {
+    pool,
+    location: shown,
+    schema,
+    cursors: new PgCursors(pool),
+    hashes: new PgSentHashes(pool),
+    seen: new PgSeen(pool),
+    events: new PgEvents(pool),
+    deadLetters: new PgDeadLetters(pool),
+    locks: new PgLocks(pool, settings, location.url, schema, logger),
+    retention: new PgRetention(pool, schema, logger),
+    dump: new PgDump(pool),
+    views: new Map(),
+    writes: Promise.resolve(),
+    closed: false,
+  };
+  return view(shared, options.shop ?? DEFAULT_SHOP);
+}

@@ -1,0 +1,64 @@
+/** Runs (PostgreSQL): one row per pipeline execution, with counters kept current while it runs. */
+import { hostname } from 'node:os';
+import type pg from 'pg';
+import { CRASHED_ERROR, toRun, type RunRow } from '../rows.js';
+import { COUNT_COLUMNS, countValues, runWhere } from '../sqlite/runs.js';
+import type { RunFilter, RunStore } from '../store.js';
+import type { RunCounts, RunMode, RunRecord, RunStatus } from '../types.js';
+import { Where } from '../where.js';
+import { execute, one, query } from './db.js';
+
+const SET_COUNTS = COUNT_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ');
+const AFTER_COUNTS = COUNT_COLUMNS.length;
+
+/** Run bookkeeping. */
+export class PgRuns implements RunStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly shop: string,
+  ) {}
+
+  async start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>> }): Promise<number> {
+    const row = await one<{ id: number }>(
+      this.pool,
+      `INSERT INTO runs (pipeline, shop, mode, lane, status, started_at, pid, host, range_json) VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8) RETURNING id`,
+      [run.pipeline, this.shop, run.mode, run.lane, Date.now(), process.pid, hostname(), run.range ? JSON.stringify(run.range) : null],
+    );
+    return row!.id;
+  }
+
+  async saveCounts(id: number, c: Readonly<RunCounts>): Promise<void> {
+    await execute(this.pool, `UPDATE runs SET ${SET_COUNTS} WHERE id = $${AFTER_COUNTS + 1}`, [...countValues(c), id]);
+  }
+
+  async finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>): Promise<void> {
+    // One statement: counters and status land together.
+    const n = AFTER_COUNTS;
+    await execute(this.pool, `UPDATE runs SET ${SET_COUNTS}, status = $${n + 1}, finished_at = $${n + 2}, error = $${n + 3} WHERE id = $${n + 4}`, [
+      ...countValues(counts),
+      status,
+      Date.now(),
+      error ? JSON.stringify(error) : null,
+      id,
+    ]);
+  }
+
+  async get(id: number): Promise<RunRecord | undefined> {
+    const row = await one<RunRow>(this.pool, 'SELECT * FROM runs WHERE id = $1', [id]);
+    return row ? toRun(row) : undefined;
+  }
+
+  async markCrashed(lane: string): Promise<number> {
+    return execute(this.pool, `UPDATE runs SET status = 'crashed', finished_at = $1, error = $2 WHERE lane = $3 AND status = 'running'`, [Date.now(), CRASHED_ERROR, lane]);
+  }
+
+  async list(filter: RunFilter = {}): Promise<RunRecord[]> {
+    const where = runWhere(filter, new Where(true));
+    const sql = `SELECT * FROM runs ${where} ORDER BY started_at DESC, id DESC LIMIT ${where.next(0)} OFFSET ${where.next(1)}`;
+    return (await query<RunRow>(this.pool, sql, [...where.params, filter.limit ?? 50, filter.offset ?? 0])).map(toRun);
+  }
+
+  async latestByPipeline(): Promise<RunRecord[]> {
+    return (await query<RunRow>(this.pool, 'SELECT r.* FROM runs r JOIN (SELECT pipeline, MAX(id) AS id FROM runs GROUP BY pipeline) m ON r.id = m.id ORDER BY r.pipeline')).map(toRun);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * `write(fn)`: what fn records lands together, and the outcome is what running the ops one by one
+ * would leave, also where PostgreSQL folds them into one statement per table.
+ */
+import pg from 'pg';
+import { beforeEach, expect, it, vi } from 'vitest';
+import { emptyCounts, type StateStore } from '../../src/state/index.js';
+import { sleep } from '../support/wait.js';
+import { forEachBackend } from './backends.js';
+
+const letter = (erpKey: string, reason = 'bad price') => ({ pipeline: 'products', resource: 'products', erpKey, record: { sku: erpKey }, code: 'INVALID_PAYLOAD', reason });
+
+forEachBackend('state writes', (backend) => {
+  let state: StateStore;
+  beforeEach(async () => {
+    state = await backend.open();
+  });
+
+  it('leaves the last op on a key: put, delete, put of one reference ends as a fresh reference with the last shop id', async () => {
+    await state.write((tx) => tx.refs.put('products', 'A-1', 1));
+    const before = await state.refs.get('products', 'A-1');
+    await sleep(5);
+    await state.write((tx) => {
+      tx.refs.put('products', 'A-1', 2);
+      tx.refs.delete('products', 'A-1');
+      tx.refs.put('products', 'A-1', 3);
+      tx.refs.put('products', 'B-1', 4);
+      tx.refs.delete('products', 'B-1');
+    });
+    const after = await state.refs.get('products', 'A-1');
+    expect(after?.shopId).toBe(3);
+    expect(Date.parse(after!.createdAt)).toBeGreaterThan(Date.parse(before!.createdAt));
+    expect(await state.refs.get('products', 'B-1')).toBeUndefined();
+  });
+
+  it('keeps created_at of a reference that is only moved to another shop id', async () => {
+    await state.write((tx) => tx.refs.put('products', 'A-1', 1));
+    const before = await state.refs.get('products', 'A-1');
+    await sleep(5);
+    await state.write((tx) => tx.refs.put('products', 'A-1', 2));
+    expect(await state.refs.get('products', 'A-1')).toMatchObject({ shopId: 2, createdAt: before!.createdAt });
+  });
+
+  it('ends a resolve followed by an add of the same letter as a fresh letter with attempts 1', async () => {
+    await state.write((tx) => tx.deadLetters.add(letter('A-1')));
+    await state.write((tx) => tx.deadLetters.add(letter('A-1')));
+    const old = await state.deadLetters.getByKey('products', 'A-1');
+    expect(old?.attempts).toBe(2);
+    await state.write((tx) => {
+      tx.deadLetters.resolve('products', 'A-1');
+      tx.deadLetters.add(letter('A-1', 'new failure'));
+    });
+    const fresh = await state.deadLetters.getByKey('products', 'A-1');
+    expect(fresh).toMatchObject({ attempts: 1, reason: 'new failure' });
+    expect(fresh!.id).not.toBe(old!.id);
+  });
+
+  it('counts two adds of one letter in one write as two attempts, and an add then resolve leaves nothing', async () => {
+    await state.write((tx) => {
+      tx.deadLetters.add(letter('A-1', 'first'));
+      tx.deadLetters.add(letter('A-1', 'second'));
+      tx.deadLetters.add(letter('B-1'));
+      tx.deadLetters.resolve('products', 'B-1');
+    });
+    expect(await state.deadLetters.getByKey('products', 'A-1')).toMatchObject({ attempts: 2, reason: 'second' });
+    await state.write((tx) => {
+      tx.deadLetters.add(letter('A-1', 'third'));
+      tx.deadLetters.add(letter('A-1', 'fourth'));
+    });
+    expect(await state.deadLetters.getByKey('products', 'A-1')).toMatchObject({ attempts: 4, reason: 'fourth' });
+    expect(await state.deadLetters.getByKey('products', 'B-1')).toBeUndefined();
+  });
+
+  it('numbers the events of one write in the order they were added', async () => {
+    const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    const keys = Array.from({ length: 50 }, (_, i) => `K-${49 - i}`);
+    await state.write((tx) => {
+      for (const erpKey of keys) tx.events.add({ runId: run, pipeline: 'products', resource: 'products', erpKey, outcome: 'created' });
+    });
+    expect((await state.events.list({ runId: run, limit: 100 })).map((e) => e.erpKey)).toEqual(keys);
+  });
+
+  it('settles a batch of 1,000 records in one write and reads them back in one getMany', async () => {
+    const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    const keys = Array.from({ length: 1000 }, (_, i) => `SKU-${i}`);
+    await state.write((tx) => {
+      keys.forEach((k, i) => {
+        tx.refs.put('products', k, 1000 + i);
+        tx.hashes.put('products', 'products', k, `h${i}`);
+        tx.intents.delete('products', k);
+        tx.events.add({ runId: run, pipeline: 'products', resource: 'products', erpKey: k, shopId: 1000 + i, outcome: 'created' });
+      });
+      tx.runs.saveCounts(run, { ...emptyCounts(), read: 1000, created: 1000 });
+      tx.cursors.set('products', 'incremental', { value: 999, key: 'SKU-999' });
+    });
+    const refs = await state.refs.getMany('products', keys);
+    expect(refs.size).toBe(1000);
+    expect(refs.get('SKU-999')).toBe(1999);
+    expect((await state.hashes.getMany('products', 'products', keys)).get('SKU-0')).toBe('h0');
+    expect((await state.runs.get(run))?.counts).toMatchObject({ read: 1000, created: 1000 });
+    expect(await state.events.list({ runId: run, limit: 2000 })).toHaveLength(1000);
+  });
+
+  if (backend.kind === 'postgres') {
+    it('sends a settle of 100 records as a handful of statements, not one per record', async () => {
+      const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+      await state.write((tx) => tx.deadLetters.add(letter('SKU-7')));
+      const spy = vi.spyOn(pg.Client.prototype, 'query');
+      try {
+        await state.write((tx) => {
+          for (let i = 0; i < 100; i++) {
+            const k = `SKU-${i}`;
+            tx.intents.put({ resource: 'products', erpKey: k, pipeline: 'products', hash: 'h' });
+            tx.refs.put('products', k, i + 1);
+            tx.hashes.put('products', 'products', k, 'h');
+            tx.intents.delete('products', k);
+            tx.deadLetters.resolve('products', k);
+            tx.events.add({ runId: run, pipeline: 'products', resource: 'products', erpKey: k, shopId: i + 1, outcome: 'created' });
+          }
+          tx.runs.saveCounts(run, { ...emptyCounts(), read: 100, created: 100 });
+          tx.cursors.set('products', 'incremental', { value: 99, key: 'SKU-99' });
+        });
+        // BEGIN, deletes of intents and letters, upserts of refs, hashes and the cursor, events, counters, COMMIT.
+        expect(spy.mock.calls.length).toBeLessThanOrEqual(10);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(await state.intents.getMany('products', ['SKU-0', 'SKU-99'])).toEqual(new Set());
+      expect(await state.deadLetters.getByKey('products', 'SKU-7')).toBeUndefined();
+      expect((await state.refs.getMany('products', ['SKU-0', 'SKU-99'])).get('SKU-99')).toBe(100);
+    });
+  }
+});
