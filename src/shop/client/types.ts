@@ -121,6 +121,9 @@ export interface DownloadedFile {
   readonly data: Buffer;
 }
 
+import type { MediaFile, MediaUploadResult } from './media.js';
+export type { MediaFile, MediaUploadResult } from './media.js';
+
 /** The typed Shop API client. */
 export interface ShopClient {
   /** Every page of a list export, in order, until the last page. */
@@ -147,6 +150,8 @@ export interface ShopClient {
   listTicketAttachments(ticketId: number): Promise<AttachmentListing>;
   /** Download one ticket attachment as binary. */
   downloadTicketAttachment(ticketId: number, fileName: string): Promise<DownloadedFile>;
+  /** Upload files with `POST /media` in the shape shopsync ASSUMES (the spec does not show it; docs/catalog.md). */
+  uploadMedia(entityType: string, files: readonly MediaFile[]): Promise<MediaUploadResult>;
   /** Every record of a resource-specific GET list route of the registry's `extra` operations (news `all` = /export/json/newsdesks), page after page. */
   exportExtra(resource: ResourceName, operation: string, options?: ExportOptions): AsyncIterable<Record<string, unknown>>;
   /** The category-to-product mapping (productlist). */
