@@ -176,3 +176,25 @@ export function flatOptionsOf(record: Readonly<Record<string, unknown>>): FlatOp
 export function flatOptionsForImport(entries: readonly FlatOption[]): FlatOptionWrite[] {
   return entries.map(({ sku_id: _sku, values, ...rest }) => ({ ...rest, values: values.map((v) => ({ ...v, option: { ...v.option }, value: { ...v.value } })) }));
 }
+
+/** One row per SKU and option value (the relational layout of ERP variant tables); `position` is 1-based within the SKU. */
+export interface FlatOptionRow {
+  readonly sku_id: number;
+  readonly model: string;
+  readonly ean: string;
+  readonly quantity: number;
+  readonly price: number;
+  readonly sort_order: number;
+  readonly position: number;
+  readonly options_id: number;
+  readonly options_values_id: number;
+  readonly option: Readonly<Record<string, string>>;
+  readonly value: Readonly<Record<string, string>>;
+}
+
+/** The flat entries of an exported product, one row per SKU and option value. */
+export function flatOptionRowsOf(record: Readonly<Record<string, unknown>>): FlatOptionRow[] {
+  return flatOptionsOf(record).flatMap((e) =>
+    e.values.map((v, i) => ({ sku_id: e.sku_id, model: e.model, ean: e.ean, quantity: e.quantity, price: e.price, sort_order: e.sort_order, position: i + 1, ...v })),
+  );
+}

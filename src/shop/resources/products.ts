@@ -1,7 +1,7 @@
 /** Products: the catalog's main resource (spec: Resources › Products; Endpoints › Products). */
 import { z } from 'zod';
 import type { ResourceDef } from '../registry/types.js';
-import { flatOptionsOf, flatOptionWrite } from './products-options.js';
+import { flatOptionRowsOf, flatOptionsOf, flatOptionWrite } from './products-options.js';
 import { date, datetime, decimal, decimalOut, flag01, flagOut, id, languagesOut, languagesWrite, maxString, positiveId, strictBoolean } from '../schema/common.js';
 
 const languageBlock = {
@@ -235,5 +235,6 @@ export const products = {
   naturalKeys: [{ fields: ['products_model'], enforced: true }],
   exportViews: {
     options_flat: { from: ['options', 'option_groups'], derive: flatOptionsOf, note: 'the SKUs of options{} and option_groups[] as flat import entries, with sku_id (import rule 11)' },
+    options_rows: { from: ['options', 'option_groups'], derive: flatOptionRowsOf, note: 'the same, one row per SKU and option value (position 1-based)' },
   },
 } as const satisfies ResourceDef;
