@@ -46,7 +46,7 @@ beforeEach(async () => {
     CREATE TABLE artikel_varianten (VARNR TEXT PRIMARY KEY, ARTNR TEXT NOT NULL, EAN TEXT, Bestand TEXT, Aufpreis TEXT, Sortierung TEXT);
     CREATE TABLE artikel_varianten_merkmale (VARNR TEXT NOT NULL, MerkmalPos TEXT NOT NULL, Merkmal TEXT, Merkmal_EN TEXT, Wert TEXT, Wert_EN TEXT, PRIMARY KEY (VARNR, MerkmalPos));
     CREATE TABLE variantenlager (VARNR TEXT NOT NULL, ARTNR TEXT NOT NULL, Lager TEXT NOT NULL, Bestand TEXT, Mindestbestand TEXT, PRIMARY KEY (VARNR, Lager));
-    CREATE TABLE shop_artikel (ARTNR TEXT PRIMARY KEY, Shop_ID INTEGER);
+    CREATE TABLE shop_artikel (ARTNR TEXT PRIMARY KEY, Shop_ID INTEGER, Shop_Geaendert TEXT);
     CREATE TABLE shop_varianten (ARTNR TEXT NOT NULL, VARNR TEXT NOT NULL, EAN TEXT, Bestand TEXT, Aufpreis TEXT, Sortierung INTEGER, MerkmalPos INTEGER, Merkmal TEXT, Merkmal_EN TEXT, Wert TEXT, Wert_EN TEXT, Shop_SKU_ID INTEGER, PRIMARY KEY (VARNR, MerkmalPos))`);
   for (const artnr of ['SHIRT-1', 'CAP-1']) f.erp.prepare('INSERT INTO artikel VALUES (?, ?)').run(artnr, '2026-01-01 00:00:00');
   for (const [artnr, varnr, ean, bestand, aufpreis, sort, merkmale] of VARIANTS) {
