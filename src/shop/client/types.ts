@@ -7,6 +7,7 @@ import type { ResourceName } from '../registry/index.js';
 import type { MessageEntry, ClaimsResponse, AttachmentListing, DeleteResponse } from '../schema/envelopes.js';
 import type { ShopApiError } from '../errors.js';
 import type { RateSnapshot } from '../rate/index.js';
+import type { MediaFile, MediaUploadResult } from './media.js';
 
 /** How the client authenticates. */
 export type ShopAuth =
@@ -121,7 +122,6 @@ export interface DownloadedFile {
   readonly data: Buffer;
 }
 
-import type { MediaFile, MediaUploadResult } from './media.js';
 export type { MediaFile, MediaUploadResult } from './media.js';
 
 /** The typed Shop API client. */
