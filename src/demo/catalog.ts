@@ -73,7 +73,34 @@ const NEU: readonly [string, string, string, string, string, number][] = [
   ['WG-210', 'H-001', 'L-01', 'Milchaufschäumer', 'Milk frother', 39.9], ['WG-210', 'H-001', 'L-01', 'Teekanne 1,2 l', 'Teapot 1.2 l', 29],
   ['WG-300', 'H-005', 'L-01', 'Brotbackbuch', 'Bread baking book', 22], ['WG-300', 'H-005', 'L-01', 'Pilzführer', 'Mushroom guide', 18.9],
   ['WG-230', 'H-004', 'L-03', 'Regentonne 200 l', 'Rain barrel 200 l', 79], ['WG-230', 'H-004', 'L-03', 'Komposter', 'Composter', 89.5],
+  // Variant articles (DEMO-1067, DEMO-1068): their sizes and colours are in demoVariants().
+  ['WG-220', 'H-001', 'L-03', 'Arbeitshemd', 'Work shirt', 24.9], ['WG-220', 'H-001', 'L-03', 'Arbeitshandschuhe Pro', 'Work gloves pro', 12.9],
 ];
+
+/** Variant parents: [ARTNR, attributes as [Merkmal, Merkmal_EN, [Wert, Wert_EN, Kürzel, Aufpreis][]][]]. */
+const VARIANTEN: readonly [string, readonly [string, string, readonly [string, string, string, number][]][]][] = [
+  ['DEMO-1067', [['Farbe', 'Colour', [['Blau', 'Blue', 'BL', 0], ['Grau', 'Grey', 'GR', 0]]], ['Größe', 'Size', [['M', 'M', 'M', 0], ['L', 'L', 'L', 0], ['XL', 'XL', 'XL', 2]]]]],
+  ['DEMO-1068', [['Größe', 'Size', [['8', '8', '08', 0], ['9', '9', '09', 0], ['10', '10', '10', 0], ['11', '11', '11', 0.5]]]]],
+];
+
+/** The demo's variant data: one row per variant (SKU), one per variant and attribute, and stock per variant and Lager. */
+export function demoVariants(): { varianten: ErpRow[]; merkmale: ErpRow[]; lager: ErpRow[] } {
+  const varianten: ErpRow[] = [];
+  const merkmale: ErpRow[] = [];
+  const lager: ErpRow[] = [];
+  for (const [artnr, attributes] of VARIANTEN) {
+    // Every combination of the attributes' values is one SKU (colour × size, or size alone).
+    let combos: [string, string, string, string, string, number][][] = [[]];
+    for (const [merkmal, merkmalEn, werte] of attributes) combos = combos.flatMap((c) => werte.map(([w, wEn, k, p]) => [...c, [merkmal, merkmalEn, w, wEn, k, p] as [string, string, string, string, string, number]]));
+    combos.forEach((combo, n) => {
+      const varnr = `${artnr}-${combo.map((v) => v[4]).join('-')}`;
+      varianten.push({ VARNR: varnr, ARTNR: artnr, EAN: ean13(String(400638140000 + varianten.length * 7).slice(0, 12)), Bestand: deDecimal(3 + ((n * 5) % 11), 3), Aufpreis: deDecimal(combo.reduce((sum, v) => sum + v[5], 0)), Sortierung: String(n + 1) });
+      combo.forEach((v, i) => merkmale.push({ VARNR: varnr, MerkmalPos: String(i + 1), Merkmal: v[0], Merkmal_EN: v[1], Wert: v[2], Wert_EN: v[3] }));
+      lager.push({ VARNR: varnr, ARTNR: artnr, Lager: '1', Bestand: deDecimal(2 + (n % 4), 3), Mindestbestand: deDecimal(1, 3) });
+    });
+  }
+  return { varianten, merkmale, lager };
+}
 
 const DESCRIPTIONS = ['aus unserem Sortiment', 'in bewährter Qualität', 'vom Fachhändler', 'für den täglichen Einsatz'];
 

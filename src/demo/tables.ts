@@ -4,7 +4,7 @@
  * holds ('12,50', '31.12.2026'), as in a staging database fed by ERP exports; the `Geaendert`
  * column is an ISO timestamp so that it sorts and can serve as a sync cursor.
  */
-import { demoArticles, demoCategories, demoManufacturers, demoPriceTiers, demoSpecials, demoStock, type ErpRow } from './catalog.js';
+import { demoArticles, demoCategories, demoManufacturers, demoPriceTiers, demoSpecials, demoStock, demoVariants, type ErpRow } from './catalog.js';
 import { demoContracts, demoCustomerDiscounts, demoCustomers, demoOrderLines, demoOrders, demoOrderStatus } from './sales.js';
 
 /** One demo table: its name, key, CREATE TABLE statement and rows. */
@@ -31,6 +31,9 @@ export function demoTables(): DemoTable[] {
     table('artikel_preise', ['ARTNR', 'Preisgruppe', 'AbMenge'], demoPriceTiers()),
     table('artikel_aktionen', ['ARTNR', 'Gueltig_Von'], demoSpecials()),
     table('lagerbestand', ['ARTNR', 'Lager'], demoStock()),
+    table('artikel_varianten', ['VARNR'], demoVariants().varianten),
+    table('artikel_varianten_merkmale', ['VARNR', 'MerkmalPos'], demoVariants().merkmale),
+    table('variantenlager', ['VARNR', 'Lager'], demoVariants().lager),
     table('hersteller', ['HerstellerNr'], demoManufacturers()),
     table('warengruppen', ['WGR'], demoCategories()),
     table('kunden', ['KDNR'], demoCustomers()),
@@ -73,6 +76,27 @@ export function demoSources(): DemoSource[] {
       cursor: 'Geaendert',
       key: 'ARTNR',
       children: [{ field: 'Lagerbestand', query: 'SELECT * FROM lagerbestand WHERE ARTNR IN (:keys)', parentKey: 'ARTNR' }],
+    },
+    {
+      mapping: 'variants',
+      // The cursor also moves when the variants-to-erp pull learnt the shop's SKU ids (Shop_Geaendert), so the stock per Lager follows.
+      query: `SELECT a.ARTNR, MAX(a.Geaendert, COALESCE(s.Shop_Geaendert, '')) AS Geaendert FROM artikel a LEFT JOIN shop_artikel s ON s.ARTNR = a.ARTNR
+              WHERE a.ARTNR IN (SELECT ARTNR FROM artikel_varianten)`,
+      cursor: 'Geaendert',
+      key: 'ARTNR',
+      children: [
+        {
+          field: 'Varianten',
+          query: `SELECT v.ARTNR, v.VARNR, v.EAN, v.Bestand, v.Aufpreis, v.Sortierung, m.MerkmalPos, m.Merkmal, m.Merkmal_EN, m.Wert, m.Wert_EN
+                  FROM artikel_varianten v JOIN artikel_varianten_merkmale m ON m.VARNR = v.VARNR WHERE v.ARTNR IN (:keys) ORDER BY CAST(v.Sortierung AS INTEGER), m.MerkmalPos`,
+          parentKey: 'ARTNR',
+        },
+        {
+          field: 'VariantenLager',
+          query: 'SELECT l.*, s.Shop_SKU_ID FROM variantenlager l LEFT JOIN (SELECT DISTINCT VARNR, Shop_SKU_ID FROM shop_varianten) s ON s.VARNR = l.VARNR WHERE l.ARTNR IN (:keys)',
+          parentKey: 'ARTNR',
+        },
+      ],
     },
     {
       mapping: 'customers',

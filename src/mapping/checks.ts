@@ -33,7 +33,7 @@ export function checkTargets(src: YamlSource, file: MappingFile, resource: Resou
       }
       if (typeof rule === 'string') continue;
       const full = prefix ? `${prefix}.${name}` : name;
-      if (rule.each !== undefined || rule.split !== undefined) {
+      if (rule.each !== undefined || rule.split !== undefined || rule.folder !== undefined) {
         const element = arrayElement(res.schema);
         if (!element) {
           out.push(problem(src, 'MAPPING_NOT_A_LIST', `target \`${full}\` is not a list field of ${resource.name}; \`each\`/\`split\` build lists`, here, 'key'));

@@ -17,6 +17,7 @@ import { MappingFileError, problem, zodProblems } from './problems.js';
 import { mappingFileSchema, type MappingFile, type RuleInput } from './schema.js';
 import { didYouMean } from '../util/suggest.js';
 import type { CompiledMapping, Finding, LoadOptions, MappingContext, MappingResult, RegistryLike } from './types.js';
+import type { SourceFile } from './folders.js';
 import { parseYamlSource, type YamlSource } from './yaml.js';
 
 /** The shop registry as a RegistryLike. */
@@ -130,7 +131,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     for (const [f, segments] of requiredPaths) {
       if (valueAt(payload, segments) === undefined) errors.push(new MappingError('MAPPING_REQUIRED', `field \`${f}\`: the ERP target requires it but the mapping produced nothing`, { file: fileName, field: f }));
     }
-    if (errors.length === 0) return { ok: true, payload, warnings };
+    if (errors.length === 0) return { ok: true, payload, warnings, ...(env.files && env.files.length > 0 ? { files: env.files } : {}) };
     const trace = new Map<string, unknown>();
     rerun(trace);
     const ref = recordRef(record);
@@ -154,7 +155,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
 
   if (expressions.length === 0) {
     const applySync = (record: Record<string, unknown>, ctx: MappingContext): MappingResult => {
-      const env: Env = { ctx, file: fileName, errors: [], warnings: [] };
+      const env: Env = { ctx, file: fileName, errors: [], warnings: [], files: [] };
       const payload = run(record, env);
       return finish(record, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], trace }));
     };
@@ -164,23 +165,26 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     ...base,
     async apply(record, ctx) {
       const expr = createExprRuntime(expressions);
-      const settled = new Map<number, { value: unknown; errors: MappingError[]; warnings: Finding[] }>();
+      const settled = new Map<number, { value: unknown; errors: MappingError[]; warnings: Finding[]; files: SourceFile[] }>();
       // Expressions only read the source, never each other: one pass discovers them, one more uses their values.
       for (let pass = 0; pass < 8; pass++) {
-        const env: Env = { ctx, file: fileName, errors: [], warnings: [], expr };
+        const env: Env = { ctx, file: fileName, errors: [], warnings: [], files: [], expr };
+        const files = env.files as SourceFile[];
         const payload: Record<string, unknown> = {};
         producers.forEach((p, i) => {
           let done = settled.get(i);
           if (!done) {
             const e0 = env.errors.length;
             const w0 = env.warnings.length;
+            const f0 = files.length;
             const value = p.produce({ item: record, root: record }, env, p.name);
-            done = { value, errors: env.errors.slice(e0), warnings: env.warnings.slice(w0) };
+            done = { value, errors: env.errors.slice(e0), warnings: env.warnings.slice(w0), files: files.slice(f0) };
             // A field without expressions is final after one pass.
             if (!p.usesExpr) settled.set(i, done);
           } else {
             env.errors.push(...done.errors);
             env.warnings.push(...done.warnings);
+            files.push(...done.files);
           }
           if (done.value !== MISSING) p.set(payload, done.value);
         });
@@ -201,7 +205,7 @@ function indexRules(fields: Record<string, RuleInput>, prefix: string, yamlPath:
     const pos = src.locate([...yamlPath, name], 'key');
     out.set(target, { target, line: pos.line, column: pos.column, text: typeof rule === 'string' ? `from: ${rule}` : ruleSummary(rule as unknown as Record<string, unknown>) });
     if (typeof rule === 'object' && rule.fields) {
-      const list = rule.each !== undefined || rule.split !== undefined;
+      const list = rule.each !== undefined || rule.split !== undefined || rule.folder !== undefined;
       indexRules(rule.fields, list ? `${target}[]` : target, [...yamlPath, name, 'fields'], src, out);
     }
   }

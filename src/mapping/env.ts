@@ -5,6 +5,7 @@ import { GuardRailError, MappingError } from '../errors.js';
 import type { Scope } from './paths.js';
 import type { DecimalLocale } from './schema.js';
 import type { Finding, MappingContext } from './types.js';
+import type { SourceFile } from './folders.js';
 
 /** A rule produced nothing: the target field is omitted from the payload. */
 export const MISSING: unique symbol = Symbol('missing');
@@ -33,6 +34,8 @@ export interface Env {
   readonly errors: MappingError[];
   readonly warnings: Finding[];
   readonly expr?: ExprRuntime;
+  /** Files folder lists read, per produced entry (collected when set). */
+  readonly files?: SourceFile[];
   /** When set, rules record the raw source value they read per concrete output path (used to explain failures). */
   readonly trace?: Map<string, unknown>;
 }

@@ -7,6 +7,7 @@ import { MISSING, ruleError, type CompileContext, type Env, type Produce } from 
 import { compileGetter, compileSetter, type Getter, type Scope } from './paths.js';
 import { compileConditions, compileRule, metaOf } from './rules.js';
 import type { RuleInput, RuleObject } from './schema.js';
+import { compileFolder, type FolderFile } from './folders.js';
 
 interface FieldProducer {
   readonly name: string;
@@ -58,10 +59,13 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
   const guard = cc.listGuard(target);
   const replace = guard?.replace ?? false;
   let source: Getter;
+  const folder = rule.folder !== undefined ? compileFolder(rule.folder, cc.file, rule.extensions) : undefined;
+  const sourceName = rule.each ?? rule.from ?? `folder: ${rule.folder ?? ''}`;
   // `each: .` turns the current record into a one-entry list: flat CSV rows (one row per warehouse) feed list targets too.
   if (rule.each === '.') source = (scope) => (scope.item === undefined || scope.item === null ? undefined : [scope.item]);
   else if (rule.each !== undefined) source = compileGetter(rule.each);
   else if (rule.from !== undefined) source = compileGetter(rule.from);
+  else if (folder) source = () => undefined;
   else {
     cc.fail('MAPPING_RULE', '`split` needs `from`: the source field holding the delimited list', yamlPath, 'key');
     source = () => undefined;
@@ -104,19 +108,30 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
   return (scope, env, at) => {
     if (cond && !cond(scope)) return MISSING;
     let src = source(scope);
+    let missingWhy = '';
+    if (folder) {
+      const read = folder(scope);
+      // Never an empty list: an unreadable folder (unmounted share, permissions) says nothing about the shop's list.
+      if (read.kind === 'unreadable') {
+        env.errors.push(ruleError(env, meta, at, 'GUARD_FOLDER_UNREADABLE', `${read.reason}; nothing is sent for \`${at}\`, so the shop's list stays as it is`, read.folder));
+        return MISSING;
+      }
+      if (read.kind === 'missing') missingWhy = ` (${read.reason})`;
+      src = read.kind === 'files' ? read.files : undefined;
+    }
     // An empty cell is how CSV and SQL exports say "nothing": it counts as missing, not as an empty list.
     if (split !== undefined && typeof src === 'string') src = src.trim() === '' ? undefined : src.split(split).map((s) => s.trim()).filter((s) => s !== '');
     else if (split !== undefined && typeof src === 'number') src = [src];
     if (src === undefined || src === null) {
       if (replace && rule.when_missing !== 'omit') {
         env.errors.push(
-          ruleError(env, meta, at, 'GUARD_EMPTY_REPLACE_LIST', `the source \`${rule.each ?? rule.from}\` is missing, and sending \`${at}\` would replace the shop's list; declare \`when_missing: omit\` to leave it untouched`, src),
+          ruleError(env, meta, at, 'GUARD_EMPTY_REPLACE_LIST', `the source \`${sourceName}\` is missing${missingWhy}, and sending \`${at}\` would replace the shop's list; declare \`when_missing: omit\` to leave it untouched`, src),
         );
       }
       return MISSING;
     }
     if (!Array.isArray(src)) {
-      env.errors.push(ruleError(env, meta, at, 'MAPPING_NOT_A_LIST', `expected a list at \`${rule.each ?? rule.from}\``, src));
+      env.errors.push(ruleError(env, meta, at, 'MAPPING_NOT_A_LIST', `expected a list at \`${sourceName}\``, src));
       return MISSING;
     }
     let items: readonly unknown[] = src;
@@ -144,7 +159,10 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     } else {
       for (const item of items) {
         const v = entry({ item, root: scope.root, index: out.length + 1 }, env, `${at}[${out.length}]`);
-        if (v !== MISSING) out.push(v);
+        if (v === MISSING) continue;
+        // The pipeline uploads these where the registry says the entries name files (product images).
+        if (folder) env.files?.push({ field: at, index: out.length, path: (item as FolderFile).path });
+        out.push(v);
       }
     }
     if (out.length === 0 && rule.empty === 'omit') return MISSING;

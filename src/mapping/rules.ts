@@ -16,7 +16,7 @@ const API_DATETIME = 'YYYY-MM-DD HH:mm:ss';
 /** Compile any rule (scalar, list, nested object) for the target path `target`. */
 export function compileRule(input: RuleInput, target: string, yamlPath: readonly PropertyKey[], cc: CompileContext): Produce {
   const rule: RuleObject = typeof input === 'string' ? { from: input } : input;
-  const kind = rule.each !== undefined || rule.split !== undefined ? 'list' : rule.fields !== undefined ? 'object' : 'scalar';
+  const kind = rule.each !== undefined || rule.split !== undefined || rule.folder !== undefined ? 'list' : rule.fields !== undefined ? 'object' : 'scalar';
   // A key that does not apply to this kind of rule would be ignored silently: refuse it and say where it belongs.
   for (const key of Object.keys(rule) as (keyof RuleObject)[]) {
     if (!ALLOWED[kind].has(key)) cc.fail('MAPPING_RULE', `\`${key}\` does not apply to a ${kind} rule${HINT[kind]}`, [...yamlPath, key], 'key');
@@ -28,14 +28,14 @@ export function compileRule(input: RuleInput, target: string, yamlPath: readonly
 
 const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values'];
 const ALLOWED: Record<'list' | 'object' | 'scalar', ReadonlySet<string>> = {
-  list: new Set(['each', 'split', 'from', 'when', 'where', 'group_by', 'sort_by', 'steps', 'empty', 'when_missing', 'existing_rows_only', 'item', 'fields']),
+  list: new Set(['each', 'split', 'folder', 'extensions', 'from', 'when', 'where', 'group_by', 'sort_by', 'steps', 'empty', 'when_missing', 'existing_rows_only', 'item', 'fields']),
   object: new Set(['fields', 'when']),
   scalar: new Set(SCALAR_KEYS),
 };
 const HINT: Record<'list' | 'object' | 'scalar', string> = {
   list: ' (value rules of entries go under `item:` or into `fields:`)',
   object: ' (a nested object only takes `fields` and `when`)',
-  scalar: ' (list keys need `each` or `split`)',
+  scalar: ' (list keys need `each`, `split` or `folder`)',
 };
 
 /** Metadata for messages: target, position and a compact rendering of the rule. */

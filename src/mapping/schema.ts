@@ -70,6 +70,10 @@ const ruleShape = {
   // list building
   each: sourcePath.optional(),
   split: z.string().min(1).optional(),
+  /** A folder whose files are the list's entries (`bilder/{ARTNR}`; relative to the mapping file); an unreadable folder refuses the record. */
+  folder: z.string().min(1).optional(),
+  /** File extensions a `folder` list takes. @default [jpg, jpeg, png, gif, webp] */
+  extensions: z.array(z.string().min(1)).min(1).optional(),
   group_by: z.union([sourcePath, z.array(sourcePath).min(1)]).optional(),
   sort_by: sourcePath.optional(),
   where: z.union([conditionSchema, z.array(conditionSchema).min(1)]).optional(),
@@ -113,6 +117,8 @@ export interface RuleObject {
   null_values?: (string | number | boolean | null)[];
   each?: string;
   split?: string;
+  folder?: string;
+  extensions?: string[];
   group_by?: string | string[];
   sort_by?: string;
   where?: Condition | Condition[];

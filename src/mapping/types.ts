@@ -13,6 +13,7 @@
  */
 import type { MappingError } from '../errors.js';
 import type { ResourceDef, ResourceName } from '../shop/registry/index.js';
+import type { SourceFile } from './folders.js';
 
 /** Direction of a mapping. */
 export type MappingDirection = 'erp-to-shop' | 'shop-to-erp';
@@ -37,7 +38,7 @@ export interface Finding {
 
 /** Result of applying a mapping to one record; errors are per record and never thrown. */
 export type MappingResult =
-  | { readonly ok: true; readonly payload: Record<string, unknown>; readonly warnings: Finding[] }
+  | { readonly ok: true; readonly payload: Record<string, unknown>; readonly warnings: Finding[]; readonly files?: readonly SourceFile[] }
   | { readonly ok: false; readonly errors: MappingError[]; readonly warnings: Finding[] };
 
 /** A registry to check mappings against: by default the shop registry; tests may pass their own. */

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { ConnectorError } from '../errors.js';
 import { CONNECTOR_CODES } from '../erp/errors.js';
 import type { Sink } from '../erp/types.js';
-import type { ResourceDef } from '../shop/registry/index.js';
+import { withExportViews, type ResourceDef } from '../shop/registry/index.js';
 import type { RunCounts, StoredIssue } from '../state/index.js';
 import { contentHash } from './hash.js';
 import { ReferenceCache, withReferences } from './references.js';
@@ -67,7 +67,9 @@ export class PullDelivery {
   async accept(record: Record<string, unknown>, key = this.keyOf(record)): Promise<boolean> {
     const { def, deps, counts } = this.o;
     const { state, mapping } = deps;
-    const { result } = await withReferences(this.references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
+    // Export views (registry): data the shop exports in another shape than it imports, converted for the mapping.
+    const input = withExportViews(this.o.resource, record);
+    const { result } = await withReferences(this.references, (ctx) => (mapping.applySync ? mapping.applySync(input, ctx) : mapping.apply(input, ctx)));
     if (!result.ok) {
       const first = issueOf(result.errors[0]);
       await this.deadLetter(key, record, undefined, { ...first, message: result.errors.map((e) => e.message).join('; '), details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });

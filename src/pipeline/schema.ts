@@ -33,6 +33,12 @@ export const pipelineOptionsSchema = z.strictObject({
   sinkBatchSize: z.coerce.number().int().min(1).max(10_000).default(200),
   /** Store each sent payload with its event (turn off for very large catalogs). @default true */
   storePayloads: z.boolean().default(true),
+  /**
+   * Push: how files a mapping reads from a folder (product images) reach the shop. `off`: they are
+   * already in the shop's image folder (copied by other means). `assumed-media-endpoint`: uploaded
+   * with POST /media in a shape the spec does not show (docs/catalog.md), before the record. @default off
+   */
+  mediaUpload: z.enum(['off', 'assumed-media-endpoint']).default('off'),
 });
 
 /** One pipeline. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mappingFiles, mappingsCheckCommand, mappingsPreviewCommand } from '../../src/mapping/index.js';
-import { writeDemoCsv } from '../../src/demo/index.js';
+import { demoStock, writeDemoCsv } from '../../src/demo/index.js';
 
 const shipped = path.resolve('mappings');
 let dir: string;
@@ -97,7 +97,9 @@ describe('flat CSV rows', () => {
     const lines: string[] = [];
     const { exitCode, records } = await mappingsPreviewCommand(path.join(shipped, 'stock-per-warehouse.yaml'), { input: path.join(csvDir, 'lagerbestand.csv'), limit: 1000 }, (l) => lines.push(l));
     expect(exitCode).toBe(0);
-    expect(records.length).toBe(99);
+    // One row per article in Lager 1 and every other article in Lager 2: 68 + 34.
+    expect(records.length).toBe(demoStock().length);
+    expect(records.length).toBe(102);
     expect(records[1].result).toMatchObject({ ok: true, payload: { products_model: 'DEMO-1001', storages: [{ storages_id: 3, products_quantity: '5.000', products_safe_quantity: '1.000', products_storage_text: 'Süd A-1' }] } });
   });
 });

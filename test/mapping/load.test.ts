@@ -48,7 +48,7 @@ describe('the shipped mappings folder', () => {
   it('loads as one set with unique names', async () => {
     const all = await loadMappings(path.resolve('mappings'));
     expect([...all.keys()].sort()).toEqual([
-      'categories', 'contracts', 'customers', 'manufacturers', 'newsletter-to-erp', 'order-status', 'orders-from-erp', 'orders-to-erp', 'products', 'stock', 'stock-per-warehouse', 'tickets-to-erp',
+      'categories', 'contracts', 'customers', 'manufacturers', 'newsletter-to-erp', 'order-status', 'orders-from-erp', 'orders-to-erp', 'products', 'stock', 'stock-per-warehouse', 'tickets-to-erp', 'variants', 'variants-to-erp',
     ]);
     expect([...all.values()].filter((m) => m.usesExpressions).map((m) => m.name)).toEqual(['tickets-to-erp']);
   });

@@ -16,7 +16,11 @@ function sourceRecords(mapping: string): Record<string, unknown>[] {
     const record: Record<string, unknown> = { ...row };
     for (const child of source.children) {
       const childTable = /FROM (\w+)/.exec(child.query)![1];
-      record[child.field] = tables.get(childTable)!.filter((r) => r[child.parentKey] === row[child.parentKey]);
+      let rows = tables.get(childTable)!.filter((r) => r[child.parentKey] === row[child.parentKey]);
+      // A child query joining a second demo table (variants with their attributes): one row per pair, as the database gives them.
+      const join = /FROM \w+ \w+ JOIN (\w+) \w+ ON \w+\.(\w+) = \w+\.(\w+)/.exec(child.query);
+      if (join && tables.has(join[1])) rows = rows.flatMap((r) => tables.get(join[1])!.filter((j) => j[join[2]] === r[join[3]]).map((j) => ({ ...r, ...j })));
+      record[child.field] = rows;
     }
     return record;
   });

@@ -187,9 +187,19 @@ describe('storages (rule 9)', () => {
     expect(await storageRow(30, 1)).toMatchObject({ products_quantity: 5, products_safe_quantity: 1, products_storage_text: 'R1', products_id: 30 });
     await write('PUT', [{ products_id: 30, storages: [{ warehouse_id: 1, products_reorder_level: 3 }] }]);
     expect(await storageRow(30, 1)).toMatchObject({ products_quantity: 5, products_reorder_level: 3, products_storage_text: 'R1' });
-    await write('PUT', [{ products_id: 30, storages: [{ storages_id: 1, options_id: 4, products_quantity: 2, products_safe_quantity: 0 }] }]);
-    expect(await storageRow(30, 1, 4)).toMatchObject({ products_quantity: 2 });
+    // options_id names a SKU of the product (docs/spec-gaps.md, "Variants"): give product 30 one.
+    const variant = await write('PUT', [{ products_id: 30, options: [{ values: [{ option: { de: 'Größe' }, value: { de: 'M' } }], model: 'V-30-M', quantity: 1 }] }]);
+    expect(variant.body.errors).toEqual([]);
+    const sku = (Object.values((await product(30)).options as Record<string, { values: { products_attributes_id: number }[] }>)[0]!.values[0]!.products_attributes_id);
+    await write('PUT', [{ products_id: 30, storages: [{ storages_id: 1, options_id: sku, products_quantity: 2, products_safe_quantity: 0 }] }]);
+    expect(await storageRow(30, 1, sku)).toMatchObject({ products_quantity: 2 });
     expect(await storageRow(30, 1, 0)).toMatchObject({ products_quantity: 5 });
+  });
+
+  it('skips a storage row whose options_id names no SKU of the product, with STORAGE_OPTION_NOT_FOUND', async () => {
+    const answer = await write('PUT', [{ products_id: 30, storages: [{ storages_id: 1, options_id: 4, products_quantity: 2, products_safe_quantity: 0 }] }]);
+    expect(answer.body.warnings).toEqual([expect.objectContaining({ code: 'STORAGE_OPTION_NOT_FOUND', field: 'storages[0].options_id' })]);
+    expect(await storageRow(30, 1, 4)).toBeUndefined();
   });
 
   it('reads 50,5 as 50, writes 0 for null, and writes nothing for a key-only entry', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { demoSources } from '../../demo/index.js';
-import { INBOX_TABLES, ORDER_IMPORT } from './erp.js';
+import { INBOX_TABLES, ORDER_IMPORT, VARIANT_IMPORT } from './erp.js';
 
 /** Options of `demoConfig`. */
 export interface DemoConfigOptions {
@@ -20,7 +20,7 @@ export interface DemoConfigOptions {
 }
 
 /** Pipelines in the order of their first run: references first (categories before products), stock after the ERP's own orders (the ERP's stock already accounts for them; the shop books stock when an order is created). */
-export const DEMO_ORDER = ['categories', 'manufacturers', 'products', 'customers', 'contracts', 'orders-from-erp', 'stock', 'orders-to-erp', 'order-status'] as const;
+export const DEMO_ORDER = ['categories', 'manufacturers', 'products', 'variants', 'variants-to-erp', 'customers', 'contracts', 'orders-from-erp', 'stock', 'orders-to-erp', 'order-status'] as const;
 
 /** The demo config as YAML text (shop URL and token come from SANDBOX_URL and SANDBOX_TOKEN). */
 export function demoConfig(o: DemoConfigOptions): string {
@@ -33,7 +33,7 @@ export function demoConfig(o: DemoConfigOptions): string {
   for (const s of demoSources()) {
     const mapping = join(o.mappingsDir, `${s.mapping}.yaml`);
     if (!existsSync(mapping)) continue;
-    const resource = s.mapping === 'stock' ? 'products' : s.mapping === 'orders-from-erp' || s.mapping === 'order-status' ? 'orders' : s.mapping;
+    const resource = s.mapping === 'stock' || s.mapping === 'variants' ? 'products' : s.mapping === 'orders-from-erp' || s.mapping === 'order-status' ? 'orders' : s.mapping;
     const fromInbox = inboxSource[s.mapping];
     pipelines.push({
       name: s.mapping,
@@ -43,6 +43,22 @@ export function demoConfig(o: DemoConfigOptions): string {
       source: fromInbox
         ? { connection: 'inbox', folder: 'inbox', format: 'csv', pattern: fromInbox.pattern, encoding: 'windows-1252', key: fromInbox.key, csv: { delimiter: ';' }, stability: { mode: 'settle', settleMs: 0 } }
         : { connection: 'erp', query: s.query, cursor: s.cursor, key: s.key, ...(s.children.length ? { children: s.children.map((c) => ({ ...c })) } : {}) },
+      schedule: every,
+    });
+  }
+  const variantsToErp = join(o.mappingsDir, 'variants-to-erp.yaml');
+  if (existsSync(variantsToErp)) {
+    pipelines.push({
+      name: 'variants-to-erp',
+      direction: 'pull',
+      resource: 'products',
+      mapping: variantsToErp,
+      sink: {
+        connection: 'erp',
+        table: VARIANT_IMPORT.table,
+        key: VARIANT_IMPORT.key,
+        children: [{ field: VARIANT_IMPORT.rowsField, table: VARIANT_IMPORT.rows, key: [...VARIANT_IMPORT.rowKey], parentKey: VARIANT_IMPORT.key }],
+      },
       schedule: every,
     });
   }

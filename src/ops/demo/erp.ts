@@ -23,6 +23,9 @@ export interface DemoErp {
 /** ERP tables shopsync's order pull writes into: the order import and its lines. */
 export const ORDER_IMPORT = { table: 'erp_orders', key: 'Shop_BestellNr', lines: 'erp_order_lines', lineKey: ['Shop_BestellNr', 'Pos'], linesField: 'Positionen' } as const;
 
+/** ERP tables the variants-to-erp pull writes into: the shop's variants in the ERP's layout, with each SKU's shop id. */
+export const VARIANT_IMPORT = { table: 'shop_artikel', key: 'ARTNR', rows: 'shop_varianten', rowKey: ['VARNR', 'MerkmalPos'], rowsField: 'Varianten' } as const;
+
 /** Tables whose rows the demo reads from the CSV inbox instead of the database. */
 export const INBOX_TABLES = ['warengruppen', 'hersteller'] as const;
 
@@ -51,6 +54,8 @@ export async function createDemoErp(dir: string, ordersToErpMapping: string): Pr
         const insert = db.prepare(`INSERT OR IGNORE INTO "${t.name}" (${t.columns.map(quote).join(', ')}) VALUES (${t.columns.map(() => '?').join(', ')})`);
         for (const row of t.rows) insert.run(...t.columns.map((c) => row[c] ?? null));
       }
+      db.exec(`CREATE TABLE IF NOT EXISTS ${VARIANT_IMPORT.table} (ARTNR TEXT PRIMARY KEY, Shop_ID INTEGER, Shop_Geaendert TEXT)`);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${VARIANT_IMPORT.rows} (ARTNR TEXT NOT NULL, VARNR TEXT NOT NULL, EAN TEXT, Bestand TEXT, Aufpreis TEXT, Sortierung INTEGER, MerkmalPos INTEGER, Merkmal TEXT, Merkmal_EN TEXT, Wert TEXT, Wert_EN TEXT, Shop_SKU_ID INTEGER, PRIMARY KEY (VARNR, MerkmalPos))`);
       const cols = importColumns(ordersToErpMapping);
       db.exec(`CREATE TABLE IF NOT EXISTS ${ORDER_IMPORT.table} (${cols.orders.map((c) => `${quote(c)} ${c === ORDER_IMPORT.key ? 'INTEGER PRIMARY KEY' : 'TEXT'}`).join(', ')})`);
       db.exec(`CREATE TABLE IF NOT EXISTS ${ORDER_IMPORT.lines} (${cols.lines.map((c) => `${quote(c)} ${ORDER_IMPORT.lineKey.includes(c as never) ? 'INTEGER' : 'TEXT'}`).join(', ')}, PRIMARY KEY (${ORDER_IMPORT.lineKey.map(quote).join(', ')}))`);

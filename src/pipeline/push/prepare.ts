@@ -15,6 +15,7 @@ import { appendOnlyFields, collectHistory, pruneSentHistory } from './history.js
 import { issueOf } from './issues.js';
 import type { Settlement, WorkItem } from './work.js';
 import type { PushInput } from './keys.js';
+import { uploadRecordFiles } from './media.js';
 
 /** What preparing needs. */
 export interface PrepareDeps {
@@ -112,6 +113,14 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   if (op === 'update' && shopId !== undefined) {
     requests = await pruneSentHistory(item, shopId, fields, { state, shop: deps.shop, resource, runId: deps.runId, dryRun: deps.dryRun });
   } else item.history = collectHistory(payload, fields);
+  if (result.files && !deps.dryRun && def.options.mediaUpload === 'assumed-media-endpoint') {
+    // Before the record: a gallery must never name a picture the shop does not have yet.
+    try {
+      requests += await uploadRecordFiles(deps.shop, resource, payload, result.files);
+    } catch (err) {
+      return { ...dead(seq, erpKey, record, warnings, issueOf(err), { payload, hash, ...(shopId !== undefined ? { shopId } : {}) }), requests };
+    }
+  }
   return { kind: 'send', item, requests };
 }
 

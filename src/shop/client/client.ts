@@ -11,6 +11,7 @@ import { opOf, extraOf, resourceOf } from './lookup.js';
 import { fillPath, placeholders } from './paths.js';
 import { bulkDelete, claimTickets, deleteOne, downloadTicketAttachment, listTicketAttachments, setContractStatus } from './operations.js';
 import { MethodNotFoundError, ValidationError } from '../errors.js';
+import { uploadMedia } from './media.js';
 import type { ResourceDef } from '../registry/index.js';
 import type { ExportOptions, ExportPageResult, ShopClient, ShopClientOptions, WriteOptions, WriteResult } from './types.js';
 
@@ -84,6 +85,7 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
     claimTickets: (claims) => claimTickets(transport, claims),
     listTicketAttachments: (ticketId) => listTicketAttachments(transport, ticketId),
     downloadTicketAttachment: (ticketId, fileName) => downloadTicketAttachment(transport, ticketId, fileName),
+    uploadMedia: (entityType, files) => uploadMedia(transport, entityType, files),
     async *exportExtra(name, operation, opts = {}) {
       const { resource, op } = extraOf(name, operation);
       if (op.method !== 'GET') throw new MethodNotFoundError('METHOD_NOT_FOUND', `${resource.name} \`${operation}\` is ${op.method}, not a list export`);

@@ -7,6 +7,7 @@ import type { ResourceName } from '../registry/index.js';
 import type { MessageEntry, ClaimsResponse, AttachmentListing, DeleteResponse } from '../schema/envelopes.js';
 import type { ShopApiError } from '../errors.js';
 import type { RateSnapshot } from '../rate/index.js';
+import type { MediaFile, MediaUploadResult } from './media.js';
 
 /** How the client authenticates. */
 export type ShopAuth =
@@ -121,6 +122,8 @@ export interface DownloadedFile {
   readonly data: Buffer;
 }
 
+export type { MediaFile, MediaUploadResult } from './media.js';
+
 /** The typed Shop API client. */
 export interface ShopClient {
   /** Every page of a list export, in order, until the last page. */
@@ -147,6 +150,8 @@ export interface ShopClient {
   listTicketAttachments(ticketId: number): Promise<AttachmentListing>;
   /** Download one ticket attachment as binary. */
   downloadTicketAttachment(ticketId: number, fileName: string): Promise<DownloadedFile>;
+  /** Upload files with `POST /media` in the shape shopsync ASSUMES (the spec does not show it; docs/catalog.md). */
+  uploadMedia(entityType: string, files: readonly MediaFile[]): Promise<MediaUploadResult>;
   /** Every record of a resource-specific GET list route of the registry's `extra` operations (news `all` = /export/json/newsdesks), page after page. */
   exportExtra(resource: ResourceName, operation: string, options?: ExportOptions): AsyncIterable<Record<string, unknown>>;
   /** The category-to-product mapping (productlist). */

@@ -83,3 +83,11 @@ function satisfies(rule: RequiredOnCreateDef, value: unknown): boolean {
   }
   return true;
 }
+
+/** An export record with the resource's export views added (for shop→ERP mappings); the record itself when it has none. */
+export function withExportViews(resource: ResourceDef, record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  if (!resource.exportViews) return record as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...record };
+  for (const [field, view] of Object.entries(resource.exportViews)) out[field] = view.derive(record);
+  return out;
+}

@@ -110,6 +110,22 @@ export interface ListFieldDef {
   /** True when the spec states the semantics; false when it is a spec-gap decision (see docs/spec-gaps.md). */
   readonly specified: boolean;
   readonly note?: string;
+  /**
+   * The entries name files the shop must hold in its media folder (product images): `nameField`
+   * is the entry's file name, `entityType` the media upload's `entity_type` (docs/catalog.md).
+   */
+  readonly files?: { readonly nameField: string; readonly entityType: string };
+}
+
+/**
+ * A field computed from an export record for shop→ERP mappings: the import shape of data the
+ * shop exports in another shape (the flat `options[]` from `options{}` and `option_groups[]`).
+ */
+export interface ExportViewDef {
+  /** The export fields it reads. */
+  readonly from: readonly string[];
+  readonly derive: (record: Readonly<Record<string, unknown>>) => unknown;
+  readonly note: string;
 }
 
 /** Fields whose values the API only takes as JSON booleans (the string 'true' or 1 does not count). */
@@ -218,5 +234,7 @@ export interface ResourceDef<
   readonly naturalKeys?: readonly NaturalKeyDef[];
   /** Fields shopsync never creates a record without; absent = none. */
   readonly requiredOnCreate?: readonly RequiredOnCreateDef[];
+  /** Fields a pull adds to each export record before its mapping runs (by name); absent = none. */
+  readonly exportViews?: Readonly<Record<string, ExportViewDef>>;
 }
 

@@ -1,6 +1,7 @@
 /** Products: the catalog's main resource (spec: Resources › Products; Endpoints › Products). */
 import { z } from 'zod';
 import type { ResourceDef } from '../registry/types.js';
+import { flatOptionRowsOf, flatOptionsOf, flatOptionWrite } from './products-options.js';
 import { date, datetime, decimal, decimalOut, flag01, flagOut, id, languagesOut, languagesWrite, maxString, positiveId, strictBoolean } from '../schema/common.js';
 
 const languageBlock = {
@@ -136,7 +137,7 @@ const productWrite = z
     downloads: z.array(z.looseObject({ d_src: z.string() })),
     suppliers: z.array(supplierAssignmentWrite),
     storages: z.array(storageWrite),
-    options: z.array(z.looseObject({})),
+    options: z.array(flatOptionWrite),
     contenteditor: z.record(z.string(), z.unknown()),
   })
   .partial();
@@ -172,6 +173,7 @@ const productRecord = z.looseObject({
   specials: z.array(z.looseObject({})).optional(),
   suppliers: z.array(z.looseObject({ suppliers_id: z.number(), products_model: z.string().nullable(), suppliers_name: z.string().optional() })).optional(),
   storages: z.array(z.looseObject({ storages_id: z.number(), options_id: z.number(), products_quantity: decimalOut.nullable() })).optional(),
+  images: z.array(z.looseObject({ image: z.string() })).optional(),
   option_groups: z.array(optionGroup).optional(),
   options: z.unknown().optional(),
 });
@@ -193,10 +195,12 @@ export const products = {
     create: { method: 'POST', path: '/import/json/products', scope: 'products:write' },
     update: { method: 'PUT', path: '/import/json/products', scope: 'products:write' },
     delete: { method: 'DELETE', path: '/delete/json/products', scope: 'products:delete', idIn: 'query', param: 'products_id', alternatives: ['products_model'] },
+    // Media upload: the spec names the route and `entity_type` only ("shape not shown"); the assumed shape is in docs/catalog.md.
+    extra: { media: { method: 'POST', path: '/media', scope: 'products:write' } },
   },
   lists: {
     languages: { semantics: { kind: 'merge-language' }, specified: true, note: 'nested only; POST fills missing languages from the master language' },
-    images: { semantics: { kind: 'replace' }, specified: true, note: 'replaces the gallery, alt texts included' },
+    images: { semantics: { kind: 'replace' }, specified: true, note: 'replaces the gallery, alt texts included', files: { nameField: 'image', entityType: 'product_image' } },
     categories: { semantics: { kind: 'replace' }, specified: false },
     groups: { semantics: { kind: 'upsert', entryKey: ['customers_group_id'] }, specified: true, note: 'groups not listed stay unchanged' },
     customers_prices: {
@@ -215,7 +219,7 @@ export const products = {
     suppliers: { semantics: { kind: 'replace' }, specified: true, note: 'an entry without products_model loses the stored supplier number' },
     storages: { semantics: { kind: 'upsert', entryKey: ['storages_id', 'options_id'] }, specified: true, note: 'no mirror, no delete; only sent fields are written; null writes 0' },
     option_groups: { semantics: { kind: 'export-only' }, specified: true },
-    options: { semantics: { kind: 'replace' }, specified: false, note: 'flat options[] import format: shape not shown' },
+    options: { semantics: { kind: 'replace' }, specified: false, note: 'flat options[] import (one entry per SKU, docs/spec-gaps.md "Variants"); replaces options{} and option_groups[]' },
     contenteditor: { semantics: { kind: 'merge-language' }, specified: false },
   },
   strictBooleans: ['customers_prices_replace'],
@@ -225,7 +229,12 @@ export const products = {
     'products_base_price', 'products_reorder_level', 'products_safe_quantity',
     'groups[].customers_group_price', 'customers_prices[].customers_price', 'customers_prices[].price', 'specials[].specials_new_products_price', 'specials[].discount_percent',
     'storages[].products_quantity', 'storages[].products_safe_quantity', 'storages[].products_reorder_level',
+    'options[].quantity', 'options[].price',
   ],
   schemas: { record: productRecord, write: productWrite },
   naturalKeys: [{ fields: ['products_model'], enforced: true }],
+  exportViews: {
+    options_flat: { from: ['options', 'option_groups'], derive: flatOptionsOf, note: 'the SKUs of options{} and option_groups[] as flat import entries, with sku_id (import rule 11)' },
+    options_rows: { from: ['options', 'option_groups'], derive: flatOptionRowsOf, note: 'the same, one row per SKU and option value (position 1-based)' },
+  },
 } as const satisfies ResourceDef;

@@ -42,6 +42,14 @@ const EXTRA_CALLS: Record<string, (client: ShopClient, resource: ResourceDef, na
     },
     run: () => client.downloadTicketAttachment(ID, 'a.pdf'),
   }),
+  media: (client, _resource, _name, op) => ({
+    expect: () => {
+      shop()
+        .intercept(op.path, op.method, { entity_type: 'product_image', files: [{ name: 'a.jpg', content_base64: Buffer.from('jpg').toString('base64') }] })
+        .reply(200, { success: true, type: 'media', files: [{ index: 0, name: 'a.jpg', file_name: 'a.jpg', size: 3 }], errors: [] });
+    },
+    run: () => client.uploadMedia('product_image', [{ name: 'a.jpg', content: Buffer.from('jpg') }]),
+  }),
   productlist: (client, resource, _name, op) => ({
     expect: () => {
       const limit = resource.ops.export?.paging.maxLimit ?? 100;

@@ -5,11 +5,13 @@ import { deleteReply, fail, intParam, isRecord, listReply, oneReply, phpInt } fr
 import type { StoredRecord } from '../../store.js';
 import { seedCatalog } from '../../seed/catalog.js';
 import { storagesView } from './storages.js';
+import { clearOptionCatalog, initOptionCatalog } from './options.js';
+import { uploadMedia } from './media.js';
 import { createProducts, findProduct, updateProducts } from './write.js';
 
 /** A stored product as the export shows it. */
 export function productView(ctx: SandboxContext, product: StoredRecord): Record<string, unknown> {
-  const { options_import: _flat, storages: _storages, ...rest } = product;
+  const { storages: _storages, ...rest } = product;
   const suppliers = ((product.suppliers as StoredRecord[] | undefined) ?? []).map((s) => ({
     ...s,
     suppliers_name: (ctx.store.get('suppliers', s.suppliers_id as number)?.suppliers_name as string | undefined) ?? '',
@@ -22,7 +24,9 @@ export function productView(ctx: SandboxContext, product: StoredRecord): Record<
 
 export const productsHandler: ResourceHandler = {
   indexes: ['products_model'],
+  init: initOptionCatalog,
   seed(ctx, kind) {
+    clearOptionCatalog(ctx);
     if (kind === 'demo') seedCatalog(ctx);
   },
   export: (ctx, req) => exportFromStore(ctx, req, { view: (p) => productView(ctx, p) }),
@@ -39,6 +43,7 @@ export const productsHandler: ResourceHandler = {
   },
   create: createProducts,
   update: updateProducts,
+  extra: { media: uploadMedia },
   delete(ctx, req) {
     const body = isRecord(req.body) ? req.body : {};
     const idRaw = req.query.products_id ?? body.products_id;

@@ -5,6 +5,7 @@
 import type { SandboxContext } from '../../handler.js';
 import { isRecord, phpInt, RecordError, type RecordScope } from '../../kit.js';
 import { knownLanguageBlocks } from '../content/languages.js';
+import { hasProductImage } from './media.js';
 
 type Entry = Record<string, unknown>;
 
@@ -51,9 +52,16 @@ export function applyLanguages(ctx: SandboxContext, product: Entry, value: unkno
   product.languages = stored;
 }
 
-/** images[]: replaces the gallery; entries are file names or `{image, sort_order, alt}`. */
-export function applyImages(product: Entry, value: unknown): void {
+/**
+ * images[]: replaces the gallery; entries are file names or `{image, sort_order, alt}`. A name the
+ * shop's image folder does not hold is stored all the same, with a warning (the file may come later).
+ */
+export function applyImages(ctx: SandboxContext, product: Entry, value: unknown, scope: RecordScope): void {
   if (!Array.isArray(value)) throw new RecordError('INVALID_PAYLOAD', 'images must be an array', 'images');
+  value.forEach((raw, i) => {
+    const name = typeof raw === 'string' ? raw : isRecord(raw) && typeof raw.image === 'string' ? raw.image : '';
+    if (name !== '' && !hasProductImage(ctx, name)) scope.warn('IMAGE_FILE_MISSING', `images[${i}]: ${name} is not in the shop's image folder (upload it with POST /media)`, `images[${i}].image`);
+  });
   product.images = value
     .map((raw, i): Entry | undefined => {
       if (typeof raw === 'string') return raw ? { image: raw, sort_order: i + 1, alt: {} } : undefined;

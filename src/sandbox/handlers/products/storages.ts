@@ -4,6 +4,7 @@
  */
 import type { SandboxContext } from '../../handler.js';
 import { isRecord, phpFloat, phpInt, type RecordScope } from '../../kit.js';
+import { skuIds } from './options.js';
 
 type Row = Record<string, unknown>;
 
@@ -26,6 +27,7 @@ export function applyStorages(ctx: SandboxContext, product: Row, value: unknown,
     return;
   }
   const rows = ((product.storages as Row[] | undefined) ?? []).map((r) => ({ ...r }));
+  const skus = skuIds(product);
   const active = new Set(ctx.reference().storages.filter((s) => s.active === 1).map((s) => s.storages_id));
   value.forEach((raw, i) => {
     if (!isRecord(raw)) return;
@@ -38,6 +40,11 @@ export function applyStorages(ctx: SandboxContext, product: Row, value: unknown,
       return;
     }
     const optionsId = raw.options_id === undefined || raw.options_id === null ? 0 : phpInt(raw.options_id);
+    // Not shown in the spec: an options_id must name a SKU of this product (docs/spec-gaps.md, "Variants").
+    if (optionsId !== 0 && !skus.has(optionsId)) {
+      scope.warn('STORAGE_OPTION_NOT_FOUND', `storages[${i}]: options_id ${optionsId} names no variant (SKU) of this product; entry skipped`, `storages[${i}].options_id`, { options_id: optionsId });
+      return;
+    }
     const sent: Row = {};
     for (const f of QUANTITY_FIELDS) if (f in raw) sent[f] = raw[f] === null ? 0 : dec8(raw[f]);
     if ('products_storage_text' in raw) sent.products_storage_text = raw.products_storage_text === null ? '' : String(raw.products_storage_text);

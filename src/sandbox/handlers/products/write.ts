@@ -5,6 +5,7 @@ import { applyCustomerPrices, applyGroups, applySpecials } from './prices.js';
 import { applyCategories, applyContentEditor, applyImages, applyLanguages, applyPlainList, applySuppliers, applyUpsells, PLAIN_LISTS } from './relations.js';
 import { applyScalars, productDefaults } from './scalars.js';
 import { applyStorages } from './storages.js';
+import { applyOptions } from './options.js';
 import { recordSeoNameChanges } from '../seohistory.js';
 
 type Entry = Record<string, unknown>;
@@ -28,7 +29,7 @@ function modelOwner(ctx: SandboxContext, model: unknown): number | undefined {
 function applyAll(ctx: SandboxContext, product: Entry, input: Entry, creating: boolean, scope: RecordScope): void {
   applyScalars(product, input, scope);
   if ('languages' in input || creating) applyLanguages(ctx, product, input.languages, creating, scope);
-  if ('images' in input) applyImages(product, input.images);
+  if ('images' in input) applyImages(ctx, product, input.images, scope);
   if ('categories' in input) applyCategories(ctx, product, input.categories, scope);
   if ('groups' in input) applyGroups(ctx, product, input.groups, scope);
   else if ('products_tax_class_id' in input) applyGroups(ctx, product, [], scope);
@@ -36,14 +37,11 @@ function applyAll(ctx: SandboxContext, product: Entry, input: Entry, creating: b
   if ('specials' in input) applySpecials(product, input.specials, scope);
   if ('upsells' in input) applyUpsells(ctx, product, input.upsells);
   if ('suppliers' in input) applySuppliers(ctx, product, input.suppliers, scope);
+  // Before storages: a storage row of the same request may name a SKU this import creates.
+  if ('options' in input) applyOptions(ctx, product, input.options, scope);
   if ('storages' in input) applyStorages(ctx, product, input.storages, scope);
   for (const field of PLAIN_LISTS) if (field in input) applyPlainList(product, field, input[field]);
   if ('contenteditor' in input) applyContentEditor(product, input.contenteditor);
-  // The flat options[] import format is not shown in the spec: it is kept as sent, apart from the exported options{}.
-  if ('options' in input) {
-    if (!Array.isArray(input.options)) throw new RecordError('INVALID_PAYLOAD', 'options must be an array in the flat import format', 'options');
-    product.options_import = input.options;
-  }
 }
 
 function createOne(ctx: SandboxContext, input: Entry, scope: RecordScope): Entry {
