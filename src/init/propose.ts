@@ -82,8 +82,11 @@ function ruleFor(column: Column, field: TargetField, why: string, defaultLocale:
     case 'integer':
       return { ...base, type: 'integer', ...locale };
     case 'flag':
-    case 'boolean':
-      return { ...base, type: field.type, true: column.booleans?.true ?? [], false: column.booleans?.false ?? [] };
+    case 'boolean': {
+      // The mapping's default lists already read true/false and 1/0; other words are declared.
+      const defaults = (column.booleans?.true ?? []).every((v) => v === 'true' || v === '1') && (column.booleans?.false ?? []).every((v) => v === 'false' || v === '0');
+      return defaults ? { ...base, type: field.type } : { ...base, type: field.type, true: column.booleans?.true ?? [], false: column.booleans?.false ?? [] };
+    }
     case 'date':
     case 'datetime':
       return { ...base, type: field.type, ...(column.dateFormat ? { format: column.dateFormat } : {}) };

@@ -39,7 +39,10 @@ function columnsOf(records: readonly Record<string, unknown>[], declared: Readon
     const type = declared.get(name);
     const c = analyseColumn(name, records.map((r) => r[name]), { ...(type ? { declaredType: type } : {}), ...(primaryKey.includes(name) ? { primaryKey: true } : {}) });
     const fallback = c.kind === 'empty' ? declaredKind(type) : undefined;
-    return fallback ? { ...c, kind: fallback } : c;
+    if (fallback) return { ...c, kind: fallback };
+    // Digits in a text column (an EAN in varchar) are text to the database, and stay text.
+    if (type && /char|text|string|clob/i.test(type) && (c.kind === 'integer' || c.kind === 'decimal') && !c.locale) return { ...c, kind: 'text' };
+    return c;
   });
 }
 
