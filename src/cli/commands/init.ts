@@ -107,6 +107,18 @@ function draftOf(f: InitFlags, env: NodeJS.ProcessEnv): Draft {
   };
 }
 
+/** What a terminal would have asked for and the flags did not give. */
+function missingFlags(d: Draft): string[] {
+  const out: string[] = [];
+  if (!d.shopUrl) out.push('--shop-url <url> (or $SHOP_URL)');
+  if (!d.shopAuth) out.push('--shop-token-env <NAME> (or $SHOP_TOKEN), --shop-token <token>, or --oauth-client-id with --oauth-client-secret');
+  if (!d.source) out.push('an ERP source: --file <export>, --sqlite <file>, or --db-url <url>');
+  else if (d.source.kind === 'file' && !d.source.path) out.push('--file <export>');
+  else if (d.source.kind === 'sqlite' && !d.source.path) out.push('--sqlite <file>');
+  if (d.source && d.source.kind !== 'file' && !d.source.table && !d.source.query) out.push('--table <name> or --query <select>');
+  return out;
+}
+
 /** Register the command. */
 export function initCommand(ctx: CliContext): Command {
   return new Command('init')
@@ -155,6 +167,8 @@ export function initCommand(ctx: CliContext): Command {
         if (draft.shopAuth?.kind === 'token' && draft.shopAuth.token) ctx.addSecrets([draft.shopAuth.token]);
         let hooks = {};
         let input = draftInput(draft);
+        const missing = interactive ? [] : missingFlags(draft);
+        if (missing.length > 0) throw new UsageError(`init: without a terminal to ask on, give ${missing.join('; ')} (see shopsync init --help)`);
         if (interactive) {
           const { askAnswers, reviewProposal } = await import('../../init/prompts.js');
           const asked = await askAnswers(draft, io);
