@@ -32,6 +32,7 @@ export { sqlSourceSchema, sqlSinkSchema, type SqlSourceConfig, type SqlSinkConfi
 export { fileSourceSchema, fileSinkSchema, type FileSourceConfig, type FileSinkConfig, type FileSourceConfigInput, type FileSinkConfigInput } from './files/config.js';
 export { httpSourceSchema, httpSinkSchema, type HttpSourceConfig, type HttpSinkConfig, type HttpSourceConfigInput, type HttpSinkConfigInput } from './http/config.js';
 export { comparePositions } from './values.js';
+export type { SqlDriver } from './sql/driver.js';
 
 /** Any source config; `createSource` re-validates it against the schema of the connection's kind. */
 export const sourceSchema = z.union([sqlSourceSchema, fileSourceSchema, httpSourceSchema]);
@@ -59,6 +60,12 @@ async function openSql(conn: Connection, ctx: ConnectorContext, readonly: boolea
   if (conn.kind === 'mysql') return openMysql(conn, env, ctx.logger, readonly);
   if (conn.kind === 'sqlite') return openSqlite(conn, ctx.baseDir, readonly);
   throw new ConfigError(`connection kind ${conn.kind} is not SQL`);
+}
+
+/** Open a read-only SQL connection (for `shopsync init`, which reads a table's columns and sample rows before any source exists). */
+export async function openSqlReader(connection: ConnectionInput | Connection, ctx: ConnectorContext): Promise<SqlDriver> {
+  const conn = parseConfig(connectionSchema, connection, 'connection');
+  return openSql(conn, ctx, true);
 }
 
 /** Validate the configs and open a source; throws ConfigError for bad config, ConnectorError when unreachable. */

@@ -4,6 +4,7 @@ import type { CliContext } from '../context.js';
 import { backfillCommand } from './backfill.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
+import { initCommand } from './init.js';
 import { dlqCommand } from './dlq.js';
 import { mappingsCommand } from './mappings.js';
 import { runCommand } from './run.js';
@@ -14,6 +15,7 @@ import { syncCommand } from './sync.js';
 
 /** Add the commands to the program. */
 export function registerCommands(program: Command, ctx: CliContext): void {
+  program.addCommand(initCommand(ctx));
   program.addCommand(runCommand(ctx));
   program.addCommand(syncCommand(ctx));
   program.addCommand(backfillCommand(ctx));

@@ -1,0 +1,114 @@
+/**
+ * The text of the files init writes: `shopsync.yaml` and the mapping, each opening with the
+ * `yaml-language-server` line that gives editors completion from the shipped JSON Schemas, and
+ * commented where a person has to look (the columns init could not place, the cursor choice).
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import type { Introspection, Proposal, ProposedField } from './types.js';
+
+/** The folder of the JSON Schemas shipped with shopsync. */
+export function shippedSchemasDir(): string {
+  // Compiled, this file is dist/src/init/render.js; run from source, src/init/render.ts.
+  const compiled = fileURLToPath(new URL('../../../schemas/', import.meta.url));
+  const source = fileURLToPath(new URL('../../schemas/', import.meta.url));
+  return !existsSync(compiled) && existsSync(source) ? source : compiled;
+}
+
+/** `# yaml-language-server: $schema=…` for a file in `dir`, pointing at a shipped schema. */
+export function schemaLine(dir: string, schema: 'shopsync.schema.json' | 'mapping.schema.json'): string {
+  const rel = path.relative(dir, path.join(shippedSchemasDir(), schema)).split(path.sep).join('/');
+  return `# yaml-language-server: $schema=${rel.startsWith('.') ? rel : `./${rel}`}`;
+}
+
+function flow(value: unknown): string {
+  return YAML.stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trimEnd();
+}
+
+function ruleOf(f: ProposedField): Record<string, unknown> {
+  return {
+    from: f.column,
+    ...(f.type ? { type: f.type } : {}),
+    ...(f.locale ? { locale: f.locale } : {}),
+    ...(f.format ? { format: f.format } : {}),
+    ...(f.true && f.true.length > 0 ? { true: [...f.true] } : {}),
+    ...(f.false && f.false.length > 0 ? { false: [...f.false] } : {}),
+    ...(f.trim ? { trim: true } : {}),
+    ...(f.required ? { required: true } : {}),
+  };
+}
+
+const LOCALE_NOTE: Readonly<Record<string, string>> = { de: 'decimals like 1.234,50 or 12,50', comma: 'decimals like 12,50', en: 'decimals like 1,234.50', point: 'decimals like 12.50' };
+
+/** What the mapping file needs to say. */
+export interface MappingText {
+  readonly dir: string;
+  readonly name: string;
+  readonly resource: string;
+  readonly sourceLabel: string;
+  readonly proposal: Proposal;
+  readonly introspection: Introspection;
+}
+
+/** The mapping file. */
+export function renderMapping(m: MappingText): string {
+  const p = m.proposal;
+  const samples = new Map(m.introspection.columns.map((c) => [c.name, c.samples[0]]));
+  const lines = [
+    schemaLine(m.dir, 'mapping.schema.json'),
+    `# ${m.sourceLabel} → shop ${m.resource}, proposed by \`shopsync init\`. Check every field, then`,
+    `# \`shopsync mappings check\` and \`shopsync sync ${m.name} --dry-run\`.`,
+    `name: ${flow(m.name)}`,
+    `description: ${flow(`${m.sourceLabel} to shop ${m.resource}`)}`,
+    'direction: erp-to-shop',
+    `target: { resource: ${m.resource}, operation: upsert }`,
+    `key: ${flow(p.key)}`,
+    ...(p.shopKey ? [`shop_key: ${p.shopKey}`] : []),
+    ...(p.locale ? [`locale: ${p.locale}${' '.repeat(Math.max(1, 22 - p.locale.length))}# the source writes ${LOCALE_NOTE[p.locale] ?? p.locale}`] : []),
+    'fields:',
+  ];
+  const width = Math.max(0, ...p.fields.map((f) => `  ${flow(f.target)}: ${flow(ruleOf(f))}`.length));
+  for (const f of p.fields) {
+    const rule = `  ${flow(f.target)}: ${flow(ruleOf(f))}`;
+    const eg = samples.get(f.column);
+    lines.push(`${rule.padEnd(width)}  # ${f.why}${eg !== undefined ? `, e.g. ${JSON.stringify(eg)}` : ''}`);
+  }
+  if (p.missingRequired.length > 0) {
+    lines.push(`# Required before a record can be created, and no column was found for it: ${p.missingRequired.join(', ')}.`);
+  }
+  if (p.unplaced.length > 0) {
+    lines.push(`# Columns not placed (map them to a field of ${m.resource}, or leave them out):`);
+    for (const u of p.unplaced) {
+      const eg = samples.get(u.column);
+      lines.push(`#   ${u.column}: ${u.reason}${eg !== undefined && !u.reason.includes('e.g.') ? ` (e.g. ${JSON.stringify(eg)})` : ''}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** What the config file needs to say. */
+export interface ConfigText {
+  readonly dir: string;
+  readonly shop: Record<string, unknown>;
+  readonly connection: Record<string, unknown>;
+  readonly pipeline: Record<string, unknown>;
+  readonly cursorNote?: string;
+}
+
+/** `shopsync.yaml`. */
+export function renderConfig(c: ConfigText): string {
+  const body = YAML.stringify(
+    { shop: c.shop, connections: { erp: c.connection }, pipelines: [c.pipeline], state: { path: 'state/shopsync.db' } },
+    { lineWidth: 0 },
+  );
+  const header = [
+    schemaLine(c.dir, 'shopsync.schema.json'),
+    '# Written by `shopsync init`. Every setting is documented in shopsync.example.yaml and docs/init.md.',
+    '# Secrets are never written here: they come from the environment (${NAME}) or from files (${file:…}).',
+    ...(c.cursorNote ? [`# Cursor: ${c.cursorNote}.`] : []),
+    '# To sync on a schedule with `shopsync run`, add to the pipeline e.g.  schedule: "*/15 * * * *"',
+  ];
+  return `${header.join('\n')}\n${body}`;
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { analyseColumn, dominantLocale } from '../../src/init/columns.js';
+import { propose } from '../../src/init/propose.js';
+import { resources } from '../../src/shop/registry/index.js';
+import type { Introspection } from '../../src/init/types.js';
+
+function intro(rows: Record<string, unknown>[]): Introspection {
+  const names = Object.keys(rows[0] ?? {});
+  const columns = names.map((n) => analyseColumn(n, rows.map((r) => r[n])));
+  const locale = dominantLocale(columns);
+  return { rows: rows.length, columns, ...(locale ? { locale } : {}) };
+}
+
+describe('column analysis', () => {
+  it('reads German decimals (1.234,50 and 12,50) as one notation and refuses to guess a column that mixes notations', () => {
+    expect(analyseColumn('VK', ['1.234,50', '12,50', '7'])).toMatchObject({ kind: 'decimal', locale: 'de' });
+    expect(analyseColumn('VK', ['12.50', '7'])).toMatchObject({ kind: 'decimal', locale: 'point' });
+    expect(analyseColumn('VK', ['12,50', '12.50']).kind).toBe('text');
+  });
+
+  it('tells yes/no columns, dates and empty columns apart', () => {
+    expect(analyseColumn('Aktiv', ['J', 'N', 'J'])).toMatchObject({ kind: 'boolean', booleans: { true: ['J'], false: ['N'] } });
+    expect(analyseColumn('Ab', ['01.02.2026', '15.03.2026'])).toMatchObject({ kind: 'date', dateFormat: 'DD.MM.YYYY' });
+    expect(analyseColumn('Leer', ['', null, ' '])).toMatchObject({ kind: 'empty', empty: 3 });
+    expect(analyseColumn('Nr', ['1', '2', '2']).unique).toBe(false);
+  });
+});
+
+describe('proposal', () => {
+  const products = resources.products;
+
+  it('places ERP names on the registry fields, with the coercion each field needs', () => {
+    const p = propose(intro([
+      { artnr: 'A-1', Bezeichnung: 'Tisch', GTIN: '4006381333931', Preis: '12,50', Bestand: '3', Gewicht: '1,2', Aktiv: 'ja', Regal: 'R1' },
+      { artnr: 'A-2', Bezeichnung: 'Stuhl', GTIN: '4006381333948', Preis: '1.299,00', Bestand: '0', Gewicht: '0,8', Aktiv: 'nein', Regal: 'R2' },
+    ]), { resource: products, language: 'en', needsCursor: false });
+    const byColumn = Object.fromEntries(p.fields.map((f) => [f.column, f]));
+    expect(byColumn.artnr).toMatchObject({ target: 'products_model', required: true });
+    expect(byColumn.Bezeichnung).toMatchObject({ target: 'languages.en.products_name' });
+    expect(byColumn.GTIN).toMatchObject({ target: 'products_ean' });
+    expect(byColumn.Preis).toMatchObject({ target: 'products_price', type: 'decimal' });
+    expect(byColumn.Bestand).toMatchObject({ target: 'products_quantity', type: 'decimal' });
+    expect(byColumn.Gewicht).toMatchObject({ target: 'products_weight', type: 'decimal' });
+    expect(byColumn.Aktiv).toMatchObject({ target: 'products_status', type: 'flag', true: ['ja'], false: ['nein'] });
+    expect(p).toMatchObject({ key: 'artnr', shopKey: 'products_model', locale: 'de', unplaced: [{ column: 'Regal', reason: 'no field of products matches its name' }] });
+  });
+
+  it('does not place a column whose values do not fit the field its name suggests, and says why', () => {
+    const p = propose(intro([{ sku: 'X', preis: 'auf Anfrage' }, { sku: 'Y', preis: 'teuer' }]), { resource: products, language: 'de', needsCursor: false });
+    expect(p.fields.map((f) => f.target)).toEqual(['products_model']);
+    expect(p.unplaced).toEqual([{ column: 'preis', reason: 'its name suggests products_price, but its values are not numbers (e.g. "auf Anfrage")' }]);
+  });
+
+  it('picks a change timestamp as the cursor, and says plainly when there is none', () => {
+    const rows = [{ id: 1, sku: 'A', updated_at: '2026-01-01T10:00:00Z' }, { id: 2, sku: 'B', updated_at: '2026-01-02T10:00:00Z' }];
+    expect(propose(intro(rows), { resource: products, language: 'de', needsCursor: true })).toMatchObject({ key: 'sku', cursor: 'updated_at' });
+    const none = propose(intro(rows.map(({ updated_at: _u, ...r }) => r)), { resource: products, language: 'de', needsCursor: true });
+    expect(none.cursor).toBe('sku');
+    expect(none.cursorNote).toContain('runs see new rows only, never changed ones');
+  });
+
+  it('names the fields a resource is never created without when no column fills them', () => {
+    const p = propose(intro([{ Bestellnr: 'B-1', Summe: '10,00' }]), { resource: resources.orders, language: 'de', needsCursor: false, key: 'Bestellnr' });
+    expect(p.missingRequired.length).toBeGreaterThan(0);
+    expect(p.missingRequired).toEqual((resources.orders.requiredOnCreate ?? []).map((r) => r.field));
+  });
+
+  it('takes the placements and leave-outs a person gives, and refuses a field the resource does not have', () => {
+    const rows = [{ nr: 'A', text: 'Tisch', lager: 'R1' }, { nr: 'B', text: 'Stuhl', lager: 'R2' }];
+    const p = propose(intro(rows), { resource: products, language: 'de', needsCursor: false, key: 'nr', map: { text: 'languages.de.products_description', lager: '' } });
+    expect(p.fields.find((f) => f.column === 'text')).toMatchObject({ target: 'languages.de.products_description', why: 'given' });
+    expect(p.unplaced).toContainEqual({ column: 'lager', reason: 'left out as asked' });
+    expect(() => propose(intro(rows), { resource: products, language: 'de', needsCursor: false, map: { lager: 'products_lager' } })).toThrow('products_lager is not a field of products');
+  });
+});
