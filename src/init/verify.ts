@@ -45,7 +45,8 @@ export async function verify(configFile: string, pipelineName: string, records: 
   const { exitCode } = await mappingsCheckCommand([mappingFile], (l) => checkLines.push(l));
   if (exitCode !== 0) return { checkOk: false, checkLines };
 
-  const runtime = await openRuntime({ ...loaded, statePath: ':memory:' }, { logger });
+  // The dry run reads references from a state of its own: nothing of the user's state is created yet.
+  const runtime = await openRuntime({ ...loaded, state: { kind: 'sqlite', path: ':memory:' }, statePath: ':memory:' }, { logger });
   try {
     const { connection, ...settings } = p.source;
     const connector = loaded.config.connections[connection];
@@ -57,7 +58,7 @@ export async function verify(configFile: string, pipelineName: string, records: 
       { ...p, options: { ...p.options, pageSize: Math.min(p.options.pageSize, records) } },
       {
         state: runtime.state,
-        shop: runtime.shop,
+        shop: runtime.shopOf(p),
         mapping: await loadMapping(mappingFile),
         source: async () => firstRecords(await createSource(connector, sourceSettings as never, ctx), records),
         logger,
