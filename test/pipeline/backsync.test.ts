@@ -60,14 +60,14 @@ function stamp(): string {
 }
 
 /** Add a status event to an order (and touch the order's status row so the source re-reads it). */
-function addEvent(n: number, seq: number, statusId: number, comment: string, tracking?: string): void {
-  const shopId = f.state.refs.get('orders', orderNo(n))!.shopId;
+async function addEvent(n: number, seq: number, statusId: number, comment: string, tracking?: string): Promise<void> {
+  const shopId = (await f.state.refs.get('orders', orderNo(n)))!.shopId;
   f.erp.prepare('INSERT OR REPLACE INTO order_status (order_no, shop_id, updated_at) VALUES (?, ?, ?)').run(orderNo(n), shopId, stamp());
   f.erp.prepare('INSERT INTO status_events (order_no, seq, status_id, comment, date_added, tracking) VALUES (?, ?, ?, ?, ?, ?)').run(orderNo(n), seq, statusId, comment, `2026-02-0${seq} 10:00:00`, tracking ?? null);
 }
 
 async function history(n: number): Promise<{ orders_status_id: number; comments: string }[]> {
-  const order = await f.shop.exportOne('orders', f.state.refs.get('orders', orderNo(n))!.shopId);
+  const order = await f.shop.exportOne('orders', (await f.state.refs.get('orders', orderNo(n)))!.shopId);
   return (order!.status_history as { orders_status_id: number; comments: string }[]).filter((h) => h.comments !== '');
 }
 
@@ -75,7 +75,7 @@ const run = (options: Record<string, unknown> = {}) => runPipeline({ ...statusDe
 
 describe('back-sync of order status and tracking', () => {
   it('sends each status-history entry exactly once, however often the run repeats', async () => {
-    addEvent(1, 1, 2, 'in progress');
+    await addEvent(1, 1, 2, 'in progress');
     expect((await run()).counts).toMatchObject({ updated: 1 });
     expect(await history(1)).toEqual([expect.objectContaining({ orders_status_id: 2, comments: 'in progress' })]);
 
@@ -83,23 +83,23 @@ describe('back-sync of order status and tracking', () => {
     f.erp.prepare('UPDATE order_status SET updated_at = ? WHERE order_no = ?').run(stamp(), orderNo(1));
     expect((await run()).counts).toMatchObject({ unchanged: 1, requests: 0 });
 
-    addEvent(1, 2, 3, 'shipped', 'TRACK-1');
+    await addEvent(1, 2, 3, 'shipped', 'TRACK-1');
     expect((await run()).counts).toMatchObject({ updated: 1 });
     expect((await history(1)).map((h) => h.comments)).toEqual(['in progress', 'shipped']);
-    const order = await f.shop.exportOne('orders', f.state.refs.get('orders', orderNo(1))!.shopId);
+    const order = await f.shop.exportOne('orders', (await f.state.refs.get('orders', orderNo(1)))!.shopId);
     expect((order!.tracking as { code: string }[]).map((t) => t.code)).toEqual(['TRACK-1']);
 
     // A full resend (state of hashes lost): the entries are known as sent and are not appended again.
-    f.state.hashes.clear('order-status');
-    f.state.cursors.delete('order-status');
+    await f.state.hashes.clear('order-status');
+    await f.state.cursors.delete('order-status');
     await run();
     expect((await history(1)).map((h) => h.comments)).toEqual(['in progress', 'shipped']);
     // Orders addressed by orders_id need no reference: the orders push's references stay as they were.
-    expect(f.state.refs.count('orders')).toBe(3);
+    expect(await f.state.refs.count('orders')).toBe(3);
   });
 
   it('reconciles an entry whose answer was lost by reading the order back instead of resending it', async () => {
-    addEvent(2, 1, 2, 'packed');
+    await addEvent(2, 1, 2, 'packed');
     await setFaults(f.sandbox, { reset_after_write_rate: 1 });
     const lost = await run({ maxAttempts: 1 });
     await setFaults(f.sandbox, { reset_after_write_rate: 0 });
@@ -112,10 +112,10 @@ describe('back-sync of order status and tracking', () => {
   });
 
   it('reconciles within the same run when a retry follows a lost answer', async () => {
-    addEvent(3, 1, 2, 'picked');
+    await addEvent(3, 1, 2, 'picked');
     await setFaults(f.sandbox, { reset_after_write_rate: 0.5 });
     // Faults fire on every second request from here: this read passes, so the run's first PUT loses its answer.
-    await f.shop.exportOne('orders', f.state.refs.get('orders', orderNo(3))!.shopId);
+    await f.shop.exportOne('orders', (await f.state.refs.get('orders', orderNo(3)))!.shopId);
     const summary = await run();
     await setFaults(f.sandbox, { reset_after_write_rate: 0 });
     expect(summary.status).toBe('succeeded');

@@ -2,7 +2,7 @@
  * The pushing process of the crash test: pushes manufacturers, products, then orders from the ERP SQLite file
  * into the sandbox until every run succeeds, then prints DONE. The test kills it with SIGKILL at
  * random moments and starts it again.
- * argv: <sandbox url> <token> <erp file> <state file> <mapping dir>
+ * argv: <sandbox url> <token> <erp file> <state location as JSON: {kind: 'sqlite', path} or {kind: 'postgres', url, schema}> <mapping dir>
  */
 import { join } from 'node:path';
 import { createSource } from '../../src/erp/index.js';
@@ -10,12 +10,12 @@ import { silentLogger } from '../../src/log.js';
 import { loadMapping } from '../../src/mapping/index.js';
 import { runPipeline, SyncEvents } from '../../src/pipeline/index.js';
 import { createShopClient } from '../../src/shop/index.js';
-import { openState } from '../../src/state/index.js';
+import { openState, type StateLocation } from '../../src/state/index.js';
 import { ORDER_SOURCE } from './support.js';
 
 async function main(): Promise<void> {
-  const [url, token, erpFile, stateFile, dir] = process.argv.slice(2) as [string, string, string, string, string];
-  const state = openState(stateFile);
+  const [url, token, erpFile, stateLocation, dir] = process.argv.slice(2) as [string, string, string, string, string];
+  const state = await openState(JSON.parse(stateLocation) as StateLocation);
   const shop = createShopClient({ baseUrl: url, auth: { kind: 'token', token }, rateLimit: { concurrency: 8, intervalCap: 100_000, intervalMs: 1000 }, retry: { retries: 8, baseDelayMs: 5, maxDelayMs: 100 } });
   const source = (config: Record<string, unknown>) => () => createSource({ kind: 'sqlite', path: erpFile }, config as never, { logger: silentLogger, baseDir: '/' });
   const pipelines = [

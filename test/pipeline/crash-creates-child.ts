@@ -13,7 +13,7 @@ import { openState } from '../../src/state/index.js';
 
 async function main(): Promise<void> {
   const [url, token, erpFile, stateFile, mappingFile, killAt] = process.argv.slice(2) as [string, string, string, string, string, string];
-  const state = openState(stateFile);
+  const state = await openState(stateFile);
   const shop = createShopClient({ baseUrl: url, auth: { kind: 'token', token }, retry: { retries: 8, baseDelayMs: 5, maxDelayMs: 100 } });
   const events = new SyncEvents();
   let batches = 0;

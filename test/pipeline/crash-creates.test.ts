@@ -64,9 +64,9 @@ describe('crash between a create and its commit', () => {
     for await (const m of shop.exportAll('manufacturers')) inShop.push(m);
     await shop.close();
     expect(inShop.map((m) => m.manufacturers_name).sort()).toEqual(Array.from({ length: total }, (_, i) => `Hersteller ${i + 1}`).sort());
-    const state = openState(stateFile);
-    for (const m of inShop) expect(state.refs.get('manufacturers', `H-${String(m.manufacturers_name).slice('Hersteller '.length)}`)?.shopId).toBe(m.manufacturers_id);
-    expect(state.intents.list('manufacturers')).toEqual([]);
+    const state = await openState(stateFile);
+    for (const m of inShop) expect((await state.refs.get('manufacturers', `H-${String(m.manufacturers_name).slice('Hersteller '.length)}`))?.shopId).toBe(m.manufacturers_id);
+    expect(await state.intents.list('manufacturers')).toEqual([]);
     expect(inShop.find((m) => m.manufacturers_name === 'Hersteller 1')!.manufacturers_gpsr_non_eu_contact_phone).toBe(String(kills));
     await state.close();
     erp.close();

@@ -57,7 +57,7 @@ describe('customer prices replaced as a whole list', () => {
     f.erp.prepare('INSERT INTO kundenpreise VALUES (?, ?, ?)').run('ART-1', 'K-2', null);
     const summary = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, SOURCE) });
     expect(summary.counts).toMatchObject({ deadLettered: 1, updated: 0 });
-    expect(f.state.deadLetters.list({ pipeline: def.name })[0]).toMatchObject({ erpKey: 'ART-1', code: 'GUARD_REPLACE_ENTRY_DEFAULT' });
+    expect((await f.state.deadLetters.list({ pipeline: def.name }))[0]).toMatchObject({ erpKey: 'ART-1', code: 'GUARD_REPLACE_ENTRY_DEFAULT' });
     expect(await prices()).toEqual({ 'K-1': 12.5, 'K-2': 15 });
 
     // The ERP fills the cell: the whole list goes out.

@@ -56,7 +56,7 @@ describe('dry run of the shipped products mapping against the sandbox', () => {
       groups: [{ customers_group_id: 4, customers_group_price: '17.00' }, { customers_group_id: 3, customers_group_price: '18.00', products_price1: '16.50', products_price1_qty: 10 }],
     }]);
     expect(created.outcomes[0]!.error).toBeUndefined();
-    f.state.refs.put('products', 'ART-1', created.outcomes[0]!.data!.products_id as number);
+    await f.state.write((tx) => tx.refs.put('products', 'ART-1', created.outcomes[0]!.data!.products_id as number));
     f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?, ?, ?, ?)').run('ART-1', 'Artikel', '20,00', null, 'L-02', 'LIEF-77', '2026-01-01 00:00:00');
     const prices = f.erp.prepare('INSERT INTO artikel_preise VALUES (?, ?, ?, ?)');
     prices.run('ART-1', 'HAE', '1', '18,00');

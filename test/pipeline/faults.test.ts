@@ -45,10 +45,10 @@ describe('push under fault injection', () => {
     const ids = shopOrders.map((r) => (r.external_reference as { external_id: string }).external_id).sort();
     expect(ids).toEqual(Array.from({ length: 60 }, (_, i) => orderNo(i + 1)).filter((n) => n !== orderNo(7) && n !== orderNo(41)));
 
-    const letters = f.state.deadLetters.list({ limit: 10 });
+    const letters = await f.state.deadLetters.list({ limit: 10 });
     expect(letters.map((l) => `${l.pipeline}:${l.erpKey}:${l.code}`).sort()).toEqual([`orders:${orderNo(41)}:CUSTOMER_NOT_FOUND`, `orders:${orderNo(7)}:CUSTOMER_NOT_FOUND`, `products:${sku(333)}:${letters.find((l) => l.erpKey === sku(333))!.code}`, `products:${sku(50)}:${letters.find((l) => l.erpKey === sku(50))!.code}`].sort());
     for (const l of letters) expect(l.reason.length).toBeGreaterThan(10);
     expect(letters.find((l) => l.erpKey === sku(50))!.reason).toContain('n/a');
-    for (const r of shopProducts) expect(f.state.refs.get('products', String(r.products_model))?.shopId).toBe(r.products_id);
+    for (const r of shopProducts) expect((await f.state.refs.get('products', String(r.products_model)))?.shopId).toBe(r.products_id);
   });
 });

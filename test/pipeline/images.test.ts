@@ -71,7 +71,7 @@ describe('product images from an ERP folder', () => {
     const mapping = await mappingFile(f.dir, 'images', MAPPING);
     const summary = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, SOURCE) });
     expect(summary.counts).toMatchObject({ updated: 1, deadLettered: 3 });
-    const letters = Object.fromEntries(f.state.deadLetters.list({ pipeline: 'images' }).map((l) => [l.erpKey, l]));
+    const letters = Object.fromEntries((await f.state.deadLetters.list({ pipeline: 'images' })).map((l) => [l.erpKey, l]));
     expect(letters['ART-2']).toMatchObject({ code: 'GUARD_FOLDER_UNREADABLE' });
     expect(letters['ART-2']!.reason).toContain('ENOTDIR');
     expect(letters['ART-3']).toMatchObject({ code: 'GUARD_EMPTY_REPLACE_LIST' });
@@ -90,7 +90,7 @@ describe('product images from an ERP folder', () => {
     const mapping = await mappingFile(f.dir, 'images', MAPPING);
     const summary = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, SOURCE) });
     expect(summary.counts).toMatchObject({ updated: 0, deadLettered: 1 });
-    expect(f.state.deadLetters.list({ pipeline: 'images' })[0]).toMatchObject({ erpKey: 'ART-1', code: 'MEDIA_TOO_LARGE' });
+    expect((await f.state.deadLetters.list({ pipeline: 'images' }))[0]).toMatchObject({ erpKey: 'ART-1', code: 'MEDIA_TOO_LARGE' });
     expect(await gallery('ART-1')).toEqual([{ image: 'old-1.jpg', sort_order: 1, alt: { de: 'Alt' } }]);
   });
 });

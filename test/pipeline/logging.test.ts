@@ -32,8 +32,8 @@ describe('run log lines', () => {
   it('carry runId, pipeline and mode on every line of a push run, the crash and intent warnings included', async () => {
     upsertProducts(f.erp, 1, 5);
     // A run that never finished (its process died) and an intent it left behind: both are reported by the next run.
-    f.state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
-    f.state.intents.put({ resource: 'products', erpKey: sku(1), pipeline: 'products', hash: 'h' });
+    await f.state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    await f.state.write((tx) => tx.intents.put({ resource: 'products', erpKey: sku(1), pipeline: 'products', hash: 'h' }));
     const summary = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile), logger });
     expect(summary.status).toBe('succeeded');
     const messages = lines.map((l) => l.msg);

@@ -46,10 +46,10 @@ describe('creates whose answer was lost (OUTCOME_UNKNOWN)', () => {
     expect(inShop.map((m) => m.manufacturers_name).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `Hersteller ${i + 1}`).sort());
     for (const m of inShop) {
       const n = String(m.manufacturers_name).slice('Hersteller '.length);
-      expect(f.state.refs.get('manufacturers', `H-${n}`)?.shopId).toBe(m.manufacturers_id);
+      expect((await f.state.refs.get('manufacturers', `H-${n}`))?.shopId).toBe(m.manufacturers_id);
       expect(m.manufacturers_gpsr_contact_city).toBe('Berlin');
     }
-    expect(f.state.intents.list('manufacturers')).toEqual([]);
+    expect(await f.state.intents.list('manufacturers')).toEqual([]);
   });
 
   it('creates every category exactly once, telling same-named subcategories apart by their parent', async () => {
@@ -75,7 +75,7 @@ describe('creates whose answer was lost (OUTCOME_UNKNOWN)', () => {
     const name = (c: Record<string, unknown>) => (c.languages as Record<string, { name: string }>).de!.name;
     for (let i = 1; i <= 6; i++) {
       const root = inShop.find((c) => name(c) === `Gruppe ${i}`)!;
-      expect(f.state.refs.get('categories', `W${i}`)?.shopId).toBe(root.categories_id);
+      expect((await f.state.refs.get('categories', `W${i}`))?.shopId).toBe(root.categories_id);
       const under = inShop.filter((c) => c.parent_id === root.categories_id).map(name).sort();
       expect(under).toEqual(['Ersatzteile', 'Zubehör']);
     }

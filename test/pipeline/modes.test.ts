@@ -20,7 +20,7 @@ describe('dry run', () => {
   it('shows create, update with the difference to the shop, and skip per record, and writes nothing', async () => {
     upsertProducts(f.erp, 1, 3);
     await runPipeline(def, deps());
-    const stateBefore = { runs: f.state.runs.list().length, events: f.state.events.list({ limit: 1000 }).length, cursor: f.state.cursors.get('products') };
+    const stateBefore = { runs: (await f.state.runs.list()).length, events: (await f.state.events.list({ limit: 1000 })).length, cursor: await f.state.cursors.get('products') };
     upsertProducts(f.erp, 2, 2, 2, '2026-01-02 00:00:00');
     upsertProducts(f.erp, 3, 3, 1, '2026-01-02 00:00:00');
     upsertProducts(f.erp, 4, 4, 1, '2026-01-02 00:00:00');
@@ -29,11 +29,11 @@ describe('dry run', () => {
     const byKey = Object.fromEntries(summary.plan!.map((p) => [p.erpKey, p]));
     expect(byKey[sku(4)]).toMatchObject({ action: 'create', payload: { products_model: sku(4) } });
     expect(byKey[sku(3)]).toMatchObject({ action: 'skip' });
-    expect(byKey[sku(2)]).toMatchObject({ action: 'update', shopId: f.state.refs.get('products', sku(2))!.shopId });
+    expect(byKey[sku(2)]).toMatchObject({ action: 'update', shopId: (await f.state.refs.get('products', sku(2)))!.shopId });
     expect(Object.keys(byKey[sku(2)]!.diff!).sort()).toEqual(['languages.de.products_name', 'products_price']);
     expect(byKey[sku(2)]!.diff!.products_price).toEqual({ shop: 12.01, next: '12.02' });
     expect(await shopRecords(f.shop, 'products')).toHaveLength(3);
-    expect({ runs: f.state.runs.list().length, events: f.state.events.list({ limit: 1000 }).length, cursor: f.state.cursors.get('products') }).toEqual(stateBefore);
+    expect({ runs: (await f.state.runs.list()).length, events: (await f.state.events.list({ limit: 1000 })).length, cursor: await f.state.cursors.get('products') }).toEqual(stateBefore);
   });
 });
 
@@ -51,7 +51,7 @@ describe('backfill', () => {
     });
     const first = await runPipeline({ ...def, options: { concurrency: 1 } }, deps({ events }), { mode: 'backfill', range, signal: controller.signal });
     expect(first.status).toBe('aborted');
-    const partial = f.state.refs.count('products');
+    const partial = await f.state.refs.count('products');
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(80);
     const second = await runPipeline(def, deps(), { mode: 'backfill', range });
@@ -59,15 +59,15 @@ describe('backfill', () => {
     expect(second.counts.read).toBeLessThan(80);
     const shop = (await shopRecords(f.shop, 'products')).map((p) => p.products_model).sort();
     expect(shop).toEqual(Array.from({ length: 80 }, (_, i) => sku(41 + i)));
-    expect(f.state.cursors.get('products')).toBeUndefined();
-    expect(f.state.cursors.get('products', 'backfill:2026-01-02 00:00:00..2026-01-02 23:59:59')?.boundary).toEqual({ finished: true });
+    expect(await f.state.cursors.get('products')).toBeUndefined();
+    expect((await f.state.cursors.get('products', 'backfill:2026-01-02 00:00:00..2026-01-02 23:59:59'))?.boundary).toEqual({ finished: true });
   });
 
   it('runs beside the incremental lane of the same pipeline', async () => {
     upsertProducts(f.erp, 1, 10);
-    const incremental = f.state.locks.acquire('products');
+    const incremental = await f.state.locks.acquire('products');
     const summary = await runPipeline(def, deps(), { mode: 'backfill', range: { from: '2026-01-01 00:00:00', to: '2026-01-01 00:00:00' } });
-    incremental.release();
+    await incremental.release();
     expect(summary.counts.created).toBe(10);
   });
 });
@@ -80,13 +80,13 @@ describe('dead letters', () => {
     expect(run.counts.deadLettered).toBe(1);
     const again = await retryDeadLetters(def, deps());
     expect(again.counts).toMatchObject({ read: 1, deadLettered: 1 });
-    expect(f.state.deadLetters.list({ pipeline: 'products' })[0]!.attempts).toBe(2);
+    expect((await f.state.deadLetters.list({ pipeline: 'products' }))[0]!.attempts).toBe(2);
 
     const fixed = await mappingFile(f.dir, 'products', PRODUCT_MAPPING.replace('{ from: price, type: decimal, locale: point }', '{ from: price, type: decimal, locale: comma }'));
     const retried = await retryDeadLetters(def, { ...deps(), mapping: fixed });
     expect(retried).toMatchObject({ status: 'succeeded', counts: { created: 1 } });
-    expect(f.state.deadLetters.count('products')).toBe(0);
-    const p3 = await f.shop.exportOne('products', f.state.refs.get('products', sku(3))!.shopId);
+    expect(await f.state.deadLetters.count('products')).toBe(0);
+    const p3 = await f.shop.exportOne('products', (await f.state.refs.get('products', sku(3)))!.shopId);
     expect(p3?.products_price).toBe(12.5);
   });
 
@@ -94,10 +94,10 @@ describe('dead letters', () => {
     upsertProducts(f.erp, 1, 3);
     f.erp.prepare("UPDATE products SET price = 'x' WHERE sku IN (?, ?)").run(sku(1), sku(2));
     await runPipeline(def, deps());
-    const [first] = f.state.deadLetters.list({ pipeline: 'products' });
-    expect(dropDeadLetters(f.state, 'products', { ids: [first!.id] })).toBe(1);
-    expect(f.state.deadLetters.count('products')).toBe(1);
-    expect(dropDeadLetters(f.state, 'products')).toBe(1);
-    expect(f.state.deadLetters.count('products')).toBe(0);
+    const [first] = await f.state.deadLetters.list({ pipeline: 'products' });
+    expect(await dropDeadLetters(f.state, 'products', { ids: [first!.id] })).toBe(1);
+    expect(await f.state.deadLetters.count('products')).toBe(1);
+    expect(await dropDeadLetters(f.state, 'products')).toBe(1);
+    expect(await f.state.deadLetters.count('products')).toBe(0);
   });
 });

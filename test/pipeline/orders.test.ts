@@ -30,7 +30,7 @@ describe('orders ERP → shop', () => {
     expect(summary).toMatchObject({ status: 'succeeded', counts: { created: 25 } });
     const orders = await shopRecords(f.shop, 'orders');
     expect(externalIds(orders)).toEqual(Array.from({ length: 25 }, (_, i) => orderNo(i + 1)));
-    expect(f.state.refs.get('orders', orderNo(3))?.shopId).toBe(orders.find((o) => (o.external_reference as { external_id: string }).external_id === orderNo(3))?.orders_id);
+    expect((await f.state.refs.get('orders', orderNo(3)))?.shopId).toBe(orders.find((o) => (o.external_reference as { external_id: string }).external_id === orderNo(3))?.orders_id);
   });
 
   it('never rewrites an order the shop already has when the mapping only creates', async () => {
@@ -45,14 +45,14 @@ describe('orders ERP → shop', () => {
     insertOrders(f.erp, 1, 12, 10);
     await runPipeline(def, deps());
     // A fresh state (lost, or a second installation): every order comes back as a duplicate.
-    const fresh = openState(join(f.dir, 'fresh.db'));
+    const fresh = await openState(join(f.dir, 'fresh.db'));
     const summary = await runPipeline(def, deps({ state: fresh }));
     expect(summary.status).toBe('succeeded');
     expect(summary.counts).toMatchObject({ created: 0, unchanged: 12, failed: 0, deadLettered: 0 });
     const orders = await shopRecords(f.shop, 'orders');
     expect(orders).toHaveLength(12);
-    for (const o of orders) expect(fresh.refs.get('orders', (o.external_reference as { external_id: string }).external_id)?.shopId).toBe(o.orders_id);
-    const events = fresh.events.list({ runId: summary.runId, code: 'DUPLICATE_EXTERNAL_REFERENCE' });
+    for (const o of orders) expect((await fresh.refs.get('orders', (o.external_reference as { external_id: string }).external_id))?.shopId).toBe(o.orders_id);
+    const events = await fresh.events.list({ runId: summary.runId, code: 'DUPLICATE_EXTERNAL_REFERENCE' });
     expect(events).toHaveLength(12);
     await fresh.close();
   });
@@ -63,7 +63,7 @@ describe('orders ERP → shop', () => {
     const summary = await runPipeline(def, deps());
     expect(summary.status).toBe('partial');
     expect(summary.counts).toMatchObject({ created: 9, deadLettered: 1 });
-    expect(f.state.deadLetters.getByKey('orders', orderNo(4))).toMatchObject({ code: 'CUSTOMER_NOT_FOUND' });
+    expect(await f.state.deadLetters.getByKey('orders', orderNo(4))).toMatchObject({ code: 'CUSTOMER_NOT_FOUND' });
     expect(externalIds(await shopRecords(f.shop, 'orders'))).toHaveLength(9);
   });
 
@@ -77,6 +77,6 @@ describe('orders ERP → shop', () => {
     expect(summary.counts).toMatchObject({ created: 30, unchanged: 0 });
     const orders = await shopRecords(f.shop, 'orders');
     expect(externalIds(orders)).toEqual(Array.from({ length: 30 }, (_, i) => orderNo(i + 1)));
-    expect(f.state.refs.count('orders')).toBe(30);
+    expect(await f.state.refs.count('orders')).toBe(30);
   });
 });

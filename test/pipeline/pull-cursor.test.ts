@@ -71,7 +71,7 @@ fields:
     const first = await runPipeline(def, deps);
     expect(first.counts).toMatchObject({ read: 2, created: 2 });
     // Delivered, but the cursor stays at or before the run's start.
-    expect(String(f.state.cursors.get('orders-out')!.value).slice(0, 10) <= today()).toBe(true);
+    expect(String((await f.state.cursors.get('orders-out'))!.value).slice(0, 10) <= today()).toBe(true);
     // The bad date is reported once, when the order is delivered.
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0]!)).toMatchObject({ records: 1, field: 'date_purchased' });
@@ -113,7 +113,7 @@ fields:
     await advanceShopClock(-3 * DAY);
 
     expect((await runPipeline(def, deps)).counts).toMatchObject({ read: 1, created: 1 });
-    expect(String(f.state.cursors.get('projects-in')!.value) <= deltaCeiling(new Date(), 'UTC')).toBe(true);
+    expect(String((await f.state.cursors.get('projects-in'))!.value) <= deltaCeiling(new Date(), 'UTC')).toBe(true);
     expect((await f.shop.create('projects', [{ name: 'Later' }])).outcomes[0]!.ok).toBe(true);
     expect((await runPipeline(def, deps)).counts).toMatchObject({ created: 1, unchanged: 1 });
     expect((db.prepare('SELECT name FROM erp_projects ORDER BY id').all() as { name: string }[]).map((r) => r.name)).toEqual(['Ahead', 'Later']);
@@ -123,10 +123,10 @@ fields:
     db.exec('CREATE TABLE erp_subscribers (id INTEGER PRIMARY KEY, email TEXT)');
     const mapping = await mappingFile(f.dir, 'subscribers', 'name: s\ndirection: shop-to-erp\nsource: { resource: newsletter_subscribers }\ntarget: { erp: erp_subscribers }\nkey: subscribe_id\nfields:\n  id: subscribe_id\n  email: subscribe_email\n');
     const def = { name: 'subscribers-in', direction: 'pull' as const, sink: { connection: 'erp' }, mapping: 'subscribers.yaml', resource: 'newsletter_subscribers' };
-    f.state.cursors.set('subscribers-in', 'incremental', { value: '2099-12-31 00:00:00', key: null });
+    await f.state.cursors.set('subscribers-in', 'incremental', { value: '2099-12-31 00:00:00', key: null });
     expect((await f.shop.create('newsletter_subscribers', [{ subscribe_email: 'now@example.com' }])).outcomes[0]!.ok).toBe(true);
     expect((await runPipeline(def, { state: f.state, shop: f.shop, mapping, sink: sink('erp_subscribers') })).counts).toMatchObject({ read: 1, created: 1 });
-    expect(String(f.state.cursors.get('subscribers-in')!.value).slice(0, 10) <= today()).toBe(true);
+    expect(String((await f.state.cursors.get('subscribers-in'))!.value).slice(0, 10) <= today()).toBe(true);
   });
 });
 

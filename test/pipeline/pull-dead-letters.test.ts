@@ -49,7 +49,7 @@ describe('dead letters of pull pipelines', () => {
     const summary = await runPipeline(def, { state: f.state, shop: f.shop, mapping: await mappingFile(f.dir, 'subscribers', STRICT), sink: sink() });
     expect(summary).toMatchObject({ status: 'partial', counts: { read: 7, created: 6, failed: 1, deadLettered: 1 } });
     expect(emails()).toEqual(others);
-    const [letter, ...rest] = f.state.deadLetters.list({ pipeline: 'subscribers-in' });
+    const [letter, ...rest] = await f.state.deadLetters.list({ pipeline: 'subscribers-in' });
     expect(rest).toEqual([]);
     expect(letter!.record).toMatchObject({ subscribe_email: 'c@example.com' });
     expect(letter!.payload).toEqual(letter!.record);
@@ -63,7 +63,7 @@ describe('dead letters of pull pipelines', () => {
     expect(retry).toMatchObject({ status: 'succeeded', mode: 'retry', counts: { read: 1, created: 1, deadLettered: 0 } });
     expect(emails()).toEqual([...others, 'c@example.com'].sort());
     expect(sinkDb.prepare("SELECT lastname FROM erp_subscribers WHERE email = 'c@example.com'").get()).toEqual({ lastname: '(none)' });
-    expect(f.state.deadLetters.list({ pipeline: 'subscribers-in' })).toEqual([]);
+    expect(await f.state.deadLetters.list({ pipeline: 'subscribers-in' })).toEqual([]);
     // Delivered now: the next pull finds it unchanged.
     const next = await runPipeline(def, { state: f.state, shop: f.shop, mapping: fixed, sink: sink() });
     expect(next.counts).toMatchObject({ read: 7, created: 0, unchanged: 7 });
@@ -73,7 +73,7 @@ describe('dead letters of pull pipelines', () => {
     await runPipeline(def, { state: f.state, shop: f.shop, mapping: await mappingFile(f.dir, 'subscribers', STRICT), sink: sink() });
     const retry = await retryDeadLetters(def, { state: f.state, shop: f.shop, mapping: await mappingFile(f.dir, 'subscribers', STRICT), sink: sink() });
     expect(retry).toMatchObject({ status: 'partial', counts: { read: 1, deadLettered: 1 } });
-    expect(f.state.deadLetters.list({ pipeline: 'subscribers-in' })[0]!.attempts).toBe(2);
+    expect((await f.state.deadLetters.list({ pipeline: 'subscribers-in' }))[0]!.attempts).toBe(2);
   });
 
   it('isolates a record the sink refuses (no key value), dead-letters it and delivers the others of its batch', async () => {
@@ -82,7 +82,7 @@ describe('dead letters of pull pipelines', () => {
     const summary = await runPipeline(def, { state: f.state, shop: f.shop, mapping: lenientNoDefault, sink: sink('lastname') });
     expect(summary).toMatchObject({ status: 'partial', counts: { read: 7, created: 6, deadLettered: 1 } });
     expect(emails()).toEqual(others);
-    const [letter] = f.state.deadLetters.list({ pipeline: 'subscribers-in' });
+    const [letter] = await f.state.deadLetters.list({ pipeline: 'subscribers-in' });
     expect(letter).toMatchObject({ code: 'CONNECTOR_INVALID_RECORD', record: { subscribe_email: 'c@example.com' } });
 
     const retry = await retryDeadLetters(def, { state: f.state, shop: f.shop, mapping: await mappingFile(f.dir, 'subscribers', LENIENT), sink: sink('lastname') });

@@ -75,7 +75,7 @@ describe('pull pipeline (shop → ERP)', () => {
     const failed = await runPipeline(halfDef, { ...deps(), sink: flaky });
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'CONNECTOR_UNREACHABLE' } });
     expect(rows()).toHaveLength(2);
-    expect(f.state.cursors.get('subscribers-in')).toBeUndefined();
+    expect(await f.state.cursors.get('subscribers-in')).toBeUndefined();
 
     const next = await runPipeline(halfDef, { ...deps(), sink: flaky });
     expect(next.status).toBe('succeeded');
@@ -90,7 +90,7 @@ describe('pull pipeline (shop → ERP)', () => {
     await subscribe('b@example.com', 'Bee');
     const first = await runPipeline(def, deps());
     expect(first.counts).toMatchObject({ read: 2, created: 2 });
-    const cursor = f.state.cursors.get('subscribers-in')!.value as string;
+    const cursor = (await f.state.cursors.get('subscribers-in'))!.value as string;
     expect(cursor).toMatch(/^\d{4}-\d{2}-\d{2}/);
 
     await f.shop.update('newsletter_subscribers', [{ subscribe_id: a, subscribe_lastname: 'Second' }]);
@@ -98,7 +98,7 @@ describe('pull pipeline (shop → ERP)', () => {
     const second = await runPipeline(def, deps());
     // The day filter re-reads both records of the boundary day; only the changed one is delivered.
     expect(second.counts).toMatchObject({ read: 2, created: 0, updated: 1, unchanged: 1 });
-    const delivered = f.state.events.list({ runId: second.runId, outcome: 'delivered' });
+    const delivered = await f.state.events.list({ runId: second.runId, outcome: 'delivered' });
     expect(delivered.map((e) => e.erpKey)).toEqual([String(a)]);
     expect(rows().find((r) => r.id === a)?.lastname).toBe('Third');
 
@@ -109,21 +109,21 @@ describe('pull pipeline (shop → ERP)', () => {
   it('leaves the cursor where it was when the sink fails, and delivers on the next run', async () => {
     await subscribe('a@example.com', 'A');
     await runPipeline(def, deps());
-    const before = f.state.cursors.get('subscribers-in');
+    const before = await f.state.cursors.get('subscribers-in');
     await fetch(`${f.sandbox.url}/sandbox/clock`, { method: 'PUT', headers: { authorization: `Bearer ${f.sandbox.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: 86_400 }) });
     const c = await subscribe('c@example.com', 'C');
     sinkDb.exec('ALTER TABLE erp_subscribers RENAME TO erp_subscribers_moved');
     const failed = await runPipeline(def, deps());
     expect(failed.status).toBe('failed');
-    expect(f.state.cursors.get('subscribers-in')).toEqual(before);
-    expect(f.state.seen.get('subscribers-in', String(c))).toBeUndefined();
+    expect(await f.state.cursors.get('subscribers-in')).toEqual(before);
+    expect(await f.state.seen.get('subscribers-in', String(c))).toBeUndefined();
 
     sinkDb.exec('ALTER TABLE erp_subscribers_moved RENAME TO erp_subscribers');
     const retried = await runPipeline(def, deps());
     expect(retried.status).toBe('succeeded');
     expect(rows().map((r) => r.email)).toContain('c@example.com');
     // The shop's clock runs a day ahead here: the cursor may not pass our own clock, so it stays at or after where it was.
-    expect(String(f.state.cursors.get('subscribers-in')!.value) >= String(before!.value)).toBe(true);
+    expect(String((await f.state.cursors.get('subscribers-in'))!.value) >= String(before!.value)).toBe(true);
   });
 
   it('writes nothing in a dry run but lists what it would deliver', async () => {
@@ -131,8 +131,8 @@ describe('pull pipeline (shop → ERP)', () => {
     const summary = await runPipeline(def, deps(), { mode: 'dry-run' });
     expect(summary.plan).toMatchObject([{ action: 'create', payload: { email: 'a@example.com' } }]);
     expect(rows()).toEqual([]);
-    expect(f.state.runs.list()).toEqual([]);
-    expect(f.state.cursors.get('subscribers-in')).toBeUndefined();
+    expect(await f.state.runs.list()).toEqual([]);
+    expect(await f.state.cursors.get('subscribers-in')).toBeUndefined();
   });
 
   it('counts a re-delivery of a changed record as updated, in the dry-run plan and its summary alike', async () => {
@@ -203,8 +203,8 @@ describe('pull without a delta filter', () => {
     const summary = await runPipeline(productsDef, productDeps(), { mode: 'backfill', range: { from: 5, to: 12 } });
     expect(summary.counts).toMatchObject({ read: 8, created: 8 });
     expect((db.prepare('SELECT id FROM erp_products ORDER BY id').all() as { id: number }[]).map((r) => r.id)).toEqual([5, 6, 7, 8, 9, 10, 11, 12]);
-    expect(f.state.cursors.get('products-out', 'backfill:5..12')).toMatchObject({ value: 12, boundary: { finished: true } });
-    expect(f.state.cursors.get('products-out')).toBeUndefined();
+    expect(await f.state.cursors.get('products-out', 'backfill:5..12')).toMatchObject({ value: 12, boundary: { finished: true } });
+    expect(await f.state.cursors.get('products-out')).toBeUndefined();
     const again = await runPipeline(productsDef, productDeps(), { mode: 'backfill', range: { from: 5, to: 12 } });
     expect(again.counts.read).toBe(0);
   });
@@ -246,8 +246,8 @@ fields:
     );
     expect(summary).toMatchObject({ status: 'partial', counts: { read: 2, created: 1, deadLettered: 1 } });
     expect((db.prepare('SELECT external_id FROM erp_orders').all() as { external_id: string }[]).map((r) => r.external_id)).toEqual(['E2']);
-    expect(f.state.deadLetters.list({ pipeline: 'orders-out' })).toHaveLength(1);
-    expect(f.state.cursors.get('orders-out')).toBeUndefined();
+    expect(await f.state.deadLetters.list({ pipeline: 'orders-out' })).toHaveLength(1);
+    expect(await f.state.cursors.get('orders-out')).toBeUndefined();
     db.close();
   });
 });

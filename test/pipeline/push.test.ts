@@ -25,8 +25,8 @@ describe('push pipeline (ERP → shop)', () => {
     expect(summary.counts.requests).toBe(3);
     const shop = await shopRecords(f.shop, 'products');
     expect(shop).toHaveLength(60);
-    for (const p of shop) expect(f.state.refs.get('products', String(p.products_model))?.shopId).toBe(p.products_id);
-    expect(f.state.cursors.get('products')).toMatchObject({ value: '2026-01-01 00:00:00', key: sku(60) });
+    for (const p of shop) expect((await f.state.refs.get('products', String(p.products_model)))?.shopId).toBe(p.products_id);
+    expect(await f.state.cursors.get('products')).toMatchObject({ value: '2026-01-01 00:00:00', key: sku(60) });
   });
 
   it('skips a product whose payload did not change, without any request, even when the ERP touched it', async () => {
@@ -44,7 +44,7 @@ describe('push pipeline (ERP → shop)', () => {
     upsertProducts(f.erp, 5, 7, 2, '2026-01-02 00:00:00');
     const summary = await runPipeline(def, deps());
     expect(summary.counts).toMatchObject({ read: 30, unchanged: 27, updated: 3 });
-    const p5 = await f.shop.exportOne('products', f.state.refs.get('products', sku(5))!.shopId);
+    const p5 = await f.shop.exportOne('products', (await f.state.refs.get('products', sku(5)))!.shopId);
     expect((p5?.languages as Record<string, { products_name: string }>).de.products_name).toBe('Product 5 v2');
     expect(await shopRecords(f.shop, 'products')).toHaveLength(30);
   });
@@ -55,7 +55,7 @@ describe('push pipeline (ERP → shop)', () => {
     upsertProducts(f.erp, 1, 3);
     const summary = await runPipeline(def, deps());
     expect(summary.counts).toMatchObject({ created: 2, updated: 1 });
-    expect(f.state.refs.get('products', sku(2))?.shopId).toBe(shopId);
+    expect((await f.state.refs.get('products', sku(2)))?.shopId).toBe(shopId);
     expect(await shopRecords(f.shop, 'products')).toHaveLength(3);
   });
 
@@ -65,10 +65,10 @@ describe('push pipeline (ERP → shop)', () => {
     const summary = await runPipeline(def, deps());
     expect(summary.status).toBe('partial');
     expect(summary.counts).toMatchObject({ created: 9, deadLettered: 1 });
-    const [letter] = f.state.deadLetters.list({ pipeline: 'products' });
+    const [letter] = await f.state.deadLetters.list({ pipeline: 'products' });
     expect(letter).toMatchObject({ erpKey: sku(4), attempts: 1 });
     expect(letter!.reason).toContain('ten euros');
-    expect(f.state.cursors.get('products')?.key).toBe(sku(10));
+    expect((await f.state.cursors.get('products'))?.key).toBe(sku(10));
   });
 
   it('emits typed events from run start to run finish', async () => {
@@ -87,19 +87,19 @@ describe('push pipeline (ERP → shop)', () => {
   it('records runs and per-record events the dashboard can query', async () => {
     upsertProducts(f.erp, 1, 3);
     const summary = await runPipeline(def, deps());
-    const run = f.state.runs.get(summary.runId);
+    const run = await f.state.runs.get(summary.runId);
     expect(run).toMatchObject({ status: 'succeeded', counts: { created: 3 } });
-    const events = f.state.events.list({ runId: summary.runId });
+    const events = await f.state.events.list({ runId: summary.runId });
     expect(events.map((e) => e.outcome)).toEqual(['created', 'created', 'created']);
     expect(events[0]!.payload).toMatchObject({ products_model: sku(1) });
-    expect(f.state.events.history('products', { erpKey: sku(2) })).toHaveLength(1);
+    expect(await f.state.events.history('products', { erpKey: sku(2) })).toHaveLength(1);
   });
 
   it('refuses to run while another process holds the pipeline', async () => {
     upsertProducts(f.erp, 1, 3);
-    const lock = f.state.locks.acquire('products');
+    const lock = await f.state.locks.acquire('products');
     await expect(runPipeline(def, deps())).rejects.toMatchObject({ code: 'LOCK_HELD' });
-    lock.release();
+    await lock.release();
     expect((await runPipeline(def, deps())).status).toBe('succeeded');
   });
 
@@ -115,10 +115,10 @@ describe('push pipeline (ERP → shop)', () => {
     expect(summary.status).toBe('aborted');
     const shop = await shopRecords(f.shop, 'products');
     expect(shop.length).toBeLessThan(200);
-    expect(shop.length).toBe(f.state.refs.count('products'));
+    expect(shop.length).toBe(await f.state.refs.count('products'));
     const again = await runPipeline(def, deps());
     expect(again.status).toBe('succeeded');
     expect(await shopRecords(f.shop, 'products')).toHaveLength(200);
-    expect(f.state.refs.count('products')).toBe(200);
+    expect(await f.state.refs.count('products')).toBe(200);
   });
 });

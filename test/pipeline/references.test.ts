@@ -51,10 +51,10 @@ describe('references to records created in the same run', () => {
     events.onAny((e) => seen.push(e));
     const summary = await runPipeline(def, deps(events));
     expect(summary).toMatchObject({ status: 'succeeded', counts: { read: 4, created: 4, deadLettered: 0, failed: 0 } });
-    expect(f.state.deadLetters.list({ pipeline: 'categories' })).toEqual([]);
+    expect(await f.state.deadLetters.list({ pipeline: 'categories' })).toEqual([]);
 
-    const parentId = f.state.refs.get('categories', 'W-PARENT')!.shopId;
-    const childId = f.state.refs.get('categories', 'W-CHILD')!.shopId;
+    const parentId = (await f.state.refs.get('categories', 'W-PARENT'))!.shopId;
+    const childId = (await f.state.refs.get('categories', 'W-CHILD'))!.shopId;
     const child = (await shopCategories()).find((c) => c.categories_id === childId);
     expect(child?.parent_id).toBe(parentId);
 
@@ -63,7 +63,7 @@ describe('references to records created in the same run', () => {
     const firstCheckpoint = seen.findIndex((e) => e.type === 'checkpoint');
     expect(childSettled).toBeGreaterThanOrEqual(0);
     expect(firstCheckpoint).toBeGreaterThan(childSettled);
-    expect(f.state.cursors.get('categories')).toMatchObject({ value: '2026-01-01 00:00:03', key: 'W-PARENT' });
+    expect(await f.state.cursors.get('categories')).toMatchObject({ value: '2026-01-01 00:00:03', key: 'W-PARENT' });
 
     // Nothing changed: the next run sends nothing.
     expect((await runPipeline(def, deps())).counts).toMatchObject({ read: 0, requests: 0 });
@@ -78,10 +78,10 @@ describe('references to records created in the same run', () => {
     const summary = await runPipeline(def, deps());
     expect(summary).toMatchObject({ status: 'succeeded', counts: { created: 3, deadLettered: 0 } });
     const byId = new Map((await shopCategories()).map((c) => [c.categories_id, c]));
-    const id = (k: string) => f.state.refs.get('categories', k)!.shopId;
-    expect(byId.get(id('W-3'))?.parent_id).toBe(id('W-2'));
-    expect(byId.get(id('W-2'))?.parent_id).toBe(id('W-1'));
-    expect(byId.get(id('W-1'))?.parent_id).toBe(0);
+    const id = async (k: string) => (await f.state.refs.get('categories', k))!.shopId;
+    expect(byId.get(await id('W-3'))?.parent_id).toBe(await id('W-2'));
+    expect(byId.get(await id('W-2'))?.parent_id).toBe(await id('W-1'));
+    expect(byId.get(await id('W-1'))?.parent_id).toBe(0);
   });
 
   it('dead-letters a record whose parent is not in the run either, with the lookup reason, and delivers it once the parent comes', async () => {
@@ -91,19 +91,20 @@ describe('references to records created in the same run', () => {
     ]);
     const summary = await runPipeline(def, deps());
     expect(summary).toMatchObject({ status: 'partial', counts: { created: 1, deadLettered: 1 } });
-    const [letter] = f.state.deadLetters.list({ pipeline: 'categories' });
+    const [letter] = await f.state.deadLetters.list({ pipeline: 'categories' });
     expect(letter).toMatchObject({ erpKey: 'W-ORPHAN', code: 'MAPPING_LOOKUP' });
     expect(letter!.reason).toContain('W-MISSING');
     // The orphan settled (dead-lettered), so the cursor moved past it.
-    expect(f.state.cursors.get('categories')).toMatchObject({ key: 'W-ROOT' });
+    expect(await f.state.cursors.get('categories')).toMatchObject({ key: 'W-ROOT' });
 
     // The next run that brings the parent also tries the waiting letter again: both land, no manual retry needed.
     groups([['W-MISSING', null, 'Zubehör', '2026-01-01 00:00:02']]);
     expect((await runPipeline(def, deps())).counts).toMatchObject({ created: 2, deadLettered: 0 });
-    expect(f.state.deadLetters.list({ pipeline: 'categories' })).toHaveLength(0);
+    expect(await f.state.deadLetters.list({ pipeline: 'categories' })).toHaveLength(0);
     expect((await retryDeadLetters(def, deps())).counts).toMatchObject({ read: 0 });
-    const orphan = (await shopCategories()).find((c) => c.categories_id === f.state.refs.get('categories', 'W-ORPHAN')!.shopId);
-    expect(orphan?.parent_id).toBe(f.state.refs.get('categories', 'W-MISSING')!.shopId);
+    const orphanId = (await f.state.refs.get('categories', 'W-ORPHAN'))!.shopId;
+    const orphan = (await shopCategories()).find((c) => c.categories_id === orphanId);
+    expect(orphan?.parent_id).toBe((await f.state.refs.get('categories', 'W-MISSING'))!.shopId);
   });
 
   it('still plans a dry run without waiting (it creates no parent)', async () => {

@@ -19,8 +19,8 @@ beforeEach(async () => {
   f.erp.exec(`CREATE TABLE kunden (KDNR TEXT PRIMARY KEY, Email TEXT, Vorname TEXT, Nachname TEXT, Strasse TEXT, PLZ TEXT, Ort TEXT, Land TEXT, Geaendert TEXT NOT NULL);
               CREATE TABLE kunden_rabatte (KDNR TEXT NOT NULL, WGR TEXT NOT NULL, Rabatt TEXT, Untergruppen TEXT)`);
   const cats = await f.shop.create('categories', [{ parent_id: 0, languages: { de: { categories_name: 'Werkzeug' } } }, { parent_id: 0, languages: { de: { categories_name: 'Garten' } } }]);
-  f.state.refs.put('categories', 'WG-1', cats.outcomes[0]!.data!.categories_id as number);
-  f.state.refs.put('categories', 'WG-2', cats.outcomes[1]!.data!.categories_id as number);
+  await f.state.write((tx) => tx.refs.put('categories', 'WG-1', cats.outcomes[0]!.data!.categories_id as number));
+  await f.state.write((tx) => tx.refs.put('categories', 'WG-2', cats.outcomes[1]!.data!.categories_id as number));
   f.erp.prepare('INSERT INTO kunden VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run('K-1', 'k1@example.com', 'Erika', 'Muster', 'Hauptstr. 1', '10115', 'Berlin', 'DE', '2026-01-01 00:00:00');
   f.erp.prepare('INSERT INTO kunden_rabatte VALUES (?, ?, ?, ?)').run('K-1', 'WG-1', '5,5', 'J');
   f.erp.prepare('INSERT INTO kunden_rabatte VALUES (?, ?, ?, ?)').run('K-1', 'WG-2', '10', 'N');
@@ -31,7 +31,7 @@ afterEach(async () => {
 
 const run = async () => runPipeline(def, { state: f.state, shop: f.shop, mapping: await loadMapping(path.resolve('mappings/customers.yaml')), source: sqliteSource(f.erpFile, SOURCE) });
 async function discounts(): Promise<number[]> {
-  const customer = (await f.shop.exportOne('customers', f.state.refs.get('customers', 'K-1')!.shopId))!;
+  const customer = (await f.shop.exportOne('customers', (await f.state.refs.get('customers', 'K-1'))!.shopId))!;
   return (customer.discounts as { value: unknown }[]).map((d) => Number(d.value)).sort((a, b) => a - b);
 }
 const touch = (at: string) => f.erp.prepare('UPDATE kunden SET Geaendert = ?').run(at);
@@ -52,7 +52,7 @@ describe('shipped customers mapping: the discount set', () => {
     touch('2026-01-03 00:00:00');
     expect((await run()).counts).toMatchObject({ updated: 1, deadLettered: 0 });
     expect(await discounts()).toEqual([5.5, 7]);
-    expect(f.state.deadLetters.list({ pipeline: 'customers' })).toHaveLength(0);
+    expect(await f.state.deadLetters.list({ pipeline: 'customers' })).toHaveLength(0);
 
     // The ERP holds the complete set: no rows means no discounts (`empty: clear` in customers.yaml).
     f.erp.prepare('DELETE FROM kunden_rabatte').run();

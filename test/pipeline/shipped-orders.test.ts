@@ -33,12 +33,12 @@ describe('shipped order mapping end to end', () => {
   it('waits for a missing customer, then creates the order exactly once however often it is pushed again', async () => {
     const first = await run();
     expect(first).toMatchObject({ status: 'partial', counts: { deadLettered: 1, created: 0 } });
-    expect(f.state.deadLetters.list({ pipeline: def.name })[0]).toMatchObject({ erpKey: 'B-1', code: 'MAPPING_LOOKUP' });
+    expect((await f.state.deadLetters.list({ pipeline: def.name }))[0]).toMatchObject({ erpKey: 'B-1', code: 'MAPPING_LOOKUP' });
     expect(await shopRecords(f.shop, 'orders')).toHaveLength(0);
 
     // The customers pipeline brings the customer (its reference is what the mapping looks up).
     const c = await f.shop.create('customers', [{ customers_email_address: 'k1@example.com', customers_id_extern: 'K-1', customers_firstname: 'Erika', customers_lastname: 'Muster', addresses: [{ entry_firstname: 'Erika', entry_lastname: 'Muster', entry_street_address: 'Hauptstr. 1', entry_postcode: '10115', entry_city: 'Berlin', entry_country: 'DE' }] }]);
-    f.state.refs.put('customers', 'K-1', c.outcomes[0]!.data!.customers_id as number);
+    await f.state.write((tx) => tx.refs.put('customers', 'K-1', c.outcomes[0]!.data!.customers_id as number));
     expect((await run())).toMatchObject({ status: 'succeeded', counts: { created: 1 } });
     expect(await shopRecords(f.shop, 'orders')).toHaveLength(1);
 
@@ -48,13 +48,13 @@ describe('shipped order mapping end to end', () => {
     expect((await run()).counts).toMatchObject({ unchanged: 1, created: 0, requests: 0 });
 
     // The state is lost (a new state file): the shop answers with the existing order, never a second one.
-    f.state.refs.delete('orders', 'B-1');
-    f.state.hashes.clear(def.name);
-    f.state.cursors.delete(def.name);
+    await f.state.write((tx) => tx.refs.delete('orders', 'B-1'));
+    await f.state.hashes.clear(def.name);
+    await f.state.cursors.delete(def.name);
     const again = await run();
     expect(again).toMatchObject({ status: 'succeeded', counts: { unchanged: 1, created: 0 } });
     const orders = await shopRecords(f.shop, 'orders');
     expect(orders).toHaveLength(1);
-    expect(f.state.refs.get('orders', 'B-1')?.shopId).toBe(orders[0]!.orders_id);
+    expect((await f.state.refs.get('orders', 'B-1'))?.shopId).toBe(orders[0]!.orders_id);
   });
 });

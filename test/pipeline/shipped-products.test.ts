@@ -35,7 +35,7 @@ describe('shipped products mapping: empty cells never erase shop data', () => {
     f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?, ?, ?, ?)').run('ART-1', 'Artikel', '20,00', null, null, null, '2026-01-01 00:00:00');
     f.erp.prepare('INSERT INTO artikel_preise VALUES (?, ?, ?, ?)').run('ART-1', 'HAE', '1', null);
     expect((await run()).counts).toMatchObject({ deadLettered: 1, updated: 0, created: 0 });
-    expect(f.state.deadLetters.list({ pipeline: 'products' })[0]).toMatchObject({ code: 'MAPPING_REQUIRED' });
+    expect((await f.state.deadLetters.list({ pipeline: 'products' }))[0]).toMatchObject({ code: 'MAPPING_REQUIRED' });
     expect(((await product()).groups as { customers_group_id: number }[] | undefined)?.filter((g) => g.customers_group_id === 3) ?? []).toEqual([]);
   });
 

@@ -46,8 +46,8 @@ describe('shipped order-status mapping end to end', () => {
     expect(await comments()).toEqual(['Ware bestellt', 'Ware eingetroffen', 'Versendet mit DHL']);
 
     // Everything read again from scratch (cursor and hashes lost): nothing is appended twice.
-    f.state.cursors.delete(def.name);
-    f.state.hashes.clear(def.name);
+    await f.state.cursors.delete(def.name);
+    await f.state.hashes.clear(def.name);
     await run();
     expect(await comments()).toEqual(['Ware bestellt', 'Ware eingetroffen', 'Versendet mit DHL']);
     const order = (await f.shop.exportOne('orders', orderId))!;

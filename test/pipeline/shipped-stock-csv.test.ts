@@ -46,13 +46,13 @@ describe('shipped flat stock mapping from a CSV drop', () => {
   it('keeps the letter of a refused warehouse row when another row of the same article lands, and a hash per row', async () => {
     drop('lager-1.csv', 'ARTNR;Lager;Bestand;Mindestbestand;Lagerplatz\nART-1;1;;2;Regal\nART-1;2;7;1;Süd\n');
     expect((await run()).counts).toMatchObject({ updated: 1, deadLettered: 1 });
-    expect(f.state.deadLetters.list({ pipeline: def.name })).toEqual([expect.objectContaining({ erpKey: 'ART-1 [1]', code: 'MAPPING_REQUIRED' })]);
+    expect(await f.state.deadLetters.list({ pipeline: def.name })).toEqual([expect.objectContaining({ erpKey: 'ART-1 [1]', code: 'MAPPING_REQUIRED' })]);
     expect(await stock()).toEqual({ 1: 12, 3: 7 });
 
     // The Lager 1 row fixed, the Lager 2 row unchanged: only the fixed row goes out, and its letter is resolved.
     drop('lager-2.csv', 'ARTNR;Lager;Bestand;Mindestbestand;Lagerplatz\nART-1;1;9;2;Regal\nART-1;2;7;1;Süd\n');
     expect((await run()).counts).toMatchObject({ updated: 1, unchanged: 1, deadLettered: 0 });
-    expect(f.state.deadLetters.list({ pipeline: def.name })).toEqual([]);
+    expect(await f.state.deadLetters.list({ pipeline: def.name })).toEqual([]);
     expect(await stock()).toEqual({ 1: 9, 3: 7 });
   });
 });

@@ -41,7 +41,7 @@ describe('shipped stock mapping', () => {
     f.erp.prepare('INSERT INTO lagerbestand VALUES (?, ?, ?, ?, ?)').run('ART-1', '1', null, '3', 'A-01');
     const summary = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, STOCK_SOURCE) });
     expect(summary.counts).toMatchObject({ deadLettered: 1, updated: 0 });
-    expect(f.state.deadLetters.list({ pipeline: 'stock' })[0]).toMatchObject({ erpKey: 'ART-1', code: 'MAPPING_REQUIRED' });
+    expect((await f.state.deadLetters.list({ pipeline: 'stock' }))[0]).toMatchObject({ erpKey: 'ART-1', code: 'MAPPING_REQUIRED' });
     expect(Number((await warehouse(1))!.products_quantity)).toBe(12);
   });
 

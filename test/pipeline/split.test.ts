@@ -20,7 +20,7 @@ let mapping: CompiledMapping;
 
 beforeEach(async () => {
   dir = tempDir();
-  state = openState(join(dir, 'state.db'));
+  state = await openState(join(dir, 'state.db'));
   mapping = await mappingFile(dir, 'products', PRODUCT_MAPPING);
 });
 afterEach(async () => {
@@ -66,8 +66,8 @@ describe('batch splitting', () => {
     expect(stored.sort()).toEqual(Array.from({ length: 16 }, (_, i) => sku(i + 1)).filter((s) => s !== sku(11)));
     expect(splits).toEqual([16, 8, 4, 2]);
     expect(requests).toBe(1 + 2 + 2 + 2 + 2);
-    const [letter] = state.deadLetters.list({ pipeline: 'products' });
+    const [letter] = await state.deadLetters.list({ pipeline: 'products' });
     expect(letter).toMatchObject({ erpKey: sku(11), code: 'INVALID_PAYLOAD' });
-    expect(state.cursors.get('products')?.key).toBe(sku(16));
+    expect((await state.cursors.get('products'))?.key).toBe(sku(16));
   });
 });

@@ -28,17 +28,17 @@ describe('stock of an article the shop does not have yet', () => {
     f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?, ?)').run('ART-NEW', '25', '2', '4', '2026-01-01 00:00:00');
     const first = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, STOCK_SOURCE) });
     expect(first).toMatchObject({ status: 'partial', counts: { deadLettered: 1 } });
-    expect(f.state.deadLetters.list({ pipeline: 'stock' })[0]).toMatchObject({ erpKey: 'ART-NEW', code: 'NOT_FOUND' });
+    expect((await f.state.deadLetters.list({ pipeline: 'stock' }))[0]).toMatchObject({ erpKey: 'ART-NEW', code: 'NOT_FOUND' });
 
     // Still missing: the next run tries again and keeps the letter.
     expect((await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, STOCK_SOURCE) })).counts).toMatchObject({ deadLettered: 1 });
-    expect(f.state.deadLetters.list({ pipeline: 'stock' })[0]).toMatchObject({ attempts: 2 });
+    expect((await f.state.deadLetters.list({ pipeline: 'stock' }))[0]).toMatchObject({ attempts: 2 });
 
     // The products pipeline creates the article (quantity 0); the ERP's stock row has not changed since.
     await f.shop.create('products', [{ products_model: 'ART-NEW', products_price: '10.00', languages: { de: { products_name: 'Neu' } } }]);
     const third = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, STOCK_SOURCE) });
     expect(third).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0 } });
-    expect(f.state.deadLetters.list({ pipeline: 'stock' })).toHaveLength(0);
+    expect(await f.state.deadLetters.list({ pipeline: 'stock' })).toHaveLength(0);
     expect(Number((await f.shop.exportOne('products', 1))!.products_quantity)).toBe(25);
   });
 });

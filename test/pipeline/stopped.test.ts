@@ -21,11 +21,11 @@ describe('a sync that cannot go on never stops silently', () => {
     await setFaults(f.sandbox, { error_rate: 0 });
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatchObject({ code: expect.any(String), message: expect.stringMatching(/attempts/) });
-    const row = f.state.runs.list({ pipeline: 'products' })[0]!;
+    const row = (await f.state.runs.list({ pipeline: 'products' }))[0]!;
     expect(row).toMatchObject({ status: 'failed' });
     expect(JSON.stringify(row)).toMatch(/attempts/);
-    expect(f.state.cursors.get('products')).toBeUndefined();
-    expect(f.state.deadLetters.list({ pipeline: 'products' })).toHaveLength(0);
+    expect(await f.state.cursors.get('products')).toBeUndefined();
+    expect(await f.state.deadLetters.list({ pipeline: 'products' })).toHaveLength(0);
 
     const next = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile) });
     expect(next).toMatchObject({ status: 'succeeded', counts: { created: 5 } });
@@ -37,7 +37,7 @@ describe('a sync that cannot go on never stops silently', () => {
     const broken = await runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, { query: 'SELECT * FROM artikel_missing', cursor: 'updated_at', key: 'sku' }) });
     expect(broken.status).toBe('failed');
     expect(broken.error?.code).toMatch(/^CONNECTOR_/);
-    expect(f.state.runs.list({ pipeline: 'products' })[0]).toMatchObject({ status: 'failed' });
-    expect(f.state.cursors.get('products')).toBeUndefined();
+    expect((await f.state.runs.list({ pipeline: 'products' }))[0]).toMatchObject({ status: 'failed' });
+    expect(await f.state.cursors.get('products')).toBeUndefined();
   });
 });

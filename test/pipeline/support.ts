@@ -138,7 +138,7 @@ export async function pushFixture(clientOptions: Partial<ShopClientOptions> = {}
   const erp = createErp(erpFile);
   const sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
   const shop = clientFor(sandbox, clientOptions);
-  const state = openState(join(dir, 'state.db'));
+  const state = await openState(join(dir, 'state.db'));
   return {
     dir,
     erpFile,

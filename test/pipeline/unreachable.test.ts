@@ -42,8 +42,8 @@ describe('a shop that cannot be reached', () => {
     expect(summary).toMatchObject({ status: 'failed', error: { code: 'NETWORK_ERROR', message: expect.stringMatching(/unreachable.*ECONNREFUSED/) } });
     expect(elapsedMs).toBeLessThan(10_000);
     expect(hintFor(summary.error!.code)).toMatch(/shop\.baseUrl/);
-    expect(f.state.deadLetters.list({ pipeline: 'products' })).toHaveLength(0);
-    expect(f.state.cursors.get('products')).toBeUndefined();
+    expect(await f.state.deadLetters.list({ pipeline: 'products' })).toHaveLength(0);
+    expect(await f.state.cursors.get('products')).toBeUndefined();
   });
 
   it('still gives a shop answering 5xx the full backoff: every client retry on every pipeline attempt', async () => {

@@ -156,7 +156,7 @@ describe('variant articles (shipped variants.yaml and variants-to-erp.yaml)', ()
     f.erp.prepare("UPDATE artikel SET Geaendert = '2026-01-02 00:00:00'").run();
     const summary = await push();
     expect(summary.counts).toMatchObject({ deadLettered: 1 });
-    expect(f.state.deadLetters.list({ pipeline: 'variants' })[0]).toMatchObject({ erpKey: 'CAP-1', code: 'MAPPING_REQUIRED' });
+    expect((await f.state.deadLetters.list({ pipeline: 'variants' }))[0]).toMatchObject({ erpKey: 'CAP-1', code: 'MAPPING_REQUIRED' });
     expect((await product('CAP-1')).options).toEqual(before.options);
   });
 });

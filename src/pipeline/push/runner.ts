@@ -78,10 +78,11 @@ export class PushEngine {
         if (chunk.length >= this.batchSize) await this.acceptChunk(chunk.splice(0));
         if (this.stopping) break;
       }
-      if (!this.stopping) await this.acceptChunk(chunk.splice(0));
     } catch (err) {
       readError = err;
     }
+    // Records read before the source ended, stopped (abort, timeout) or failed are judged as if taken one by one: a partly filled chunk must not hide them.
+    await this.acceptChunk(chunk.splice(0), true);
     // Whatever stopped the read, batches in flight settle and checkpoint before we return or throw.
     await this.finish();
     if (readError !== undefined && !(readError instanceof AbortedError && this.o.signal?.aborted)) throw readError;
@@ -105,15 +106,15 @@ export class PushEngine {
   }
 
   /** Read the state of a chunk of records in one query per table, then take them one by one. */
-  private async acceptChunk(chunk: readonly PushInput[]): Promise<void> {
-    if (chunk.length === 0) return;
+  private async acceptChunk(chunk: readonly PushInput[], evenIfAborted = false): Promise<void> {
+    if (chunk.length === 0 || this.fatal !== undefined) return;
     const readable = chunk.filter((input) => !input.refused);
     await this.o.batch.load(
       readable.map((input) => input.erpKey),
       readable.map((input) => this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey),
     );
     for (const input of chunk) {
-      if (this.stopping) return;
+      if (this.fatal !== undefined || (this.stopping && !evenIfAborted)) return;
       await this.accept(input);
     }
   }
