@@ -7,7 +7,7 @@ export const EXIT = {
   ok: 0,
   /** A run failed, or finished with failed or dead-lettered records. */
   failed: 1,
-  /** Bad command line or invalid config. */
+  /** Bad command line, invalid config, or a state the config points at that cannot be opened (unreachable, refused login, newer schema). */
   usage: 2,
   /** Another process holds the pipeline's lock (daemon or another CLI run). */
   locked: 3,
@@ -17,11 +17,14 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** State errors that mean the setup is wrong, not a run: nothing ran, the config or the environment needs fixing. */
+const STARTUP_CODES = new Set(['UNKNOWN_PIPELINE', 'UNKNOWN_SHOP', 'STATE_UNREACHABLE', 'STATE_AUTH_FAILED', 'STATE_SCHEMA_INVALID', 'STATE_TOO_NEW']);
+
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(err: unknown): ExitCode {
   // An invalid mapping file is configuration too; per-record mapping failures never reach here.
   if (err instanceof ConfigError || err instanceof MappingError) return EXIT.usage;
-  if (err instanceof StateError && err.code === 'UNKNOWN_PIPELINE') return EXIT.usage;
+  if (err instanceof StateError && STARTUP_CODES.has(err.code)) return EXIT.usage;
   if (err instanceof AbortedError) return EXIT.interrupted;
   if (err instanceof StateError && (err.code === 'LOCK_HELD' || err.code === 'LOCKED')) return EXIT.locked;
   if (err instanceof SyncError && err.code === 'USAGE') return EXIT.usage;
