@@ -86,37 +86,50 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   let status: RunStatusFinal = 'succeeded';
   let error: { code: string; message: string } | undefined;
   let plan: RunSummary['plan'];
+  // A run whose lane lock is lost stops at its next checkpoint: another process may own the lane now.
+  const lockLost = new AbortController();
+  let lostBecause: unknown;
+  const signal = options.signal ? AbortSignal.any([options.signal, lockLost.signal]) : lockLost.signal;
   try {
     if (lock) {
       const held = lock;
       heartbeat = setInterval(() => {
-        held.heartbeat().catch((err: unknown) => logger.error({ err }, 'lost the pipeline lock'));
-      }, HEARTBEAT_MS);
+        held.heartbeat().catch((err: unknown) => {
+          logger.error({ err }, 'lost the pipeline lock; the run stops at its next checkpoint');
+          lostBecause ??= err;
+          lockLost.abort(err);
+        });
+      }, options.heartbeatMs ?? HEARTBEAT_MS);
       heartbeat.unref();
     }
     if (def.direction === 'push') {
-      const result = await pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal: options.signal, logger });
+      const result = await pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger });
       plan = result.plan;
       if (result.fatal) {
         status = 'failed';
         error = { code: result.fatal.code, message: result.fatal.message };
       }
     } else {
-      plan = await pullRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal: options.signal, logger });
+      plan = await pullRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger });
     }
     if (status === 'succeeded' && options.signal?.aborted) status = 'aborted';
+    if (lostBecause !== undefined && status !== 'failed') {
+      status = 'failed';
+      error = { code: errorCode(lostBecause), message: lostBecause instanceof Error ? lostBecause.message : String(lostBecause) };
+    }
     if (status === 'succeeded' && counts.deadLettered > 0) status = 'partial';
   } catch (err) {
-    status = err instanceof AbortedError ? 'aborted' : 'failed';
-    error = { code: errorCode(err), message: err instanceof SyncError || err instanceof Error ? err.message : String(err) };
-    logger.error({ err }, 'run failed');
+    const cause = lostBecause ?? err;
+    status = err instanceof AbortedError && lostBecause === undefined ? 'aborted' : 'failed';
+    error = { code: errorCode(cause), message: cause instanceof SyncError || cause instanceof Error ? cause.message : String(cause) };
+    logger.error({ err: cause }, 'run failed');
   } finally {
     if (heartbeat) clearInterval(heartbeat);
     if (!dryRun) {
       try {
         await deps.state.runs.finish(runId, status, counts, error);
       } finally {
-        await lock?.release();
+        await lock?.release().catch((err: unknown) => logger.warn({ err }, 'the pipeline lock could not be released (its session is gone, so the server released it)'));
       }
     }
   }

@@ -72,6 +72,8 @@ export interface RunOptions {
   readonly range?: RunRange;
   /** Aborting lets in-flight batches settle, checkpoints and returns status `aborted`. */
   readonly signal?: AbortSignal;
+  /** How often the lane lock is confirmed; a lost lock stops the run at its next checkpoint. @default 15000 */
+  readonly heartbeatMs?: number;
 }
 
 /** What the push and pull engines get from `runPipeline` for one run (internal). */

@@ -147,7 +147,7 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const from = sqliteLocation() as StateLocation & { kind: 'sqlite' };
     await (await BACKENDS.sqlite.open(from)).close();
     const r = await cli(['state', 'copy', '--from', from.path, '--to', 'postgres://shopsync:s3cret-pw@127.0.0.1:1/shopsync']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('STATE_UNREACHABLE');
     expect(r.stderr).toContain('127.0.0.1:1');
     expect(r.stderr).not.toContain('s3cret-pw');

@@ -38,7 +38,8 @@ export function settingsFor(url: string, schema: string): pg.ClientConfig & pg.P
   return {
     connectionString: url,
     options: `-c search_path=${quoteSchema(schema)}`,
-    application_name: 'shopsync-state',
+    // Names the deployment's connections in pg_stat_activity (which schema's state they serve).
+    application_name: `shopsync-state:${schema}`.slice(0, 63),
     types,
     connectionTimeoutMillis: 10_000,
     keepAlive: true,
@@ -100,10 +101,28 @@ function nameOf(text: string): string {
   return name;
 }
 
+/** A connection lost while the state is in use (failover, restart, network): what the run reports. */
+export function lostConnection(err: unknown): unknown {
+  if (err instanceof StateError) return err;
+  const code = (err as { code?: unknown }).code;
+  const text = err instanceof Error ? err.message : String(err);
+  const network = typeof code === 'string' && (NETWORK.has(code) || code.startsWith('08') || code.startsWith('57P'));
+  if (!network && !/terminated|Connection ended|ECONNRESET|EPIPE/i.test(text)) return err;
+  return new StateError(
+    'STATE_CONNECTION_LOST',
+    `the connection to the state's PostgreSQL was lost (${text}); what was not committed is not recorded, and the next run continues from the last checkpoint`,
+    { details: typeof code === 'string' ? { sqlState: code } : {}, cause: err },
+  );
+}
+
 /** Rows of a named prepared statement. */
 export async function query<R>(db: Queryable, text: string, values: readonly Param[] = []): Promise<R[]> {
-  const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
-  return result.rows as R[];
+  try {
+    const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
+    return result.rows as R[];
+  } catch (err) {
+    throw lostConnection(err);
+  }
 }
 
 /** The first row of a named prepared statement. */
@@ -113,14 +132,24 @@ export async function one<R>(db: Queryable, text: string, values: readonly Param
 
 /** Rows a named prepared statement changed. */
 export async function execute(db: Queryable, text: string, values: readonly Param[] = []): Promise<number> {
-  const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
-  return result.rowCount ?? 0;
+  try {
+    const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
+    return result.rowCount ?? 0;
+  } catch (err) {
+    throw lostConnection(err);
+  }
 }
 
 /** Run `fn` in one transaction on a client of its own; rolled back when it throws. */
 export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The pool listens for errors of idle clients only: a session the server ends while this one is
+  // checked out (failover, pg_terminate_backend) must fail the transaction, not the process.
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -133,8 +162,9 @@ export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) 
       // The session is gone; the server rolled back. Do not hand this client out again.
       broken = rollbackErr as Error;
     }
-    throw err;
+    throw lostConnection(err);
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
