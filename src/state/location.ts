@@ -3,18 +3,11 @@
 /** A SQLite file, or a schema in a PostgreSQL database. */
 export type StateLocation = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string; readonly schema: string };
 
-/** The URL without its password (for logs, `status`, the dashboard). */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  }
-}
+import { redactUrl } from '../util/net.js';
 
-/** A location for messages: the SQLite path, or `postgres://user:***@host/db#schema`. */
+export { redactUrl };
+
+/** A location for messages: the SQLite path, or `postgres://user@host/db#schema` (never the password). */
 export function describeLocation(location: StateLocation): string {
   return location.kind === 'sqlite' ? location.path : `${redactUrl(location.url)}#${location.schema}`;
 }

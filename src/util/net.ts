@@ -12,3 +12,8 @@ export function isLoopback(address: string | undefined): boolean {
   const a = address.toLowerCase();
   return LOOPBACK_NAMES.has(a) || LOOPBACK_V4.test(a.startsWith('::ffff:') ? a.slice('::ffff:'.length) : a);
 }
+
+/** A connection URL for messages: the user stays (it helps to find the account), the password never does. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i, (_m, scheme: string, userinfo: string) => `${scheme}${userinfo.split(':')[0]}@`).replace(/([?&]password=)[^&#]*/i, '$1***');
+}

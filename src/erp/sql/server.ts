@@ -7,11 +7,7 @@
 import { ConnectorError } from '../../errors.js';
 import { CONNECTOR_CODES, causeText, connectorError, type ConnectorCode } from '../errors.js';
 import { sqlExcerpt, type Executor } from './driver.js';
-
-/** A connection URL with its credentials removed, for messages. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//');
-}
+export { redactUrl } from '../../util/net.js';
 
 /** What a driver error is: its connector code and the hint that ends the message. */
 export interface Classified {

@@ -46,10 +46,7 @@ export function settingsFor(url: string, schema: string): pg.ClientConfig & pg.P
   };
 }
 
-/** The URL without its password, and the schema: what `location` and every message show. */
-export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i, (_m, scheme: string, userinfo: string) => `${scheme}${userinfo.split(':')[0]}@`).replace(/([?&]password=)[^&#]*/i, '$1***');
-}
+export { redactUrl } from '../../util/net.js';
 
 /** Host and port a URL points at (for messages), with libpq's defaults. */
 export function endpoint(url: string): { host: string; port: number } {
