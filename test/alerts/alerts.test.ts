@@ -54,7 +54,7 @@ beforeEach(async () => {
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
   smtpPort = (smtp.server.address() as AddressInfo).port;
-  state = openState(':memory:');
+  state = await openState(':memory:');
   events = new SyncEvents();
   clock = Date.now();
 });
@@ -117,10 +117,10 @@ describe('alerts', () => {
 
   it('opens a dead-letter incident on new letters and closes it when none are left', async () => {
     start();
-    state.deadLetters.add({ pipeline: 'stock', erpKey: 'A-1', record: {}, code: 'SOURCE_BAD_ROW', reason: 'line 3' });
+    await state.write((tx) => tx.deadLetters.add({ pipeline: 'stock', erpKey: 'A-1', record: {}, code: 'SOURCE_BAD_ROW', reason: 'line 3' }));
     finish({ pipeline: 'stock', status: 'partial', counts: { ...emptyCounts(), read: 3, deadLettered: 1, unreadable: 1 } });
     await new Promise((r) => setTimeout(r, 100));
-    state.deadLetters.delete(state.deadLetters.list({})[0]!.id);
+    expect(await state.deadLetters.delete((await state.deadLetters.list({}))[0]!.id)).toBe(true);
     finish({ pipeline: 'stock', status: 'succeeded' });
     await settle();
     expect(messages().map((m) => [m.incident, m.state])).toEqual([

@@ -44,10 +44,10 @@ describe('shopsync backfill (spawned against the sandbox)', { timeout: 180_000 }
     const shop = await shopProducts(sandbox);
     for (let i = 1; i <= total; i++) expect(shop.has(sku(i)), sku(i)).toBe(true);
 
-    const state = openState(join(dir, 'state/shopsync.db'));
+    const state = await openState(join(dir, 'state/shopsync.db'));
     try {
-      expect(state.cursors.get('products', 'incremental')).toBeUndefined();
-      expect(state.runs.list({ pipeline: 'products' }).map((r) => r.status)).toEqual(['succeeded', 'aborted']);
+      expect(await state.cursors.get('products', 'incremental')).toBeUndefined();
+      expect((await state.runs.list({ pipeline: 'products' })).map((r) => r.status)).toEqual(['succeeded', 'aborted']);
     } finally {
       await state.close();
     }

@@ -23,7 +23,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     expect(dashboard.status).toBe(200);
     const page = await dashboard.text();
     expect(page).toContain('products');
-    expect(page).toMatch(/data-shop-rate><div class="v">[\d.]+\/s<\/div><div class="k">shop requests \(adaptive/);
+    expect(page).toMatch(/data-shop-rate="default"><div class="v">[\d.]+\/s<\/div><div class="k">shop requests \(adaptive/);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
@@ -33,11 +33,11 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready', checks: { state: { ok: true }, shop: { ok: true } } });
     const metrics = await (await fetch(`${url}/metrics`)).text();
-    expect(metrics).toMatch(/shopsync_records_total\{pipeline="products",outcome="created"\} [1-9]\d*/);
-    expect(metrics).toMatch(/shopsync_shop_request_duration_seconds_count\{resource="products",method="POST",status="200"\} [1-9]/);
-    expect(metrics).toContain('shopsync_shop_queue_depth{state="waiting"}');
-    expect(metrics).toMatch(/shopsync_shop_rate_requests_per_second [1-9]/);
-    expect(metrics).toContain('shopsync_dead_letters{pipeline="products"} 0');
+    expect(metrics).toMatch(/shopsync_records_total\{shop="default",pipeline="products",outcome="created"\} [1-9]\d*/);
+    expect(metrics).toMatch(/shopsync_shop_request_duration_seconds_count\{shop="default",resource="products",method="POST",status="200"\} [1-9]/);
+    expect(metrics).toContain('shopsync_shop_queue_depth{shop="default",state="waiting"}');
+    expect(metrics).toMatch(/shopsync_shop_rate_requests_per_second\{shop="default"\} [1-9]/);
+    expect(metrics).toContain('shopsync_dead_letters{shop="default",pipeline="products"} 0');
     expect(metrics).toContain('# TYPE shopsync_last_success_timestamp_seconds gauge');
     await daemon.waitFor(/skipped scheduled run: the previous run of this pipeline is still in progress/);
 
@@ -49,12 +49,12 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     expect(sentByDaemon).toBeLessThan(total);
 
     // Consistent state: nothing left running, the interrupted run is marked aborted, the cursor sits at a checkpoint.
-    const state = openState(join(dir, 'state/shopsync.db'));
+    const state = await openState(join(dir, 'state/shopsync.db'));
     try {
-      const runs = state.runs.list({ pipeline: 'products' });
+      const runs = await state.runs.list({ pipeline: 'products' });
       expect(runs.filter((r) => r.status === 'running')).toEqual([]);
       expect(runs[0].status).toBe('aborted');
-      expect(state.locks.get('products')).toBeUndefined();
+      expect(await state.locks.get('products')).toBeUndefined();
     } finally {
       await state.close();
     }
@@ -85,9 +85,9 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     const result = await daemon.exited;
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('marked a run left unfinished by a crashed process as crashed');
-    const state = openState(join(dir, 'state/shopsync.db'));
+    const state = await openState(join(dir, 'state/shopsync.db'));
     try {
-      expect(state.runs.list({ pipeline: 'products' })[0]).toMatchObject({ status: 'crashed', error: { code: 'RUN_CRASHED' } });
+      expect((await state.runs.list({ pipeline: 'products' }))[0]).toMatchObject({ status: 'crashed', error: { code: 'RUN_CRASHED' } });
     } finally {
       await state.close();
     }
@@ -115,9 +115,9 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
 
       const next = await runCli(['sync', 'products', '--json', '--config', config], { env });
       expect(next.code, next.stderr).toBe(0);
-      const state = openState(join(dir, 'state/shopsync.db'));
+      const state = await openState(join(dir, 'state/shopsync.db'));
       try {
-        const runs = state.runs.list({ pipeline: 'products' });
+        const runs = await state.runs.list({ pipeline: 'products' });
         expect(runs.filter((r) => r.status === 'running')).toEqual([]);
         expect(runs.map((r) => r.status)).toContain('crashed');
       } finally {

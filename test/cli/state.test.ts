@@ -29,12 +29,12 @@ describe('shopsync state prune, backup and restore (spawned)', { timeout: 180_00
 
     // A run of the products pipeline "in progress" in this (live) process holds the state.
     const statePath = join(dir, 'state', 'shopsync.db');
-    const state = openState(statePath);
-    const lock = state.locks.acquire('products');
+    const state = await openState(statePath);
+    const lock = await state.locks.acquire('products');
     const refused = await runCli(['state', 'restore', backup, '--config', config], { env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/the state is in use \(products by pid \d+/);
-    lock.release();
+    await lock.release();
     await state.close();
 
     const restored = await runCli(['state', 'restore', backup, '--config', config], { env });

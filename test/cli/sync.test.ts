@@ -77,7 +77,7 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     const letters = JSON.parse(list.stdout) as { id: number; erpKey: string }[];
     expect(letters.map((l) => l.erpKey).sort()).toEqual([sku(2), sku(4)]);
     const text = await runCli(['dlq', 'list', '--config', config], { env: shopEnv(sandbox) });
-    expect(text.stdout).toMatch(/ID\s+PIPELINE\s+ERP KEY/);
+    expect(text.stdout).toMatch(/ID\s+PIPELINE\s+SHOP\s+ERP KEY/);
 
     // Fix the mapping (unreadable quantities become 0) and retry one letter; drop the other.
     writeFileSync(join(dir, 'products.yaml'), PRODUCT_MAPPING.replace("products_quantity: { from: qty, type: decimal, locale: point }", 'products_quantity: { value: 0 }'));
@@ -103,14 +103,14 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     createErp(join(dir, 'erp.sqlite'), 2);
     const config = writeConfig(dir);
     expect((await runCli(['status', '--config', config], { env: shopEnv(sandbox) })).code).toBe(0);
-    const state = openState(join(dir, 'state/shopsync.db'));
-    const lock = state.locks.acquire('products');
+    const state = await openState(join(dir, 'state/shopsync.db'));
+    const lock = await state.locks.acquire('products');
     try {
       const res = await runCli(['sync', 'products', '--config', config], { env: shopEnv(sandbox) });
       expect(res.code).toBe(3);
       expect(res.stderr).toContain('LOCK_HELD');
     } finally {
-      lock.release();
+      await lock.release();
       await state.close();
     }
   });

@@ -40,10 +40,11 @@ describe('dead-letter ids that do not exist', () => {
       config,
       'shop: { baseUrl: "http://127.0.0.1:9", token: "${SHOP_TOKEN}" }\nconnections:\n  erp: { kind: sqlite, path: erp.sqlite }\npipelines:\n  - name: products\n    direction: push\n    resource: products\n    mapping: products.yaml\n    source: { connection: erp, query: SELECT * FROM p, cursor: c, key: k }\n',
     );
-    const state = openState(join(dir, 'state/shopsync.db'));
-    const runId = state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
-    const letter = state.deadLetters.add({ pipeline: 'products', resource: 'products', erpKey: 'A-1', runId, code: 'MAPPING_REQUIRED', reason: 'no name', record: { k: 'A-1' }, payload: undefined });
-    state.close();
+    const state = await openState(join(dir, 'state/shopsync.db'));
+    const runId = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    await state.write((tx) => tx.deadLetters.add({ pipeline: 'products', resource: 'products', erpKey: 'A-1', runId, code: 'MAPPING_REQUIRED', reason: 'no name', record: { k: 'A-1' }, payload: undefined }));
+    const letter = (await state.deadLetters.getByKey('products', 'A-1'))!;
+    await state.close();
     const env = { SHOP_TOKEN: 'test-token' };
 
     const retry = await cli(['dlq', 'retry', '998,999', '--config', config, '--log-level', 'silent'], env);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseConfigText, shopClientOptions } from '../../src/config/index.js';
+import { loadConfig, parseConfigText, shopClientOptions, shopsOf } from '../../src/config/index.js';
 import { ConfigError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'shopsync-config-'));
@@ -24,19 +24,19 @@ function failure(text: string, env: NodeJS.ProcessEnv = {}): ConfigError {
 describe('loadConfig', () => {
   it('fills defaults around a minimal shop block', () => {
     const { config, statePath } = parse('shop:\n  baseUrl: https://shop.example.com/api\n  token: ${SHOP_TOKEN}\n', { SHOP_TOKEN: 'tok-123456' });
-    expect(config.shop.token).toBe('tok-123456');
+    expect(config.shop!.token).toBe('tok-123456');
     expect(config.dashboard).toMatchObject({ host: '127.0.0.1', port: 8080, enabled: true });
     // Adaptive by default: no rate configured, the client's hard caps apply.
-    expect(config.shop.rateLimit).toEqual({ mode: 'adaptive', intervalMs: 1000 });
-    expect(shopClientOptions(config.shop).rateLimit).toEqual({ mode: 'adaptive', concurrency: undefined, intervalCap: undefined, intervalMs: 1000 });
+    expect(config.shop!.rateLimit).toEqual({ mode: 'adaptive', intervalMs: 1000 });
+    expect(shopClientOptions(config.shop!).rateLimit).toEqual({ mode: 'adaptive', concurrency: undefined, intervalCap: undefined, intervalMs: 1000 });
     expect(statePath).toBe(join(dir, 'state/shopsync.db'));
-    expect(shopClientOptions(config.shop).auth).toEqual({ kind: 'token', token: 'tok-123456' });
+    expect(shopClientOptions(config.shop!).auth).toEqual({ kind: 'token', token: 'tok-123456' });
   });
 
   it('turns an interpolated plain scalar into a number but keeps a quoted one a string', () => {
     const { config } = parse('shop:\n  baseUrl: https://s.example/api\n  token: "${T}"\n  batchSize: ${BATCH}\ndashboard:\n  port: ${PORT}\n', { T: '12345678', BATCH: '25', PORT: '9100' });
-    expect(config.shop.token).toBe('12345678');
-    expect(config.shop.batchSize).toBe(25);
+    expect(config.shop!.token).toBe('12345678');
+    expect(config.shop!.batchSize).toBe(25);
     expect(config.dashboard.port).toBe(9100);
   });
 
@@ -47,15 +47,15 @@ describe('loadConfig', () => {
       'shop:\n  baseUrl: https://s.example/api\n  token: ${file:shop_token}\ndashboard:\n  token: ${DASH}\n',
       { DASH_FILE: join(dir, 'dash_token') },
     );
-    expect(loaded.config.shop.token).toBe('from-file-token');
+    expect(loaded.config.shop!.token).toBe('from-file-token');
     expect(loaded.config.dashboard.token).toBe('dashboard-secret-1');
     expect(loaded.secrets).toEqual(expect.arrayContaining(['from-file-token', 'dashboard-secret-1']));
   });
 
   it('uses ${NAME:-default} when the variable is unset and keeps $${ literal', () => {
     const { config } = parse('shop:\n  baseUrl: ${URL:-https://d.example/api}\n  token: abc$${x}def\n');
-    expect(config.shop.baseUrl).toBe('https://d.example/api');
-    expect(config.shop.token).toBe('abc${x}def');
+    expect(config.shop!.baseUrl).toBe('https://d.example/api');
+    expect(config.shop!.token).toBe('abc${x}def');
   });
 
   it('names the file, line and variable when an environment variable is missing', () => {
@@ -104,7 +104,7 @@ describe('loadConfig', () => {
   it('wants exactly one of token and oauth', () => {
     expect(failure('shop:\n  baseUrl: https://s.example/api\n').key).toBe('shop');
     const { config } = parse('shop:\n  baseUrl: https://s.example/api\n  oauth:\n    clientId: shopsync\n    clientSecret: ${CS}\n', { CS: 'client-secret-xyz' });
-    expect(shopClientOptions(config.shop).auth).toMatchObject({ kind: 'oauth', clientId: 'shopsync', clientSecret: 'client-secret-xyz' });
+    expect(shopClientOptions(config.shop!).auth).toMatchObject({ kind: 'oauth', clientId: 'shopsync', clientSecret: 'client-secret-xyz' });
   });
 
   it('warns when a secret is written into the file and never echoes it in errors', () => {
@@ -166,5 +166,28 @@ describe('loadConfig', () => {
     expect(err.key).toBe('pipelines[0].source.connection');
     expect(err.line).toBe(14);
     expect(err.message).toContain('known: erp');
+  });
+  it('loads `shop:` as the shop named default beside the shops under `shops:`, and a pipeline names its shop', () => {
+    const { config } = parse(
+      'shop:\n  baseUrl: https://de.example/api\n  token: ${T}\nshops:\n  at:\n    baseUrl: https://at.example/api\n    token: ${T}\n  b2b:\n    baseUrl: https://b2b.example/api\n    token: ${T}\nconnections:\n  erp:\n    kind: sqlite\n    path: erp.db\npipelines:\n  - name: p-default\n    direction: push\n    resource: products\n    mapping: m.yaml\n    source: { connection: erp, query: SELECT 1, cursor: c, key: k }\n  - name: p-at\n    shop: at\n    direction: push\n    resource: products\n    mapping: m.yaml\n    source: { connection: erp, query: SELECT 1, cursor: c, key: k }\n',
+      { T: 'tok-123456' },
+    );
+    const shops = shopsOf(config);
+    expect(Object.keys(shops)).toEqual(['default', 'at', 'b2b']);
+    expect(Object.fromEntries(Object.entries(shops).map(([name, shop]) => [name, shop.baseUrl]))).toEqual({ default: 'https://de.example/api', at: 'https://at.example/api', b2b: 'https://b2b.example/api' });
+    expect(config.pipelines.map((p) => [p.name, p.shop])).toEqual([['p-default', 'default'], ['p-at', 'at']]);
+  });
+
+  it('names file, line and the known shops when a pipeline names a shop that is not configured', () => {
+    const shops = 'shop:\n  baseUrl: https://de.example/api\n  token: abcdefgh\nshops:\n  at:\n    baseUrl: https://at.example/api\n    token: abcdefgh\nconnections:\n  erp:\n    kind: sqlite\n    path: erp.db\n';
+    const err = failure(`${shops}pipelines:\n  - name: p\n    shop: ch\n    direction: push\n    resource: products\n    mapping: m.yaml\n    source: { connection: erp, query: SELECT 1, cursor: c, key: k }\n`);
+    expect(err.key).toBe('pipelines[0].shop');
+    expect(err.line).toBe(14);
+    expect(err.message).toContain('shopsync.yaml:14: pipelines[0].shop');
+    expect(err.message).toContain('no shop named "ch"; known: default, at');
+    // Without `shop:` there is no shop named default for a pipeline that names none.
+    const onlyNamed = failure('shops:\n  at:\n    baseUrl: https://at.example/api\n    token: abcdefgh\nconnections:\n  erp:\n    kind: sqlite\n    path: erp.db\npipelines:\n  - name: p\n    direction: push\n    resource: products\n    mapping: m.yaml\n    source: { connection: erp, query: SELECT 1, cursor: c, key: k }\n');
+    expect(onlyNamed.line).toBe(10);
+    expect(onlyNamed.message).toContain('no shop named "default"; known: at');
   });
 });

@@ -91,7 +91,7 @@ describe.skipIf(!enabled)('dashboard in Chromium, against a real sandbox, state 
   });
 
   it('shows the product named like an HTML tag as text, never as markup', async () => {
-    const runId = shopsync.state.runs.list({ pipeline: 'products-push', limit: 1 })[0]!.id;
+    const runId = (await shopsync.state.runs.list({ pipeline: 'products-push', limit: 1 }))[0]!.id;
     await page.goto(`${shopsync.url}/runs/${runId}`);
     expect(await page.locator('#events tr[data-erp-key="XSS-1"] td.label').textContent()).toBe(XSS_NAME);
     await page.goto(`${shopsync.url}/records?q=XSS-1`);
@@ -124,9 +124,9 @@ describe.skipIf(!enabled)('dashboard in Chromium, against a real sandbox, state 
     expect(await page.locator('.flash').textContent()).toBe('Retried 1 dead letter: 1 delivered, 0 still failing.');
     expect(await page.locator('#dead-letters').count()).toBe(0);
 
-    const shopId = shopsync.state.refs.get('products', 'NORD-1')?.shopId;
+    const shopId = (await shopsync.state.refs.get('products', 'NORD-1'))?.shopId;
     expect(shopId).toBeDefined();
-    const manufacturerId = shopsync.state.refs.get('manufacturers', 'NORDWIND')?.shopId;
+    const manufacturerId = (await shopsync.state.refs.get('manufacturers', 'NORDWIND'))?.shopId;
     expect(await shopsync.shop.exportOne('products', shopId!)).toMatchObject({ products_model: 'NORD-1', manufacturers_id: manufacturerId });
     await page.goto(`${shopsync.url}/records?q=NORD-1`);
     const outcomes = await page.locator('#history tbody tr .badge').allTextContents();
@@ -137,13 +137,13 @@ describe.skipIf(!enabled)('dashboard in Chromium, against a real sandbox, state 
   it('follows a run live on an open overview and shows what changed in an update', async () => {
     await page.goto(`${shopsync.url}/`);
     await expect.poll(() => page.locator('#live').textContent()).toBe('live');
-    const before = await card('products-push').locator('.facts a').first().textContent();
+    const before = await card('products-push').locator('.facts a[href^="/runs/"]').first().textContent();
     shopsync.erp.prepare('UPDATE articles SET price = ?, updated_at = ? WHERE sku = ?').run('21.50', '2026-01-03T00:00:00Z', 'HAMMER-1');
     // Started outside the browser (as the scheduler would): the open page must notice by itself.
     const run = await fetch(`${shopsync.url}/actions/run`, { method: 'POST' });
     expect(run.status).toBe(403);
     const summary = await shopsync.run('products-push');
-    await expect.poll(() => card('products-push').locator('.facts a').first().textContent(), { timeout: 10_000 }).toBe(`#${summary.runId}`);
+    await expect.poll(() => card('products-push').locator('.facts a[href^="/runs/"]').first().textContent(), { timeout: 10_000 }).toBe(`#${summary.runId}`);
     expect(before).not.toBe(`#${summary.runId}`);
     expect(await card('products-push').locator('.badge').first().textContent()).toBe('idle');
     await screenshot(page, 'overview-live');

@@ -79,7 +79,7 @@ export async function startShopsync(options: ShopsyncOptions = {}): Promise<Shop
   writeFileSync(join(dir, 'products.yaml'), PRODUCTS_MAPPING);
 
   const sandbox = await startSandbox({ dbPath: join(dir, 'shop.sqlite'), seed: 'empty' });
-  const state = openState(join(dir, 'state.sqlite'));
+  const state = await openState(join(dir, 'state.sqlite'));
   const events = new SyncEvents();
   const shop = createShopClient({ baseUrl: sandbox.url, auth: { kind: 'token', token: sandbox.token }, logger: silentLogger, onEvent: events.clientObserver() });
   const connection = { kind: 'sqlite' as const, name: 'erp', path: erpPath };

@@ -22,25 +22,27 @@ interface Harness {
 let dir: string;
 let harness: Harness | undefined;
 
-async function start(options: { token?: string; host?: string } = {}): Promise<Harness> {
-  const state = openState(join(dir, 'state.sqlite'));
+const PRODUCTS_PUSH: DashboardDeps['pipelines'][number] = { name: 'products-push', resource: 'products', direction: 'push', schedule: '*/5 * * * *', nextRun: () => new Date(Date.now() + 120_000) };
+
+async function start(options: { token?: string; host?: string; pipelines?: DashboardDeps['pipelines'] } = {}): Promise<Harness> {
+  const state = await openState(join(dir, 'state.sqlite'));
   const events = new SyncEvents();
   const calls: Harness['calls'] = { runNow: [], retry: [], drop: [] };
   const deps: DashboardDeps = {
     state,
     events,
-    pipelines: [{ name: 'products-push', resource: 'products', direction: 'push', schedule: '*/5 * * * *', nextRun: () => new Date(Date.now() + 120_000) }],
+    pipelines: options.pipelines ?? [PRODUCTS_PUSH],
     // The HTTP layer is under test here; the browser test drives the real pipeline behind these.
     runNow: async (name) => {
       calls.runNow.push(name);
     },
     retryDeadLetters: async (ids) => {
       calls.retry.push(ids === 'all' ? 'all' : [...ids]);
-      for (const id of ids === 'all' ? state.deadLetters.list().map((d) => d.id) : ids) state.deadLetters.delete(id);
+      for (const id of ids === 'all' ? (await state.deadLetters.list()).map((d) => d.id) : ids) await state.deadLetters.delete(id);
     },
     dropDeadLetters: async (ids) => {
       calls.drop.push(ids === 'all' ? 'all' : [...ids]);
-      for (const id of ids === 'all' ? state.deadLetters.list().map((d) => d.id) : ids) state.deadLetters.delete(id);
+      for (const id of ids === 'all' ? (await state.deadLetters.list()).map((d) => d.id) : ids) await state.deadLetters.delete(id);
     },
     ...(options.token ? { token: options.token } : {}),
     ...(options.host ? { host: options.host } : {}),
@@ -52,23 +54,27 @@ async function start(options: { token?: string; host?: string } = {}): Promise<H
   return harness;
 }
 
-function seed(state: StateStore): { runId: number; deadLetterId: number } {
-  const runId = state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
-  state.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: 'SKU-1', shopId: 11, outcome: 'created', payload: { products_model: 'SKU-1', languages: { de: { products_name: XSS } } } });
-  state.events.add({
-    runId,
-    pipeline: 'products-push',
-    resource: 'products',
-    erpKey: 'SKU-2',
-    shopId: 12,
-    outcome: 'updated',
-    payload: { products_model: 'SKU-2' },
-    diff: { products_quantity: { shop: 3, next: 7 } },
+async function seed(state: StateStore): Promise<{ runId: number; deadLetterId: number }> {
+  const runId = await state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+  await state.write((tx) => {
+    tx.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: 'SKU-1', shopId: 11, outcome: 'created', payload: { products_model: 'SKU-1', languages: { de: { products_name: XSS } } } });
+    tx.events.add({
+      runId,
+      pipeline: 'products-push',
+      resource: 'products',
+      erpKey: 'SKU-2',
+      shopId: 12,
+      outcome: 'updated',
+      payload: { products_model: 'SKU-2' },
+      diff: { products_quantity: { shop: 3, next: 7 } },
+    });
+    tx.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: 'SKU-3', outcome: 'dead-lettered', error: { code: 'INVALID_PAYLOAD', message: `bad field ${XSS}`, field: 'products_price' } });
+    tx.deadLetters.add({ pipeline: 'products-push', resource: 'products', erpKey: 'SKU-3', record: { sku: 'SKU-3', name: XSS }, code: 'INVALID_PAYLOAD', reason: `price ${XSS}`, runId });
+    tx.refs.put('products', 'SKU-1', 11);
   });
-  state.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: 'SKU-3', outcome: 'dead-lettered', error: { code: 'INVALID_PAYLOAD', message: `bad field ${XSS}`, field: 'products_price' } });
-  const dl = state.deadLetters.add({ pipeline: 'products-push', resource: 'products', erpKey: 'SKU-3', record: { sku: 'SKU-3', name: XSS }, code: 'INVALID_PAYLOAD', reason: `price ${XSS}`, runId });
-  state.refs.put('products', 'SKU-1', 11);
-  state.runs.finish(runId, 'partial', { ...emptyCounts(), read: 3, created: 1, updated: 1, failed: 1, deadLettered: 1 });
+  await state.runs.finish(runId, 'partial', { ...emptyCounts(), read: 3, created: 1, updated: 1, failed: 1, deadLettered: 1 });
+  const dl = await state.deadLetters.getByKey('products-push', 'SKU-3');
+  if (!dl) throw new Error('the seeded dead letter is missing');
   return { runId, deadLetterId: dl.id };
 }
 
@@ -100,7 +106,7 @@ afterEach(async () => {
 describe('dashboard pages', () => {
   it('shows ERP and shop values as text on every page', async () => {
     const h = await start();
-    const { runId } = seed(h.state);
+    const { runId } = await seed(h.state);
     for (const path of [`/runs/${runId}`, '/dead-letters', '/records?q=SKU-1', '/records?q=SKU-3']) {
       const page = await getPage(h.base, path);
       expect(page.status, path).toBe(200);
@@ -111,7 +117,7 @@ describe('dashboard pages', () => {
 
   it('renders every page with the run, its counts and what changed', async () => {
     const h = await start();
-    const { runId } = seed(h.state);
+    const { runId } = await seed(h.state);
     const overview = await getPage(h.base, '/');
     expect(overview.body).toContain('products-push');
     expect(overview.body).toContain('failing');
@@ -169,7 +175,7 @@ describe('dashboard actions', () => {
 
   it('retries one, a selection, or all dead letters of a pipeline and reports what was delivered', async () => {
     const h = await start();
-    const { deadLetterId } = seed(h.state);
+    const { deadLetterId } = await seed(h.state);
     const { cookie, csrf } = await getPage(h.base, '/dead-letters');
     const one = await post(h.base, '/actions/dead-letters/retry', { _csrf: csrf, only: String(deadLetterId) }, { cookie });
     expect(one.status).toBe(303);
@@ -185,9 +191,73 @@ describe('dashboard actions', () => {
   });
 });
 
+describe('dashboard with several shops', () => {
+  const pipelines = [
+    { ...PRODUCTS_PUSH, shop: 'default' },
+    { name: 'products-at', shop: 'at', resource: 'products', direction: 'push', nextRun: () => undefined },
+  ];
+
+  /** A partial run of products-at in shop `at` that dead-lettered AT-1 and AT-2. */
+  async function seedAt(state: StateStore): Promise<{ runId: number; letterIds: number[] }> {
+    const at = state.forShop('at');
+    const runId = await at.runs.start({ pipeline: 'products-at', mode: 'sync', lane: 'products-at' });
+    await at.write((tx) => {
+      for (const erpKey of ['AT-1', 'AT-2']) tx.deadLetters.add({ pipeline: 'products-at', resource: 'products', erpKey, record: { sku: erpKey }, code: 'INVALID_PAYLOAD', reason: 'price missing', runId });
+    });
+    await at.runs.finish(runId, 'partial', { ...emptyCounts(), read: 2, failed: 2, deadLettered: 2 });
+    const letterIds = (await state.deadLetters.list({ pipeline: 'products-at' })).map((d) => d.id).sort((a, b) => a - b);
+    return { runId, letterIds };
+  }
+
+  const runRow = (body: string, runId: number) => new RegExp(`<tr data-run-id="${runId}">[\\s\\S]*?</tr>`).exec(body)?.[0];
+
+  it('shows the shop of every run and lists only the runs of the shop chosen with ?shop=', async () => {
+    const h = await start({ pipelines });
+    const { runId } = await seed(h.state);
+    const at = await seedAt(h.state);
+    const all = await getPage(h.base, '/runs');
+    expect(runRow(all.body, runId)).toContain('<td class="nowrap" data-shop="default">default</td>');
+    expect(runRow(all.body, at.runId)).toContain('<td class="nowrap" data-shop="at">at</td>');
+    expect(all.body).toContain('<select name="shop" data-shop-filter>');
+
+    const onlyAt = await getPage(h.base, '/runs?shop=at');
+    expect(runRow(onlyAt.body, at.runId)).toBeDefined();
+    expect(runRow(onlyAt.body, runId)).toBeUndefined();
+    expect(onlyAt.body).toContain('<option value="at" selected>at</option>');
+    const onlyDefault = await getPage(h.base, '/runs?shop=default');
+    expect(runRow(onlyDefault.body, runId)).toBeDefined();
+    expect(runRow(onlyDefault.body, at.runId)).toBeUndefined();
+    expect((await getPage(h.base, '/runs?shop=ch')).body).toContain('No runs match');
+
+    const overview = await getPage(h.base, '/?shop=at');
+    expect(overview.body).toContain('data-pipeline="products-at"');
+    expect(overview.body).not.toContain('data-pipeline="products-push"');
+  });
+
+  it('lists only the dead letters of the shop chosen with ?shop=, and "drop all" there drops only that shop\'s letters', async () => {
+    const h = await start({ pipelines });
+    const { deadLetterId } = await seed(h.state);
+    const at = await seedAt(h.state);
+    const keys = (body: string) => [...body.matchAll(/<tr data-dead-letter-id="\d+" data-erp-key="([^"]+)"/g)].map((m) => m[1]).sort();
+    expect(keys((await getPage(h.base, '/dead-letters')).body)).toEqual(['AT-1', 'AT-2', 'SKU-3']);
+    expect(keys((await getPage(h.base, '/dead-letters?shop=default')).body)).toEqual(['SKU-3']);
+    const page = await getPage(h.base, '/dead-letters?shop=at');
+    expect(keys(page.body)).toEqual(['AT-1', 'AT-2']);
+    expect(page.body).toContain('Drop all (2 of shop at)');
+    expect(page.body).toContain('<input type="hidden" name="shop" value="at">');
+
+    // What the page's "Drop all" button posts: the shop filter goes along.
+    const drop = await post(h.base, '/actions/dead-letters/drop', { _csrf: page.csrf, scope: 'all', shop: 'at' }, { cookie: page.cookie });
+    expect(drop.status).toBe(303);
+    expect(drop.headers.get('location')).toMatch(/^\/dead-letters\?shop=at/);
+    expect(h.calls.drop.map((ids) => (ids === 'all' ? ids : [...ids].sort((x, y) => x - y)))).toEqual([at.letterIds]);
+    expect((await h.state.deadLetters.list()).map((d) => d.id)).toEqual([deadLetterId]);
+  });
+});
+
 describe('dashboard access', () => {
   it('refuses to mount on a public address without a token', async () => {
-    const state = openState(':memory:');
+    const state = await openState(':memory:');
     const app = Fastify();
     const deps = { state, events: new SyncEvents(), pipelines: [], runNow: async () => undefined, retryDeadLetters: async () => undefined, dropDeadLetters: async () => undefined };
     await expect(registerDashboard(app, { ...deps, host: '0.0.0.0' })).rejects.toBeInstanceOf(ConfigError);
@@ -284,8 +354,8 @@ describe('dashboard live updates', () => {
     let text = '';
     // Give the watcher a first look at the state before the other process changes it.
     await new Promise((r) => setTimeout(r, 2500));
-    const other = openState(join(dir, 'state.sqlite'));
-    other.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+    const other = await openState(join(dir, 'state.sqlite'));
+    await other.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
     await other.close();
     while (!text.includes('state-changed')) {
       const { value, done } = await reader.read();

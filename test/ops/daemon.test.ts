@@ -46,25 +46,25 @@ describe('startDaemon with the dashboard', () => {
       expect(run.status).toBe(200);
       const { runId } = (await run.json()) as { runId: number };
       const state = daemon.runtime.state;
-      for (let i = 0; i < 100 && state.runs.get(runId)?.status === 'running'; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(state.runs.get(runId)).toMatchObject({ status: 'partial', counts: { created: 1, deadLettered: 2 } });
-      const [first, second] = state.deadLetters.list({ pipeline: 'products' });
+      for (let i = 0; i < 100 && (await state.runs.get(runId))?.status === 'running'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await state.runs.get(runId)).toMatchObject({ status: 'partial', counts: { created: 1, deadLettered: 2 } });
+      const [first, second] = await state.deadLetters.list({ pipeline: 'products' });
 
       const retry = await act('/actions/dead-letters/retry', { only: String(first.id) });
       expect(await retry.json()).toMatchObject({ retried: 1, stillFailing: 1 });
       const drop = await act('/actions/dead-letters/drop', { only: String(second.id) });
       expect(await drop.json()).toMatchObject({ dropped: 1 });
-      expect(state.deadLetters.list({ pipeline: 'products' }).map((d) => d.id)).toEqual([first.id]);
+      expect((await state.deadLetters.list({ pipeline: 'products' })).map((d) => d.id)).toEqual([first.id]);
 
       const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
-      expect(metrics).toContain('shopsync_dead_letters{pipeline="products"} 1');
-      expect(metrics).toContain('shopsync_runs_total{pipeline="products",status="partial"} 2');
+      expect(metrics).toContain('shopsync_dead_letters{shop="default",pipeline="products"} 1');
+      expect(metrics).toContain('shopsync_runs_total{shop="default",pipeline="products",status="partial"} 2');
     } finally {
       const result = await daemon.close();
       expect(result.settled).toBe(true);
     }
     await expect(fetch(`${daemon.url}/healthz`)).rejects.toThrow();
-    expect(() => daemon.runtime.state.schemaVersion()).toThrow();
+    await expect(daemon.runtime.state.schemaVersion()).rejects.toThrow();
   });
 });
 
@@ -84,6 +84,33 @@ describe('the daemon dashboard preview', () => {
       expect(metrics).not.toMatch(/shopsync_runs_total\{[^}]*\} [1-9]/);
       expect(metrics).not.toMatch(/shopsync_records_total\{[^}]*\} [1-9]/);
       expect(metrics).not.toMatch(/shopsync_last_success_timestamp_seconds\{/);
+    } finally {
+      await daemon.close();
+    }
+  });
+});
+
+describe('metrics of a deployment with several shops', () => {
+  it('labels the run, record, dead-letter and shop-request series of a pipeline of shop de with shop="de"', async () => {
+    const { file, text } = setup();
+    const twoShops = text
+      .replace(/^shop: (.*)$/m, 'shop: $1\nshops:\n  de: $1')
+      .replace('- { name: products, direction: push,', '- { name: products, shop: de, direction: push,');
+    expect(twoShops).toContain('shop: de,');
+    const daemon = await startDaemon(parseConfigText(twoShops, file, { env: { T: sandbox.token } }), { logger: silentLogger, startSchedule: false });
+    try {
+      expect([...daemon.runtime.shops.keys()].sort()).toEqual(['de', 'default']);
+      const summary = await daemon.runtime.run('products');
+      expect(summary.status).toBe('partial');
+      expect(await daemon.runtime.state.runs.get(summary.runId)).toMatchObject({ shop: 'de', status: 'partial' });
+      const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+      expect(metrics).toContain('shopsync_runs_total{shop="de",pipeline="products",status="partial"} 1');
+      expect(metrics).toContain('shopsync_records_total{shop="de",pipeline="products",outcome="dead-lettered"} 2');
+      expect(metrics).toContain('shopsync_dead_letters{shop="de",pipeline="products"} 2');
+      expect(metrics).toMatch(/shopsync_shop_request_duration_seconds_count\{shop="de",resource="products",method="[A-Z]+",status="2\d\d"\} [1-9]/);
+      // Nothing of this pipeline is counted for the default shop, whose client sent nothing.
+      expect(metrics).not.toMatch(/shopsync_[a-z_]+\{shop="default",pipeline="products"/);
+      expect(metrics).not.toMatch(/shopsync_shop_request_duration_seconds_count\{shop="default"/);
     } finally {
       await daemon.close();
     }

@@ -59,7 +59,7 @@ describe('startOpsServer', () => {
     const metrics = createMetrics({
       deadLetters: () => ({ products: 3 }),
       pipelines: ['products', 'stock'],
-      shopRate: () => ({ mode: 'adaptive', phase: 'steady', concurrency: 5, requestsPerSecond: 18.5, learntLimitPerSecond: 20 }),
+      shopRates: () => ({ default: { mode: 'adaptive', phase: 'steady', concurrency: 5, requestsPerSecond: 18.5, learntLimitPerSecond: 20 } }),
     });
     metrics.clientEvent({ type: 'request', resource: 'products', method: 'POST', status: 200, durationMs: 120, attempt: 1 });
     metrics.clientEvent({ type: 'request', resource: 'products', method: 'POST', status: 429, durationMs: 4, attempt: 1 });
@@ -72,19 +72,19 @@ describe('startOpsServer', () => {
     const res = await fetch(`${server.url}/metrics`);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
-    expect(text).toContain('shopsync_records_total{pipeline="products",outcome="created"} 5');
-    expect(text).toContain('shopsync_records_total{pipeline="products",outcome="failed"} 1');
-    expect(text).toMatch(/shopsync_shop_request_duration_seconds_count\{resource="products",method="POST",status="200"\} 1/);
-    expect(text).toContain('shopsync_shop_throttled_total{resource="products"} 1');
-    expect(text).toContain('shopsync_shop_queue_depth{state="waiting"} 7');
-    expect(text).toContain('shopsync_shop_queue_depth{state="running"} 2');
-    expect(text).toContain('shopsync_shop_rate_requests_per_second 18.5');
-    expect(text).toContain('shopsync_shop_rate_concurrency 5');
-    expect(text).toContain('shopsync_dead_letters{pipeline="products"} 3');
-    expect(text).toContain('shopsync_dead_letters{pipeline="stock"} 0');
-    expect(text).toContain(`shopsync_last_success_timestamp_seconds{pipeline="products"} ${Date.parse('2026-01-02T03:04:05Z') / 1000}`);
-    expect(text).not.toMatch(/shopsync_last_success_timestamp_seconds\{pipeline="stock"\}/);
-    expect(text).toContain('shopsync_runs_total{pipeline="stock",status="failed"} 1');
+    expect(text).toContain('shopsync_records_total{shop="default",pipeline="products",outcome="created"} 5');
+    expect(text).toContain('shopsync_records_total{shop="default",pipeline="products",outcome="failed"} 1');
+    expect(text).toMatch(/shopsync_shop_request_duration_seconds_count\{shop="default",resource="products",method="POST",status="200"\} 1/);
+    expect(text).toContain('shopsync_shop_throttled_total{shop="default",resource="products"} 1');
+    expect(text).toContain('shopsync_shop_queue_depth{shop="default",state="waiting"} 7');
+    expect(text).toContain('shopsync_shop_queue_depth{shop="default",state="running"} 2');
+    expect(text).toContain('shopsync_shop_rate_requests_per_second{shop="default"} 18.5');
+    expect(text).toContain('shopsync_shop_rate_concurrency{shop="default"} 5');
+    expect(text).toContain('shopsync_dead_letters{shop="default",pipeline="products"} 3');
+    expect(text).toContain('shopsync_dead_letters{shop="default",pipeline="stock"} 0');
+    expect(text).toContain(`shopsync_last_success_timestamp_seconds{shop="default",pipeline="products"} ${Date.parse('2026-01-02T03:04:05Z') / 1000}`);
+    expect(text).not.toMatch(/shopsync_last_success_timestamp_seconds\{[^}]*pipeline="stock"/);
+    expect(text).toContain('shopsync_runs_total{shop="default",pipeline="stock",status="failed"} 1');
     expect(text).toContain('shopsync_process_resident_memory_bytes');
     // A second process-level registry does not clash with the first.
     expect(() => createMetrics()).not.toThrow();

@@ -82,21 +82,29 @@ dashboard: { port: 0 }
   const changer = setInterval(() => change(150), 5_000);
   const samples: Sample[] = [];
   const started = Date.now();
-  const sample = () => {
+  const sample = async () => {
     const m = process.memoryUsage();
     const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().length;
-    samples.push({ minute: Math.round((Date.now() - started) / 600) / 100, rssMb: Math.round(m.rss / 1048576), heapMb: Math.round(m.heapUsed / 1048576), handles, stateMb: Math.round(fileMb(statePath) * 100) / 100, runs: daemon.runtime.state.runs.list({ limit: 1 })[0]?.id ?? 0 });
+    const runs = (await daemon.runtime.state.runs.list({ limit: 1 }))[0]?.id ?? 0;
+    samples.push({ minute: Math.round((Date.now() - started) / 600) / 100, rssMb: Math.round(m.rss / 1048576), heapMb: Math.round(m.heapUsed / 1048576), handles, stateMb: Math.round(fileMb(statePath) * 100) / 100, runs });
     const s = samples[samples.length - 1] as Sample;
     process.stdout.write(`soak ${s.minute.toFixed(1)} min: rss ${s.rssMb} MB, heap ${s.heapMb} MB, handles ${s.handles}, state ${s.stateMb} MB, runs ${s.runs}\n`);
   };
-  sample();
-  await new Promise<void>((resolve) => {
+  await sample();
+  await new Promise<void>((resolve, reject) => {
     const timer = setInterval(() => {
-      sample();
-      if (Date.now() - started >= minutes * 60_000) {
-        clearInterval(timer);
-        resolve();
-      }
+      sample().then(
+        () => {
+          if (Date.now() - started >= minutes * 60_000) {
+            clearInterval(timer);
+            resolve();
+          }
+        },
+        (err: unknown) => {
+          clearInterval(timer);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
     }, sampleMs);
   });
   clearInterval(changer);

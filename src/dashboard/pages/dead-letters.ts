@@ -46,7 +46,8 @@ export async function deadLettersPage(ctx: PageContext): Promise<PageResult> {
   const letters = await ctx.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: LIMIT });
   let total = 0;
   for (const p of ctx.pipelines) if ((pipeline === undefined || p.name === pipeline) && (shop === undefined || (p.shop ?? DEFAULT_SHOP) === shop)) total += await ctx.state.deadLetters.count(p.name);
-  const scope = pipeline ? `all (${formatCount(total)} of ${pipeline})` : `all (${formatCount(total)})`;
+  const of = pipeline ?? (shop ? `shop ${shop}` : undefined);
+  const scope = of ? `all (${formatCount(total)} of ${of})` : `all (${formatCount(total)})`;
   const body = html`<h1>Dead letters</h1>
 <form class="panel filters" method="get" action="/dead-letters">
 <label>Pipeline<select name="pipeline"><option value="">all pipelines</option>${ctx.pipelines.map((p) => html`<option value="${p.name}"${pipeline === p.name ? html` selected` : ''}>${p.name}</option>`)}</select></label>
@@ -57,12 +58,12 @@ ${
   letters.length === 0
     ? html`<div class="panel empty">No dead letters${pipeline ? html` for ${pipeline}` : ''}. Every failed record has been delivered or dropped.</div>`
     : html`<form method="post" action="/actions/dead-letters/retry" data-selection>
-${csrfField(ctx.csrfToken)}${pipeline ? html`<input type="hidden" name="pipeline" value="${pipeline}">` : ''}
+${csrfField(ctx.csrfToken)}${pipeline ? html`<input type="hidden" name="pipeline" value="${pipeline}">` : ''}${shop ? html`<input type="hidden" name="shop" value="${shop}">` : ''}
 <div class="actions" style="margin-bottom:.6rem">
 <button type="submit" name="scope" value="selected" formaction="/actions/dead-letters/retry" data-needs-selection>Retry selected (<span data-selected-count>0</span>)</button>
 <button type="submit" class="danger" name="scope" value="selected" formaction="/actions/dead-letters/drop" data-needs-selection data-confirm="Drop the selected dead letters? Their records will not be retried.">Drop selected</button>
 <button type="submit" class="secondary" name="scope" value="all" formaction="/actions/dead-letters/retry">Retry ${scope}</button>
-<button type="submit" class="danger" name="scope" value="all" formaction="/actions/dead-letters/drop" data-confirm="Drop ${pipeline ? `all ${formatCount(total)} dead letters of ${pipeline}` : `all ${formatCount(total)} dead letters`}? Their records will not be retried.">Drop ${scope}</button>
+<button type="submit" class="danger" name="scope" value="all" formaction="/actions/dead-letters/drop" data-confirm="Drop ${of ? `all ${formatCount(total)} dead letters of ${of}` : `all ${formatCount(total)} dead letters`}? Their records will not be retried.">Drop ${scope}</button>
 </div>
 <div class="table-wrap"><table id="dead-letters"><thead><tr><th><input type="checkbox" data-select-all aria-label="select all"></th><th>Pipeline</th><th>ERP key</th><th>Name</th><th>Reason</th><th class="num">Attempts</th><th class="hide-narrow">First failed</th><th>Last failed</th><th>Record</th><th></th></tr></thead>
 <tbody>${letters.map((d) => row(d, ctx.now))}</tbody></table></div>

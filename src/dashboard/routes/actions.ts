@@ -15,6 +15,8 @@ const runBody = z.object({ pipeline: z.string().min(1).max(200), _csrf: z.string
 const deadLetterBody = z.object({
   _csrf: z.string().optional(),
   pipeline: z.string().max(200).optional(),
+  /** The shop the page was filtered to: "all" then means all of this shop's letters, never every shop's. */
+  shop: z.string().max(200).optional(),
   scope: z.enum(['selected', 'all']).optional(),
   /** A row's own button. */
   only: z.coerce.number().int().positive().optional(),
@@ -88,13 +90,15 @@ export function registerActions(app: FastifyInstance, env: RouteEnv): void {
     const refusal = security.checkAction(request, body.success ? body.data._csrf : undefined);
     if (refusal) return env.refuse(request, reply, refusal);
     const pipeline = body.success ? body.data.pipeline || undefined : undefined;
-    const back = pipeline ? `/dead-letters?pipeline=${encodeURIComponent(pipeline)}` : '/dead-letters';
+    const shop = body.success ? body.data.shop || undefined : undefined;
+    const filter = new URLSearchParams({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}) }).toString();
+    const back = filter ? `/dead-letters?${filter}` : '/dead-letters';
     if (!body.success) return invalid(request, reply, back, 'The dead letters to act on could not be read.');
     const { only, scope, id } = body.data;
 
     let target: readonly number[] | 'all';
     if (only !== undefined) target = [only];
-    else if (scope === 'all') target = pipeline ? (await deps.state.deadLetters.list({ pipeline, limit: 1_000_000 })).map((d) => d.id) : 'all';
+    else if (scope === 'all') target = pipeline || shop ? (await deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: 1_000_000 })).map((d) => d.id) : 'all';
     else target = id;
     if (target !== 'all' && target.length === 0) return invalid(request, reply, back, 'Select at least one dead letter.');
     const ids = target === 'all' ? (await deps.state.deadLetters.list({ limit: 1_000_000 })).map((d) => d.id) : target;
