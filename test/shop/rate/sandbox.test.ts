@@ -54,16 +54,19 @@ describe('adaptive rate against a shop with a hidden limit', () => {
 
   it('grows from the polite floor while answers are fast and clean, up to its hard cap', async () => {
     const events: ClientEvent[] = [];
+    // A steady 100 ms: the machine's own load (a loaded CI box) then stays well inside the latency brake's slack.
+    await setFaults({ latency_ms: 100 });
     const shop = createShopClient({ baseUrl: sandbox.url, auth: { kind: 'token', token: sandbox.token }, rateLimit: { concurrency: 6 }, onEvent: (e) => events.push(e) });
     try {
       expect(shop.rate().concurrency).toBe(2);
-      const result = await shop.create('products', products(1000, 200), { batchSize: 2 });
+      const result = await shop.create('products', products(1000, 60), { batchSize: 2 });
       expect(result.outcomes.every((o) => o.ok)).toBe(true);
       expect(shop.rate()).toMatchObject({ concurrency: 6, phase: 'slow-start' });
       const peak = Math.max(...events.flatMap((e) => (e.type === 'queue' ? [e.pending] : [])));
       expect(peak).toBe(6);
     } finally {
       await shop.close();
+      await setFaults({ latency_ms: 0 });
     }
   });
 
