@@ -192,7 +192,7 @@ async function singleDaemonLock(runtime: Runtime, statePath: string) {
     const who = holder ? `process ${holder.pid} on ${holder.host} (since ${holder.acquiredAt})` : 'another process';
     throw new StateError(
       'LOCK_HELD',
-      `a shopsync daemon already runs on the SQLite state ${statePath}: ${who}. A SQLite state is single-process; to run several replicas put the state in PostgreSQL (\`state: { kind: postgres, url: \${STATE_DATABASE_URL} }\`, see docs/replicas.md), or stop the other daemon first`,
+      `a shopsync daemon already runs on the SQLite state ${statePath}: ${who}. A SQLite state is single-process; to run several replicas put the state in PostgreSQL (\`state.kind: postgres\` with \`state.url\`, moved over by \`shopsync state copy\`; see docs/replicas.md), or stop the other daemon first`,
       { details: { ...(holder ? { pid: holder.pid, host: holder.host } : {}), setting: 'state.kind: postgres' } },
     );
   }
