@@ -11,8 +11,10 @@ import { startJobEngine, type JobEngine } from '../../src/jobs/engine.js';
 import { registerJobMetrics } from '../../src/jobs/metrics.js';
 import { JobStore } from '../../src/jobs/store.js';
 import { silentLogger } from '../../src/log.js';
+import { replicasOverview } from '../../src/jobs/overview.js';
+import { replicasPanel } from '../../src/dashboard/pages/replicas.js';
 import type { RunSummary } from '../../src/pipeline/index.js';
-import { emptyCounts } from '../../src/state/index.js';
+import { emptyCounts, openState } from '../../src/state/index.js';
 import { sleep, until } from '../support/wait.js';
 import { freshSchema, POSTGRES_URL, postgresAvailable } from './support.js';
 
@@ -100,8 +102,10 @@ describe.skipIf(!postgresAvailable)('run jobs on the job engine (PostgreSQL)', (
     expect(new Set(runs.map((r) => r.replica)).size).toBeGreaterThanOrEqual(2);
   });
 
-  it('gives up a job that failed maxAttempts times and shows it as failing (gauge, list) until the lane runs fine again; ticks leave a job waiting for its retry alone', async () => {
-    const schema = `${freshSchema()}_jobs`;
+  it('gives up a job that failed maxAttempts times and shows it as failing (gauge, list, dashboard) until the lane runs fine again; ticks leave a job waiting for its retry alone', async () => {
+    const stateSchema = freshSchema();
+    const schema = `${stateSchema}_jobs`;
+    const state = await openState({ kind: 'postgres', url: POSTGRES_URL, schema: stateSchema });
     const jobs = await store(schema);
     const registry = new Registry();
     registerJobMetrics(registry, () => jobs.counts());
@@ -130,6 +134,10 @@ describe.skipIf(!postgresAvailable)('run jobs on the job engine (PostgreSQL)', (
     expect(attempts).toBe(2);
     expect(await jobs.counts()).toMatchObject({ failed: 1, queued: 0, running: 0 });
     expect(await registry.metrics()).toContain('shopsync_jobs{state="failing"} 1');
+    const panel = replicasPanel(await replicasOverview(state, jobs, 15_000)).toString();
+    expect(panel).toContain('1 job has failed 2 times and is no longer retried: stock.');
+    expect(panel).toMatch(/data-job-state="failing">.*SOURCE_UNREACHABLE/s);
+    await state.close();
     await sleep(300);
     expect(attempts).toBe(2);
 
@@ -139,5 +147,44 @@ describe.skipIf(!postgresAvailable)('run jobs on the job engine (PostgreSQL)', (
     await until(async () => (await jobs.list()).length === 0, 10_000, 50);
     expect(attempts).toBe(3);
     expect(await registry.metrics()).toContain('shopsync_jobs{state="failing"} 0');
+  });
+
+  it('moves the failure of a job superseded while it ran onto the newer job, and drops a dead worker\'s superseded job when freeing it', async () => {
+    const schema = `${freshSchema()}_jobs`;
+    const jobs = await store(schema);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    const e = await engine(jobs, 'r1', async (pipeline) => {
+      calls++;
+      if (calls === 1) await gate;
+      return summary(pipeline, 'failed');
+    });
+    await jobs.enqueueRun('prices', { reason: 'manual', maxAttempts: 5 });
+    await until(() => e.active().length === 1, 10_000, 20);
+    await jobs.enqueueRun('prices', { reason: 'schedule', maxAttempts: 5 });
+    // Stop taking jobs (so the newer job stays queued), then let the running one fail.
+    const stopping = e.stop(5000);
+    engines.splice(engines.indexOf(e), 1);
+    release();
+    await stopping;
+    // The stopped engine still finished its job: it failed, was superseded, so the newer job carries the streak.
+    await until(async () => (await jobs.list()).length === 1 && (await jobs.list())[0]!.state !== 'running', 10_000, 50);
+    expect((await jobs.list()).map((j) => [j.pipeline, j.state, j.attempts])).toEqual([['prices', 'retrying', 1]]);
+    expect((await jobs.list())[0]!.lastError).toContain('SOURCE_UNREACHABLE');
+
+    // A dead worker holding a job that a tick then superseded: freeing the worker removes the orphan and leaves the newer job to run.
+    const q = `"${schema}"`;
+    await jobs.enqueueRun('stock', { reason: 'manual', maxAttempts: 5 });
+    await jobs.utils.withPgClient((c) =>
+      c.query(`WITH j AS (UPDATE ${q}._private_jobs SET locked_by = 'worker-dead', locked_at = now(), attempts = attempts + 1 WHERE key = 'run:stock' RETURNING job_queue_id)
+               UPDATE ${q}._private_job_queues SET locked_by = 'worker-dead', locked_at = now() WHERE id IN (SELECT job_queue_id FROM j)`),
+    );
+    await jobs.enqueueRun('stock', { reason: 'schedule', maxAttempts: 5 });
+    expect((await jobs.list()).filter((j) => j.pipeline === 'stock').map((j) => j.state).sort()).toEqual(['queued', 'running']);
+    expect(await jobs.freeWorkers(['worker-dead'])).toEqual({ superseded: 1 });
+    expect((await jobs.list()).filter((j) => j.pipeline === 'stock').map((j) => [j.state, j.lockedBy])).toEqual([['queued', null]]);
+    const queues = await jobs.utils.withPgClient((c) => c.query<{ locked_by: string | null }>(`SELECT locked_by FROM ${q}._private_job_queues WHERE queue_name = 'lane:stock'`));
+    expect(queues.rows).toEqual([{ locked_by: null }]);
   });
 });
