@@ -65,6 +65,7 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
       async runNow(pipeline, timeoutMs = 600_000) {
         runtime.pipeline(pipeline);
         const { jobId } = await enqueue(pipeline, 'manual');
+        log.info({ pipeline, jobId }, 'run asked for now: job added, any replica may take it');
         const deadline = Date.now() + timeoutMs;
         while (jobId !== undefined && Date.now() < deadline && (await jobs.has(jobId))) await sleep(250);
       },

@@ -81,6 +81,17 @@ describe.skipIf(!postgresAvailable)('a replica stopped with SIGTERM', () => {
       expect(await shopRecords(shop, 'products')).toHaveLength(PRODUCTS);
       await shop.close();
       expect(overlaps(await d.runs('products'))).toEqual([]);
+
+      // "Run now" on the dashboard adds a job (this replica is the only one left to take it).
+      const home = await fetch(`${other.url}/`);
+      const cookie = (home.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).join('; ');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await home.text())?.[1];
+      const run = await fetch(`${other.url}/actions/run`, { method: 'POST', headers: { cookie, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ pipeline: 'products', _csrf: csrf! }) });
+      expect(run.status).toBe(200);
+      const { runId } = (await run.json()) as { runId: number };
+      expect(runId).toBeGreaterThan(next.id);
+      expect(other.proc.stdout()).toMatch(/"pipeline":"products","jobId":"\d+","msg":"run asked for now: job added, any replica may take it"/);
+      await until(async () => (await d.state.runs.get(runId))?.status === 'succeeded', 20_000, 100);
       other.proc.child.kill('SIGTERM');
       expect((await other.proc.exited).code).toBe(0);
       expect(await d.state.replicas.list()).toEqual([]);
