@@ -34,8 +34,11 @@ export interface Heartbeat {
   healthy(): { ok: boolean; detail: string };
   /** Find silent replicas and free what they held; returns the names of those reaped. */
   reap(): Promise<string[]>;
-  /** Stop beating and remove this replica's row (a clean exit leaves nothing to reap). */
-  stop(): Promise<void>;
+  /**
+   * Stop beating. A clean exit removes the row (nothing to reap); `keepRow` leaves it to go silent,
+   * so the others free this replica's jobs once it counts as dead (runs outlived the grace period).
+   */
+  stop(options?: { keepRow?: boolean }): Promise<void>;
 }
 
 /** This replica's name: `SHOPSYNC_REPLICA`, else host:pid. */
@@ -108,10 +111,10 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       return { ok: false, detail: `replica ${options.name}: no heartbeat reached the state for ${Number.isFinite(age) ? `${age} ms` : 'ever'}${lastError ? ` (${lastError})` : ''}; the other replicas will count it as dead` };
     },
     reap,
-    async stop() {
+    async stop(stopOptions = {}) {
       stopped = true;
       clearInterval(timer);
-      await state.replicas.remove(id);
+      if (!stopOptions.keepRow) await state.replicas.remove(id);
     },
   };
 }

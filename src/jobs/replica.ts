@@ -77,7 +77,7 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
       async stop(graceMs) {
         const result = await engine.stop(graceMs);
         // Only a replica whose jobs are all back may remove its row; otherwise the others reap it once it is silent.
-        if (result.settled) await beating.stop();
+        await beating.stop({ keepRow: !result.settled });
         await jobs.release();
         return result;
       },
