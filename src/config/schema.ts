@@ -63,6 +63,21 @@ export const configSchema = z
         readyNeedsShop: z.boolean().default(true),
       })
       .prefault({}),
+    /** Several `shopsync run` replicas on one PostgreSQL state: pipeline runs become jobs of the job engine (graphile-worker) in the same database. */
+    replicas: z
+      .strictObject({
+        /** Schema of the job engine's tables. @default the state's schema + `_jobs` */
+        jobsSchema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a schema name uses letters, digits and `_`').optional(),
+        /** Pipeline jobs one replica runs at once (a lane still runs on one replica at a time). @default 4 */
+        concurrency: z.coerce.number().int().min(1).max(64).default(4),
+        /** How often a replica writes its heartbeat. @default 5000 */
+        heartbeatMs: z.coerce.number().int().min(100).default(5000),
+        /** A replica silent for longer than this is dead: its jobs and lanes are freed for the others. @default 15000 */
+        deadAfterMs: z.coerce.number().int().min(500).default(15_000),
+        /** Attempts of a run job before it counts as failing (shown by status, the dashboard and shopsync_jobs{state="failing"}). @default 5 */
+        maxAttempts: z.coerce.number().int().min(1).max(100).default(5),
+      })
+      .prefault({}),
     log: z
       .strictObject({
         /** pino level (trace, debug, info, warn, error). @default info (or LOG_LEVEL) */
@@ -73,6 +88,7 @@ export const configSchema = z
   .superRefine((cfg, ctx) => {
     if (!cfg.shop && !cfg.shops) ctx.addIssue({ code: 'custom', path: ['shop'], message: 'no shop configured: add `shop: { baseUrl, token }` (one shop) or `shops: { <name>: { baseUrl, token } }`' });
     if (cfg.shop && cfg.shops?.[DEFAULT_SHOP]) ctx.addIssue({ code: 'custom', path: ['shops', DEFAULT_SHOP], message: `\`shop:\` is the shop named "${DEFAULT_SHOP}"; name this one differently or drop \`shop:\`` });
+    if (cfg.replicas.deadAfterMs < 2 * cfg.replicas.heartbeatMs) ctx.addIssue({ code: 'custom', path: ['replicas', 'deadAfterMs'], message: `deadAfterMs (${cfg.replicas.deadAfterMs}) must be at least twice heartbeatMs (${cfg.replicas.heartbeatMs}), or a replica that misses one beat counts as dead` });
     if (cfg.state.kind === 'postgres' && !cfg.state.url) ctx.addIssue({ code: 'custom', path: ['state', 'url'], message: 'a postgres state needs `url:` (e.g. `url: ${STATE_DATABASE_URL}`)' });
     const shopNames = [...(cfg.shop ? [DEFAULT_SHOP] : []), ...Object.keys(cfg.shops ?? {})];
     const seen = new Set<string>();

@@ -9,6 +9,7 @@ import type { SyncEvent, SyncEvents } from '../pipeline/events.js';
 import type { PipelinePreview, PreviewOptions } from '../pipeline/preview.js';
 import type { StateStore } from '../state/index.js';
 import type { RateSnapshot } from '../shop/rate/index.js';
+import type { ReplicasOverview } from '../jobs/overview.js';
 
 /** A pipeline as the dashboard lists it. */
 export interface DashboardPipeline {
@@ -54,6 +55,8 @@ export interface DashboardDeps {
   readonly events: Pick<SyncEvents, 'onAny'>;
   /** Each shop client's current rate and requests in flight (adaptive or fixed), by shop name. */
   readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
+  /** Replicas and jobs (a daemon on a PostgreSQL state); the overview shows them. */
+  readonly replicas?: () => Promise<ReplicasOverview>;
   /** Dashboard token; required when `host` is not a loopback address. */
   readonly token?: string;
   /** Address the daemon binds to, checked against `token`. @default '127.0.0.1' */

@@ -2,6 +2,10 @@
  * The long-lived `shopsync run` process: scheduler + HTTP server (dashboard, /healthz, /readyz,
  * /metrics) around one runtime. Closing stops the clock, lets in-flight runs checkpoint within
  * the grace period, stops the server and closes the state database — in reverse order of opening.
+ *
+ * On a SQLite state the daemon is the only one (a second is refused) and its clock runs the
+ * pipelines in-process. On a PostgreSQL state it is one of any number of replicas: its clock only
+ * enqueues jobs and its job engine runs whichever jobs it takes (src/jobs).
  */
 import type { FastifyInstance } from 'fastify';
 import type { LoadedConfig } from '../config/index.js';
@@ -14,6 +18,8 @@ import { startAlerts } from '../alerts/index.js';
 import { startRetention } from './retention.js';
 import { startOpsServer, type OpsServer } from './server.js';
 import { dashboardDeps } from './dashboard.js';
+import { StateError } from '../errors.js';
+import type { Replica } from '../jobs/index.js';
 
 /** Options of `startDaemon`. */
 export interface DaemonOptions {
@@ -38,6 +44,8 @@ export interface Daemon {
   readonly runtime: Runtime;
   readonly scheduler: Scheduler;
   readonly server: OpsServer;
+  /** The replica (job engine, heartbeat) when the state is in PostgreSQL. */
+  readonly replica?: Replica;
   /** Start the clock (when `startSchedule: false` was given). */
   startSchedule(): void;
   /** Stop: scheduler (with grace), server, runtime. */
@@ -54,23 +62,40 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
   const runtime = await openRuntime(loaded, { logger });
   const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
   try {
-    // One daemon per state: `state restore` and a second daemon see it (a dead holder's lock is taken over).
-    const daemonLock = await runtime.state.locks.acquire(DAEMON_LOCK);
+    const daemonLock = loaded.state.kind === 'sqlite' ? await singleDaemonLock(runtime, loaded.statePath) : undefined;
     await runtime.markCrashedRuns();
     const beat = setInterval(() => {
-      daemonLock.heartbeat().catch((err: unknown) => logger.error({ err: errorLine(err) }, 'lost the daemon lock'));
+      daemonLock?.heartbeat().catch((err: unknown) => logger.error({ err: errorLine(err) }, 'lost the daemon lock'));
     }, 15_000);
     beat.unref();
     closers.push(async () => {
       clearInterval(beat);
-      await daemonLock.release();
+      await daemonLock?.release();
     });
+    let replica: Replica | undefined;
+    if (loaded.state.kind === 'postgres') {
+      const { startReplica } = await import('../jobs/index.js');
+      const started = await startReplica(runtime, loaded, logger);
+      replica = started;
+      closers.push(() => started.stop(0));
+    }
     const scheduler = createScheduler({
       pipelines: config.pipelines,
       timezone: config.timezone,
       logger,
       onSkip: (p) => runtime.metrics.tickSkipped(p),
-      run: async ({ pipeline, signal }) => {
+      run: async ({ pipeline, signal, reason }) => {
+        if (replica) {
+          // Every replica keeps its own clock (schedules may have seconds, which the engine's crontab cannot
+          // express); a tick only asks for a job, and the lane's job key folds the replicas' ticks into one.
+          try {
+            const r = await replica.enqueue(pipeline, reason);
+            logger.debug({ pipeline, reason, ...r }, reason === 'schedule' ? 'tick: run job asked for' : 'run job asked for');
+          } catch (err) {
+            logger.error({ pipeline, err: errorLine(err) }, 'could not add the run job');
+          }
+          return;
+        }
         try {
           // runPipeline logs the finished run with its counts.
           await runtime.run(pipeline, { mode: 'sync', signal });
@@ -82,7 +107,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       },
     });
     const stateOk = () => {
-      runtime.state.schemaVersion();
+      runtime.state.schemaVersion().catch(() => undefined);
       return { ok: true, detail: `open (${loaded.statePath})` };
     };
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
@@ -97,11 +122,12 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
         readiness({
           state: stateOk,
           ...(config.daemon.readyNeedsShop ? { shop: () => runtime.shopContact.check() } : {}),
+          ...(replica ? { replica: () => replica.readiness() } : {}),
         }),
       register: async (app) => {
         if (serveDashboard) {
           const { registerDashboard } = await import('../dashboard/index.js');
-          await registerDashboard(app, dashboardDeps(runtime, scheduler, { host: options.host ?? config.dashboard.host, token: config.dashboard.token }));
+          await registerDashboard(app, dashboardDeps(runtime, scheduler, { host: options.host ?? config.dashboard.host, token: config.dashboard.token }, replica));
         }
         await options.register?.(app);
       },
@@ -118,7 +144,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     });
     if (alerts) closers.push(() => alerts.stop());
     if (options.startSchedule !== false) scheduler.start();
-    logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath }, 'shopsync daemon started');
+    logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath, ...(replica ? { replica: replica.name } : {}) }, 'shopsync daemon started');
 
     let closing: Promise<CloseResult> | undefined;
     return {
@@ -126,15 +152,20 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       runtime,
       scheduler,
       server,
+      ...(replica ? { replica } : {}),
       startSchedule: () => scheduler.start(),
       close() {
         closing ??= (async () => {
-          const result = await scheduler.close(config.daemon.shutdownGraceMs);
+          let result = await scheduler.close(config.daemon.shutdownGraceMs);
+          if (replica) {
+            const stopped = await replica.stop(config.daemon.shutdownGraceMs);
+            result = { settled: result.settled && stopped.settled, abandoned: result.abandoned };
+          }
           await retention.stop();
           await alerts?.stop();
           await server.close();
           clearInterval(beat);
-          await daemonLock.release();
+          await daemonLock?.release();
           await runtime.close();
           logger.info({ settled: result.settled }, 'shopsync daemon stopped');
           return result;
@@ -145,5 +176,24 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * The one-daemon lock of a SQLite state: `state restore` and a second daemon see it (a dead
+ * holder's lock is taken over). A second daemon is refused naming the setting that allows several.
+ */
+async function singleDaemonLock(runtime: Runtime, statePath: string) {
+  try {
+    return await runtime.state.locks.acquire(DAEMON_LOCK);
+  } catch (err) {
+    if (!(err instanceof StateError && err.code === 'LOCK_HELD')) throw err;
+    const holder = await runtime.state.locks.get(DAEMON_LOCK);
+    const who = holder ? `process ${holder.pid} on ${holder.host} (since ${holder.acquiredAt})` : 'another process';
+    throw new StateError(
+      'LOCK_HELD',
+      `a shopsync daemon already runs on the SQLite state ${statePath}: ${who}. A SQLite state is single-process; to run several replicas put the state in PostgreSQL (\`state.kind: postgres\` with \`state.url\`, moved over by \`shopsync state copy\`; see docs/replicas.md), or stop the other daemon first`,
+      { details: { ...(holder ? { pid: holder.pid, host: holder.host } : {}), setting: 'state.kind: postgres' } },
+    );
   }
 }

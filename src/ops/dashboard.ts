@@ -1,11 +1,12 @@
 /** The dashboard's view of the daemon (`DashboardDeps`), built from the runtime and the scheduler. */
 import type { DashboardDeps } from '../dashboard/types.js';
+import type { Replica } from '../jobs/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { Runtime } from './runtime.js';
 import { pipelineActions, runtimeHost } from './deadLetters.js';
 
-/** Build the dashboard's dependencies. */
-export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { host: string; token?: string }): DashboardDeps {
+/** Build the dashboard's dependencies (with a replica: runs as jobs, and the replicas panel). */
+export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { host: string; token?: string }, replica?: Replica): DashboardDeps {
   return {
     state: runtime.state,
     pipelines: runtime.loaded.config.pipelines.map((p) => ({
@@ -16,7 +17,9 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
       schedule: p.schedule,
       nextRun: () => scheduler.nextRun(p.name) ?? undefined,
     })),
-    ...pipelineActions(runtimeHost(runtime), (name) => scheduler.runNow(name)),
+    // With replicas, "Run now" adds a job that any replica may take; without, the run starts here.
+    ...pipelineActions(runtimeHost(runtime), (name) => (replica ? replica.runNow(name) : scheduler.runNow(name))),
+    ...(replica ? { replicas: () => replica.overview() } : {}),
     preview: (name, options) => runtime.preview(name, options),
     events: runtime.events,
     shopRates: () => Object.fromEntries([...runtime.shops].map(([name, client]) => [name, client.rate()])),

@@ -240,6 +240,45 @@ export interface LockStore {
   acquire(name: string, options?: AcquireOptions): Promise<LockHandle>;
 }
 
+/** A daemon replica on a shared state, as its heartbeat row says. */
+export interface ReplicaInfo {
+  readonly id: string;
+  /** What logs, metrics (`replica` label) and `status` call it (`SHOPSYNC_REPLICA`, else host:pid). */
+  readonly name: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly startedAt: string;
+  readonly heartbeatAt: string;
+  /** Milliseconds since its last beat, by the state's own clock (PostgreSQL: the server's). */
+  readonly heartbeatAgeMs: number;
+  /** Its job-engine worker ids (what `forceUnlockWorkers` needs once it is dead). */
+  readonly workerIds: readonly string[];
+}
+
+/** A replica's own row, as it beats. */
+export interface ReplicaBeat {
+  readonly id: string;
+  readonly name: string;
+  readonly host: string;
+  readonly pid: number;
+  /** Epoch ms. */
+  readonly startedAt: number;
+  readonly workerIds: readonly string[];
+}
+
+/**
+ * Replica heartbeats: the daemons sharing a PostgreSQL state beat here so a dead one is noticed
+ * and its jobs freed. A SQLite state is single-process and never fills it.
+ */
+export interface ReplicaStore {
+  /** Insert or refresh a replica's row: heartbeat now, its current worker ids. */
+  beat(replica: ReplicaBeat): Promise<void>;
+  /** Every replica with a row, oldest first. */
+  list(): Promise<ReplicaInfo[]>;
+  /** Remove a replica's row (only if silent for longer than `silentForMs`, when given); true when it went. */
+  remove(id: string, options?: { silentForMs?: number }): Promise<boolean>;
+}
+
 /** Pruning and space. */
 export interface RetentionStore {
   /** The oldest event kept, when there is any. */
@@ -291,6 +330,7 @@ export interface StateStore {
   readonly deadLetters: DeadLetterStore;
   readonly history: HistoryStore;
   readonly locks: LockStore;
+  readonly replicas: ReplicaStore;
   readonly retention: RetentionStore;
   readonly dump: StateDump;
   /** Record writes with `fn` and commit them in one transaction. */

@@ -6,6 +6,7 @@ import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { dlqCommand } from './dlq.js';
+import { jobsCommand } from './jobs.js';
 import { mappingsCommand } from './mappings.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
@@ -21,6 +22,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(backfillCommand(ctx));
   program.addCommand(statusCommand(ctx));
   program.addCommand(dlqCommand(ctx));
+  program.addCommand(jobsCommand(ctx));
   program.addCommand(stateCommand(ctx));
   program.addCommand(doctorCommand(ctx));
   program.addCommand(mappingsCommand(ctx));

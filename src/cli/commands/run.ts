@@ -17,7 +17,12 @@ export function runCommand(ctx: CliContext): Command {
       `
 Runs until SIGTERM or SIGINT: then it stops scheduling, lets in-flight runs settle or checkpoint
 within daemon.shutdownGraceMs, closes the state database and exits 0. Runs left unfinished by a
-crash are marked crashed at the next start and continue from their last checkpoint.`,
+crash are marked crashed at the next start and continue from their last checkpoint.
+
+With the state in PostgreSQL (state.kind: postgres) start it as many times as you like: runs become
+jobs any replica may take, one replica at a time per pipeline; SIGTERM hands running jobs back to the
+other replicas, and a replica silent for replicas.deadAfterMs counts as dead (its jobs run elsewhere).
+SHOPSYNC_REPLICA names the replica (default host:pid). A SQLite state takes one daemon only.`,
     )
     .action(async (opts: { port?: number; host?: string; dashboard: boolean }, cmd: Command) => {
       const loaded = await ctx.config(cmd);

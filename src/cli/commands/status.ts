@@ -8,6 +8,7 @@ import type { PipelineConfig } from '../../config/index.js';
 import type { CliContext } from '../context.js';
 import { table, when } from '../format.js';
 import { withRuntime } from '../session.js';
+import { readReplicas } from './jobs.js';
 
 /** One pipeline's status (the `--json` shape). */
 export interface PipelineStatus {
@@ -71,12 +72,13 @@ export function statusCommand(ctx: CliContext): Command {
     .option('--json', 'print as JSON')
     .option('--shop <name>', 'only the pipelines of this shop')
     .action(async (opts: { json?: boolean; shop?: string }, cmd: Command) => {
-      await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
+      await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded, logger }) => {
         if (opts.shop !== undefined && !runtime.shops.has(opts.shop)) throw new UsageError(`no shop named "${opts.shop}"; known: ${[...runtime.shops.keys()].join(', ')}`);
         const pipelines: PipelineStatus[] = [];
         for (const p of loaded.config.pipelines) if (opts.shop === undefined || p.shop === opts.shop) pipelines.push(await pipelineStatus(runtime.state, p, loaded.config.timezone));
+        const seen = await readReplicas(loaded, runtime.state, logger);
         if (opts.json) {
-          ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines }, null, 2));
+          ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines, ...(seen ? { replicas: seen.replicas, jobs: seen.jobs } : {}) }, null, 2));
           return;
         }
         if (pipelines.length === 0) {
@@ -98,6 +100,22 @@ export function statusCommand(ctx: CliContext): Command {
             ]),
           ),
         );
+        if (seen) {
+          const { ageText } = await import('../../jobs/index.js');
+          ctx.print('');
+          ctx.print(
+            seen.replicas.length === 0
+              ? 'REPLICAS: none running'
+              : table(
+                  ['REPLICA', 'HOST', 'PID', 'STATE', 'HEARTBEAT', 'RUNNING'],
+                  seen.replicas.map((r) => [r.name, r.host, String(r.pid), r.alive ? 'alive' : 'SILENT', `${ageText(r.heartbeatAgeMs)} ago`, r.running.join(', ') || '-']),
+                ),
+          );
+          const waiting = seen.jobs.filter((j) => j.state !== 'running');
+          const failing = seen.jobs.filter((j) => j.state === 'failed');
+          ctx.print(`JOBS: ${seen.jobs.length - waiting.length} running, ${waiting.filter((j) => j.state === 'queued').length} queued, ${waiting.filter((j) => j.state === 'retrying').length} retrying, ${failing.length} failing${waiting.length ? ` (oldest waiting ${ageText(Math.max(...waiting.map((j) => j.ageMs)))})` : ''}`);
+          for (const j of failing) ctx.print(`  FAILING ${j.pipeline ?? j.id}: ${j.attempts}/${j.maxAttempts} attempts; ${j.lastError ?? ''}`);
+        }
       });
     });
 }

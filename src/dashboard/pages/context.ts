@@ -2,6 +2,7 @@
 import type { StateStore, RunRecord } from '../../state/index.js';
 import type { DashboardPipeline } from '../types.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
+import type { ReplicasOverview } from '../../jobs/overview.js';
 
 /** Per-request rendering context. */
 export interface PageContext {
@@ -9,6 +10,8 @@ export interface PageContext {
   readonly pipelines: readonly DashboardPipeline[];
   /** Each shop client's current limits, by shop name, when the daemon has clients. */
   readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
+  /** Replicas and jobs, when the daemon runs as replicas. */
+  readonly replicas?: () => Promise<ReplicasOverview>;
   readonly csrfToken: string;
   readonly now: Date;
   /** Query-string parameters (first value of each). */

@@ -7,6 +7,7 @@ import type { DashboardPipeline } from '../types.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
 import { previewHref } from './preview.js';
+import { replicasPanel } from './replicas.js';
 
 /** How the overview describes a pipeline's state. */
 export type PipelineState = 'idle' | 'running' | 'failing';
@@ -36,7 +37,7 @@ ${c.warnings > 0 ? html`<span class="badge b-warn">${formatCount(c.warnings)} ${
 </span>`;
 }
 
-async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: SafeHtml; state: PipelineState; dead: number }> {
+async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: SafeHtml; state: PipelineState; dead: number; name: string }> {
   const { state, now } = ctx;
   const running = (await state.runs.list({ pipeline: p.name, status: 'running', limit: 1 }))[0];
   const last = (await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
@@ -68,7 +69,7 @@ ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''
 ${p.direction === 'push' ? html`<a href="${previewHref(p.name)}" data-preview-link>Preview next records</a>` : ''}
 </div>
 </section>`;
-  return { markup, state: st, dead };
+  return { markup, state: st, dead, name: p.name };
 }
 
 /** A shop client's pace: requests per second and in flight, and whether it is still finding them. */
@@ -94,7 +95,10 @@ export async function overviewPage(ctx: PageContext): Promise<PageResult> {
   const cards: Awaited<ReturnType<typeof card>>[] = [];
   for (const p of pipelines) cards.push(await card(ctx, p));
   const running = cards.filter((c) => c.state === 'running').length;
-  const failing = cards.filter((c) => c.state === 'failing').length;
+  const replicas = await ctx.replicas?.();
+  // A lane whose job was given up counts as failing even when its last run is older than the job's failures.
+  const failedJobs = new Set((replicas?.jobs ?? []).filter((j) => j.state === 'failed' && j.pipeline !== undefined && pipelines.some((p) => p.name === j.pipeline)).map((j) => j.pipeline));
+  const failing = new Set([...cards.filter((c) => c.state === 'failing').map((c) => c.name), ...failedJobs]).size;
   const dead = cards.reduce((n, c) => n + c.dead, 0);
   const rates = Object.entries(ctx.shopRates?.() ?? {}).filter(([name]) => shop === undefined || name === shop);
   const body = html`<h1>Overview</h1>
@@ -106,6 +110,7 @@ ${shopFilter(ctx, '/')}
 <div class="panel stat"><div class="v"${dead > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(dead)}</div><div class="k">dead letters</div></div>
 ${rates.map(([name, rate]) => rateStat(name, rate, Object.keys(ctx.shopRates?.() ?? {}).length > 1))}
 </div>
+${replicasPanel(replicas)}
 ${cards.length ? html`<div class="cards">${cards.map((c) => c.markup)}</div>` : html`<div class="panel empty">No pipelines are configured.</div>`}`;
   return { title: 'Overview', nav: 'overview', body, running: running > 0 };
 }

@@ -36,6 +36,7 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
     state: env.deps.state,
     pipelines: env.deps.pipelines,
     ...(env.deps.shopRates ? { shopRates: env.deps.shopRates } : {}),
+    ...(env.deps.replicas ? { replicas: env.deps.replicas } : {}),
     csrfToken: env.security.csrfToken,
     now: new Date(),
     query: firstValues(request.query),

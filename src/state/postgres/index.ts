@@ -22,6 +22,7 @@ import { PgHistory } from './history.js';
 import { PgLocks } from './locks.js';
 import { migrate } from './migrate.js';
 import { PgIntents, PgReferences, PgSeen, PgSentHashes } from './refs.js';
+import { PgReplicas } from './replicas.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
 import { PgWriter } from './writer.js';
@@ -49,6 +50,7 @@ interface Shared {
   readonly events: PgEvents;
   readonly deadLetters: PgDeadLetters;
   readonly locks: PgLocks;
+  readonly replicas: PgReplicas;
   readonly retention: PgRetention;
   readonly dump: PgDump;
   readonly views: Map<string, StateStore>;
@@ -76,6 +78,7 @@ function view(shared: Shared, shop: string): StateStore {
     deadLetters: shared.deadLetters,
     history: new PgHistory(pool, shop),
     locks: shared.locks,
+    replicas: shared.replicas,
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
@@ -134,6 +137,7 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     events: new PgEvents(pool),
     deadLetters: new PgDeadLetters(pool),
     locks: new PgLocks(pool, settings, location.url, schema, logger),
+    replicas: new PgReplicas(pool),
     retention: new PgRetention(pool, schema, logger),
     dump: new PgDump(pool),
     views: new Map(),

@@ -14,6 +14,7 @@ import { SqliteEvents } from './events.js';
 import { SqliteHistory } from './history.js';
 import { SqliteLocks } from './locks.js';
 import { SqliteIntents, SqliteReferences, SqliteSeen, SqliteSentHashes } from './refs.js';
+import { SqliteReplicas } from './replicas.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteRuns } from './runs.js';
 
@@ -28,6 +29,7 @@ interface Shared {
   readonly hashes: SqliteSentHashes;
   readonly seen: SqliteSeen;
   readonly locks: SqliteLocks;
+  readonly replicas: SqliteReplicas;
   readonly retention: SqliteRetention;
   readonly dump: SqliteDump;
   readonly views: Map<string, StateStore>;
@@ -70,6 +72,7 @@ function view(shared: Shared, shop: string): StateStore {
     deadLetters,
     history,
     locks: shared.locks,
+    replicas: shared.replicas,
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
@@ -104,6 +107,7 @@ export function openSqliteState(path: string, options: { logger?: Logger; shop?:
     hashes: new SqliteSentHashes(db),
     seen: new SqliteSeen(db),
     locks: new SqliteLocks(db),
+    replicas: new SqliteReplicas(db),
     retention: new SqliteRetention(db, path, logger),
     dump: new SqliteDump(db),
     views: new Map(),

@@ -1,0 +1,190 @@
+/**
+ * The job engine of one replica: graphile-worker running the pipeline-run task. Any replica may
+ * take any job; a lane's queue runs one job at a time across all of them. Every worker registers
+ * its id (through `onWorker`, before it takes its first job) so that, should this process die,
+ * the others can free what it held.
+ */
+import { EventEmitter } from 'node:events';
+import { run, type Runner, type Task, type WorkerEvents } from 'graphile-worker';
+import { errorCode, errorLine } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { RunSummary } from '../pipeline/index.js';
+import { workerLogger } from './logger.js';
+import { RUN_TASK } from './names.js';
+import { runPayloadSchema, type JobStore } from './store.js';
+
+declare global {
+  namespace GraphileConfig {
+    interface Plugins {
+      ShopsyncReplicaPlugin: true;
+    }
+  }
+}
+
+/** Options of `startJobEngine`. */
+export interface JobEngineOptions {
+  readonly url: string;
+  readonly store: JobStore;
+  readonly concurrency: number;
+  readonly maxAttempts: number;
+  /** This replica's name (job payloads say who added them). */
+  readonly replica: string;
+  readonly logger: Logger;
+  /** Run a pipeline once (incremental); stops at its next checkpoint when `signal` aborts. */
+  run(pipeline: string, signal: AbortSignal): Promise<RunSummary>;
+  /** Record a new worker id of this replica; awaited before that worker takes a job. */
+  onWorker(workerId: string): Promise<void>;
+  /** How long a job waits before asking again when its lane is held by a process outside the engine (`shopsync sync`). @default 5000 */
+  readonly laneBusyDelayMs?: number;
+}
+
+/** A job this replica runs now. */
+export interface ActiveJob {
+  readonly jobId: string;
+  readonly pipeline: string;
+  readonly workerId: string;
+  readonly startedAt: string;
+}
+
+/** What stopping did. */
+export interface EngineStopResult {
+  /** Every running job finished or was handed back within the grace period. */
+  readonly settled: boolean;
+  /** Pipelines whose job was handed back to the other replicas. */
+  readonly handedBack: readonly string[];
+}
+
+/** A running engine. */
+export interface JobEngine {
+  /** The ids of this replica's workers. */
+  workerIds(): string[];
+  /** Jobs running here. */
+  active(): ActiveJob[];
+  /** False once stopping began or the engine died. */
+  isRunning(): boolean;
+  /**
+   * Stop taking jobs, abort running runs at their next checkpoint, hand their jobs back (same
+   * key, due now) so another replica continues at once, and wait up to `graceMs`.
+   */
+  stop(graceMs: number): Promise<EngineStopResult>;
+}
+
+/** Start the engine: install the task, register workers, take jobs. */
+export async function startJobEngine(options: JobEngineOptions): Promise<JobEngine> {
+  const { store, logger } = options;
+  const log = logger.child({ component: 'jobs' });
+  const shutdown = new AbortController();
+  const workers = new Set<string>();
+  const active = new Map<string, ActiveJob>();
+  const handedBack = new Set<string>();
+  const handedBackJobs = new Set<string>();
+  let running = true;
+
+  const task: Task = async (raw, helpers) => {
+    const { pipeline } = runPayloadSchema.parse(raw);
+    const job = helpers.job;
+    const workerId = job.locked_by ?? '';
+    const jobLog = log.child({ pipeline, jobId: job.id, attempt: job.attempts });
+    active.set(job.id, { jobId: job.id, pipeline, workerId, startedAt: new Date().toISOString() });
+    const handBack = async (): Promise<void> => {
+      await store.enqueueRun(pipeline, { reason: 'handback', by: options.replica, maxAttempts: options.maxAttempts });
+      handedBack.add(pipeline);
+      handedBackJobs.add(job.id);
+      jobLog.info('replica stopping: run stopped at its checkpoint, job handed back to the other replicas');
+    };
+    const fail = async (message: string): Promise<void> => {
+      const how = await store.settleFailure(job, message);
+      if (how === 'superseded') {
+        jobLog.warn({ err: message }, 'run job failed; a newer job of this lane retries it (failure counted there)');
+        return;
+      }
+      if (how === 'final') jobLog.error({ err: message, attempts: job.attempts }, `run job failed ${job.attempts} times; it stays listed as failing (shopsync jobs list, dashboard, shopsync_jobs{state="failing"}) and the next tick tries again`);
+      throw new Error(message);
+    };
+    try {
+      let summary: RunSummary;
+      const signal = helpers.abortSignal ? AbortSignal.any([shutdown.signal, helpers.abortSignal]) : shutdown.signal;
+      try {
+        summary = await options.run(pipeline, signal);
+      } catch (err) {
+        if (shutdown.signal.aborted) return await handBack();
+        if (errorCode(err) === 'LOCK_HELD') {
+          // Held outside the engine (a `shopsync sync`, or a dead replica whose session the server has not ended yet): ask again shortly, without counting an attempt.
+          const delayMs = options.laneBusyDelayMs ?? 5000;
+          await store.enqueueRun(pipeline, { reason: 'lane-busy', by: options.replica, maxAttempts: options.maxAttempts, delayMs });
+          jobLog.info({ err: errorLine(err), delayMs }, 'lane busy in another process; the job asks again shortly');
+          return;
+        }
+        return await fail(`[${errorCode(err)}] ${errorLine(err)}`);
+      }
+      if (summary.status === 'aborted' && shutdown.signal.aborted) return await handBack();
+      if (summary.status === 'failed') return await fail(`run #${summary.runId} failed: [${summary.error?.code ?? 'RUN_FAILED'}] ${summary.error?.message ?? ''}`);
+      await store.clearFailures(pipeline);
+    } finally {
+      active.delete(job.id);
+    }
+  };
+
+  const events: WorkerEvents = new EventEmitter() as WorkerEvents;
+  events.on('job:complete', ({ job }) => {
+    // The handed-back job's lane was locked until now: wake the other replicas instead of letting them wait for their next poll.
+    if (handedBackJobs.delete(job.id)) store.nudge().catch((err: unknown) => log.warn({ err: errorLine(err) }, 'could not wake the other replicas'));
+  });
+
+  const runner: Runner = await run({
+      connectionString: options.url,
+      schema: store.schema,
+      concurrency: options.concurrency,
+      maxPoolSize: options.concurrency + 2,
+      noHandleSignals: true,
+      // The engine must never abort a run on its own: stop() aborts runs itself, after handing back.
+      gracefulShutdownAbortTimeout: 24 * 3600_000,
+      taskList: { [RUN_TASK]: task },
+      logger: workerLogger(logger),
+      events,
+      preset: {
+        plugins: [
+          {
+            name: 'ShopsyncReplicaPlugin',
+            version: '1.0.0',
+            description: 'records each worker id in the replicas table before the worker takes a job',
+            worker: {
+              hooks: {
+                async startWorker(_ctx, event) {
+                  workers.add(event.worker.workerId);
+                  await options.onWorker(event.worker.workerId);
+                },
+              },
+            },
+          },
+        ],
+      },
+  });
+  runner.promise.catch((err: unknown) => log.error({ err: errorLine(err) }, 'the job engine stopped with an error'));
+  void runner.promise.finally(() => {
+    running = false;
+  });
+
+  return {
+    workerIds: () => [...workers],
+    active: () => [...active.values()],
+    isRunning: () => running,
+    async stop(graceMs) {
+      running = false;
+      // First stop taking jobs (synchronously inside stop()), then abort: a worker that finishes
+      // a handed-back job must not take that same job again.
+      const stopped = runner.stop().catch((err: unknown) => log.warn({ err: errorLine(err) }, 'stopping the job engine failed'));
+      const inFlight = [...active.values()].map((a) => a.pipeline);
+      shutdown.abort();
+      if (inFlight.length > 0) log.info({ pipelines: inFlight, graceMs }, 'stopping: runs stop at their next checkpoint and their jobs go back to the other replicas');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), graceMs);
+      });
+      const result = await Promise.race([stopped.then(() => 'stopped' as const), timeout]);
+      clearTimeout(timer);
+      if (result === 'timeout') log.warn({ pipelines: [...active.values()].map((a) => a.pipeline) }, 'grace period over; these jobs are freed once this replica counts as dead');
+      return { settled: result === 'stopped', handedBack: [...handedBack] };
+    },
+  };
+}
