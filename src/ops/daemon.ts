@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { LoadedConfig } from '../config/index.js';
 import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
-import { createScheduler, type CloseResult, type Scheduler } from '../scheduler/index.js';
+import { createScheduler, type CloseResult, type SchedulablePipeline, type Scheduler } from '../scheduler/index.js';
 import { readiness } from './readiness.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { startAlerts } from '../alerts/index.js';
@@ -44,6 +44,24 @@ export interface Daemon {
   close(): Promise<CloseResult>;
 }
 
+/** What a scheduler job runs: a pipeline's sync, its complete read (`completeSchedule`) or its reconciliation (`reconcile.schedule`). */
+export type JobKind = 'sync' | 'complete' | 'reconcile';
+
+/** The scheduler's jobs: each pipeline under its name, complete reads as `<name>#complete`, reconciliations as `<name>#reconcile`. */
+export function scheduledJobs(pipelines: LoadedConfig['config']['pipelines']): SchedulablePipeline[] {
+  return pipelines.flatMap((p) => [
+    { name: p.name, ...(p.schedule ? { schedule: p.schedule } : {}), ...(p.timezone ? { timezone: p.timezone } : {}) },
+    ...(p.completeSchedule ? [{ name: `${p.name}#complete`, schedule: p.completeSchedule, ...(p.timezone ? { timezone: p.timezone } : {}) }] : []),
+    ...(p.reconcile?.schedule ? [{ name: `${p.name}#reconcile`, schedule: p.reconcile.schedule, ...((p.reconcile.timezone ?? p.timezone) ? { timezone: p.reconcile.timezone ?? p.timezone } : {}) }] : []),
+  ]);
+}
+
+/** The pipeline and kind of a job name. */
+export function jobOf(job: string): { pipeline: string; kind: JobKind } {
+  const [pipeline = job, kind] = job.split('#');
+  return { pipeline, kind: kind === 'complete' || kind === 'reconcile' ? kind : 'sync' };
+}
+
 /** The lock a running daemon holds on its state. */
 export const DAEMON_LOCK = 'daemon';
 
@@ -66,14 +84,16 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       await daemonLock.release();
     });
     const scheduler = createScheduler({
-      pipelines: config.pipelines,
+      pipelines: scheduledJobs(config.pipelines),
       timezone: config.timezone,
       logger,
-      onSkip: (p) => runtime.metrics.tickSkipped(p),
-      run: async ({ pipeline, signal }) => {
+      onSkip: (job) => runtime.metrics.tickSkipped(jobOf(job).pipeline),
+      run: async ({ pipeline: job, signal }) => {
+        const { pipeline, kind } = jobOf(job);
         try {
-          // runPipeline logs the finished run with its counts.
-          await runtime.run(pipeline, { mode: 'sync', signal });
+          // runPipeline logs the finished run with its counts; a reconciliation logs its drift.
+          if (kind === 'reconcile') await runtime.reconcile(pipeline, { signal, ...(runtime.pipeline(pipeline).reconcile?.repair ? { repair: true } : {}) });
+          else await runtime.run(pipeline, { mode: 'sync', signal, ...(kind === 'complete' ? { complete: true } : {}) });
         } catch (err) {
           const code = (err as { code?: unknown }).code;
           if (code === 'LOCK_HELD') logger.warn({ pipeline, err: errorLine(err) }, 'run skipped: another process is running this pipeline');

@@ -7,6 +7,7 @@ import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { dlqCommand } from './dlq.js';
 import { mappingsCommand } from './mappings.js';
+import { reconcileCommand } from './reconcile.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
 import { stateCommand } from './state.js';
@@ -19,6 +20,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(runCommand(ctx));
   program.addCommand(syncCommand(ctx));
   program.addCommand(backfillCommand(ctx));
+  program.addCommand(reconcileCommand(ctx));
   program.addCommand(statusCommand(ctx));
   program.addCommand(dlqCommand(ctx));
   program.addCommand(stateCommand(ctx));
