@@ -72,8 +72,8 @@ export const reconcileReportSchema = z.object({
   refused: z.array(refusedSchema),
   /** The CSV report's file name (beside the JSON). */
   csv: z.string(),
-  /** Peak resident memory of the process while reconciling, in MB. */
-  peakRssMb: z.number().optional(),
+  /** Time reading and mapping the ERP side, and reading and comparing the shop side. */
+  phases: z.object({ erpMs: z.number(), shopMs: z.number() }).optional(),
   repair: repairSchema.optional(),
 });
 

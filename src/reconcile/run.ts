@@ -65,7 +65,8 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
     } finally {
       if (owned) await source.close();
     }
-    logger.info({ erp: counts.erp, refused: counts.refused }, 'reconcile: ERP side read');
+    const erpMs = Date.now() - started.getTime();
+    logger.info({ erp: counts.erp, refused: counts.refused, ms: erpMs }, 'reconcile: ERP side read');
 
     for await (const page of deps.shop.exportPages(resource.name as ResourceName, { ...(options.signal ? { signal: options.signal } : {}) })) {
       const paired: { match: string; different: boolean }[] = [];
@@ -108,6 +109,7 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
       await csv.row(['only-in-erp', u.erpKey, shopKey, '', '', '', '']);
     }
     await csv.close();
+    const shopMs = Date.now() - started.getTime() - erpMs;
     const drift = counts.onlyInErp + counts.onlyInShop + counts.different;
     logger.info({ ...counts, drift }, 'reconcile: compared');
     const repair = options.repair ? await repairDrift(def, deps, resource, scratch, { shopRecords: counts.shop, allowMassDelete: options.allowMassDelete === true, ...(options.signal ? { signal: options.signal } : {}) }) : undefined;
@@ -123,6 +125,7 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
       startedAt: started.toISOString(),
       finishedAt: finished.toISOString(),
       durationMs: finished.getTime() - started.getTime(),
+      phases: { erpMs, shopMs },
       drift,
       counts,
       ...report,

@@ -61,7 +61,7 @@ async function reconcile(erpFile: string, url: string, token: string, dir: strin
     const t = performance.now();
     const report = await reconcilePipeline(def, deps, { reports: new ReportStore(join(dir, 'reconcile')) });
     const ms = performance.now() - t;
-    return { ms, peakRssMb: peakRssMb(), ...report.counts, drift: report.drift };
+    return { ms, peakRssMb: peakRssMb(), erpMs: report.phases?.erpMs ?? -1, shopMs: report.phases?.shopMs ?? -1, ...report.counts, drift: report.drift };
   } finally {
     await shop.close();
     await state.close();
