@@ -39,6 +39,24 @@ function isRetired(def: PipelineDefinition, deactivate: { field: string; value: 
   return def.options.onMissing === 'deactivate' && deactivate !== undefined && record[deactivate.field] !== undefined && String(record[deactivate.field]) === String(deactivate.value);
 }
 
+/** Pages of an export with the next one already requested: the shop prepares it while this one is compared. */
+async function* readAhead<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = pages[Symbol.asyncIterator]();
+  let next = it.next();
+  try {
+    for (;;) {
+      const current = await next;
+      if (current.done) return;
+      next = it.next();
+      // A failing read-ahead surfaces when its page is awaited; until then it must not count as unhandled.
+      next.catch(() => undefined);
+      yield current.value;
+    }
+  } finally {
+    await it.return?.();
+  }
+}
+
 /** Reconcile a push pipeline's ERP side with its shop; saves and returns the report. */
 export async function reconcilePipeline(definition: PipelineDefinition | PipelineDefinitionInput, shared: PipelineDeps, options: ReconcileOptions): Promise<ReconcileReport> {
   const def = parseDefinition(definition);
@@ -68,7 +86,7 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
     const erpMs = Date.now() - started.getTime();
     logger.info({ erp: counts.erp, refused: counts.refused, ms: erpMs }, 'reconcile: ERP side read');
 
-    for await (const page of deps.shop.exportPages(resource.name as ResourceName, { ...(options.signal ? { signal: options.signal } : {}) })) {
+    for await (const page of readAhead(deps.shop.exportPages(resource.name as ResourceName, { ...(options.signal ? { signal: options.signal } : {}) }))) {
       const paired: { match: string; different: boolean }[] = [];
       const shopOnly: { match: string; shopId: string | number }[] = [];
       for (const record of page.records) {
