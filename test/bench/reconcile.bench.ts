@@ -44,7 +44,7 @@ export async function bench(): Promise<string[]> {
         ['products', 'reconcile time', 'records/s', 'peak RSS (reconcile process)', 'only in ERP', 'only in shop', 'different', 'drift'],
         [[count(N), `${(r.ms! / 1000).toFixed(1)} s`, count(perSecond(N, r.ms!)), `${r.peakRssMb!.toFixed(0)} MB`, count(r.onlyInErp!), count(r.onlyInShop!), count(r.different!), count(r.drift!)]],
       ),
-      `phases: ERP side read and mapped in ${(r.erpMs! / 1000).toFixed(1)} s; shop export read (pages of 250, one after another) and compared in ${(r.shopMs! / 1000).toFixed(1)} s`,
+      `phases: ERP side read and mapped in ${(r.erpMs! / 1000).toFixed(1)} s; shop export read (pages of 250, the next requested while one is compared) and compared in ${(r.shopMs! / 1000).toFixed(1)} s`,
     ];
   } finally {
     await shop.close();
