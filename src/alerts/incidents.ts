@@ -9,7 +9,8 @@ import type { Logger } from '../log.js';
 import type { AlertChannel } from './channels.js';
 
 /** The kinds of incident. */
-export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'shop-auth';
+/** `mass-delete`: the mass-deletion guard refused a pipeline's onMissing step; `reconcile-drift`: a reconciliation found more drift than `reconcile.alertAbove`. */
+export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'shop-auth' | 'mass-delete' | 'reconcile-drift';
 
 /** What a channel receives. */
 export interface AlertMessage {

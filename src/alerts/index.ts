@@ -1,7 +1,8 @@
 /**
  * Alerts that reach a person: a run that failed, new dead letters, a scheduled pipeline without a
- * successful run for longer than `alerts.staleAfterMinutes` (the "silently stopped" case), and the
- * shop refusing the token, each with its recovery. Wired to the pipelines' event stream and a
+ * successful run for longer than `alerts.staleAfterMinutes` (the "silently stopped" case), the
+ * shop refusing the token, a mass deletion the guard refused and a reconciliation's drift above
+ * `reconcile.alertAbove`, each with its recovery. Wired to the pipelines' event stream and a
  * one-minute check of the state.
  */
 import type { Logger } from '../log.js';
@@ -70,12 +71,28 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
       jobs.push(incidents.resolve('shop-auth', undefined, 'the shop accepts shopsync\'s credentials again', `${where} finished ${s.status}.`));
       jobs.push(incidents.resolve('stale', s.pipeline, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
     }
+    if (s.missing?.refused) {
+      jobs.push(incidents.fire('mass-delete', s.pipeline, `${s.pipeline}: mass deletion refused`, `${where}: [${s.missing.refused.code}] ${s.missing.refused.message}`));
+    } else if (s.missing?.decided) {
+      jobs.push(incidents.resolve('mass-delete', s.pipeline, `${s.pipeline}: records gone from the ERP handled again`, `${where}: ${s.missing.deactivated} deactivated, ${s.missing.deleted} deleted.`));
+    }
     const letters = await deps.state.deadLetters.count(s.pipeline);
     if (s.counts.deadLettered > 0) jobs.push(incidents.fire('dead-letters', s.pipeline, `${s.pipeline}: records refused`, `${where} dead-lettered ${s.counts.deadLettered} record(s)${s.counts.unreadable ? `, ${s.counts.unreadable} of them unreadable input` : ''}; ${letters} letter(s) wait. See \`shopsync dlq list --pipeline ${s.pipeline}\` or the dashboard's dead letters.`));
     else if (letters === 0) jobs.push(incidents.resolve('dead-letters', s.pipeline, `${s.pipeline}: no dead letters left`, `${where}: every dead letter was delivered or dropped.`));
     await Promise.all(jobs);
   };
-  const unsubscribe = deps.events.on('run-finished', (e) => track(onRun(e.summary)));
+  const unsubscribeRuns = deps.events.on('run-finished', (e) => track(onRun(e.summary)));
+  const unsubscribeReconcile = deps.events.on('reconcile-finished', (e) => {
+    const c = e.counts;
+    if (e.drift > e.alertAbove) {
+      const text = `${e.pipeline} (shop ${e.shop}): ${e.drift} record(s) drift, more than reconcile.alertAbove ${e.alertAbove}: ${c.onlyInErp ?? 0} only in the ERP, ${c.onlyInShop ?? 0} only in the shop, ${c.different ?? 0} different. See the dashboard's Reconcile page (report ${e.reportId}); \`shopsync reconcile ${e.pipeline} --repair\` pushes them again.`;
+      track(incidents.fire('reconcile-drift', e.pipeline, `${e.pipeline}: ERP and shop drift apart`, text));
+    } else track(incidents.resolve('reconcile-drift', e.pipeline, `${e.pipeline}: ERP and shop agree again`, `${e.pipeline}: drift ${e.drift} (alert above ${e.alertAbove}).`));
+  });
+  const unsubscribe = () => {
+    unsubscribeRuns();
+    unsubscribeReconcile();
+  };
 
   const checkStale = async (): Promise<void> => {
     const limit = cfg.staleAfterMinutes * 60_000;

@@ -7,6 +7,7 @@ const NAV: readonly { href: string; label: string; key: string }[] = [
   { href: '/runs', label: 'Runs', key: 'runs' },
   { href: '/dead-letters', label: 'Dead letters', key: 'dead-letters' },
   { href: '/records', label: 'Records', key: 'records' },
+  { href: '/reconcile', label: 'Reconcile', key: 'reconcile' },
   { href: '/charts', label: 'Charts', key: 'charts' },
 ];
 
@@ -66,7 +67,7 @@ export function csrfField(token: string): SafeHtml {
 /** A coloured badge for a run status, pipeline state or record outcome. */
 export function badge(value: string): SafeHtml {
   const tone: Record<string, string> = {
-    succeeded: 'ok', created: 'ok', updated: 'ok', delivered: 'ok', idle: 'idle', unchanged: 'idle', skipped: 'idle',
+    succeeded: 'ok', created: 'ok', updated: 'ok', delivered: 'ok', 'in sync': 'ok', idle: 'idle', unchanged: 'idle', skipped: 'idle', deactivated: 'warn', deleted: 'warn',
     'would-create': 'run', 'would-update': 'run', running: 'run', partial: 'warn', aborted: 'warn',
     failed: 'bad', failing: 'bad', crashed: 'bad', 'dead-lettered': 'bad', refused: 'bad',
   };

@@ -10,6 +10,17 @@ import type { PipelinePreview, PreviewOptions } from '../pipeline/preview.js';
 import type { StateStore } from '../state/index.js';
 import type { RateSnapshot } from '../shop/rate/index.js';
 import type { ReplicasOverview } from '../jobs/overview.js';
+import type { ReconcileReport } from '../reconcile/report.js';
+
+/** Where the dashboard reads reconciliation reports (`ReportStore`). */
+export interface ReconcileReports {
+  /** Report ids of a pipeline, newest first. */
+  ids(pipeline: string): Promise<string[]>;
+  read(pipeline: string, id: string): Promise<ReconcileReport | undefined>;
+  latest(pipeline: string): Promise<ReconcileReport | undefined>;
+  /** The CSV file of a report, when it exists. */
+  csvFile(pipeline: string, id: string): Promise<string | undefined>;
+}
 
 /** A pipeline as the dashboard lists it. */
 export interface DashboardPipeline {
@@ -22,6 +33,8 @@ export interface DashboardPipeline {
   readonly direction: string;
   /** Cron expression the daemon runs it on, when scheduled. */
   readonly schedule?: string;
+  /** Cron expression of its reconciliation, when scheduled. */
+  readonly reconcileSchedule?: string;
   /** When the scheduler will run it next; undefined when unscheduled or stopped. */
   nextRun(): Date | undefined;
 }
@@ -51,6 +64,8 @@ export interface DashboardDeps {
    * dry run (`previewPipeline`); without it the preview page says the dashboard has none.
    */
   preview?(name: string, options: PreviewOptions): Promise<PipelinePreview>;
+  /** Reconciliation reports (the Reconcile page); without them the page says there are none. */
+  readonly reports?: ReconcileReports;
   /** The pipelines' event stream; open pages re-render when runs progress. */
   readonly events: Pick<SyncEvents, 'onAny'>;
   /** Each shop client's current rate and requests in flight (adaptive or fixed), by shop name. */
@@ -69,6 +84,8 @@ export function noticeOf(event: SyncEvent): DashboardNotice | undefined {
   switch (event.type) {
     case 'run-finished':
       return { type: event.type, pipeline: event.summary.pipeline, runId: event.summary.runId };
+    case 'reconcile-finished':
+      return { type: event.type, pipeline: event.pipeline };
     case 'run-started':
     case 'record-settled':
     case 'checkpoint':

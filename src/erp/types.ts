@@ -89,6 +89,11 @@ export function rawExcerpt(text: string, max = 500): string {
 export interface Source {
   /** Connector kind, for logs: postgres, mysql, sqlite, csv, json, ndjson, xml, http. */
   readonly kind: string;
+  /**
+   * A read without `after` returns every record the ERP holds (SQL queries, HTTP lists), so what it
+   * does not return has left the ERP (`onMissing`). A file inbox holds only what was dropped: absent.
+   */
+  readonly readsAll?: boolean;
   /** Stream records after `options.after` in ascending (cursor, key) order, with bounded memory. */
   read(options: ReadOptions): AsyncIterable<SourceItem>;
   /** Everything up to and including `position` is durably settled (files may be archived now). */

@@ -21,6 +21,9 @@ declare global {
   }
 }
 
+/** What a job's run ended as: a pipeline run's summary, or the outcome of another job of a lane (a reconciliation). */
+export type JobOutcome = Pick<RunSummary, 'status' | 'error'> & { readonly runId?: number };
+
 /** Options of `startJobEngine`. */
 export interface JobEngineOptions {
   readonly url: string;
@@ -31,7 +34,7 @@ export interface JobEngineOptions {
   readonly replica: string;
   readonly logger: Logger;
   /** Run a pipeline once (incremental); stops at its next checkpoint when `signal` aborts. */
-  run(pipeline: string, signal: AbortSignal): Promise<RunSummary>;
+  run(job: string, signal: AbortSignal): Promise<JobOutcome>;
   /** Record a new worker id of this replica; awaited before that worker takes a job. */
   onWorker(workerId: string): Promise<void>;
   /** How long a job waits before asking again when its lane is held by a process outside the engine (`shopsync sync`). @default 5000 */
@@ -102,7 +105,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       throw new Error(message);
     };
     try {
-      let summary: RunSummary;
+      let summary: JobOutcome;
       const signal = helpers.abortSignal ? AbortSignal.any([shutdown.signal, helpers.abortSignal]) : shutdown.signal;
       try {
         summary = await options.run(pipeline, signal);
@@ -118,7 +121,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
         return await fail(`[${errorCode(err)}] ${errorLine(err)}`);
       }
       if (summary.status === 'aborted' && shutdown.signal.aborted) return await handBack();
-      if (summary.status === 'failed') return await fail(`run #${summary.runId} failed: [${summary.error?.code ?? 'RUN_FAILED'}] ${summary.error?.message ?? ''}`);
+      if (summary.status === 'failed') return await fail(`${summary.runId !== undefined ? `run #${summary.runId}` : 'the job'} failed: [${summary.error?.code ?? 'RUN_FAILED'}] ${summary.error?.message ?? ''}`);
       await store.clearFailures(pipeline);
     } finally {
       active.delete(job.id);

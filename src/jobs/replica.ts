@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { Runtime } from '../ops/runtime.js';
 import type { CheckResult } from '../ops/readiness.js';
 import { sleep } from '../util/time.js';
-import { startJobEngine, type EngineStopResult, type JobEngine } from './engine.js';
+import { startJobEngine, type EngineStopResult, type JobEngine, type JobOutcome } from './engine.js';
 import { replicaName, startHeartbeat, type Heartbeat } from './heartbeat.js';
 import { registerJobMetrics } from './metrics.js';
 import { jobsSchemaOf } from './names.js';
@@ -32,7 +32,7 @@ export interface Replica {
 }
 
 /** Start this process as a replica: engine schema, heartbeat, workers, metrics. */
-export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logger: Logger): Promise<Replica> {
+export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logger: Logger, runJob?: (job: string, signal: AbortSignal) => Promise<JobOutcome>): Promise<Replica> {
   const location = loaded.state;
   if (location.kind !== 'postgres') throw new Error('replicas need a PostgreSQL state');
   const settings = loaded.config.replicas;
@@ -50,7 +50,7 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
       maxAttempts: settings.maxAttempts,
       replica: name,
       logger: log,
-      run: (pipeline, signal) => runtime.run(pipeline, { mode: 'sync', signal }),
+      run: runJob ?? ((pipeline, signal) => runtime.run(pipeline, { mode: 'sync', signal })),
       onWorker: (workerId) => beating.addWorker(workerId),
     });
     runtime.metrics.registry.setDefaultLabels({ replica: name });

@@ -148,6 +148,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     shopKey: file.shop_key,
     historyIdentity: file.history_identity,
     createOnly: file.create_only,
+    targets: Object.keys(file.fields),
     ...rowKeys(file.key, file.row_key),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     usesExpressions: expressions.length > 0,

@@ -86,6 +86,8 @@ export interface CompiledMapping {
    * update (customer `addresses`: an address without address_book_id is added, not updated).
    */
   readonly createOnly?: readonly string[];
+  /** Top-level target fields the file's rules write (`products_status`, `languages`…). */
+  readonly targets?: readonly string[];
   /**
    * Present when the file declares `row_key`: the identity of one source record among those sharing
    * its ERP key (`ART-1 [1]`), for change hashes and dead letters; references stay by ERP key.

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { LoadedConfig } from '../config/index.js';
 import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
-import { createScheduler, type CloseResult, type Scheduler } from '../scheduler/index.js';
+import { createScheduler, type CloseResult, type SchedulablePipeline, type Scheduler } from '../scheduler/index.js';
 import { readiness } from './readiness.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { startAlerts } from '../alerts/index.js';
@@ -20,6 +20,7 @@ import { startOpsServer, type OpsServer } from './server.js';
 import { dashboardDeps } from './dashboard.js';
 import { StateError } from '../errors.js';
 import type { Replica } from '../jobs/index.js';
+import type { JobOutcome } from '../jobs/engine.js';
 
 /** Options of `startDaemon`. */
 export interface DaemonOptions {
@@ -52,6 +53,24 @@ export interface Daemon {
   close(): Promise<CloseResult>;
 }
 
+/** What a scheduler job runs: a pipeline's sync, its complete read (`completeSchedule`) or its reconciliation (`reconcile.schedule`). */
+export type JobKind = 'sync' | 'complete' | 'reconcile';
+
+/** The scheduler's jobs: each pipeline under its name, complete reads as `<name>#complete`, reconciliations as `<name>#reconcile`. */
+export function scheduledJobs(pipelines: LoadedConfig['config']['pipelines']): SchedulablePipeline[] {
+  return pipelines.flatMap((p) => [
+    { name: p.name, ...(p.schedule ? { schedule: p.schedule } : {}), ...(p.timezone ? { timezone: p.timezone } : {}) },
+    ...(p.completeSchedule ? [{ name: `${p.name}#complete`, schedule: p.completeSchedule, ...(p.timezone ? { timezone: p.timezone } : {}) }] : []),
+    ...(p.reconcile?.schedule ? [{ name: `${p.name}#reconcile`, schedule: p.reconcile.schedule, ...((p.reconcile.timezone ?? p.timezone) ? { timezone: p.reconcile.timezone ?? p.timezone } : {}) }] : []),
+  ]);
+}
+
+/** The pipeline and kind of a job name. */
+export function jobOf(job: string): { pipeline: string; kind: JobKind } {
+  const [pipeline = job, kind] = job.split('#');
+  return { pipeline, kind: kind === 'complete' || kind === 'reconcile' ? kind : 'sync' };
+}
+
 /** The lock a running daemon holds on its state. */
 export const DAEMON_LOCK = 'daemon';
 
@@ -72,33 +91,41 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       clearInterval(beat);
       await daemonLock?.release();
     });
+    // A scheduled job of a pipeline: its sync, its complete read (`completeSchedule`) or its reconciliation.
+    const runJob = async (job: string, signal: AbortSignal): Promise<JobOutcome> => {
+      const { pipeline, kind } = jobOf(job);
+      // runPipeline logs the finished run with its counts; a reconciliation logs its drift.
+      if (kind !== 'reconcile') return runtime.run(pipeline, { mode: 'sync', signal, ...(kind === 'complete' ? { complete: true } : {}) });
+      await runtime.reconcile(pipeline, { signal, ...(runtime.pipeline(pipeline).reconcile?.repair ? { repair: true } : {}) });
+      return { status: 'succeeded' };
+    };
     let replica: Replica | undefined;
     if (loaded.state.kind === 'postgres') {
       const { startReplica } = await import('../jobs/index.js');
-      const started = await startReplica(runtime, loaded, logger);
+      const started = await startReplica(runtime, loaded, logger, runJob);
       replica = started;
       closers.push(() => started.stop(0));
     }
     const scheduler = createScheduler({
-      pipelines: config.pipelines,
+      pipelines: scheduledJobs(config.pipelines),
       timezone: config.timezone,
       logger,
-      onSkip: (p) => runtime.metrics.tickSkipped(p),
-      run: async ({ pipeline, signal, reason }) => {
+      onSkip: (job) => runtime.metrics.tickSkipped(jobOf(job).pipeline),
+      run: async ({ pipeline: job, signal, reason }) => {
+        const { pipeline, kind } = jobOf(job);
         if (replica) {
           // Every replica keeps its own clock (schedules may have seconds, which the engine's crontab cannot
           // express); a tick only asks for a job, and the lane's job key folds the replicas' ticks into one.
           try {
-            const r = await replica.enqueue(pipeline, reason);
-            logger.debug({ pipeline, reason, ...r }, reason === 'schedule' ? 'tick: run job asked for' : 'run job asked for');
+            const r = await replica.enqueue(job, reason);
+            logger.debug({ pipeline, kind, reason, ...r }, reason === 'schedule' ? 'tick: run job asked for' : 'run job asked for');
           } catch (err) {
-            logger.error({ pipeline, err: errorLine(err) }, 'could not add the run job');
+            logger.error({ pipeline, kind, err: errorLine(err) }, 'could not add the run job');
           }
           return;
         }
         try {
-          // runPipeline logs the finished run with its counts.
-          await runtime.run(pipeline, { mode: 'sync', signal });
+          await runJob(job, signal);
         } catch (err) {
           const code = (err as { code?: unknown }).code;
           if (code === 'LOCK_HELD') logger.warn({ pipeline, err: errorLine(err) }, 'run skipped: another process is running this pipeline');

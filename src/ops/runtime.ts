@@ -16,6 +16,7 @@ import { loadMapping, type CompiledMapping } from '../mapping/index.js';
 import { previewPipeline, retryDeadLetters, runPipeline, SyncEvents, type PipelineDeps, type PipelinePreview, type PreviewOptions, type RunOptions, type RunSummary } from '../pipeline/index.js';
 import { createShopClient, type ClientEvent, type ShopClient } from '../shop/index.js';
 import { openState, processAlive, type StateStore } from '../state/index.js';
+import { reconcilePipeline, ReportStore, reportsFolder, type ReconcileReport } from '../reconcile/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { trackShopContact, type ShopContact } from './readiness.js';
 
@@ -46,6 +47,10 @@ export interface Runtime {
   preview(name: string, options?: PreviewOptions): Promise<PipelinePreview>;
   /** Retry a push pipeline's dead letters (all, or these ids) through the current mapping. */
   retry(name: string, ids?: readonly number[]): Promise<RunSummary>;
+  /** Where reconciliation reports are kept (`<state folder>/reconcile`). */
+  readonly reports: ReportStore;
+  /** Reconcile a push pipeline's ERP side with its shop (and repair the drift); saves the report. */
+  reconcile(name: string, options?: { repair?: boolean; allowMassDelete?: boolean; signal?: AbortSignal }): Promise<ReconcileReport>;
   /** Mark runs left `running` by a dead process as crashed; returns how many. */
   markCrashedRuns(): Promise<number>;
   close(): Promise<void>;
@@ -120,6 +125,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     if (run.status === 'succeeded' && run.finishedAt) metrics.lastSuccessAt(run.pipeline, new Date(run.finishedAt));
   }
   const mappings = new Map<string, Promise<CompiledMapping>>();
+  const reports = new ReportStore(reportsFolder(loaded.state, loaded.baseDir));
 
   const pipeline = (name: string): PipelineConfig => {
     const p = config.pipelines.find((q) => q.name === name);
@@ -174,6 +180,11 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     async retry(name, ids) {
       const p = pipeline(name);
       return retryDeadLetters(p, await depsFor(p), ids ? { ids } : {});
+    },
+    reports,
+    async reconcile(name, o = {}) {
+      const p = pipeline(name);
+      return reconcilePipeline(p, await depsFor(p), { reports, ...o });
     },
     async markCrashedRuns() {
       let marked = 0;

@@ -29,6 +29,16 @@ export type SyncEvent =
   | { readonly type: 'request-throttled'; readonly pipeline?: string; readonly resource: string; readonly retryAfterMs: number }
   | { readonly type: 'checkpoint'; readonly runId: number; readonly pipeline: string; readonly lane: string; readonly position: CursorPosition }
   | { readonly type: 'run-finished'; readonly summary: RunSummary }
+  /** A reconciliation finished (`shopsync reconcile`); alerts compare `drift` with `alertAbove`. */
+  | {
+      readonly type: 'reconcile-finished';
+      readonly pipeline: string;
+      readonly shop: string;
+      readonly reportId: string;
+      readonly drift: number;
+      readonly alertAbove: number;
+      readonly counts: Readonly<Record<string, number>>;
+    }
   | { readonly type: 'listener-failed'; readonly eventType: string; readonly error: string };
 
 export type SyncEventType = SyncEvent['type'];

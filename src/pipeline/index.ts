@@ -6,4 +6,4 @@ export { retryDeadLetters, dropDeadLetters, type DeadLetterSelection } from './d
 export { SyncEvents, type SyncEvent, type SyncEventType, type SyncEventOf } from './events.js';
 export { contentHash, stableStringify } from './hash.js';
 export { LowWaterMark } from './watermark.js';
-export type { RunSummary, RunOptions, RunMode, RunRange, RunStatusFinal, PipelineDeps, PlannedRecord, PlannedFinding, SourceProvider, SinkProvider } from './types.js';
+export type { MissingReport, RunSummary, RunOptions, RunMode, RunRange, RunStatusFinal, PipelineDeps, PlannedRecord, PlannedFinding, SourceProvider, SinkProvider } from './types.js';

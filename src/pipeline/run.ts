@@ -12,7 +12,8 @@ import { PushEngine } from './push/runner.js';
 import { pullRun } from './pull.js';
 import { LowWaterMark } from './watermark.js';
 import { waitingLetters } from './waitingLetters.js';
-import type { LaneRunOptions, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
+import { handleMissing, ReadTally } from './missing/index.js';
+import type { LaneRunOptions, MissingReport, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -90,6 +91,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   const lockLost = new AbortController();
   let lostBecause: unknown;
   const signal = options.signal ? AbortSignal.any([options.signal, lockLost.signal]) : lockLost.signal;
+  let missing: MissingReport | undefined;
   try {
     if (lock) {
       const held = lock;
@@ -103,11 +105,17 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
       heartbeat.unref();
     }
     if (def.direction === 'push') {
-      const result = await pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger });
+      const complete = options.complete === true || options.allowMassDelete === true;
+      const result = await pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, complete, allowMassDelete: options.allowMassDelete === true });
       plan = result.plan;
+      missing = result.missing;
       if (result.fatal) {
         status = 'failed';
         error = { code: result.fatal.code, message: result.fatal.message };
+      } else if (missing?.refused) {
+        // The push itself went through; the refused step waits for a person (alert, --allow-mass-delete).
+        status = 'partial';
+        error = { code: missing.refused.code, message: missing.refused.message };
       }
     } else {
       plan = await pullRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger });
@@ -117,7 +125,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
       status = 'failed';
       error = { code: errorCode(lostBecause), message: lostBecause instanceof Error ? lostBecause.message : String(lostBecause) };
     }
-    if (status === 'succeeded' && counts.deadLettered > 0) status = 'partial';
+    if (status === 'succeeded' && (counts.deadLettered > 0 || (missing?.failed ?? 0) > 0)) status = 'partial';
   } catch (err) {
     const cause = lostBecause ?? err;
     status = err instanceof AbortedError && lostBecause === undefined ? 'aborted' : 'failed';
@@ -133,18 +141,31 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
       }
     }
   }
-  const summary: RunSummary = { runId, pipeline: def.name, mode, status, counts, durationMs: Date.now() - started, ...(plan ? { plan } : {}), ...(error ? { error } : {}) };
+  const summary: RunSummary = { runId, pipeline: def.name, mode, status, counts, durationMs: Date.now() - started, ...(plan ? { plan } : {}), ...(error ? { error } : {}), ...(missing ? { missing } : {}) };
   logger.info({ status, counts, durationMs: summary.durationMs }, 'run finished');
   deps.events?.emit({ type: 'run-finished', summary });
   return summary;
 }
 
+/** A pipeline that acts on records gone from the ERP needs a mapping that brings a returning record back. */
+function checkMissingSetup(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef): void {
+  if (def.options.onMissing === 'ignore') return;
+  if (deps.mapping.recordKey) throw new ConfigError(`pipeline ${def.name}: onMissing needs one source record per ERP key, but mapping ${deps.mapping.name} declares row_key`, { file: deps.mapping.file });
+  const field = resource.deactivate?.field;
+  if (def.options.onMissing === 'deactivate' && field && deps.mapping.targets && !deps.mapping.targets.includes(field)) {
+    throw new ConfigError(`pipeline ${def.name} deactivates ${resource.name} that leave the ERP (onMissing: deactivate), but mapping ${deps.mapping.name} does not write ${field}: a record that comes back would stay inactive. Map it, e.g. \`${field}: { value: 1 }\` or from the ERP's active flag`, { file: deps.mapping.file });
+  }
+}
+
 async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: LaneRunOptions) {
   const dryRun = o.mode === 'dry-run';
+  checkMissingSetup(def, deps, resource);
   const { value: source, owned } = await openProvider<Source>(deps.source, 'source');
   try {
     const stored = await deps.state.cursors.get(def.name, o.cursorName);
-    let after: CursorPosition | undefined = stored ? { value: stored.value, key: stored.key } : undefined;
+    // A complete read starts at the beginning; its checkpoints may move the cursor back, which only re-reads.
+    const fromStart = o.complete === true && o.mode !== 'backfill';
+    let after: CursorPosition | undefined = stored && !fromStart ? { value: stored.value, key: stored.key } : undefined;
     if (!after && o.mode === 'backfill' && o.range?.from !== undefined && o.range.from !== null) after = { value: o.range.from, key: null };
     const open = await deps.state.intents.list(def.name);
     if (open.length > 0) o.logger.warn({ intents: open.length }, 'creates of the last run were interrupted; their records are re-read and looked up in the shop (id, shop key, natural key) before anything is created again');
@@ -170,14 +191,33 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       await engine.acceptRecords(waiting);
     }
     const until = o.mode === 'backfill' ? o.range?.to : undefined;
-    await engine.pushStream(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}) }));
+    const tally = new ReadTally(def.options.inactiveWhen, o.counts, def.options.onMissing !== 'ignore');
+    await engine.pushStream(tally.track(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}) })));
     const position = watermark.position;
     if (!dryRun && position && !engine.fatal) {
       if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });
       await source.commit?.(position);
     }
-    return { plan: dryRun ? engine.plan : undefined, fatal: engine.fatal };
+    let missing: Awaited<ReturnType<typeof handleMissing>>;
+    if (!engine.fatal && !o.signal?.aborted) {
+      const incomplete = incompleteRead(def, source, o, after, tally);
+      missing = await handleMissing(
+        { def, resource, state: deps.state, shop: deps.shop, runId: o.runId, dryRun, counts: o.counts, plan: engine.plan, logger: o.logger, ...(deps.events ? { events: deps.events } : {}), ...(o.signal ? { signal: o.signal } : {}) },
+        { tally, ...(incomplete ? { incomplete } : {}), allowMassDelete: o.allowMassDelete === true },
+      );
+    }
+    const { fatal: missingFatal, ...report } = missing ?? { fatal: undefined };
+    return { plan: dryRun ? engine.plan : undefined, fatal: engine.fatal ?? missingFatal, missing: missing ? (report as MissingReport) : undefined };
   } finally {
     if (owned) await source.close();
   }
+}
+
+/** Why this read cannot tell which records left the ERP; undefined when it read everything. */
+function incompleteRead(def: PipelineDefinition, source: Source, o: LaneRunOptions, after: CursorPosition | undefined, tally: ReadTally): string | undefined {
+  if (o.mode === 'backfill') return 'a backfill reads a range, not the whole source';
+  if (!source.readsAll) return `a ${source.kind} source holds only what was dropped into it, never the whole catalog`;
+  if (after) return `an incremental read (from the cursor); \`shopsync sync ${def.name} --complete\` or completeSchedule reads everything`;
+  if (tally.unkeyed > 0) return `${tally.unkeyed} source row(s) had no key: a record behind one of them may still be in the ERP`;
+  return undefined;
 }

@@ -1,7 +1,7 @@
 /** The pipeline definition as written in `shopsync.yaml` (validated by zod). */
 import { z } from 'zod';
-import { timezoneSchema } from '../config/schedule.js';
-import { isResourceName, resources } from '../shop/registry/index.js';
+import { cronSchema, timezoneSchema } from '../config/schedule.js';
+import { getResource, isResourceName, resources } from '../shop/registry/index.js';
 
 const connectorRef = z.looseObject({
   /** Name of a connection under `connections:`; the other keys are the connector's own config. */
@@ -39,6 +39,45 @@ export const pipelineOptionsSchema = z.strictObject({
    * with POST /media in a shape the spec does not show (docs/catalog.md), before the record. @default off
    */
   mediaUpload: z.enum(['off', 'assumed-media-endpoint']).default('off'),
+  /**
+   * Push: what happens to shop records whose ERP record is gone (or flagged by `inactiveWhen`),
+   * decided only after a complete read of the source: `deactivate` (the registry's status field,
+   * products_status 0), `delete` (the resource's delete operation) or `ignore`. @default ignore
+   */
+  onMissing: z.enum(['ignore', 'deactivate', 'delete']).default('ignore'),
+  /** Push: source records whose `field` holds one of `values` are treated as gone from the ERP (never sent; `onMissing` applies). */
+  inactiveWhen: z
+    .strictObject({
+      /** Source column (dot path into the record). */
+      field: z.string().min(1),
+      values: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1),
+    })
+    .optional(),
+  /**
+   * Push: the mass-deletion guard. A run whose `onMissing` step would touch more than `maxShare` of
+   * the shop's records of the resource known to the state, or more than `maxCount` records, does
+   * nothing of it and waits for `shopsync sync <pipeline> --allow-mass-delete`. @default {maxShare: 0.05, maxCount: 50}
+   */
+  massDelete: z
+    .strictObject({
+      maxShare: z.coerce.number().min(0).max(1).default(0.05),
+      maxCount: z.coerce.number().int().min(0).default(50),
+    })
+    .prefault({}),
+});
+
+/** A pipeline's scheduled reconciliation (`shopsync reconcile`). */
+export const reconcileSchema = z.strictObject({
+  /** Cron expression the daemon reconciles on (e.g. weekly: "0 3 * * 0"); absent = only on demand. */
+  schedule: cronSchema.optional(),
+  /** IANA time zone of `schedule`. @default the pipeline's `timezone`, then the top-level one */
+  timezone: timezoneSchema.optional(),
+  /** Alert when more records than this drift (missing on either side or different). @default 0 */
+  alertAbove: z.coerce.number().int().min(0).default(0),
+  /** Scheduled reconciliations also repair the drift (through the pipeline, with all its guard rails). @default false */
+  repair: z.boolean().default(false),
+  /** Reports kept per pipeline (older ones are deleted). @default 10 */
+  keep: z.coerce.number().int().min(1).max(1000).default(10),
 });
 
 /** One pipeline. */
@@ -64,9 +103,21 @@ export const pipelineSchema = z
     schedule: z.string().min(1).optional(),
     /** IANA time zone of `schedule`. */
     timezone: z.string().min(1).optional(),
+    /** Cron expression of complete reads (the whole source, then `onMissing`); the daemon runs them besides `schedule`. */
+    completeSchedule: cronSchema.optional(),
+    /** Scheduled reconciliation of the ERP with the shop (push pipelines). */
+    reconcile: reconcileSchema.optional(),
     options: pipelineOptionsSchema.prefault({}),
   })
   .superRefine((p, ctx) => {
+    if (p.direction === 'pull' && (p.options.onMissing !== 'ignore' || p.options.inactiveWhen || p.completeSchedule || p.reconcile)) {
+      ctx.addIssue({ code: 'custom', path: ['options', 'onMissing'], message: 'onMissing, inactiveWhen, completeSchedule and reconcile belong to push pipelines (ERP → shop)' });
+    }
+    if (isResourceName(p.resource)) {
+      const resource = getResource(p.resource);
+      if (p.options.onMissing === 'deactivate' && !resource.deactivate) ctx.addIssue({ code: 'custom', path: ['options', 'onMissing'], message: `${p.resource} records have no status field to deactivate them by (registry); use onMissing: delete or ignore` });
+      if (p.options.onMissing === 'delete' && !resource.ops.delete) ctx.addIssue({ code: 'custom', path: ['options', 'onMissing'], message: `the shop offers no delete of single ${p.resource} records; use onMissing: deactivate or ignore` });
+    }
     if (p.direction === 'push' && !p.source) ctx.addIssue({ code: 'custom', path: ['source'], message: 'a push pipeline needs `source: { connection: <name>, ... }`' });
     if (p.direction === 'pull' && !p.sink) ctx.addIssue({ code: 'custom', path: ['sink'], message: 'a pull pipeline needs `sink: { connection: <name>, ... }`' });
   });
@@ -77,3 +128,5 @@ export type PipelineDefinition = z.output<typeof pipelineSchema>;
 export type PipelineDefinitionInput = z.input<typeof pipelineSchema>;
 /** Validated pipeline options. */
 export type PipelineOptions = z.output<typeof pipelineOptionsSchema>;
+/** A validated `reconcile:` block. */
+export type ReconcileConfig = z.output<typeof reconcileSchema>;

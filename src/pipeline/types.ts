@@ -25,13 +25,32 @@ export interface RunSummary {
   /** State run id (0 for dry runs, which write no state). */
   readonly runId: number;
   readonly pipeline: string;
-  readonly mode: RunMode | 'retry';
+  readonly mode: RunMode | 'retry' | 'repair';
   readonly status: RunStatusFinal;
   readonly counts: Readonly<RunCounts>;
   readonly durationMs: number;
   /** Dry runs: what each record would do. */
   readonly plan?: readonly PlannedRecord[];
   readonly error?: { readonly code: string; readonly message: string };
+  /** Push runs: what became of shop records whose ERP record is gone (`onMissing`). */
+  readonly missing?: MissingReport;
+}
+
+/** The `onMissing` step of a run. */
+export interface MissingReport {
+  /** Whether the run could decide what is missing (a complete, unbroken read), and if not, why. */
+  readonly decided: boolean;
+  readonly why?: string;
+  readonly action: 'deactivate' | 'delete' | 'ignore';
+  /** Shop records the step would touch (already deactivated ones left out). */
+  readonly candidates: number;
+  /** Records of the resource the state knows in the pipeline's shop (the guard's base). */
+  readonly total: number;
+  readonly deactivated: number;
+  readonly deleted: number;
+  readonly failed: number;
+  /** Set when the mass-deletion guard refused the step: nothing was touched. */
+  readonly refused?: { readonly code: 'MASS_DELETE_REFUSED'; readonly message: string; readonly sample: readonly string[] };
 }
 
 export type RunMode = 'sync' | 'backfill' | 'dry-run';
@@ -39,7 +58,8 @@ export type RunMode = 'sync' | 'backfill' | 'dry-run';
 /** A dry run's verdict on one record. */
 export interface PlannedRecord {
   readonly erpKey: string;
-  readonly action: 'create' | 'update' | 'skip' | 'fail';
+  /** `deactivate`, `delete`: a shop record whose ERP record is gone (`onMissing`). */
+  readonly action: 'create' | 'update' | 'skip' | 'fail' | 'deactivate' | 'delete';
   readonly shopId?: string | number;
   readonly payload?: Readonly<Record<string, unknown>>;
   /** Updates: field → {shop, next} for every field that differs from the shop's current record. */
@@ -74,6 +94,10 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** How often the lane lock is confirmed; a lost lock stops the run at its next checkpoint. @default 15000 */
   readonly heartbeatMs?: number;
+  /** Sync and dry run: read the whole source (not from the cursor), then apply `onMissing`. A sync without a cursor reads everything anyway. */
+  readonly complete?: boolean;
+  /** Let the `onMissing` step touch more records than `options.massDelete` allows (implies `complete`). */
+  readonly allowMassDelete?: boolean;
 }
 
 /** What the push and pull engines get from `runPipeline` for one run (internal). */
@@ -86,6 +110,9 @@ export interface LaneRunOptions {
   readonly range?: RunRange;
   readonly signal?: AbortSignal;
   readonly logger: Logger;
+  /** Read the whole source, not from the cursor (`RunOptions.complete`). */
+  readonly complete?: boolean;
+  readonly allowMassDelete?: boolean;
 }
 
 /** Where a run gets its ERP side: ready instances, or factories called once per run (and closed after it). */

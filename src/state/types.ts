@@ -52,7 +52,8 @@ export interface Intent {
   readonly createdAt: string;
 }
 
-export type RunMode = 'sync' | 'backfill' | 'dry-run' | 'retry';
+/** `repair`: the records a reconciliation found drifted, pushed again (`shopsync reconcile --repair`). */
+export type RunMode = 'sync' | 'backfill' | 'dry-run' | 'retry' | 'repair';
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'aborted' | 'crashed';
 
 /** Per-run record counters. */
@@ -87,7 +88,8 @@ export interface RunRecord {
   readonly error?: Readonly<Record<string, unknown>>;
 }
 
-export type EventOutcome = 'created' | 'updated' | 'unchanged' | 'failed' | 'dead-lettered' | 'delivered' | 'skipped' | 'would-create' | 'would-update';
+/** `deactivated`, `deleted`: a shop record whose ERP record is gone (pipeline option `onMissing`). */
+export type EventOutcome = 'created' | 'updated' | 'unchanged' | 'failed' | 'dead-lettered' | 'delivered' | 'skipped' | 'would-create' | 'would-update' | 'deactivated' | 'deleted';
 
 /** A warning or error as stored with an event. */
 export interface StoredIssue {

@@ -8,6 +8,7 @@ import { initCommand } from './init.js';
 import { dlqCommand } from './dlq.js';
 import { jobsCommand } from './jobs.js';
 import { mappingsCommand } from './mappings.js';
+import { reconcileCommand } from './reconcile.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
 import { stateCommand } from './state.js';
@@ -20,6 +21,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(runCommand(ctx));
   program.addCommand(syncCommand(ctx));
   program.addCommand(backfillCommand(ctx));
+  program.addCommand(reconcileCommand(ctx));
   program.addCommand(statusCommand(ctx));
   program.addCommand(dlqCommand(ctx));
   program.addCommand(jobsCommand(ctx));

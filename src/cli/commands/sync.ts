@@ -1,6 +1,6 @@
 /** `shopsync sync <pipeline> [--dry-run]`: one incremental run now. */
 import { Command } from 'commander';
-import type { PlannedRecord } from '../../pipeline/index.js';
+import type { MissingReport, PlannedRecord } from '../../pipeline/index.js';
 import type { CliContext } from '../context.js';
 import { exitCodeOfRun, summaryLine } from '../format.js';
 import { withRuntime } from '../session.js';
@@ -13,22 +13,32 @@ function planLine(p: PlannedRecord): string {
   return `  ${p.action.padEnd(6)} ${p.erpKey}${id}${why}${diff}`;
 }
 
+/** What the `onMissing` step did, in one line. */
+export function missingLine(m: MissingReport): string {
+  if (m.refused) return `  gone from the ERP: ${m.candidates} of ${m.total}, REFUSED [${m.refused.code}]: nothing was ${m.action === 'delete' ? 'deleted' : 'deactivated'}`;
+  if (!m.decided && m.candidates === 0) return `  gone from the ERP: not decided (${m.why ?? 'incomplete read'})`;
+  return `  gone from the ERP (onMissing: ${m.action}): ${m.candidates} of ${m.total}; deactivated ${m.deactivated}, deleted ${m.deleted}, failed ${m.failed}${m.decided ? '' : ` (${m.why ?? ''})`}`;
+}
+
 /** Register the command. */
 export function syncCommand(ctx: CliContext): Command {
   return new Command('sync')
     .description('run one pipeline once, now (incremental: continues from its cursor)')
     .argument('<pipeline>', 'pipeline name from the config')
     .option('--dry-run', 'read, map and compare with the shop, but write nothing; prints what would happen')
+    .option('--complete', 'read the whole source, not from the cursor, then handle records gone from the ERP (options.onMissing)')
+    .option('--allow-mass-delete', 'let this run deactivate or delete more records than options.massDelete allows (implies --complete)')
     .option('--json', 'print the run summary (and dry-run plan) as JSON')
-    .addHelpText('after', '\nExit code 0 when every record settled, 1 when some failed or were dead-lettered, 3 when another process runs the pipeline, 4 when interrupted.')
-    .action(async (name: string, opts: { dryRun?: boolean; json?: boolean }, cmd: Command) => {
+    .addHelpText('after', '\nExit code 0 when every record settled, 1 when some failed or were dead-lettered (or the mass-deletion guard refused), 3 when another process runs the pipeline, 4 when interrupted.')
+    .action(async (name: string, opts: { dryRun?: boolean; json?: boolean; complete?: boolean; allowMassDelete?: boolean }, cmd: Command) => {
       const stop = onStopSignal();
       try {
         await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
-          const summary = await runtime.run(name, { mode: opts.dryRun ? 'dry-run' : 'sync', signal: stop.signal });
+          const summary = await runtime.run(name, { mode: opts.dryRun ? 'dry-run' : 'sync', signal: stop.signal, ...(opts.complete ? { complete: true } : {}), ...(opts.allowMassDelete ? { allowMassDelete: true } : {}) });
           if (opts.json) ctx.print(JSON.stringify(summary, null, 2));
           else {
             ctx.print(summaryLine(summary));
+            if (summary.missing) ctx.print(missingLine(summary.missing));
             if (summary.plan) for (const p of summary.plan) ctx.print(planLine(p));
           }
           ctx.exitCode = exitCodeOfRun(summary);

@@ -25,7 +25,7 @@ export interface PreviewPageInput {
 }
 
 /** How each planned action reads on the page. */
-const VERDICT: Readonly<Record<PreviewedRecord['action'], string>> = { create: 'would-create', update: 'would-update', skip: 'unchanged', fail: 'refused' };
+const VERDICT: Readonly<Record<PreviewedRecord['action'], string>> = { create: 'would-create', update: 'would-update', skip: 'unchanged', fail: 'refused', deactivate: 'would-deactivate', delete: 'would-delete' };
 
 /** The page's address for a pipeline (and a record count). */
 export function previewHref(name: string, limit?: number): string {
@@ -50,6 +50,9 @@ function changes(r: PreviewedRecord): SafeHtml {
       return html`<p class="muted small">Unchanged since the payload the shop last accepted; nothing would be sent.</p>`;
     case 'fail':
       return html`<p class="muted small">Nothing would be sent; a run would dead-letter the record with the findings above.</p>`;
+    case 'deactivate':
+    case 'delete':
+      return html`<p class="muted small">Gone from the ERP: a complete read would ${r.action} the shop's record (onMissing).</p>`;
     case 'update': {
       if (r.diff === undefined) return html`<p class="muted small">No shop id is known, so the shop's record was not read; the update goes by the mapping's shop key.</p>`;
       const list = readChanges(r.diff) ?? [];

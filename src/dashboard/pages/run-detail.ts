@@ -13,6 +13,7 @@ const SHOW: Readonly<Record<string, { label: string; outcomes?: readonly EventOu
   problems: { label: 'failed', outcomes: ['failed', 'dead-lettered'] },
   changed: { label: 'created or updated', outcomes: ['created', 'updated', 'would-create', 'would-update', 'delivered'] },
   unchanged: { label: 'unchanged or skipped', outcomes: ['unchanged', 'skipped'] },
+  gone: { label: 'deactivated or deleted', outcomes: ['deactivated', 'deleted'] },
 };
 
 function stat(label: string, value: number, tone?: string): SafeHtml {

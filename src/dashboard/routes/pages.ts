@@ -1,4 +1,5 @@
 /** Page routes (GET) and the token sign-in. */
+import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { html } from '../html.js';
@@ -9,6 +10,7 @@ import { deadLettersPage } from '../pages/dead-letters.js';
 import { overviewPage } from '../pages/overview.js';
 import { previewPage } from '../pages/preview.js';
 import { recordsPage } from '../pages/records.js';
+import { reconcilePage } from '../pages/reconcile.js';
 import { runDetailPage } from '../pages/run-detail.js';
 import { runsPage } from '../pages/runs.js';
 import type { RouteEnv } from './env.js';
@@ -56,6 +58,16 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
   app.get('/dead-letters', async (request, reply) => send(request, reply, await deadLettersPage(context(request))));
   app.get('/records', async (request, reply) => send(request, reply, await recordsPage(context(request))));
   app.get('/charts', async (request, reply) => send(request, reply, await chartsPage(context(request))));
+  app.get('/reconcile', async (request, reply) => send(request, reply, await reconcilePage(context(request), env.deps.reports)));
+  app.get<{ Params: { pipeline: string; file: string } }>('/reconcile/:pipeline/:file', async (request, reply) => {
+    const { pipeline, file } = request.params;
+    const csv = file.endsWith('.csv') && env.deps.pipelines.some((p) => p.name === pipeline) ? await env.deps.reports?.csvFile(pipeline, file.slice(0, -4)) : undefined;
+    if (!csv) return reply.code(404).type('text/plain; charset=utf-8').send(`no reconcile report ${file} of ${pipeline}`);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${pipeline}-reconcile-${file}"`)
+      .send(createReadStream(csv));
+  });
   app.get<{ Params: { name: string } }>('/pipelines/:name/preview', async (request, reply) => {
     // A preview reads the ERP and the shop: another site (even another port on this host) must not make the browser start one.
     const site = request.headers['sec-fetch-site'];

@@ -142,5 +142,5 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
     yield* flush();
   }
 
-  return { kind: 'http', read, commit: async () => undefined, close: async () => undefined };
+  return { kind: 'http', readsAll: true, read, commit: async () => undefined, close: async () => undefined };
 }

@@ -149,6 +149,7 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
 
   return {
     kind: connector,
+    readsAll: true,
     read,
     async commit() {
       // SQL sources have nothing to release: the pipeline's stored cursor is the whole truth.

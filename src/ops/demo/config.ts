@@ -44,6 +44,11 @@ export function demoConfig(o: DemoConfigOptions): string {
         ? { connection: 'inbox', folder: 'inbox', format: 'csv', pattern: fromInbox.pattern, encoding: 'windows-1252', key: fromInbox.key, csv: { delimiter: ';' }, stability: { mode: 'settle', settleMs: 0 } }
         : { connection: 'erp', query: s.query, cursor: s.cursor, key: s.key, ...(s.children.length ? { children: s.children.map((c) => ({ ...c })) } : {}) },
       schedule: every,
+      // The catalog's life: articles that leave the ERP are deactivated (after a complete read, nightly),
+      // and a weekly reconciliation compares the ERP with the shop (docs/catalog.md).
+      ...(s.mapping === 'products'
+        ? { options: { onMissing: 'deactivate' }, completeSchedule: '0 2 * * *', reconcile: { schedule: '0 3 * * 0', alertAbove: 10 } }
+        : {}),
     });
   }
   const variantsToErp = join(o.mappingsDir, 'variants-to-erp.yaml');

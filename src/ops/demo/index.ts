@@ -109,6 +109,9 @@ export async function startDemo(o: DemoOptions): Promise<Demo> {
         await daemon.scheduler.runNow(name).catch((err: unknown) => o.say(`${name.padEnd(16)} could not run: ${errorLine(err)}`));
       }
       if (closing) return;
+      // The weekly reconciliation once now, so the dashboard's Reconcile page has a report from the start.
+      await daemon.scheduler.runNow('products#reconcile').catch((err: unknown) => o.say(`reconcile         could not run: ${errorLine(err)}`));
+      if (closing) return;
       daemon.startSchedule();
       activities.push(startShopper(sandbox, (o.orderEverySec ?? 20) * 1000, o.say));
       activities.push(startClerk(erp.database, Math.max(2, Math.floor(interval / 2)) * 1000, interval * 1000, o.say));

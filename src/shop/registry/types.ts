@@ -236,5 +236,19 @@ export interface ResourceDef<
   readonly requiredOnCreate?: readonly RequiredOnCreateDef[];
   /** Fields a pull adds to each export record before its mapping runs (by name); absent = none. */
   readonly exportViews?: Readonly<Record<string, ExportViewDef>>;
+  /** How a record that left the ERP is deactivated (pipelines with `onMissing: deactivate`); absent = it cannot be. */
+  readonly deactivate?: DeactivateDef;
+}
+
+/**
+ * Deactivating a record: an update writing `value` into `field` (products_status 0). The record
+ * stays in the shop with its id, orders and history; a mapping that writes `field` makes it active
+ * again when the record comes back to the ERP.
+ */
+export interface DeactivateDef {
+  readonly field: string;
+  readonly value: string | number;
+  /** True when the spec states the field's meaning; false when it is a spec-gap decision. */
+  readonly specified: boolean;
 }
 

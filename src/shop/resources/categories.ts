@@ -75,4 +75,5 @@ export const categories = {
   decimalFields: [],
   schemas: { record: categoryRecord, write: categoryWrite },
   naturalKeys: [{ fields: ['languages.*.name', 'languages.*.categories_name'], scope: ['parent_id'], scopeDefaults: { parent_id: 0 }, enforced: false }],
+  deactivate: { field: 'categories_status', value: 0, specified: true },
 } as const satisfies ResourceDef;

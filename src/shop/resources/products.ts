@@ -233,6 +233,8 @@ export const products = {
   ],
   schemas: { record: productRecord, write: productWrite },
   naturalKeys: [{ fields: ['products_model'], enforced: true }],
+  // The spec lists products_status among the scalars without its values; 0 = inactive as in categories (docs/spec-gaps.md "Deletions").
+  deactivate: { field: 'products_status', value: 0, specified: false },
   exportViews: {
     options_flat: { from: ['options', 'option_groups'], derive: flatOptionsOf, note: 'the SKUs of options{} and option_groups[] as flat import entries, with sku_id (import rule 11)' },
     options_rows: { from: ['options', 'option_groups'], derive: flatOptionRowsOf, note: 'the same, one row per SKU and option value (position 1-based)' },

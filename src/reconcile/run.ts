@@ -1,0 +1,162 @@
+/**
+ * `reconcilePipeline`: read the ERP side completely (mapped by the pipeline's mapping) and the shop
+ * side completely (paged export), and report the drift: ERP records the shop lacks, shop records no
+ * ERP record maps to, and records whose mapped fields differ. Streams: the ERP side waits in a
+ * temporary SQLite table, the shop side passes page by page, the CSV is written as it goes; only
+ * the first entries of each kind stay in memory for the JSON report. `repair` pushes what differs
+ * through the pipeline (src/reconcile/repair.ts).
+ */
+import { ConfigError } from '../errors.js';
+import { silentLogger } from '../log.js';
+import { payloadDiff } from '../pipeline/diff.js';
+import { checkMapping, parseDefinition } from '../pipeline/run.js';
+import type { PipelineDefinition, PipelineDefinitionInput } from '../pipeline/schema.js';
+import type { PipelineDeps, SourceProvider } from '../pipeline/types.js';
+import type { Source } from '../erp/types.js';
+import type { ResourceName } from '../shop/registry/index.js';
+import { repairDrift } from './repair.js';
+import { SAMPLE_SIZE, type ReconcileCounts, type ReconcileReport } from './report.js';
+import { Scratch } from './scratch.js';
+import { matchingOf, readErpSide } from './sides.js';
+import { reportId, type ReportStore } from './store.js';
+
+/** Options of a reconciliation. */
+export interface ReconcileOptions {
+  readonly reports: ReportStore;
+  /** Push the drift back through the pipeline (with every guard rail). @default false */
+  readonly repair?: boolean;
+  /** Let the repair deactivate or delete more shop-only records than `options.massDelete` allows. */
+  readonly allowMassDelete?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+async function openSource(provider: SourceProvider | undefined): Promise<{ source: Source; owned: boolean }> {
+  if (provider === undefined) throw new ConfigError('a reconciliation needs the pipeline\'s source');
+  return typeof provider === 'function' ? { source: await provider(), owned: true } : { source: provider, owned: false };
+}
+
+function isRetired(def: PipelineDefinition, deactivate: { field: string; value: string | number } | undefined, record: Record<string, unknown>): boolean {
+  return def.options.onMissing === 'deactivate' && deactivate !== undefined && record[deactivate.field] !== undefined && String(record[deactivate.field]) === String(deactivate.value);
+}
+
+/** Pages of an export with the next one already requested: the shop prepares it while this one is compared. */
+async function* readAhead<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = pages[Symbol.asyncIterator]();
+  let next = it.next();
+  try {
+    for (;;) {
+      const current = await next;
+      if (current.done) return;
+      next = it.next();
+      // A failing read-ahead surfaces when its page is awaited; until then it must not count as unhandled.
+      next.catch(() => undefined);
+      yield current.value;
+    }
+  } finally {
+    await it.return?.();
+  }
+}
+
+/** Reconcile a push pipeline's ERP side with its shop; saves and returns the report. */
+export async function reconcilePipeline(definition: PipelineDefinition | PipelineDefinitionInput, shared: PipelineDeps, options: ReconcileOptions): Promise<ReconcileReport> {
+  const def = parseDefinition(definition);
+  if (def.direction !== 'push') throw new ConfigError(`pipeline ${def.name} is a pull; reconcile compares what a push pipeline sends with the shop`);
+  const deps: PipelineDeps = { ...shared, state: shared.state.forShop(def.shop) };
+  const resource = checkMapping(def, deps);
+  if (deps.mapping.recordKey) throw new ConfigError(`pipeline ${def.name}: mapping ${deps.mapping.name} declares row_key (several source rows per shop record); reconcile compares one ERP record per shop record`, { file: deps.mapping.file });
+  const started = new Date();
+  const id = reportId(started);
+  const logger = (deps.logger ?? silentLogger).child({ pipeline: def.name, reconcile: id });
+  const matching = matchingOf(deps.mapping, resource);
+  const counts: ReconcileCounts = { erp: 0, shop: 0, matched: 0, onlyInErp: 0, onlyInShop: 0, different: 0, retired: 0, refused: 0 };
+  const report: Pick<ReconcileReport, 'onlyInErp' | 'onlyInShop' | 'different' | 'refused' | 'fields'> = { onlyInErp: [], onlyInShop: [], different: [], refused: [], fields: {} };
+  const scratch = new Scratch();
+  const csv = await options.reports.csv(def.name, id);
+  try {
+    const { source, owned } = await openSource(deps.source);
+    try {
+      counts.erp = await readErpSide({ def, resource, mapping: deps.mapping, state: deps.state, matching, scratch, ...(options.signal ? { signal: options.signal } : {}) }, source, async (r) => {
+        counts.refused++;
+        if (report.refused.length < SAMPLE_SIZE) report.refused.push(r);
+        await csv.row(['refused', r.erpKey, '', '', r.code, '', r.message]);
+      });
+    } finally {
+      if (owned) await source.close();
+    }
+    const erpMs = Date.now() - started.getTime();
+    logger.info({ erp: counts.erp, refused: counts.refused, ms: erpMs }, 'reconcile: ERP side read');
+
+    for await (const page of readAhead(deps.shop.exportPages(resource.name as ResourceName, { ...(options.signal ? { signal: options.signal } : {}) }))) {
+      const paired: { match: string; different: boolean }[] = [];
+      const shopOnly: { match: string; shopId: string | number }[] = [];
+      for (const record of page.records) {
+        counts.shop++;
+        const raw = record[matching.field];
+        const match = raw === undefined || raw === null ? '' : String(raw);
+        const shopId = record[resource.key.id] as string | number;
+        const erp = match === '' ? undefined : scratch.erpOf(match);
+        if (!erp || erp.paired || paired.some((p) => p.match === match)) {
+          if (isRetired(def, resource.deactivate, record)) {
+            counts.retired++;
+            continue;
+          }
+          counts.onlyInShop++;
+          shopOnly.push({ match, shopId });
+          if (report.onlyInShop.length < SAMPLE_SIZE) report.onlyInShop.push({ shopKey: match, shopId });
+          await csv.row(['only-in-shop', '', match, shopId, '', '', '']);
+          continue;
+        }
+        const diff = payloadDiff(record, erp.payload, resource.lists);
+        const fields = Object.entries(diff).map(([field, d]) => ({ field, shop: d.shop, erp: d.next }));
+        paired.push({ match, different: fields.length > 0 });
+        counts.matched++;
+        if (fields.length === 0) continue;
+        counts.different++;
+        for (const f of fields) {
+          report.fields[f.field] = (report.fields[f.field] ?? 0) + 1;
+          await csv.row(['different', erp.erpKey, match, shopId, f.field, f.shop, f.erp]);
+        }
+        if (report.different.length < SAMPLE_SIZE) report.different.push({ erpKey: erp.erpKey, shopKey: matching.by === 'shopKey' ? match : '', shopId, fields });
+      }
+      scratch.settlePage(paired, shopOnly);
+    }
+    for (const u of scratch.unpaired()) {
+      counts.onlyInErp++;
+      const shopKey = matching.by === 'shopKey' ? u.match : '';
+      if (report.onlyInErp.length < SAMPLE_SIZE) report.onlyInErp.push({ erpKey: u.erpKey, shopKey });
+      await csv.row(['only-in-erp', u.erpKey, shopKey, '', '', '', '']);
+    }
+    await csv.close();
+    const shopMs = Date.now() - started.getTime() - erpMs;
+    const drift = counts.onlyInErp + counts.onlyInShop + counts.different;
+    logger.info({ ...counts, drift }, 'reconcile: compared');
+    const repair = options.repair ? await repairDrift(def, deps, resource, scratch, { shopRecords: counts.shop, allowMassDelete: options.allowMassDelete === true, ...(options.signal ? { signal: options.signal } : {}) }) : undefined;
+    const finished = new Date();
+    const full: ReconcileReport = {
+      version: 1,
+      id,
+      pipeline: def.name,
+      shop: def.shop,
+      resource: resource.name,
+      matchBy: matching.by,
+      shopKey: matching.field,
+      startedAt: started.toISOString(),
+      finishedAt: finished.toISOString(),
+      durationMs: finished.getTime() - started.getTime(),
+      phases: { erpMs, shopMs },
+      drift,
+      counts,
+      ...report,
+      csv: `${id}.csv`,
+      ...(repair ? { repair } : {}),
+    };
+    await options.reports.save(full, def.reconcile?.keep ?? 10);
+    deps.events?.emit({ type: 'reconcile-finished', pipeline: def.name, shop: def.shop, reportId: id, drift, alertAbove: def.reconcile?.alertAbove ?? 0, counts: { ...counts } });
+    return full;
+  } catch (err) {
+    await csv.discard();
+    throw err;
+  } finally {
+    scratch.close();
+  }
+}
