@@ -113,9 +113,9 @@ export class RequestQueue {
   /** Another replica's 429 paused the shop: learn it as if this queue had seen the 429. */
   #pausedElsewhere(retryAfterMs: number): void {
     if (this.#closed) return;
+    this.#options.onEvent({ type: 'shared-pause', retryAfterMs });
     this.answered({ kind: 'throttled', retryAfterMs });
     this.#pause(retryAfterMs);
-    this.#options.onEvent({ type: 'shared-pause', retryAfterMs });
   }
 
   /**

@@ -10,14 +10,22 @@
  * `D` ms, a window of `W` ms sees at most `b · ceil(W / D)` starts from slots opening inside it
  * plus `b − 1` from the slot it began in (whose first start lies before it). Choosing
  * `ceil(W / D) = k = floor((requests − b + 1) / b)` keeps that at `requests` or below.
- * With `b = 1` (rates up to 2 per `MIN_SLOT_MS`) requests are spaced `W / requests` apart and
- * the full rate is kept; beyond, `b` grows so that slots stay at least MIN_SLOT_MS long (each
- * replica waiting for a slot asks the store once per slot) and up to `b − 1` requests per window
- * (under 5 %) are given up for the guarantee.
+ * With `b = 1` (rates up to 2 per `MIN_SLOT_MS`) requests are spaced about `W / requests` apart;
+ * beyond, `b` grows so that slots stay at least MIN_SLOT_MS long (each replica waiting for a slot
+ * asks the store once per slot) and up to `b − 1` requests per window (under 5 %) are given up.
+ *
+ * The guarantee holds for the times the store stamps, which is not when requests reach the shop:
+ * a replica's way from its stamp to the shop (the store's answer, a busy event loop, its network
+ * path) varies. The k slots of a window therefore span `W` plus ARRIVAL_SLACK (50 ms, or 5 % of a
+ * short window): requests may arrive that much unevenly before a shop counting by the window
+ * sees more than `requests` — at the price of about 5 % of a one-second budget.
  */
 
 /** Slots are at least this long once a shop allows more than one request per slot. */
 export const MIN_SLOT_MS = 50;
+/** Unevenness of arrival a window absorbs (ms), at most this share of the window. */
+export const ARRIVAL_SLACK_MS = 50;
+const ARRIVAL_SLACK_SHARE = 0.05;
 
 /** Points per slot and slot length of a shared budget. */
 export interface SharedBudget {
@@ -39,7 +47,8 @@ export function sharedBudget(requests: number, intervalMs: number): SharedBudget
   const pointsPerSlot = Math.max(1, Math.floor((requests * MIN_SLOT_MS) / intervalMs));
   const slotsPerInterval = Math.max(1, Math.floor((requests - pointsPerSlot + 1) / pointsPerSlot));
   // Rounding the slot up keeps ceil(W / D) at or below slotsPerInterval.
-  const slotMs = storeMs(intervalMs / slotsPerInterval);
+  const slack = Math.min(ARRIVAL_SLACK_MS, intervalMs * ARRIVAL_SLACK_SHARE);
+  const slotMs = storeMs((intervalMs + slack) / slotsPerInterval);
   return { requests, intervalMs, pointsPerSlot, slotMs, requestsPerSecond: Math.round(((pointsPerSlot * 1000) / slotMs) * 100) / 100 };
 }
 

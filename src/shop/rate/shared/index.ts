@@ -6,7 +6,7 @@
 import type { Logger } from '../../../log.js';
 import type { PostgresBudgetLocation, SharedRateLimits } from './postgres.js';
 
-export { sharedBudget, storeMs, MIN_SLOT_MS, type SharedBudget } from './budget.js';
+export { sharedBudget, storeMs, ARRIVAL_SLACK_MS, MIN_SLOT_MS, type SharedBudget } from './budget.js';
 export { StoreRateLimiter, PAUSE_MARK, type BudgetStore, type SharedAcquireOptions, type SharedAcquireResult, type SharedRateLimiter } from './limiter.js';
 export type { PostgresBudgetLocation, SharedRateCaps, SharedRateLimits } from './postgres.js';
 

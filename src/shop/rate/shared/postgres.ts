@@ -42,8 +42,10 @@ export function openPostgresRateLimits(location: PostgresBudgetLocation, options
   // rate-limiter-flexible quotes the schema but does not escape it: only plain identifiers (as the state requires too).
   if (!IDENTIFIER.test(location.schema)) throw new ConfigError(`state schema \`${location.schema}\` is not a plain identifier; use letters, digits and _`, { key: 'state.schema' });
   const logger = (options.logger ?? silentLogger).child({ component: 'shared-rate' });
-  // One statement at a time per shop and process (limiter.ts), plus a pause now and then.
-  const pool = new pg.Pool({ connectionString: location.url, application_name: 'shopsync-rate', max: 4, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true });
+  // One statement at a time per shop and process (limiter.ts), plus a pause now and then. One
+  // connection stays open: a consume that has to connect first is stamped long before its request
+  // leaves, and that unevenness is what budget.ts has to absorb.
+  const pool = new pg.Pool({ connectionString: location.url, application_name: 'shopsync-rate', min: 1, max: 4, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true });
   // An idle connection the server dropped must not take the process down; the next query reconnects.
   pool.on('error', (err) => logger.warn({ err: err.message }, 'a shared rate limit connection failed'));
   let table: Promise<void> | undefined;
@@ -63,6 +65,8 @@ export function openPostgresRateLimits(location: PostgresBudgetLocation, options
       throw err;
     }
     const store = new RateLimiterPostgres({ ...settings, tableCreated: true });
+    // Connect (and prepare) now rather than on the first request.
+    await store.get(shop);
     logger.debug({ shop, ...budget }, 'shared rate limit ready');
     return new StoreRateLimiter(store, shop, budget, logger.child({ shop }));
   };
