@@ -10,9 +10,9 @@
  * `D` ms, a window of `W` ms sees at most `b · ceil(W / D)` starts from slots opening inside it
  * plus `b − 1` from the slot it began in (whose first start lies before it). Choosing
  * `ceil(W / D) = k = floor((requests − b + 1) / b)` keeps that at `requests` or below.
- * With `b = 1` (rates up to 2 per `MIN_SLOT_MS`) requests are spaced about `W / requests` apart;
+ * With `b = 1` (rates below 2 per `MIN_SLOT_MS`, 100 a second) requests are spaced about `W / requests` apart;
  * beyond, `b` grows so that slots stay at least MIN_SLOT_MS long (each replica waiting for a slot
- * asks the store once per slot) and up to `b − 1` requests per window (under 5 %) are given up.
+ * asks the store once per slot) and up to `b − 1` requests per window (about 5 %) are given up.
  *
  * The guarantee holds for the times the store stamps, which is not when requests reach the shop:
  * a replica's way from its stamp to the shop (the store's answer, a busy event loop, its network
@@ -22,7 +22,7 @@
  */
 
 /** Slots are at least this long once a shop allows more than one request per slot. */
-export const MIN_SLOT_MS = 50;
+export const MIN_SLOT_MS = 20;
 /** Unevenness of arrival a window absorbs (ms), at most this share of the window. */
 export const ARRIVAL_SLACK_MS = 50;
 const ARRIVAL_SLACK_SHARE = 0.05;
