@@ -7,12 +7,12 @@ const parse = (rateLimit: string) => parseConfigText(`shops:\n  eu:\n    baseUrl
 
 describe('rateLimit.shared', () => {
   it('is left unset by default: shared with a PostgreSQL state, without effect on SQLite', () => {
-    expect(parse('{ requests: 10 }').config.shops.eu!.rateLimit).toEqual({ mode: 'adaptive', requests: 10, intervalMs: 1000 });
+    expect(parse('{ requests: 10 }').config.shops!.eu!.rateLimit).toEqual({ mode: 'adaptive', requests: 10, intervalMs: 1000 });
   });
 
   it('takes true or false', () => {
-    expect(parse('{ requests: 10, shared: false }').config.shops.eu!.rateLimit.shared).toBe(false);
-    expect(parse('{ requests: 10, shared: true }').config.shops.eu!.rateLimit.shared).toBe(true);
+    expect(parse('{ requests: 10, shared: false }').config.shops!.eu!.rateLimit.shared).toBe(false);
+    expect(parse('{ requests: 10, shared: true }').config.shops!.eu!.rateLimit.shared).toBe(true);
   });
 
   it('refuses anything else, naming the key', () => {
