@@ -35,6 +35,13 @@ export const shopConfigSchema = z
         requests: positiveInt.optional(),
         /** Window of `requests`. @default 1000 */
         intervalMs: positiveInt.default(1000),
+        /**
+         * With a PostgreSQL state, `requests` per `intervalMs` is the budget of every shopsync process on
+         * that state together (one limit per shop, kept in the state database), and a 429 any of them
+         * meets pauses them all. `false`: each process keeps its own limit. No effect on a SQLite state
+         * (one process). @default true with a PostgreSQL state
+         */
+        shared: z.boolean().optional(),
       })
       .prefault({}),
     /** Requests in flight at once (adaptive: the hard cap). @default 16 adaptive, 4 fixed */

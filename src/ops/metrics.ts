@@ -89,6 +89,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['shop', 'state'] as const,
     registers: [registry],
   });
+  const sharedWaits = new Counter({
+    name: 'shopsync_shop_rate_waits_total',
+    help: 'Shop requests that waited for the rate limit shared by all replicas (used up by them together, or paused after a 429)',
+    labelNames: ['shop'] as const,
+    registers: [registry],
+  });
+  const sharedWaitSeconds = new Counter({
+    name: 'shopsync_shop_rate_wait_seconds_total',
+    help: 'Time shop requests waited for the rate limit shared by all replicas',
+    labelNames: ['shop'] as const,
+    registers: [registry],
+  });
+  const sharedPauses = new Counter({
+    name: 'shopsync_shop_shared_pauses_total',
+    help: 'Pauses this process took because another replica met a 429 of the shop',
+    labelNames: ['shop'] as const,
+    registers: [registry],
+  });
   const shopOf = (pipeline: string) => options.shopOf?.[pipeline] ?? DEFAULT_SHOP;
   const shopRates = options.shopRates;
   new Gauge({
@@ -136,6 +154,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       } else if (event.type === 'queue') {
         queue.set({ shop, state: 'waiting' }, event.size);
         queue.set({ shop, state: 'running' }, event.pending);
+      } else if (event.type === 'shared-wait') {
+        sharedWaits.inc({ shop });
+        sharedWaitSeconds.inc({ shop }, event.waitedMs / 1000);
+      } else if (event.type === 'shared-pause') {
+        sharedPauses.inc({ shop });
       }
       // `throttled` events repeat what the 429 request event already counted.
     },

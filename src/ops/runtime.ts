@@ -14,7 +14,7 @@ import { StateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { loadMapping, type CompiledMapping } from '../mapping/index.js';
 import { previewPipeline, retryDeadLetters, runPipeline, SyncEvents, type PipelineDeps, type PipelinePreview, type PreviewOptions, type RunOptions, type RunSummary } from '../pipeline/index.js';
-import { createShopClient, type ClientEvent, type ShopClient } from '../shop/index.js';
+import { createShopClient, openSharedRateLimits, rateCaps, type ClientEvent, type ShopClient, type SharedRateLimits } from '../shop/index.js';
 import { openState, processAlive, type StateStore } from '../state/index.js';
 import { reconcilePipeline, ReportStore, reportsFolder, type ReconcileReport } from '../reconcile/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -97,12 +97,19 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   const shopContact = trackShopContact();
   const events = new SyncEvents();
   const throttled = events.clientObserver();
+  // Several processes on one PostgreSQL state share each shop's rate limit (docs/shared-rate-limit.md).
+  const sharedLimits: SharedRateLimits | undefined = loaded.state.kind === 'postgres' ? await openSharedRateLimits(loaded.state, { logger }) : undefined;
   for (const [name, shopConfig] of Object.entries(shopsOf(config))) {
     const shopLogger = logger.child({ shop: name });
+    const clientOptions = shopClientOptions(shopConfig);
+    if (!sharedLimits && shopConfig.rateLimit.shared === true) shopLogger.info('rateLimit.shared has no effect with a SQLite state: one process uses it, and its own limit applies');
+    const caps = rateCaps(clientOptions.rateLimit);
+    const sharedLimiter = sharedLimits && shopConfig.rateLimit.shared !== false ? await sharedLimits.forShop(name, { requests: caps.intervalCap, intervalMs: caps.intervalMs }) : undefined;
     shops.set(
       name,
       createShopClient({
-        ...shopClientOptions(shopConfig),
+        ...clientOptions,
+        ...(sharedLimiter ? { sharedLimiter } : {}),
         logger: shopLogger,
         onEvent: (event) => {
           metrics.clientEvent(event, name);
@@ -208,6 +215,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     },
     async close() {
       for (const client of shops.values()) await client.close();
+      await sharedLimits?.close();
       await state.close();
     },
   };

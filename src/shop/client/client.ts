@@ -25,7 +25,7 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
   const settings = { ...resolved, logger };
   const http = createHttp(settings.baseUrl);
   const tokens = createTokenSource(settings.auth, { http, baseUrl: settings.baseUrl, timeoutMs: settings.timeoutMs, retries: settings.retries, baseDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs });
-  const queue = new RequestQueue({ mode: settings.mode, concurrency: settings.concurrency, intervalCap: settings.intervalCap, intervalMs: settings.intervalMs, onEvent: settings.onEvent });
+  const queue = new RequestQueue({ mode: settings.mode, concurrency: settings.concurrency, intervalCap: settings.intervalCap, intervalMs: settings.intervalMs, onEvent: settings.onEvent, shared: settings.sharedLimiter });
   const transport = new Transport(http, tokens, queue, settings);
 
   const exportPages = (name: string, opts: ExportOptions = {}): AsyncIterable<ExportPageResult> => {

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { valueAt } from '../../util/paths.js';
-import type { ClientEvent, ShopAuth, ShopClientOptions } from './types.js';
+import type { SharedRateLimiter } from '../rate/index.js';
+import type { ClientEvent, RateLimitOptions, ShopAuth, ShopClientOptions } from './types.js';
 
 /** Options with every default filled in. */
 export interface ResolvedOptions {
@@ -20,6 +21,7 @@ export interface ResolvedOptions {
   readonly timeoutMs: number;
   readonly logger: Logger;
   readonly onEvent: (event: ClientEvent) => void;
+  readonly sharedLimiter?: SharedRateLimiter;
 }
 
 const positiveInt = (what: string) =>
@@ -57,16 +59,23 @@ const optionsSchema = z.object({
  */
 export const ADAPTIVE_CAPS = { concurrency: 16, requestsPerSecond: 500 } as const;
 
+/** The rate caps with the mode's defaults filled in (not yet validated). */
+export function rateCaps(rateLimit: RateLimitOptions = {}): { readonly mode: 'adaptive' | 'fixed'; readonly concurrency: number; readonly intervalCap: number; readonly intervalMs: number } {
+  const mode = rateLimit.mode ?? 'adaptive';
+  return {
+    mode,
+    concurrency: rateLimit.concurrency ?? (mode === 'adaptive' ? ADAPTIVE_CAPS.concurrency : 4),
+    intervalCap: rateLimit.intervalCap ?? (mode === 'adaptive' ? ADAPTIVE_CAPS.requestsPerSecond : 10),
+    intervalMs: rateLimit.intervalMs ?? 1000,
+  };
+}
+
 /** Merge defaults into the caller's options, then validate them; throws ConfigError naming the option. */
 export function resolveOptions(options: ShopClientOptions): ResolvedOptions {
-  const mode = options.rateLimit?.mode ?? 'adaptive';
   const merged = {
     baseUrl: options.baseUrl,
     auth: options.auth,
-    mode: mode,
-    concurrency: options.rateLimit?.concurrency ?? (mode === 'adaptive' ? ADAPTIVE_CAPS.concurrency : 4),
-    intervalCap: options.rateLimit?.intervalCap ?? (mode === 'adaptive' ? ADAPTIVE_CAPS.requestsPerSecond : 10),
-    intervalMs: options.rateLimit?.intervalMs ?? 1000,
+    ...rateCaps(options.rateLimit),
     retries: options.retry?.retries ?? 5,
     baseDelayMs: options.retry?.baseDelayMs ?? 250,
     maxDelayMs: options.retry?.maxDelayMs ?? 30_000,
@@ -90,5 +99,6 @@ export function resolveOptions(options: ShopClientOptions): ResolvedOptions {
     auth: options.auth,
     logger: options.logger ?? silentLogger,
     onEvent: options.onEvent ?? (() => undefined),
+    ...(options.sharedLimiter ? { sharedLimiter: options.sharedLimiter } : {}),
   };
 }

@@ -6,13 +6,17 @@
  * - fixed: the configured rate; after a 429 the brake halves it (spacing request starts further
  *   apart and lowering concurrency) and every `intervalCap` successes in a row it recovers one
  *   step, until the configured rate is reached again.
+ * With a shared limiter (several replicas on one PostgreSQL state) every attempt also takes a
+ * point of the shop's budget shared by all replicas right before it goes out; the 429 pause is
+ * written there for everyone, and a pause another replica wrote slows this queue down as if it
+ * had seen the 429 itself.
  */
 import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { ClientEvent } from './types.js';
 import { sleep } from '../../util/time.js';
 import { ShopApiError } from '../errors.js';
-import { AdaptiveRate, type RateSignal, type RateSnapshot } from '../rate/index.js';
+import { AdaptiveRate, type RateSignal, type RateSnapshot, type SharedRateLimiter } from '../rate/index.js';
 
 /** Largest slowdown factor after repeated 429s (rate = configured rate / factor). */
 const MAX_SLOWDOWN = 16;
@@ -25,6 +29,8 @@ export interface RequestQueueOptions {
   readonly intervalCap: number;
   readonly intervalMs: number;
   readonly onEvent: (event: ClientEvent) => void;
+  /** The shop's budget shared by every replica: the ceiling across processes. */
+  readonly shared?: SharedRateLimiter;
 }
 
 /** A rate-limited queue of HTTP attempts that slows down after 429 and recovers step by step. */
@@ -84,6 +90,7 @@ export class RequestQueue {
     const result = this.#queue.add(
       async () => {
         await this.#brake(stop);
+        if (this.#options.shared) await this.#takeShared(this.#options.shared, stop);
         return task();
       },
       { signal: stop },
@@ -96,8 +103,37 @@ export class RequestQueue {
     }
   }
 
-  /** The shop answered 429: pause everything for `retryAfterMs`; a fixed rate is halved (the adaptive one learns from `answered`). */
+  /** The shop answered 429: pause everything (every replica, with a shared limiter) for `retryAfterMs`; a fixed rate is halved (the adaptive one learns from `answered`). */
   throttle(retryAfterMs: number): void {
+    this.#pause(retryAfterMs);
+    // pause() never rejects: a store that cannot be written is logged there.
+    if (retryAfterMs > 0) void this.#options.shared?.pause(retryAfterMs);
+  }
+
+  /** Another replica's 429 paused the shop: learn it as if this queue had seen the 429. */
+  #pausedElsewhere(retryAfterMs: number): void {
+    if (this.#closed) return;
+    this.#options.onEvent({ type: 'shared-pause', retryAfterMs });
+    this.answered({ kind: 'throttled', retryAfterMs });
+    this.#pause(retryAfterMs);
+  }
+
+  /**
+   * Take a point of the shared budget. A point taken while this queue was paused (its own 429
+   * came back meanwhile) is not used: sent after the pause it would land together with the
+   * points others take then, so the attempt waits the pause out and takes a fresh one.
+   */
+  async #takeShared(shared: SharedRateLimiter, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const { waitedMs, refusals } = await shared.acquire({ signal, onPause: (ms) => this.#pausedElsewhere(ms) });
+      if (refusals > 0 && !this.#closed) this.#options.onEvent({ type: 'shared-wait', waitedMs });
+      const now = Date.now();
+      if (this.#resumeAt <= now) return;
+      await sleep(this.#resumeAt - now, signal);
+    }
+  }
+
+  #pause(retryAfterMs: number): void {
     if (!this.#adaptive) {
       this.#successes = 0;
       this.#slowdown = Math.min(MAX_SLOWDOWN, this.#slowdown * 2);

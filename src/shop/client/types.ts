@@ -6,7 +6,7 @@ import type { Logger } from '../../log.js';
 import type { ResourceName } from '../registry/index.js';
 import type { MessageEntry, ClaimsResponse, AttachmentListing, DeleteResponse } from '../schema/envelopes.js';
 import type { ShopApiError } from '../errors.js';
-import type { RateSnapshot } from '../rate/index.js';
+import type { RateSnapshot, SharedRateLimiter } from '../rate/index.js';
 import type { MediaFile, MediaUploadResult } from './media.js';
 
 /** How the client authenticates. */
@@ -61,6 +61,12 @@ export interface ShopClientOptions {
   readonly logger?: Logger;
   /** Observer for metrics and the event stream (request finished, throttled…). */
   readonly onEvent?: (event: ClientEvent) => void;
+  /**
+   * The shop's request budget shared by every process on the same state (`openSharedRateLimits`):
+   * each attempt takes a point of it before it goes out, and a 429 pauses every process. The
+   * client does not close it. @default none: this process's limits only
+   */
+  readonly sharedLimiter?: SharedRateLimiter;
 }
 
 /** Something the client saw, for metrics and logs. */
@@ -69,7 +75,11 @@ export type ClientEvent =
   | { readonly type: 'throttled'; readonly resource: string; readonly retryAfterMs: number }
   | { readonly type: 'queue'; readonly size: number; readonly pending: number }
   /** The queue's limits changed (adaptive controller, or a fixed rate braking after 429). */
-  | ({ readonly type: 'rate' } & RateSnapshot);
+  | ({ readonly type: 'rate' } & RateSnapshot)
+  /** An attempt waited for the budget shared with other replicas (it was used up, or the shop paused). */
+  | { readonly type: 'shared-wait'; readonly waitedMs: number }
+  /** Another replica met a 429: this client pauses and slows down as if it had. */
+  | { readonly type: 'shared-pause'; readonly retryAfterMs: number };
 
 /** What happened to one record of a write. */
 export interface RecordOutcome {

@@ -1,2 +1,3 @@
-/** How fast shopsync talks to a shop: the adaptive (AIMD) controller and its snapshot. */
+/** How fast shopsync talks to a shop: the adaptive (AIMD) controller and its snapshot, and the budget shared by replicas. */
 export { AdaptiveRate, type AdaptiveRateSettings, type RateSignal, type RateSnapshot } from './controller.js';
+export * from './shared/index.js';

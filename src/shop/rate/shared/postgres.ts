@@ -1,0 +1,88 @@
+/**
+ * Shared budgets on the PostgreSQL state: rate-limiter-flexible's RateLimiterPostgres with its
+ * table (`shop_rate_limits`: key, points, expire) in the state's schema, on a small pool of its
+ * own (the limiter's named statements and short upserts stay off the state's connections).
+ * Expiry times are the replicas' own clocks (Date.now()), so replicas on several machines need
+ * their clocks in step (NTP): a replica whose clock runs ahead by s ms may start a slot s ms early.
+ */
+import pg from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { ConfigError } from '../../../errors.js';
+import { silentLogger, type Logger } from '../../../log.js';
+import { sharedBudget } from './budget.js';
+import { StoreRateLimiter, type SharedRateLimiter } from './limiter.js';
+
+/** The table of the shared budgets, in the state's schema. */
+export const RATE_LIMIT_TABLE = 'shop_rate_limits';
+
+/** A PostgreSQL database and the schema the budgets' table goes into (the state's). */
+export interface PostgresBudgetLocation {
+  readonly url: string;
+  readonly schema: string;
+}
+
+/** A shop's configured rate: the budget of all processes together. */
+export interface SharedRateCaps {
+  /** Requests per `intervalMs` for every process together. */
+  readonly requests: number;
+  readonly intervalMs: number;
+}
+
+/** The shared budgets of one deployment's shops; `close()` ends its connections. */
+export interface SharedRateLimits {
+  /** The shared limiter of one shop (creates the table on first use). */
+  forShop(shop: string, caps: SharedRateCaps): Promise<SharedRateLimiter>;
+  close(): Promise<void>;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Open the shared budgets on a PostgreSQL database (the state's). */
+export function openPostgresRateLimits(location: PostgresBudgetLocation, options: { readonly logger?: Logger } = {}): SharedRateLimits {
+  // rate-limiter-flexible quotes the schema but does not escape it: only plain identifiers (as the state requires too).
+  if (!IDENTIFIER.test(location.schema)) throw new ConfigError(`state schema \`${location.schema}\` is not a plain identifier; use letters, digits and _`, { key: 'state.schema' });
+  const logger = (options.logger ?? silentLogger).child({ component: 'shared-rate' });
+  // One statement at a time per shop and process (limiter.ts), plus a pause now and then. One
+  // connection stays open: a consume that has to connect first is stamped long before its request
+  // leaves, and that unevenness is what budget.ts has to absorb.
+  const pool = new pg.Pool({ connectionString: location.url, application_name: 'shopsync-rate', min: 1, max: 4, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true });
+  // An idle connection the server dropped must not take the process down; the next query reconnects.
+  pool.on('error', (err) => logger.warn({ err: err.message }, 'a shared rate limit connection failed'));
+  let table: Promise<void> | undefined;
+  const limiters = new Map<string, Promise<SharedRateLimiter>>();
+
+  const create = async (shop: string, caps: SharedRateCaps): Promise<SharedRateLimiter> => {
+    const budget = sharedBudget(caps.requests, caps.intervalMs);
+    const settings = { storeClient: pool, storeType: 'pool', schemaName: location.schema, tableName: RATE_LIMIT_TABLE, keyPrefix: 'shop', points: budget.pointsPerSlot, duration: budget.slotMs / 1000, clearExpiredByTimeout: false };
+    // The first limiter creates the table (IF NOT EXISTS; a replica racing to do the same is fine).
+    table ??= new Promise<void>((resolve, reject) => {
+      new RateLimiterPostgres({ ...settings, tableCreated: false }, (err?: Error) => (err ? reject(err) : resolve()));
+    });
+    try {
+      await table;
+    } catch (err) {
+      table = undefined;
+      throw err;
+    }
+    const store = new RateLimiterPostgres({ ...settings, tableCreated: true });
+    // Connect (and prepare) now rather than on the first request.
+    await store.get(shop);
+    logger.debug({ shop, ...budget }, 'shared rate limit ready');
+    return new StoreRateLimiter(store, shop, budget, logger.child({ shop }));
+  };
+
+  return {
+    forShop(shop, caps) {
+      let limiter = limiters.get(shop);
+      if (!limiter) {
+        limiter = create(shop, caps);
+        limiter.catch(() => limiters.delete(shop));
+        limiters.set(shop, limiter);
+      }
+      return limiter;
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
