@@ -18,19 +18,19 @@ const LETTERS = 2000;
 /** Measure median and p95 latency of each dashboard page. */
 export async function bench(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'shopsync-dashboard-bench-'));
-  const state = openState(join(dir, 'state.sqlite'));
+  const state = await openState(join(dir, 'state.sqlite'));
   const lines: string[] = [];
   const seedStart = performance.now();
   const now = Date.now();
   const outcomes: EventOutcome[] = ['created', 'updated', 'unchanged', 'unchanged', 'unchanged', 'dead-lettered'];
   for (let r = 0; r < RUNS; r++) {
     const pipeline = PIPELINES[r % PIPELINES.length]!;
-    state.transaction(() => {
-      const runId = state.runs.start({ pipeline, mode: 'sync', lane: pipeline });
-      const base = now - 24 * 3_600_000 + (r / RUNS) * 24 * 3_600_000;
+    const runId = await state.runs.start({ pipeline, mode: 'sync', lane: pipeline });
+    const base = now - 24 * 3_600_000 + (r / RUNS) * 24 * 3_600_000;
+    await state.write((tx) => {
       for (let i = 0; i < EVENTS_PER_RUN; i++) {
         const outcome = outcomes[i % outcomes.length]!;
-        state.events.add({
+        tx.events.add({
           runId,
           pipeline,
           resource: 'products',
@@ -41,11 +41,11 @@ export async function bench(): Promise<string[]> {
           atMs: base + i * 100,
         });
       }
-      state.runs.finish(runId, 'partial', { ...emptyCounts(), read: EVENTS_PER_RUN, created: 84, updated: 83, unchanged: 250, failed: 83, deadLettered: 83 });
     });
+    await state.runs.finish(runId, 'partial', { ...emptyCounts(), read: EVENTS_PER_RUN, created: 84, updated: 83, unchanged: 250, failed: 83, deadLettered: 83 });
   }
-  state.transaction(() => {
-    for (let i = 0; i < LETTERS; i++) state.deadLetters.add({ pipeline: PIPELINES[i % PIPELINES.length]!, resource: 'products', erpKey: `SKU-${i}`, record: { sku: `SKU-${i}`, name: `Artikel ${i}` }, code: 'INVALID_PAYLOAD', reason: 'products_price must be a decimal' });
+  await state.write((tx) => {
+    for (let i = 0; i < LETTERS; i++) tx.deadLetters.add({ pipeline: PIPELINES[i % PIPELINES.length]!, resource: 'products', erpKey: `SKU-${i}`, record: { sku: `SKU-${i}`, name: `Artikel ${i}` }, code: 'INVALID_PAYLOAD', reason: 'products_price must be a decimal' });
   });
   lines.push(`seeded ${RUNS} runs, ${RUNS * EVENTS_PER_RUN} events, ${LETTERS} dead letters in ${Math.round(performance.now() - seedStart)} ms`);
 
@@ -61,7 +61,7 @@ export async function bench(): Promise<string[]> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const lastRun = state.runs.list({ limit: 1 })[0]!.id;
+  const lastRun = (await state.runs.list({ limit: 1 }))[0]!.id;
   const pages: [string, string][] = [
     ['overview', '/'],
     ['runs (50)', '/runs'],
