@@ -102,6 +102,22 @@ forEachBackend('state writes', (backend) => {
   });
 
   if (backend.kind === 'postgres') {
+    it('analyses the references of a first import itself, so a batch read looks its keys up instead of filtering every reference', async () => {
+      const location = backend.location();
+      const fresh = await backend.open(location);
+      for (let b = 0; b < 30; b++) {
+        await fresh.write((tx) => {
+          for (let i = b * 100; i < (b + 1) * 100; i++) tx.refs.put('products', `SKU-${i}`, i + 1);
+        });
+      }
+      // close waits for a statistics refresh under way.
+      await fresh.close();
+      const [table] = await backend.sql(location, "SELECT reltuples::float8 AS n FROM pg_class WHERE oid = to_regclass('refs')");
+      expect(Number(table!.n)).toBeGreaterThanOrEqual(1000);
+      const plan = (await backend.sql(location, 'EXPLAIN SELECT erp_key, shop_id FROM refs WHERE shop = ? AND resource = ? AND erp_key = ANY(?::text[])', 'default', 'products', ['SKU-1', 'SKU-2000'])).map((r) => String(r['QUERY PLAN'])).join('\n');
+      expect(plan).toMatch(/Index Cond: .*erp_key = ANY/);
+    });
+
     it('sends a settle of 100 records as a handful of statements, not one per record', async () => {
       const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
       await state.write((tx) => tx.deadLetters.add(letter('SKU-7')));

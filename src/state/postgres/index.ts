@@ -24,6 +24,7 @@ import { migrate } from './migrate.js';
 import { PgIntents, PgReferences, PgSeen, PgSentHashes } from './refs.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
+import { Statistics } from './statistics.js';
 import { PgWriter } from './writer.js';
 
 export { postgresMigrations, migrate } from './migrate.js';
@@ -51,6 +52,7 @@ interface Shared {
   readonly locks: PgLocks;
   readonly retention: PgRetention;
   readonly dump: PgDump;
+  readonly statistics: Statistics;
   readonly views: Map<string, StateStore>;
   /** The last write in line (writes of every shop's view commit one after another). */
   writes: Promise<unknown>;
@@ -86,7 +88,7 @@ function view(shared: Shared, shop: string): StateStore {
       // must never land before the transaction that settles those records.
       const turn = shared.writes.then(() => transaction(pool, (client) => writer.commit(client)));
       shared.writes = turn.catch(() => undefined);
-      await turn;
+      shared.statistics.wrote(await turn);
     },
     async backup() {
       throw new StateError(
@@ -101,6 +103,7 @@ function view(shared: Shared, shop: string): StateStore {
     async close() {
       if (shared.closed) return;
       shared.closed = true;
+      await shared.statistics.settled();
       await shared.locks.closeAll();
       await pool.end();
     },
@@ -136,6 +139,7 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     locks: new PgLocks(pool, settings, location.url, schema, logger),
     retention: new PgRetention(pool, schema, logger),
     dump: new PgDump(pool),
+    statistics: new Statistics(pool, logger),
     views: new Map(),
     writes: Promise.resolve(),
     closed: false,

@@ -168,8 +168,9 @@ export class PgWriter {
     return this.events.length === 0 && this.counts.size === 0 && [...this.folds.values()].every((f) => f.empty);
   }
 
-  /** Send the folded writes on `client` (inside its transaction): deletes, upserts, events, run counters. */
-  async commit(client: Queryable): Promise<void> {
+  /** Send the folded writes on `client` (inside its transaction): deletes, upserts, events, run counters; returns rows upserted per table. */
+  async commit(client: Queryable): Promise<Map<string, number>> {
+    const upserted = new Map<string, number>();
     for (const [table, fold] of this.folds) {
       const deletes = fold.deletes();
       if (deletes.length > 0) await execute(client, deleteSql(SPECS[table]), transpose(deletes, SPECS[table].key.length) as Param[]);
@@ -178,8 +179,10 @@ export class PgWriter {
       const s = SPECS[table];
       const rows = fold.upserts();
       if (rows.length > 0) await execute(client, upsertSql(s), transpose(rows, s.key.length + s.cols.length) as Param[]);
+      upserted.set(s.table, rows.length);
     }
     if (this.events.length > 0) await execute(client, EVENTS_SQL, transpose(this.events, EVENT_COLS.length) as Param[]);
     if (this.counts.size > 0) await execute(client, COUNTS_SQL, transpose([...this.counts].map(([id, c]) => [id, ...c]), COUNT_COLUMNS.length + 1) as Param[]);
+    return upserted;
   }
 }
