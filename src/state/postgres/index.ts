@@ -14,7 +14,7 @@ import { silentLogger, type Logger } from '../../log.js';
 import type { StateStore } from '../store.js';
 import { DEFAULT_SHOP } from '../store.js';
 import { PgCursors } from './cursors.js';
-import { connectionError, one, redactUrl, settingsFor, transaction } from './db.js';
+import { connectionError, execute, one, redactUrl, settingsFor, transaction } from './db.js';
 import { PgDeadLetters } from './deadLetters.js';
 import { PgDump } from './dump.js';
 import { PgEvents } from './events.js';
@@ -86,9 +86,17 @@ function view(shared: Shared, shop: string): StateStore {
       if (writer.empty) return;
       // Writes commit in the order they were made: a checkpoint written after a batch's records
       // must never land before the transaction that settles those records.
-      const turn = shared.writes.then(() => transaction(pool, (client) => writer.commit(client)));
+      const { statements, upserted } = writer.statements();
+      const commit = async () => {
+        if (statements.length === 1) await execute(pool, statements[0]!.text, statements[0]!.values);
+        else await transaction(pool, async (client) => {
+          for (const st of statements) await execute(client, st.text, st.values);
+        });
+      };
+      const turn = shared.writes.then(commit);
       shared.writes = turn.catch(() => undefined);
-      shared.statistics.wrote(await turn);
+      await turn;
+      shared.statistics.wrote(upserted);
     },
     async backup() {
       throw new StateError(

@@ -1,7 +1,8 @@
 /**
  * `write(fn)` on PostgreSQL: the writer only records. On commit the ops of each table are folded
  * by key (the last op on a key wins) and sent as one set-based statement per table and kind, all
- * in one transaction: a batch of 100 settled records costs the same handful of round trips as one.
+ * in one transaction, or one statement altogether (see `statements`): a batch of 100 settled
+ * records costs the same round trips as one.
  *
  * Folding keeps what running the ops one by one would leave:
  * - a delete followed by a put of the same key deletes first and inserts afresh (so a reference
@@ -14,7 +15,7 @@
 import { EVENT_COLUMNS, eventValues, LETTER_COLUMNS, letterValues } from '../rows.js';
 import type { StateWriter } from '../store.js';
 import { COUNT_COLUMNS, countValues } from '../sqlite/runs.js';
-import { execute, type Param, type Queryable } from './db.js';
+import type { Param } from './db.js';
 
 type Value = string | number | null;
 type Col = readonly [name: string, type: 'text' | 'bigint'];
@@ -72,6 +73,24 @@ const EVENT_COLS: readonly Col[] = EVENT_COLUMNS.map((c) => (c === 'run_id' || c
 const EVENTS_SQL = `INSERT INTO events (${names(EVENT_COLS)}) SELECT ${names(EVENT_COLS)} FROM unnest(${casts(EVENT_COLS)}) WITH ORDINALITY AS u(${names(EVENT_COLS)}, ord) ORDER BY ord`;
 const COUNTS_SQL = `UPDATE runs SET ${COUNT_COLUMNS.map((c) => `${c} = u.${c}`).join(', ')} FROM unnest(${casts([n('id'), ...COUNT_COLUMNS.map(n)])}) AS u(id, ${COUNT_COLUMNS.join(', ')}) WHERE runs.id = u.id`;
 
+/** One statement and its parameters. */
+export interface Statement {
+  readonly text: string;
+  readonly values: Param[];
+}
+
+/** Statements as one: every one but the last a data-modifying CTE, parameters numbered on. */
+function combine(statements: readonly Statement[]): Statement {
+  let offset = 0;
+  const parts = statements.map((st) => {
+    const text = st.text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + offset}`);
+    offset += st.values.length;
+    return text;
+  });
+  const ctes = parts.slice(0, -1).map((text, i) => `w${i} AS (${text})`);
+  return { text: `WITH ${ctes.join(', ')} ${parts.at(-1)!}`, values: statements.flatMap((st) => st.values) };
+}
+
 /** Columns of rows: `rows[i][j]` → `out[j][i]`, the shape `unnest` takes. */
 function transpose(rows: readonly (readonly Value[])[], width: number): Value[][] {
   const out: Value[][] = Array.from({ length: width }, () => []);
@@ -96,6 +115,12 @@ class Fold {
 
   get empty(): boolean {
     return this.byKey.size === 0;
+  }
+
+  /** Whether a key saw a delete and a put after it (the delete must land first). */
+  deletesAndPuts(): boolean {
+    for (const e of this.byKey.values()) if (e.reset && e.row !== undefined) return true;
+    return false;
   }
 
   /** Keys to delete first (every key that saw a delete). */
@@ -168,21 +193,33 @@ export class PgWriter {
     return this.events.length === 0 && this.counts.size === 0 && [...this.folds.values()].every((f) => f.empty);
   }
 
-  /** Send the folded writes on `client` (inside its transaction): deletes, upserts, events, run counters; returns rows upserted per table. */
-  async commit(client: Queryable): Promise<Map<string, number>> {
+  /**
+   * The folded writes as statements: deletes, upserts, events, run counters. When no key of a
+   * table is both deleted and put, they are one statement (data-modifying CTEs): a single
+   * statement is atomic on its own, so the write costs one round trip and no BEGIN/COMMIT. Its
+   * parts run on one snapshot in no set order, which is only the same as running them one after
+   * another when they touch different rows; a delete followed by a put of the same key (a fresh
+   * `created_at`, a dead letter starting over) needs the delete to have happened first, so such
+   * writes stay separate statements in one transaction.
+   */
+  statements(): { statements: Statement[]; upserted: Map<string, number> } {
     const upserted = new Map<string, number>();
+    const out: Statement[] = [];
+    let overlap = false;
     for (const [table, fold] of this.folds) {
       const deletes = fold.deletes();
-      if (deletes.length > 0) await execute(client, deleteSql(SPECS[table]), transpose(deletes, SPECS[table].key.length) as Param[]);
+      if (deletes.length > 0) out.push({ text: deleteSql(SPECS[table]), values: transpose(deletes, SPECS[table].key.length) as Param[] });
+      overlap ||= fold.deletesAndPuts();
     }
     for (const [table, fold] of this.folds) {
       const s = SPECS[table];
       const rows = fold.upserts();
-      if (rows.length > 0) await execute(client, upsertSql(s), transpose(rows, s.key.length + s.cols.length) as Param[]);
+      if (rows.length > 0) out.push({ text: upsertSql(s), values: transpose(rows, s.key.length + s.cols.length) as Param[] });
       upserted.set(s.table, rows.length);
     }
-    if (this.events.length > 0) await execute(client, EVENTS_SQL, transpose(this.events, EVENT_COLS.length) as Param[]);
-    if (this.counts.size > 0) await execute(client, COUNTS_SQL, transpose([...this.counts].map(([id, c]) => [id, ...c]), COUNT_COLUMNS.length + 1) as Param[]);
-    return upserted;
+    if (this.events.length > 0) out.push({ text: EVENTS_SQL, values: transpose(this.events, EVENT_COLS.length) as Param[] });
+    if (this.counts.size > 0) out.push({ text: COUNTS_SQL, values: transpose([...this.counts].map(([id, c]) => [id, ...c]), COUNT_COLUMNS.length + 1) as Param[] });
+    return { statements: overlap || out.length <= 1 ? out : [combine(out)], upserted };
   }
+
 }
