@@ -7,11 +7,12 @@
  * import) has none, and without them the planner reads a batch's references through an index on
  * its (shop, resource) prefix and filters every row of the resource: each batch read costs time
  * in proportion to the table (measured: 12–34 ms per 100 keys at 20,000 references, 0.25 ms once
- * analysed), so a push grows quadratic. So the store analyses such a table itself when it wrote
- * 1,000 rows to it and at least a tenth of what the table held at the last ANALYZE; at most once
- * per doubling while the table is new, then as autovacuum would, sooner. ANALYZE samples at most
- * 30,000 rows (milliseconds), takes no lock that blocks reads or writes, and makes cached plans of
- * the table's prepared statements replan.
+ * analysed), so a push grows quadratic. So the store analyses such a table itself once it wrote
+ * 1,000 rows to it and as many as the table held at its last ANALYZE: once per doubling (1,000,
+ * 2,000, 4,000… rows), which keeps the planner's idea of the table within a factor of two while
+ * a run fills it; a table already analysed and large is left to autovacuum. ANALYZE samples at
+ * most 30,000 rows (milliseconds), takes no lock that blocks reads or writes, and makes cached
+ * plans of the table's prepared statements replan.
  */
 import type pg from 'pg';
 import type { Logger } from '../../log.js';
@@ -23,8 +24,8 @@ export type KeyedTable = (typeof KEYED_TABLES)[number];
 
 /** Rows written to a table before its statistics are looked at. */
 const MIN_ROWS = 1_000;
-/** Share of the table's rows at its last ANALYZE that makes the statistics stale (autovacuum's default is 0.1 too). */
-const SCALE = 0.1;
+/** Rows written since the last ANALYZE, as a share of the rows it counted, that make the statistics stale. */
+const SCALE = 1;
 
 /** Counts rows this process wrote per keyed table and analyses a table once its statistics are stale. */
 export class Statistics {
