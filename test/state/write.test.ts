@@ -120,6 +120,35 @@ forEachBackend('state writes', (backend) => {
       expect((await state.refs.getMany('products', ['SKU-1'])).get('SKU-1')).toBe(1);
     });
 
+    it('folds writes that queue up while one commits into one commit, in order, and a write the server refuses fails alone', async () => {
+      const spy = vi.spyOn(pg.Client.prototype, 'query');
+      let results: PromiseSettledResult<void>[];
+      try {
+        results = await Promise.allSettled([
+          state.write((tx) => tx.refs.put('products', 'A-1', 1)),
+          state.write((tx) => tx.refs.put('products', 'A-1', 2)),
+          state.write((tx) => tx.refs.put('products', 'A-2', 3)),
+          state.write((tx) => tx.refs.put('products', 'A-3', 4)),
+        ]);
+        // The first write alone, the three that queued behind it in one statement.
+        expect(spy.mock.calls).toHaveLength(2);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+      expect(Object.fromEntries(await state.refs.getMany('products', ['A-1', 'A-2', 'A-3']))).toEqual({ 'A-1': 2, 'A-2': 3, 'A-3': 4 });
+
+      results = await Promise.allSettled([
+        state.write((tx) => tx.refs.put('products', 'B-0', 10)),
+        state.write((tx) => tx.refs.put('products', 'B-1', 11)),
+        // PostgreSQL refuses a NUL character in text.
+        state.write((tx) => tx.refs.put('products', 'B-\u0000', 12)),
+        state.write((tx) => tx.refs.put('products', 'B-2', 13)),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect(Object.fromEntries(await state.refs.getMany('products', ['B-0', 'B-1', 'B-2']))).toEqual({ 'B-0': 10, 'B-1': 11, 'B-2': 13 });
+    });
+
     it('analyses the references of a first import itself, so a batch read looks its keys up instead of filtering every reference', async () => {
       const location = backend.location();
       const fresh = await backend.open(location);

@@ -14,7 +14,8 @@ import { silentLogger, type Logger } from '../../log.js';
 import type { StateStore } from '../store.js';
 import { DEFAULT_SHOP } from '../store.js';
 import { PgCursors } from './cursors.js';
-import { connectionError, execute, one, redactUrl, settingsFor, transaction } from './db.js';
+import { CommitLine } from './commits.js';
+import { connectionError, one, redactUrl, settingsFor } from './db.js';
 import { PgDeadLetters } from './deadLetters.js';
 import { PgDump } from './dump.js';
 import { PgEvents } from './events.js';
@@ -54,8 +55,8 @@ interface Shared {
   readonly dump: PgDump;
   readonly statistics: Statistics;
   readonly views: Map<string, StateStore>;
-  /** The last write in line (writes of every shop's view commit one after another). */
-  writes: Promise<unknown>;
+  /** Writes of every shop's view commit one after another (grouped when they queue up). */
+  readonly commits: CommitLine;
   closed: boolean;
 }
 
@@ -84,19 +85,7 @@ function view(shared: Shared, shop: string): StateStore {
       const writer = new PgWriter(shop);
       fn(writer.writer);
       if (writer.empty) return;
-      // Writes commit in the order they were made: a checkpoint written after a batch's records
-      // must never land before the transaction that settles those records.
-      const { statements, upserted } = writer.statements();
-      const commit = async () => {
-        if (statements.length === 1) await execute(pool, statements[0]!.text, statements[0]!.values);
-        else await transaction(pool, async (client) => {
-          for (const st of statements) await execute(client, st.text, st.values);
-        });
-      };
-      const turn = shared.writes.then(commit);
-      shared.writes = turn.catch(() => undefined);
-      await turn;
-      shared.statistics.wrote(upserted);
+      await shared.commits.commit(writer);
     },
     async backup() {
       throw new StateError(
@@ -135,6 +124,7 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     await pool.end().catch(() => undefined);
     throw connectionError(err, location.url) ?? err;
   }
+  const statistics = new Statistics(pool, logger);
   const shared: Shared = {
     pool,
     location: shown,
@@ -147,9 +137,9 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     locks: new PgLocks(pool, settings, location.url, schema, logger),
     retention: new PgRetention(pool, schema, logger),
     dump: new PgDump(pool),
-    statistics: new Statistics(pool, logger),
+    statistics,
+    commits: new CommitLine(pool, statistics),
     views: new Map(),
-    writes: Promise.resolve(),
     closed: false,
   };
   return view(shared, options.shop ?? DEFAULT_SHOP);
