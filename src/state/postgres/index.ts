@@ -14,7 +14,8 @@ import { silentLogger, type Logger } from '../../log.js';
 import type { StateStore } from '../store.js';
 import { DEFAULT_SHOP } from '../store.js';
 import { PgCursors } from './cursors.js';
-import { connectionError, one, redactUrl, settingsFor, transaction } from './db.js';
+import { CommitLine } from './commits.js';
+import { connectionError, one, redactUrl, settingsFor } from './db.js';
 import { PgDeadLetters } from './deadLetters.js';
 import { PgDump } from './dump.js';
 import { PgEvents } from './events.js';
@@ -25,6 +26,7 @@ import { PgIntents, PgReferences, PgSeen, PgSentHashes } from './refs.js';
 import { PgReplicas } from './replicas.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
+import { Statistics } from './statistics.js';
 import { PgWriter } from './writer.js';
 
 export { postgresMigrations, migrate } from './migrate.js';
@@ -53,9 +55,10 @@ interface Shared {
   readonly replicas: PgReplicas;
   readonly retention: PgRetention;
   readonly dump: PgDump;
+  readonly statistics: Statistics;
   readonly views: Map<string, StateStore>;
-  /** The last write in line (writes of every shop's view commit one after another). */
-  writes: Promise<unknown>;
+  /** Writes of every shop's view commit one after another (grouped when they queue up). */
+  readonly commits: CommitLine;
   closed: boolean;
 }
 
@@ -85,11 +88,7 @@ function view(shared: Shared, shop: string): StateStore {
       const writer = new PgWriter(shop);
       fn(writer.writer);
       if (writer.empty) return;
-      // Writes commit in the order they were made: a checkpoint written after a batch's records
-      // must never land before the transaction that settles those records.
-      const turn = shared.writes.then(() => transaction(pool, (client) => writer.commit(client)));
-      shared.writes = turn.catch(() => undefined);
-      await turn;
+      await shared.commits.commit(writer);
     },
     async backup() {
       throw new StateError(
@@ -104,6 +103,7 @@ function view(shared: Shared, shop: string): StateStore {
     async close() {
       if (shared.closed) return;
       shared.closed = true;
+      await shared.statistics.settled();
       await shared.locks.closeAll();
       await pool.end();
     },
@@ -127,6 +127,7 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     await pool.end().catch(() => undefined);
     throw connectionError(err, location.url) ?? err;
   }
+  const statistics = new Statistics(pool, logger);
   const shared: Shared = {
     pool,
     location: shown,
@@ -140,8 +141,9 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     replicas: new PgReplicas(pool),
     retention: new PgRetention(pool, schema, logger),
     dump: new PgDump(pool),
+    statistics,
+    commits: new CommitLine(pool, statistics),
     views: new Map(),
-    writes: Promise.resolve(),
     closed: false,
   };
   return view(shared, options.shop ?? DEFAULT_SHOP);

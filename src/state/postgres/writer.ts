@@ -1,7 +1,8 @@
 /**
  * `write(fn)` on PostgreSQL: the writer only records. On commit the ops of each table are folded
  * by key (the last op on a key wins) and sent as one set-based statement per table and kind, all
- * in one transaction: a batch of 100 settled records costs the same handful of round trips as one.
+ * in one transaction, or one statement altogether (see `statements`): a batch of 100 settled
+ * records costs the same round trips as one.
  *
  * Folding keeps what running the ops one by one would leave:
  * - a delete followed by a put of the same key deletes first and inserts afresh (so a reference
@@ -14,7 +15,7 @@
 import { EVENT_COLUMNS, eventValues, LETTER_COLUMNS, letterValues } from '../rows.js';
 import type { StateWriter } from '../store.js';
 import { COUNT_COLUMNS, countValues } from '../sqlite/runs.js';
-import { execute, type Param, type Queryable } from './db.js';
+import type { Param } from './db.js';
 
 type Value = string | number | null;
 type Col = readonly [name: string, type: 'text' | 'bigint'];
@@ -72,6 +73,24 @@ const EVENT_COLS: readonly Col[] = EVENT_COLUMNS.map((c) => (c === 'run_id' || c
 const EVENTS_SQL = `INSERT INTO events (${names(EVENT_COLS)}) SELECT ${names(EVENT_COLS)} FROM unnest(${casts(EVENT_COLS)}) WITH ORDINALITY AS u(${names(EVENT_COLS)}, ord) ORDER BY ord`;
 const COUNTS_SQL = `UPDATE runs SET ${COUNT_COLUMNS.map((c) => `${c} = u.${c}`).join(', ')} FROM unnest(${casts([n('id'), ...COUNT_COLUMNS.map(n)])}) AS u(id, ${COUNT_COLUMNS.join(', ')}) WHERE runs.id = u.id`;
 
+/** One statement and its parameters. */
+export interface Statement {
+  readonly text: string;
+  readonly values: Param[];
+}
+
+/** Statements as one: every one but the last a data-modifying CTE, parameters numbered on. */
+function combine(statements: readonly Statement[]): Statement {
+  let offset = 0;
+  const parts = statements.map((st) => {
+    const text = st.text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + offset}`);
+    offset += st.values.length;
+    return text;
+  });
+  const ctes = parts.slice(0, -1).map((text, i) => `w${i} AS (${text})`);
+  return { text: `WITH ${ctes.join(', ')} ${parts.at(-1)!}`, values: statements.flatMap((st) => st.values) };
+}
+
 /** Columns of rows: `rows[i][j]` → `out[j][i]`, the shape `unnest` takes. */
 function transpose(rows: readonly (readonly Value[])[], width: number): Value[][] {
   const out: Value[][] = Array.from({ length: width }, () => []);
@@ -98,6 +117,12 @@ class Fold {
     return this.byKey.size === 0;
   }
 
+  /** Whether a key saw a delete and a put after it (the delete must land first). */
+  deletesAndPuts(): boolean {
+    for (const e of this.byKey.values()) if (e.reset && e.row !== undefined) return true;
+    return false;
+  }
+
   /** Keys to delete first (every key that saw a delete). */
   deletes(): Value[][] {
     return [...this.byKey.values()].filter((e) => e.reset).map((e) => e.key);
@@ -109,38 +134,66 @@ class Fold {
   }
 }
 
-/** Records the writes of one `write(fn)` and commits them folded. */
+/** Folded ops of one or more writes: one Fold per table, the events in order, the last counters per run. */
+class Folded {
+  readonly folds = new Map<TableName, Fold>();
+  readonly events: Value[][] = [];
+  readonly counts = new Map<number, number[]>();
+
+  fold(table: TableName): Fold {
+    let f = this.folds.get(table);
+    if (!f) this.folds.set(table, (f = new Fold()));
+    return f;
+  }
+}
+
+/** One recorded op, replayed onto the folds of its write or of a group of writes. */
+type Op = (into: Folded) => void;
+
+/**
+ * Records the writes of one `write(fn)` as ops. Folding happens when they are sent, over the ops
+ * of this write alone or of several writes in the order they were made (`statementsOf`): the
+ * same result as committing them one after another, as every op folds onto what came before it
+ * (a reference keeps the `created_at` of the put before it, a dead letter adds its attempts).
+ */
 export class PgWriter {
-  private readonly folds = new Map<TableName, Fold>();
-  private readonly events: Value[][] = [];
-  private readonly counts = new Map<number, number[]>();
+  private readonly ops: Op[] = [];
   private readonly now = Date.now();
   readonly writer: StateWriter;
 
   constructor(private readonly shop: string) {
-    const { now } = this;
-    const put = (table: TableName, key: Value[], row: Value[]) => this.fold(table).put(key, () => row);
-    const del = (table: TableName, key: Value[]) => this.fold(table).delete(key);
+    const { now, ops } = this;
+    const put = (table: TableName, key: Value[], row: (previous: Value[] | undefined) => Value[]) => void ops.push((f) => f.fold(table).put(key, row));
+    const del = (table: TableName, key: Value[]) => void ops.push((f) => f.fold(table).delete(key));
     this.writer = {
       refs: {
-        put: (resource, erpKey, shopId) => put('refs', [shop, resource, erpKey], [String(shopId), now, now]),
+        // Columns shop_id, created_at, updated_at: a put onto a put keeps the first created_at, as the upsert does.
+        put: (resource, erpKey, shopId) => put('refs', [shop, resource, erpKey], (prev) => [String(shopId), prev ? prev[1]! : now, now]),
         delete: (resource, erpKey) => del('refs', [shop, resource, erpKey]),
       },
       hashes: {
-        put: (pipeline, resource, erpKey, hash) => put('hashes', [pipeline, resource, erpKey], [hash, now]),
+        put: (pipeline, resource, erpKey, hash) => put('hashes', [pipeline, resource, erpKey], () => [hash, now]),
         delete: (pipeline, resource, erpKey) => del('hashes', [pipeline, resource, erpKey]),
       },
       intents: {
-        put: (i) => put('intents', [shop, i.resource, i.erpKey], [i.pipeline, i.hash, i.naturalKey ? JSON.stringify(i.naturalKey) : null, i.runId ?? null, now]),
+        put: (i) => {
+          const row = [i.pipeline, i.hash, i.naturalKey ? JSON.stringify(i.naturalKey) : null, i.runId ?? null, now];
+          put('intents', [shop, i.resource, i.erpKey], () => row);
+        },
         delete: (resource, erpKey) => del('intents', [shop, resource, erpKey]),
       },
-      seen: { put: (pipeline, key, hash) => put('seen', [pipeline, key], [hash, now]) },
-      events: { add: (e) => void this.events.push(eventValues(shop, e)) },
+      seen: { put: (pipeline, key, hash) => put('seen', [pipeline, key], () => [hash, now]) },
+      events: {
+        add: (e) => {
+          const values = eventValues(shop, e);
+          ops.push((f) => void f.events.push(values));
+        },
+      },
       deadLetters: {
         add: (letter) => {
           const values = letterValues(shop, letter, now);
           const v = Object.fromEntries(LETTER_COLUMNS.map((c, i) => [c, values[i] ?? null])) as Record<string, Value>;
-          this.fold('deadLetters').put([letter.pipeline, letter.erpKey], (prev) => {
+          put('deadLetters', [letter.pipeline, letter.erpKey], (prev) => {
             const first = prev ? prev[FIRST_FAILED]! : now;
             const attempts = prev ? Number(prev[ATTEMPTS]) + 1 : 1;
             return LETTER_REST.map(([c]) => (c === 'first_failed_at' ? first : c === 'attempts' ? attempts : (v[c] ?? null)));
@@ -149,37 +202,66 @@ export class PgWriter {
         resolve: (pipeline, erpKey) => del('deadLetters', [pipeline, erpKey]),
       },
       history: {
-        mark: (resource, shopId, identity, state, entry, runId) => put('history', [shop, resource, String(shopId), identity], [state, JSON.stringify(entry), runId ?? null, now]),
+        mark: (resource, shopId, identity, state, entry, runId) => {
+          const row = [state, JSON.stringify(entry), runId ?? null, now];
+          put('history', [shop, resource, String(shopId), identity], () => row);
+        },
         forget: (resource, shopId, identity) => del('history', [shop, resource, String(shopId), identity]),
       },
-      cursors: { set: (pipeline, name, c) => put('cursors', [pipeline, name], [JSON.stringify(c.value), c.key, c.boundary ? JSON.stringify(c.boundary) : null, now]) },
-      runs: { saveCounts: (id, c) => void this.counts.set(id, countValues(c)) },
+      cursors: {
+        set: (pipeline, name, c) => {
+          const row = [JSON.stringify(c.value), c.key, c.boundary ? JSON.stringify(c.boundary) : null, now];
+          put('cursors', [pipeline, name], () => row);
+        },
+      },
+      runs: {
+        saveCounts: (id, c) => {
+          const values = countValues(c);
+          ops.push((f) => void f.counts.set(id, values));
+        },
+      },
     };
-  }
-
-  private fold(table: TableName): Fold {
-    let f = this.folds.get(table);
-    if (!f) this.folds.set(table, (f = new Fold()));
-    return f;
   }
 
   /** Whether anything was recorded. */
   get empty(): boolean {
-    return this.events.length === 0 && this.counts.size === 0 && [...this.folds.values()].every((f) => f.empty);
+    return this.ops.length === 0;
   }
 
-  /** Send the folded writes on `client` (inside its transaction): deletes, upserts, events, run counters. */
-  async commit(client: Queryable): Promise<void> {
-    for (const [table, fold] of this.folds) {
+  /** The statements of this write alone (see `statementsOf`). */
+  statements(): { statements: Statement[]; upserted: Map<string, number> } {
+    return PgWriter.statementsOf([this]);
+  }
+
+  /**
+   * The folded writes, in the order given, as statements: deletes, upserts, events, run counters.
+   * When no key of a table is both deleted and put, they are one statement (data-modifying CTEs):
+   * a single statement is atomic on its own, so the writes cost one round trip and no
+   * BEGIN/COMMIT. Its parts run on one snapshot in no set order, which is only the same as running
+   * them one after another when they touch different rows; a delete followed by a put of the same
+   * key (a fresh `created_at`, a dead letter starting over) needs the delete to have happened
+   * first, so such writes stay separate statements in one transaction. Also returns the rows
+   * upserted per table.
+   */
+  static statementsOf(writers: readonly PgWriter[]): { statements: Statement[]; upserted: Map<string, number> } {
+    const f = new Folded();
+    for (const w of writers) for (const op of w.ops) op(f);
+    const upserted = new Map<string, number>();
+    const out: Statement[] = [];
+    let overlap = false;
+    for (const [table, fold] of f.folds) {
       const deletes = fold.deletes();
-      if (deletes.length > 0) await execute(client, deleteSql(SPECS[table]), transpose(deletes, SPECS[table].key.length) as Param[]);
+      if (deletes.length > 0) out.push({ text: deleteSql(SPECS[table]), values: transpose(deletes, SPECS[table].key.length) as Param[] });
+      overlap ||= fold.deletesAndPuts();
     }
-    for (const [table, fold] of this.folds) {
+    for (const [table, fold] of f.folds) {
       const s = SPECS[table];
       const rows = fold.upserts();
-      if (rows.length > 0) await execute(client, upsertSql(s), transpose(rows, s.key.length + s.cols.length) as Param[]);
+      if (rows.length > 0) out.push({ text: upsertSql(s), values: transpose(rows, s.key.length + s.cols.length) as Param[] });
+      upserted.set(s.table, rows.length);
     }
-    if (this.events.length > 0) await execute(client, EVENTS_SQL, transpose(this.events, EVENT_COLS.length) as Param[]);
-    if (this.counts.size > 0) await execute(client, COUNTS_SQL, transpose([...this.counts].map(([id, c]) => [id, ...c]), COUNT_COLUMNS.length + 1) as Param[]);
+    if (f.events.length > 0) out.push({ text: EVENTS_SQL, values: transpose(f.events, EVENT_COLS.length) as Param[] });
+    if (f.counts.size > 0) out.push({ text: COUNTS_SQL, values: transpose([...f.counts].map(([id, c]) => [id, ...c]), COUNT_COLUMNS.length + 1) as Param[] });
+    return { statements: overlap || out.length <= 1 ? out : [combine(out)], upserted };
   }
 }

@@ -6,7 +6,7 @@
  * - shopsync defaults: a push pipeline as `shopsync.yaml` gives it with nothing tuned;
  * - shopsync tuned: batches of 100, 8 in flight, a fixed rate high enough not to matter.
  * shopsync runs the whole pipeline: source, mapping with validation, state (references, hashes,
- * events, checkpoints in SQLite), the client's queue and retries.
+ * events, checkpoints; in SQLite unless a PostgreSQL schema is asked for), the client's queue and retries.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,9 +18,10 @@ import { loadMapping } from '../../../src/mapping/index.js';
 import { runPipeline } from '../../../src/pipeline/index.js';
 import { pipelineSchema } from '../../../src/pipeline/schema.js';
 import { createShopClient, type ClientEvent } from '../../../src/shop/index.js';
-import { openState } from '../../../src/state/index.js';
+import { openState, type StateStore } from '../../../src/state/index.js';
 import { catalogSource, mapByHand, readCatalog, skuOf, writeCatalogMapping } from './catalog.js';
 import type { ShopProcess } from './shop.js';
+import { benchState, type BenchBackend } from './states.js';
 
 /** What one contender did. */
 export interface PushResult {
@@ -87,44 +88,68 @@ export const script: Contender = async (shop, erpFile, n) => {
   return { records, ms: performance.now() - t, ...counts };
 };
 
-/** A shopsync push pipeline; `tuned` sets batch 100, 8 in flight and a fixed rate that never binds. */
-function shopsync(tuned: boolean): Contender {
-  return async (shop, erpFile, n) => {
-    const dir = mkdtempSync(join(tmpdir(), 'shopsync-bench-run-'));
-    const counts = { requests: 0, throttled: 0 };
-    const onEvent = (e: ClientEvent) => {
-      if (e.type !== 'request') return;
-      counts.requests++;
-      if (e.status === 429) counts.throttled++;
-    };
-    const shopConfig = shopConfigSchema.parse(
-      tuned ? { baseUrl: shop.url, token: shop.token, batchSize: 100, concurrency: 8, rateLimit: { mode: 'fixed', requests: 1_000_000 } } : { baseUrl: shop.url, token: shop.token },
-    );
-    const client = createShopClient({ ...shopClientOptions(shopConfig), onEvent });
-    const def = pipelineSchema.parse({
-      name: 'bench-products',
-      direction: 'push',
-      source: { connection: 'erp' },
-      mapping: 'bench-products.yaml',
-      resource: 'products',
-      ...(tuned ? { batchSize: 100, options: { concurrency: 8 } } : {}),
-    });
-    const state = await openState(join(dir, 'state.db'));
-    try {
-      const mapping = await loadMapping(writeCatalogMapping(dir));
-      const source = () => createSource({ kind: 'sqlite', path: erpFile }, catalogSource(`SELECT * FROM products WHERE sku <= '${skuOf(n)}'`), { logger: silentLogger, baseDir: dir });
-      const t = performance.now();
-      const run = await runPipeline(def, { state, shop: client, mapping, source });
-      const ms = performance.now() - t;
-      if (run.status !== 'succeeded') throw new Error(`shopsync run ended ${run.status}: ${JSON.stringify(run.error ?? run.counts)}`);
-      return { records: run.counts.read, ms, requests: counts.requests, throttled: counts.throttled, failed: run.counts.failed };
-    } finally {
-      await client.close();
-      await state.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
+/** How a shopsync contender runs: tuned or defaults, where its state lives, and whether it re-reads. */
+export interface ShopsyncOptions {
+  /** Batches of 100, 8 in flight, a fixed rate that never binds. */
+  readonly tuned: boolean;
+  /** @default 'sqlite' */
+  readonly backend?: BenchBackend;
+  /** After the push: reset the cursor and read every record again (nothing changed: all compared by hash, 0 requests). */
+  readonly reread?: boolean;
 }
 
-export const shopsyncDefaults: Contender = shopsync(false);
-export const shopsyncTuned: Contender = shopsync(true);
+/** What a shopsync contender did; `rereadMs` with `reread`. */
+export interface ShopsyncResult extends PushResult {
+  readonly rereadMs?: number;
+}
+
+/** A shopsync push pipeline run as `options` say. */
+export async function runShopsync(shop: ShopProcess, erpFile: string, n: number, options: ShopsyncOptions): Promise<ShopsyncResult> {
+  const { tuned } = options;
+  const dir = mkdtempSync(join(tmpdir(), 'shopsync-bench-run-'));
+  const counts = { requests: 0, throttled: 0 };
+  const onEvent = (e: ClientEvent) => {
+    if (e.type !== 'request') return;
+    counts.requests++;
+    if (e.status === 429) counts.throttled++;
+  };
+  const shopConfig = shopConfigSchema.parse(
+    tuned ? { baseUrl: shop.url, token: shop.token, batchSize: 100, concurrency: 8, rateLimit: { mode: 'fixed', requests: 1_000_000 } } : { baseUrl: shop.url, token: shop.token },
+  );
+  const client = createShopClient({ ...shopClientOptions(shopConfig), onEvent });
+  const def = pipelineSchema.parse({
+    name: 'bench-products',
+    direction: 'push',
+    source: { connection: 'erp' },
+    mapping: 'bench-products.yaml',
+    resource: 'products',
+    ...(tuned ? { batchSize: 100, options: { concurrency: 8 } } : {}),
+  });
+  const where = await benchState(options.backend ?? 'sqlite');
+  let state: StateStore | undefined;
+  try {
+    state = await openState(where.location);
+    const mapping = await loadMapping(writeCatalogMapping(dir));
+    const source = () => createSource({ kind: 'sqlite', path: erpFile }, catalogSource(`SELECT * FROM products WHERE sku <= '${skuOf(n)}'`), { logger: silentLogger, baseDir: dir });
+    let t = performance.now();
+    const run = await runPipeline(def, { state, shop: client, mapping, source });
+    const ms = performance.now() - t;
+    if (run.status !== 'succeeded') throw new Error(`shopsync run ended ${run.status}: ${JSON.stringify(run.error ?? run.counts)}`);
+    const result: PushResult = { records: run.counts.read, ms, requests: counts.requests, throttled: counts.throttled, failed: run.counts.failed };
+    if (!options.reread) return result;
+    await state.cursors.delete(def.name);
+    t = performance.now();
+    const again = await runPipeline(def, { state, shop: client, mapping, source });
+    const rereadMs = performance.now() - t;
+    if (again.status !== 'succeeded' || again.counts.unchanged !== run.counts.read || again.counts.requests !== 0) throw new Error(`no-change re-read: ${JSON.stringify(again.counts)}`);
+    return { ...result, rereadMs };
+  } finally {
+    await client.close();
+    await state?.close();
+    await where.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const shopsyncDefaults: Contender = (shop, erpFile, n) => runShopsync(shop, erpFile, n, { tuned: false });
+export const shopsyncTuned: Contender = (shop, erpFile, n) => runShopsync(shop, erpFile, n, { tuned: true });
