@@ -196,6 +196,8 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     const position = watermark.position;
     if (!dryRun && position && !engine.fatal) {
       if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });
+      // Settles that committed side by side each wrote the mark as they knew it; everything has committed now, so the cursor takes the final one.
+      else if (position !== after) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key });
       await source.commit?.(position);
     }
     let missing: Awaited<ReturnType<typeof handleMissing>>;

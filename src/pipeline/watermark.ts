@@ -51,6 +51,22 @@ export class LowWaterMark {
     return moved;
   }
 
+  /**
+   * Where the mark would stand once these records are settled too, without settling them: a write
+   * records this checkpoint, and the records count as settled only after that write committed. A
+   * write that fails then never lets a later one move the cursor past its records.
+   */
+  peek(seqs: Iterable<number>): CursorPosition | undefined {
+    const also = new Set(seqs);
+    let mark = this.mark;
+    for (let i = this.head; i < this.slots.length; i++) {
+      const slot = this.slots[i]!;
+      if (!slot.settled && !also.has(slot.seq)) break;
+      mark = slot.position;
+    }
+    return mark;
+  }
+
   /** The position the cursor may be saved at (undefined: nothing settled yet and no initial cursor). */
   get position(): CursorPosition | undefined {
     return this.mark;

@@ -52,7 +52,9 @@ export function settleTargetOf(o: PushEngineOptions): SettleTarget {
 export async function settle(target: SettleTarget, settlements: readonly Settlement[]): Promise<CursorPosition | undefined> {
   if (settlements.length === 0) return undefined;
   const { state, pipeline, resource, runId, counts } = target;
-  let moved = false;
+  const seqs = settlements.flatMap((s) => (s.item.seq !== undefined ? [s.item.seq] : []));
+  const before = target.watermark?.position;
+  let checkpoint: CursorPosition | undefined;
   await state.write((tx) => {
     for (const s of settlements) {
       // Hashes and letters are per record: several rows of one ERP key (mapping `row_key`) keep their own.
@@ -105,12 +107,16 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
         if (s.unreadable) counts.unreadable++;
         counts.warnings += item.warnings.length;
       }
-      if (s.item.seq !== undefined && target.watermark?.settle(s.item.seq)) moved = true;
     }
-    const position = target.watermark?.position;
-    if (moved && position && target.cursorName) tx.cursors.set(pipeline, target.cursorName, { value: position.value, key: position.key });
+    const position = target.watermark?.peek(seqs);
+    if (position && position !== before && target.cursorName) {
+      checkpoint = position;
+      tx.cursors.set(pipeline, target.cursorName, { value: position.value, key: position.key });
+    }
     tx.runs.saveCounts(runId, counts);
   });
+  // Only now, committed, do these records count as settled: an earlier write that failed keeps the cursor before its records.
+  for (const seq of seqs) target.watermark?.settle(seq);
   for (const s of settlements) {
     target.events?.emit({
       type: 'record-settled',
@@ -124,12 +130,8 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
       ...(s.kind === 'dead' && s.unreadable ? { unreadable: true } : {}),
     });
   }
-  const position = target.watermark?.position;
-  if (moved && position && target.cursorName) {
-    target.events?.emit({ type: 'checkpoint', runId, pipeline, lane: target.cursorName, position });
-    return position;
-  }
-  return undefined;
+  if (checkpoint && target.cursorName) target.events?.emit({ type: 'checkpoint', runId, pipeline, lane: target.cursorName, position: checkpoint });
+  return checkpoint;
 }
 
 /** Before a send: intents for creates and pending marks for append-only entries, committed. */
