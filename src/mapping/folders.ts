@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { compileGetter, type Scope } from './paths.js';
+import { templateParts, type Scope } from './paths.js';
 
 /** One file of a folder list, as the list's entry rules see it (`name`, `path`, `size`). */
 export interface FolderFile {
@@ -41,15 +41,7 @@ const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' })
  * Relative folders resolve against the mapping file's folder.
  */
 export function compileFolder(template: string, mappingFile: string, extensions: readonly string[] | undefined): (scope: Scope) => FolderRead {
-  const parts: (string | ReturnType<typeof compileGetter>)[] = [];
-  const re = /\{([^{}]+)\}/g;
-  let last = 0;
-  for (let m = re.exec(template); m; m = re.exec(template)) {
-    if (m.index > last) parts.push(template.slice(last, m.index));
-    parts.push(compileGetter(m[1].trim()));
-    last = m.index + m[0].length;
-  }
-  if (last < template.length) parts.push(template.slice(last));
+  const parts = templateParts(template);
   const base = dirname(resolve(mappingFile));
   const allowed = new Set((extensions ?? DEFAULT_EXTENSIONS).map((e) => e.toLowerCase().replace(/^\./, '')));
   return (scope) => {

@@ -78,3 +78,17 @@ export function compileSetter(path: string): (target: Record<string, unknown>, v
 export function normalisePath(path: string): string {
   return path.replace(/\[\d+\]/g, '[]');
 }
+
+/** A `"{Vorname} {Nachname}"` template split into its text and compiled placeholder getters. */
+export function templateParts(template: string): (string | Getter)[] {
+  const parts: (string | Getter)[] = [];
+  const re = /\{([^{}]+)\}/g;
+  let last = 0;
+  for (let m = re.exec(template); m; m = re.exec(template)) {
+    if (m.index > last) parts.push(template.slice(last, m.index));
+    parts.push(compileGetter(m[1]!.trim()));
+    last = m.index + m[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  return parts;
+}

@@ -7,7 +7,7 @@ import { assertTimeZone, compileDateFormat, convertDate, type DateRule } from '.
 import { ExpressionFailure } from './expr.js';
 import { MISSING, PENDING, ruleError, ruleText, type CompileContext, type Produce, type RuleMeta } from './env.js';
 import { compileList, compileObject } from './lists.js';
-import { compileGetter, type Getter, type Scope } from './paths.js';
+import { compileGetter, templateParts, type Getter, type Scope } from './paths.js';
 import type { Condition, RuleInput, RuleObject } from './schema.js';
 
 const API_DATE = 'YYYY-MM-DD';
@@ -70,15 +70,7 @@ const SPACE_RUNS = /\s{2,}/g;
 
 /** `"{Vorname} {Nachname}"`: placeholders are source paths; all missing = no value. */
 function compileTemplate(template: string): Getter {
-  const parts: (string | Getter)[] = [];
-  const re = /\{([^{}]+)\}/g;
-  let last = 0;
-  for (let m = re.exec(template); m; m = re.exec(template)) {
-    if (m.index > last) parts.push(template.slice(last, m.index));
-    parts.push(compileGetter(m[1].trim()));
-    last = m.index + m[0].length;
-  }
-  if (last < template.length) parts.push(template.slice(last));
+  const parts = templateParts(template);
   return (scope) => {
     let out = '';
     let any = false;
