@@ -54,6 +54,8 @@ interface Outcome {
   readonly records: number;
   /** Most runs running at the same moment (runs table). */
   readonly atOnce: number;
+  /** Median duration of one run (a lane's whole push), ms. */
+  readonly runMs: number;
   /** When the runs started, as groups: "4 at +0.1–0.2 s". */
   readonly starts: string;
   readonly replicaCpuS: number;
@@ -139,6 +141,7 @@ async function measure(dir: string, erpFile: string, c: Contender): Promise<Outc
         records: runs.reduce((sum, r) => sum + r.counts.created + r.counts.updated, 0),
         atOnce: mostAtOnce(runs),
         starts: startGroups(runs, t0),
+        runMs: median(runs.map((r) => Date.parse(r.finishedAt!) - Date.parse(r.startedAt))),
         replicaCpuS,
         shopCpuS,
         machineBusy,
@@ -176,13 +179,13 @@ export async function bench(): Promise<string[]> {
     const base = CONTENDERS[0]!.name;
     lines.push(
       ...table(
-        ['contender', 'wall time', 'records/s', 'speed-up vs 1 replica', 'runs at once (most)', 'CPU of the replicas', 'CPU of the shops', 'machine CPU busy'],
+        ['contender', 'wall time', 'records/s', 'speed-up vs 1 replica (each round)', 'runs at once (most)', 'one run (median)', 'CPU of the replicas', 'CPU of the shops', 'machine CPU busy'],
         CONTENDERS.map((c) => {
           const all = rounds.map((m) => m.get(c.name)!);
           const ms = median(all.map((o) => o.ms));
-          const speedUp = median(rounds.map((m) => m.get(base)!.ms / m.get(c.name)!.ms));
+          const speedUps = rounds.map((m) => m.get(base)!.ms / m.get(c.name)!.ms);
           const cpu = median(all.map((o) => o.replicaCpuS));
-          return [c.name, `${(ms / 1000).toFixed(1)} s`, count(median(all.map((o) => (o.records / o.ms) * 1000))), `${speedUp.toFixed(2)}×`, String(median(all.map((o) => o.atOnce))), `${cpu.toFixed(1)} s (${((cpu / (ms / 1000)) * 100).toFixed(0)} % of a core)`, `${median(all.map((o) => o.shopCpuS)).toFixed(1)} s`, `${(median(all.map((o) => o.machineBusy)) * 100).toFixed(0)} % of ${cpus().length} cores`];
+          return [c.name, `${(ms / 1000).toFixed(1)} s`, count(median(all.map((o) => (o.records / o.ms) * 1000))), `${median(speedUps).toFixed(2)}×${ROUNDS > 1 ? ` (${speedUps.map((x) => x.toFixed(2)).join(', ')})` : ''}`, String(median(all.map((o) => o.atOnce))), `${(median(all.map((o) => o.runMs)) / 1000).toFixed(1)} s`, `${cpu.toFixed(1)} s (${((cpu / (ms / 1000)) * 100).toFixed(0)} % of a core)`, `${median(all.map((o) => o.shopCpuS)).toFixed(1)} s`, `${(median(all.map((o) => o.machineBusy)) * 100).toFixed(0)} % of ${cpus().length} cores`];
         }),
       ),
       '',
@@ -198,8 +201,8 @@ export async function bench(): Promise<string[]> {
         }),
       ),
       '',
-      `runs started (last round; seconds after the jobs were added)`,
-      ...CONTENDERS.map((c) => `- ${c.name}: ${rounds.at(-1)!.get(c.name)!.starts}`),
+      `runs started (seconds after the jobs were added)`,
+      ...CONTENDERS.flatMap((c) => rounds.map((m, r) => `- ${c.name}${ROUNDS > 1 ? `, round ${r + 1}` : ''}: ${m.get(c.name)!.starts}`)),
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
