@@ -67,6 +67,11 @@ interface Outcome {
   readonly sharedWaits: readonly number[];
 }
 
+/** A measured value, or n/a where /proc is missing (not Linux). */
+function orNa(value: number, show: (v: number) => string): string {
+  return Number.isNaN(value) ? 'n/a (no /proc)' : show(value);
+}
+
 /** Run starts after `t0`, grouped where they are less than a second apart: "4 at +0.1–0.2 s, 4 at +6.3–6.6 s". */
 function startGroups(runs: readonly RunRecord[], t0: number): string {
   const at = runs.map((r) => (Date.parse(r.startedAt) - t0) / 1000).sort((a, b) => a - b);
@@ -116,8 +121,8 @@ async function measure(dir: string, erpFile: string, c: Contender): Promise<Outc
     });
     try {
       const replicas: ReplicaProcess[] = await Promise.all(Array.from({ length: c.replicas }, (_, i) => d.spawn(`bench-r${i + 1}`)));
-      const cpuBefore = replicas.map((r) => cpuSeconds(r.pid) ?? 0);
-      const shopCpuBefore = shops.map((s) => cpuSeconds(s.pid) ?? 0);
+      const cpuBefore = replicas.map((r) => cpuSeconds(r.pid) ?? Number.NaN);
+      const shopCpuBefore = shops.map((s) => cpuSeconds(s.pid) ?? Number.NaN);
       const machineBefore = machineCpu();
       const t0 = Date.now();
       await d.enqueueAll();
@@ -127,8 +132,8 @@ async function measure(dir: string, erpFile: string, c: Contender): Promise<Outc
       const end = Math.max(...runs.map((r) => Date.parse(r.finishedAt!)));
       const machineAfter = machineCpu();
       const machineBusy = machineBefore && machineAfter ? (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total) : Number.NaN;
-      const replicaCpuS = replicas.reduce((sum, r, i) => sum + (cpuSeconds(r.pid) ?? 0) - cpuBefore[i]!, 0);
-      const shopCpuS = shops.reduce((sum, s, i) => sum + (cpuSeconds(s.pid) ?? 0) - shopCpuBefore[i]!, 0);
+      const replicaCpuS = replicas.reduce((sum, r, i) => sum + (cpuSeconds(r.pid) ?? Number.NaN) - cpuBefore[i]!, 0);
+      const shopCpuS = shops.reduce((sum, s, i) => sum + (cpuSeconds(s.pid) ?? Number.NaN) - shopCpuBefore[i]!, 0);
       const waits = await Promise.all(replicas.map((r) => metricByShop(r.url, 'shopsync_shop_rate_waits_total')));
       await Promise.all(replicas.map((r) => r.stop()));
       const traffic = await Promise.all(shops.map((s) => s.traffic()));
@@ -185,7 +190,7 @@ export async function bench(): Promise<string[]> {
           const ms = median(all.map((o) => o.ms));
           const speedUps = rounds.map((m) => m.get(base)!.ms / m.get(c.name)!.ms);
           const cpu = median(all.map((o) => o.replicaCpuS));
-          return [c.name, `${(ms / 1000).toFixed(1)} s`, count(median(all.map((o) => (o.records / o.ms) * 1000))), `${median(speedUps).toFixed(2)}×${ROUNDS > 1 ? ` (${speedUps.map((x) => x.toFixed(2)).join(', ')})` : ''}`, String(median(all.map((o) => o.atOnce))), `${(median(all.map((o) => o.runMs)) / 1000).toFixed(1)} s`, `${cpu.toFixed(1)} s (${((cpu / (ms / 1000)) * 100).toFixed(0)} % of a core)`, `${median(all.map((o) => o.shopCpuS)).toFixed(1)} s`, `${(median(all.map((o) => o.machineBusy)) * 100).toFixed(0)} % of ${cpus().length} cores`];
+          return [c.name, `${(ms / 1000).toFixed(1)} s`, count(median(all.map((o) => (o.records / o.ms) * 1000))), `${median(speedUps).toFixed(2)}×${ROUNDS > 1 ? ` (${speedUps.map((x) => x.toFixed(2)).join(', ')})` : ''}`, String(median(all.map((o) => o.atOnce))), `${(median(all.map((o) => o.runMs)) / 1000).toFixed(1)} s`, Number.isNaN(cpu) ? 'n/a (no /proc)' : `${cpu.toFixed(1)} s (${((cpu / (ms / 1000)) * 100).toFixed(0)} % of a core)`, orNa(median(all.map((o) => o.shopCpuS)), (v) => `${v.toFixed(1)} s`), orNa(median(all.map((o) => o.machineBusy)), (v) => `${(v * 100).toFixed(0)} % of ${cpus().length} cores`)];
         }),
       ),
       '',
