@@ -1,6 +1,6 @@
 /**
  * Control endpoints under /sandbox/* (same bearer token, any scope; no faults):
- * reference data, settings, faults, reset, clock, token expiry, outbox, privacy log and locks.
+ * reference data, settings, faults, traffic counts, reset, clock, token expiry, outbox, privacy log and locks.
  */
 import { z } from 'zod';
 import type { FaultInjector } from './faults.js';
@@ -11,12 +11,14 @@ import type { SandboxReply, SeedKind } from './handler.js';
 import { errorBody, ok, API_VERSION } from './kit.js';
 import { locksBody, setLock } from './locks.js';
 import { referenceView, writeSettings } from './reference.js';
+import type { TrafficCounter } from './traffic.js';
 import type { TokenRegistry } from './auth.js';
 
 /** What control endpoints need. */
 export interface ControlDeps {
   readonly ctx: InternalContext;
   readonly faults: FaultInjector;
+  readonly traffic: TrafficCounter;
   readonly clock: SandboxClock;
   readonly tokens: TokenRegistry;
   reset(seed: SeedKind): void;
@@ -55,6 +57,10 @@ export function handleControl(deps: ControlDeps, method: string, path: string, b
       if (!parsed.success) return invalid(parsed.error.issues);
       return ok(deps.faults.set(parsed.data));
     }
+    case 'GET /sandbox/traffic':
+      return ok(deps.traffic.view());
+    case 'DELETE /sandbox/traffic':
+      return ok(deps.traffic.reset());
     case 'POST /sandbox/reset': {
       const parsed = resetBody.safeParse(body ?? {});
       if (!parsed.success) return invalid(parsed.error.issues);

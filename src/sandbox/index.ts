@@ -13,6 +13,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { DEFAULT_TOKEN, TokenRegistry, type ClientSpec, type TokenSpec } from './auth.js';
 import { createContext, SandboxClock } from './context.js';
 import { FaultInjector } from './faults.js';
+import { TrafficCounter } from './traffic.js';
 import type { SeedKind } from './handler.js';
 import { handlers } from './handlers/index.js';
 import { readReference, readSettings, referenceView, type ReferenceData, type Settings } from './reference.js';
@@ -27,6 +28,7 @@ export type { ReferenceData, Settings, Language, CustomerGroup, TaxClass, Admin,
 export type { SandboxContext, ResourceHandler, SandboxRequest, SandboxReply, OutboxMail, OutboxAttachment, PrivacyEntry, SeedKind } from './handler.js';
 export { SEED_REFERENCE, SEED_SETTINGS } from './seed/reference.js';
 export type { FaultSettings } from './faults.js';
+export type { TrafficView } from './traffic.js';
 
 /** Default database file when neither `dbPath` nor memory is chosen. */
 export const DEFAULT_SANDBOX_DB = 'state/sandbox.sqlite';
@@ -90,6 +92,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       clock,
       tokens,
       faults,
+      traffic: new TrafficCounter(() => Date.now()),
       logger,
       routes: buildRoutes(allResources),
       handlers,

@@ -89,6 +89,7 @@ async function dispatch(deps: ServerDeps, request: FastifyRequest, reply: Fastif
   }
 
   const fault = deps.faults.decide();
+  deps.traffic.record(fault.kind === 'rate-limited');
   if (fault.kind === 'rate-limited') {
     return send(reply, { status: 429, headers: { 'Retry-After': String(fault.retryAfterSeconds) }, body: errorBody('RATE_LIMITED', `Too many requests; retry after ${fault.retryAfterSeconds} s`, { retry_after: fault.retryAfterSeconds }) });
   }

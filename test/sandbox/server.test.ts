@@ -198,6 +198,20 @@ describe('fault injection', () => {
     }
   });
 
+  it('counts the API requests it received, those answered 429 and the busiest second, but not control requests', async () => {
+    const other = await openShop();
+    try {
+      await other.api('PUT', '/sandbox/faults', { rate_limit_per_second: 3 });
+      for (let i = 0; i < 5; i++) await other.api('GET', '/export/json/products?limit=1');
+      const traffic = await other.api('GET', '/sandbox/traffic');
+      expect(traffic.body).toMatchObject({ requests: 5, rate_limited: 2, busiest_second: 5, busiest_second_passed: 3 });
+      expect((await other.api('DELETE', '/sandbox/traffic')).body).toMatchObject({ requests: 0, rate_limited: 0, busiest_second: 0, busiest_second_passed: 0 });
+      expect((await other.api('GET', '/sandbox/traffic')).body.requests).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers error_rate faults before the write takes effect', async () => {
     const other = await openShop();
     try {

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TrafficView } from '../../../src/sandbox/index.js';
 
 /** A running shop process. */
 export interface ShopProcess {
@@ -9,6 +10,10 @@ export interface ShopProcess {
   readonly token: string;
   /** Set the sandbox's injected faults (latency_ms, rate_limit_per_second…). */
   faults(settings: Readonly<Record<string, number>>): Promise<void>;
+  /** What the shop counted: API requests, 429s, busiest second (GET /sandbox/traffic). */
+  traffic(): Promise<TrafficView>;
+  /** The shop process's id (for its CPU time). */
+  readonly pid: number;
   /** The shop process's peak resident memory is not ours: stop it. */
   close(): Promise<void>;
 }
@@ -28,12 +33,20 @@ export async function startShopProcess(dbPath = ':memory:'): Promise<ShopProcess
     });
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const control = async (method: string, path: string, body?: unknown): Promise<Response> => {
+    const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    if (!res.ok) throw new Error(`${method} ${path} failed: ${res.status} ${await res.text()}`);
+    return res;
+  };
   return {
     url,
     token,
+    pid: child.pid!,
+    async traffic() {
+      return (await (await control('GET', '/sandbox/traffic')).json()) as TrafficView;
+    },
     async faults(settings) {
-      const res = await fetch(`${url}/sandbox/faults`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(settings) });
-      if (!res.ok) throw new Error(`setting sandbox faults failed: ${res.status} ${await res.text()}`);
+      await control('PUT', '/sandbox/faults', settings);
     },
     async close() {
       child.stdin.end();
