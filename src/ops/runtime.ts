@@ -35,6 +35,8 @@ export interface Runtime {
   readonly shops: ReadonlyMap<string, ShopClient>;
   /** The client of a pipeline's shop. */
   shopOf(pipeline: PipelineConfig): ShopClient;
+  /** The client of a shop by name; throws UNKNOWN_SHOP naming the known ones. */
+  shop(name: string): ShopClient;
   readonly events: SyncEvents;
   readonly metrics: Metrics;
   readonly shopContact: ShopContact;
@@ -120,11 +122,12 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
       }),
     );
   }
-  const shopOf = (p: PipelineConfig): ShopClient => {
-    const client = shops.get(p.shop);
-    if (!client) throw new StateError('UNKNOWN_SHOP', `pipeline ${p.name} names shop "${p.shop}", which ${loaded.file} does not configure; known: ${[...shops.keys()].join(', ')}`);
+  const shop = (name: string): ShopClient => {
+    const client = shops.get(name);
+    if (!client) throw new StateError('UNKNOWN_SHOP', `no shop named "${name}"; known: ${[...shops.keys()].join(', ')}`);
     return client;
   };
+  const shopOf = (p: PipelineConfig): ShopClient => shop(p.shop);
   // A record the source could not use counts as `unreadable`, so an alert on it needs no code list.
   events.on('record-settled', (e) => metrics.recordsSettled(e.pipeline, e.unreadable ? 'unreadable' : e.outcome));
   events.on('run-finished', (e) => metrics.runFinished(e.summary.pipeline, e.summary.status, new Date()));
@@ -170,6 +173,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     loaded,
     state,
     shops,
+    shop,
     shopOf,
     events,
     metrics,

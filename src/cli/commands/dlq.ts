@@ -62,7 +62,7 @@ export function dlqCommand(ctx: CliContext): Command {
     .action(async (opts: { pipeline?: string; shop?: string; code?: string; limit: number; json?: boolean }, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
         if (opts.pipeline) runtime.pipeline(opts.pipeline);
-        if (opts.shop !== undefined && !runtime.shops.has(opts.shop)) throw new UsageError(`no shop named "${opts.shop}"; known: ${[...runtime.shops.keys()].join(', ')}`);
+        if (opts.shop !== undefined) runtime.shop(opts.shop);
         const letters = await runtime.state.deadLetters.list({ ...(opts.pipeline ? { pipeline: opts.pipeline } : {}), ...(opts.shop ? { shop: opts.shop } : {}), ...(opts.code ? { code: opts.code } : {}), limit: opts.limit });
         if (opts.json) ctx.print(JSON.stringify(letters, null, 2));
         else if (letters.length === 0) ctx.print('no dead letters');

@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { nextOccurrence } from '../../scheduler/index.js';
 import { processAlive, type StateStore } from '../../state/index.js';
-import { UsageError } from '../exit.js';
 import type { PipelineConfig } from '../../config/index.js';
 import type { CliContext } from '../context.js';
 import { table, when } from '../format.js';
@@ -73,7 +72,7 @@ export function statusCommand(ctx: CliContext): Command {
     .option('--shop <name>', 'only the pipelines of this shop')
     .action(async (opts: { json?: boolean; shop?: string }, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded, logger }) => {
-        if (opts.shop !== undefined && !runtime.shops.has(opts.shop)) throw new UsageError(`no shop named "${opts.shop}"; known: ${[...runtime.shops.keys()].join(', ')}`);
+        if (opts.shop !== undefined) runtime.shop(opts.shop);
         const pipelines: PipelineStatus[] = [];
         for (const p of loaded.config.pipelines) if (opts.shop === undefined || p.shop === opts.shop) pipelines.push(await pipelineStatus(runtime.state, p, loaded.config.timezone));
         const seen = await readReplicas(loaded, runtime.state, logger);

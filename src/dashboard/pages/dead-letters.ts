@@ -1,9 +1,10 @@
 /** Dead letters: why each record failed and how often; retry or drop one, a selection, or all. */
-import { DEFAULT_SHOP, type DeadLetter } from '../../state/index.js';
+import type { DeadLetter } from '../../state/index.js';
 import { formatCount, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField } from '../layout.js';
 import { dateOf, type PageContext, type PageResult } from './context.js';
+import { shopOfPipeline, shopSelect } from './shops.js';
 import { jsonBlock, recordLabel } from './record-events.js';
 
 const LIMIT = 500;
@@ -32,20 +33,13 @@ function row(d: DeadLetter, now: Date): SafeHtml {
 </tr>`;
 }
 
-/** A shop choice for the filter form, when the deployment serves several shops. */
-function shopSelect(ctx: PageContext, shop: string | undefined): SafeHtml {
-  const shops = [...new Set(ctx.pipelines.map((p) => p.shop ?? DEFAULT_SHOP))];
-  if (shops.length < 2) return html``;
-  return html`<label>Shop<select name="shop" data-shop-filter><option value="">all shops</option>${shops.map((s) => html`<option value="${s}"${shop === s ? html` selected` : ''}>${s}</option>`)}</select></label>`;
-}
-
 /** Render the dead-letter list. */
 export async function deadLettersPage(ctx: PageContext): Promise<PageResult> {
   const pipeline = ctx.query.pipeline || undefined;
   const shop = ctx.query.shop || undefined;
   const letters = await ctx.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: LIMIT });
   let total = 0;
-  for (const p of ctx.pipelines) if ((pipeline === undefined || p.name === pipeline) && (shop === undefined || (p.shop ?? DEFAULT_SHOP) === shop)) total += await ctx.state.deadLetters.count(p.name);
+  for (const p of ctx.pipelines) if ((pipeline === undefined || p.name === pipeline) && (shop === undefined || shopOfPipeline(p) === shop)) total += await ctx.state.deadLetters.count(p.name);
   const of = pipeline ?? (shop ? `shop ${shop}` : undefined);
   const scope = of ? `all (${formatCount(total)} of ${of})` : `all (${formatCount(total)})`;
   const body = html`<h1>Dead letters</h1>

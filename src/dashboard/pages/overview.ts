@@ -1,10 +1,11 @@
 /** Overview: every pipeline with its state, last run, counts, cursor, schedule and dead letters. */
-import { DEFAULT_SHOP, type RunRecord, type StoredCursor } from '../../state/index.js';
+import type { RunRecord, StoredCursor } from '../../state/index.js';
 import { formatCount, formatDuration, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField } from '../layout.js';
 import type { DashboardPipeline } from '../types.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
+import { shopLinks, shopOfPipeline } from './shops.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
 import { previewHref } from './preview.js';
 import { replicasPanel } from './replicas.js';
@@ -49,7 +50,7 @@ async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: S
   const markup = html`<section class="panel card ${st}" data-pipeline="${p.name}">
 <div class="card-head"><h2>${p.name}</h2>${badge(st)}</div>
 <dl class="facts">
-<dt>Shop</dt><dd><a href="/?shop=${encodeURIComponent(p.shop ?? DEFAULT_SHOP)}" data-shop="${p.shop ?? DEFAULT_SHOP}">${p.shop ?? DEFAULT_SHOP}</a></dd>
+<dt>Shop</dt><dd><a href="/?shop=${encodeURIComponent(shopOfPipeline(p))}" data-shop="${shopOfPipeline(p)}">${shopOfPipeline(p)}</a></dd>
 <dt>Flow</dt><dd>${p.direction === 'pull' ? html`shop <b>${p.resource ?? '?'}</b> → ERP` : html`ERP → shop <b>${p.resource ?? '?'}</b>`}</dd>
 <dt>${running ? 'Current run' : 'Last run'}</dt><dd>${
     shown
@@ -79,19 +80,10 @@ function rateStat(shop: string, rate: RateSnapshot, named: boolean): SafeHtml {
   return html`<div class="panel stat" data-shop-rate="${shop}"><div class="v">${String(rate.requestsPerSecond)}/s</div><div class="k">${named ? html`shop <b>${shop}</b>` : 'shop'} requests (${how}, ${formatCount(rate.concurrency)} in flight${learnt})</div></div>`;
 }
 
-/** Links that narrow the page to one shop (shown when the deployment serves several). */
-export function shopFilter(ctx: PageContext, path: string): SafeHtml {
-  const shops = [...new Set(ctx.pipelines.map((p) => p.shop ?? DEFAULT_SHOP))];
-  if (shops.length < 2) return html``;
-  const current = ctx.query.shop;
-  const link = (shop: string | undefined, label: string) => html`<a href="${path}${shop ? `?shop=${encodeURIComponent(shop)}` : ''}"${current === shop ? html` aria-current="page"` : ''}>${label}</a>`;
-  return html`<nav class="shop-filter" data-shop-filter>Shop: ${link(undefined, 'all')}${shops.map((s) => html` · ${link(s, s)}`)}</nav>`;
-}
-
 /** Render the overview. */
 export async function overviewPage(ctx: PageContext): Promise<PageResult> {
   const shop = ctx.query.shop;
-  const pipelines = ctx.pipelines.filter((p) => shop === undefined || (p.shop ?? DEFAULT_SHOP) === shop);
+  const pipelines = ctx.pipelines.filter((p) => shop === undefined || shopOfPipeline(p) === shop);
   const cards: Awaited<ReturnType<typeof card>>[] = [];
   for (const p of pipelines) cards.push(await card(ctx, p));
   const running = cards.filter((c) => c.state === 'running').length;
@@ -102,7 +94,7 @@ export async function overviewPage(ctx: PageContext): Promise<PageResult> {
   const dead = cards.reduce((n, c) => n + c.dead, 0);
   const rates = Object.entries(ctx.shopRates?.() ?? {}).filter(([name]) => shop === undefined || name === shop);
   const body = html`<h1>Overview</h1>
-${shopFilter(ctx, '/')}
+${shopLinks(ctx, '/')}
 <div class="summary-grid">
 <div class="panel stat"><div class="v">${formatCount(pipelines.length)}</div><div class="k">pipelines</div></div>
 <div class="panel stat"><div class="v">${formatCount(running)}</div><div class="k">running</div></div>

@@ -1,7 +1,8 @@
 /** Record lookup: by ERP key or shop id, the record's references, dead letters and history across runs. */
-import { DEFAULT_SHOP, type DeadLetter, type RecordEvent, type Reference } from '../../state/index.js';
+import type { DeadLetter, RecordEvent, Reference } from '../../state/index.js';
 import { html } from '../html.js';
 import { type PageContext, type PageResult } from './context.js';
+import { shopsOf } from './shops.js';
 import { eventExtras, eventHeaders, eventRows } from './record-events.js';
 
 const LIMIT = 200;
@@ -9,7 +10,7 @@ const LIMIT = 200;
 /** Everything the state knows about a key that may be an ERP key or a shop id. */
 export async function lookupRecord(ctx: Pick<PageContext, 'state' | 'pipelines'>, q: string): Promise<{ references: Reference[]; events: RecordEvent[]; deadLetters: DeadLetter[] }> {
   const { state } = ctx;
-  const shops = [...new Set(ctx.pipelines.map((p) => p.shop ?? DEFAULT_SHOP))];
+  const shops = shopsOf(ctx.pipelines);
   const resources = [...new Set(ctx.pipelines.map((p) => p.resource).filter((r): r is string => r !== undefined))];
   const references: Reference[] = [];
   const seen = new Set<string>();

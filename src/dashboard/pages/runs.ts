@@ -1,8 +1,9 @@
 /** Runs: a filterable list (pipeline, outcome, time) with the per-run counters. */
-import { DEFAULT_SHOP, type RunFilter, type RunRecord, type RunStatus } from '../../state/index.js';
+import type { RunFilter, RunRecord, RunStatus } from '../../state/index.js';
 import { formatCount, formatDuration, parseDateParam, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge } from '../layout.js';
+import { shopSelect } from './shops.js';
 import { dateOf, runDurationMs, type PageContext, type PageResult } from './context.js';
 
 const PAGE_SIZE = 50;
@@ -90,12 +91,11 @@ export async function runsPage(ctx: PageContext): Promise<PageResult> {
   const runs = rows.slice(0, PAGE_SIZE);
   const offset = filter.offset ?? 0;
   const since = await ctx.state.retention.historySince();
-  const shops = [...new Set(ctx.pipelines.map((p) => p.shop ?? DEFAULT_SHOP))];
   const body = html`<h1>Runs</h1>
 <p class="muted small" data-history-since>${since ? html`Record history goes back to ${since.replace('T', ' ').slice(0, 16)} UTC; older events are pruned by state.retention.` : 'No record history kept yet.'}</p>
 <form class="panel filters" method="get" action="/runs">
 <label>Pipeline<select name="pipeline"><option value="">all pipelines</option>${ctx.pipelines.map((p) => html`<option value="${p.name}"${query.pipeline === p.name ? html` selected` : ''}>${p.name}</option>`)}</select></label>
-${shops.length > 1 ? html`<label>Shop<select name="shop" data-shop-filter><option value="">all shops</option>${shops.map((s) => html`<option value="${s}"${query.shop === s ? html` selected` : ''}>${s}</option>`)}</select></label>` : ''}
+${shopSelect(ctx, query.shop)}
 <label>Outcome<select name="outcome">${OUTCOMES.map((o) => html`<option value="${o.value}"${(query.outcome ?? '') === o.value ? html` selected` : ''}>${o.label}</option>`)}</select></label>
 <label>From (UTC)<input type="datetime-local" name="from" value="${query.from ?? ''}"></label>
 <label>To (UTC)<input type="datetime-local" name="to" value="${query.to ?? ''}"></label>

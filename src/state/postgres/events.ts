@@ -1,7 +1,7 @@
 /** Per-record events (PostgreSQL reads; events are added through `write`). */
 import type pg from 'pg';
 import { toEvent, type EventRow } from '../rows.js';
-import { eventWhere } from '../sqlite/events.js';
+import { eventWhere } from '../filters.js';
 import type { EventFilter, EventStore, MinuteCount } from '../store.js';
 import { iso, toMs, type EventOutcome, type RecordEvent } from '../types.js';
 import { Where } from '../where.js';

@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import type pg from 'pg';
 import { CRASHED_ERROR, toRun, type RunRow } from '../rows.js';
-import { COUNT_COLUMNS, countValues, runWhere } from '../sqlite/runs.js';
+import { COUNT_COLUMNS, countValues, runWhere } from '../filters.js';
 import type { RunFilter, RunStore } from '../store.js';
 import type { RunCounts, RunMode, RunRecord, RunStatus } from '../types.js';
 import { Where } from '../where.js';

@@ -14,7 +14,7 @@
  */
 import { EVENT_COLUMNS, eventValues, LETTER_COLUMNS, letterValues } from '../rows.js';
 import type { StateWriter } from '../store.js';
-import { COUNT_COLUMNS, countValues } from '../sqlite/runs.js';
+import { COUNT_COLUMNS, countValues } from '../filters.js';
 import type { Param } from './db.js';
 
 type Value = string | number | null;

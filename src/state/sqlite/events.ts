@@ -1,23 +1,10 @@
 /** Per-record events (SQLite): what happened to each record in each run, for history and charts. */
 import { EVENT_COLUMNS, eventValues, toEvent, type EventRow } from '../rows.js';
+import { eventWhere } from '../filters.js';
 import type { EventFilter, EventStore, MinuteCount } from '../store.js';
 import { iso, toMs, type EventOutcome, type NewRecordEvent, type RecordEvent } from '../types.js';
 import { Where } from '../where.js';
 import { cached, marks, type Db } from './db.js';
-
-/** The WHERE clause of an event filter (both backends). */
-export function eventWhere(filter: EventFilter, where: Where): Where {
-  where
-    .eq('run_id', filter.runId)
-    .eq('pipeline', filter.pipeline)
-    .eq('shop', filter.shop)
-    .eq('resource', filter.resource)
-    .eq('erp_key', filter.erpKey)
-    .eq('shop_id', filter.shopId === undefined ? undefined : String(filter.shopId))
-    .in('outcome', filter.outcome);
-  if (filter.code !== undefined) where.add("codes LIKE ? ESCAPE '\\'", `% ${filter.code.replace(/[\\%_]/g, (c) => `\\${c}`)} %`);
-  return where.between('at', filter.since, filter.until);
-}
 
 /** Event storage and queries. */
 export class SqliteEvents implements EventStore {

@@ -1,27 +1,11 @@
 /** Runs (SQLite): one row per pipeline execution, with counters kept current while it runs. */
 import { hostname } from 'node:os';
 import { CRASHED_ERROR, toRun, type RunRow } from '../rows.js';
+import { COUNT_COLUMNS, countValues, runWhere } from '../filters.js';
 import type { RunFilter, RunStore } from '../store.js';
 import type { RunCounts, RunMode, RunRecord, RunStatus } from '../types.js';
 import { Where } from '../where.js';
 import { cached, type Db } from './db.js';
-
-/** The WHERE clause of a run filter (both backends). */
-export function runWhere(filter: RunFilter, where: Where): Where {
-  where.eq('pipeline', filter.pipeline).eq('shop', filter.shop).in('status', filter.status).eq('mode', filter.mode);
-  if (filter.outcome === 'failed') where.add('failed > 0');
-  if (filter.outcome === 'dead-lettered') where.add('dead_lettered > 0');
-  if (filter.outcome === 'warnings') where.add('warnings > 0');
-  return where.between('started_at', filter.since, filter.until);
-}
-
-/** The counter values in `COUNT_COLUMNS` order. */
-export function countValues(c: Readonly<RunCounts>): number[] {
-  return [c.read, c.created, c.updated, c.unchanged, c.failed, c.deadLettered, c.unreadable, c.warnings, c.requests];
-}
-
-/** The run counter columns. */
-export const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'dead_lettered', 'unreadable', 'warnings', 'requests'] as const;
 
 /** Run bookkeeping. */
 export class SqliteRuns implements RunStore {
