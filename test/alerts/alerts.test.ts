@@ -26,14 +26,22 @@ let state: StateStore;
 let events: SyncEvents;
 let watcher: AlertWatcher | undefined;
 let clock: number;
+/** Answers the webhook receiver gives before it accepts again (for the retry test). */
+let failNext: number;
 
 beforeEach(async () => {
   hooks = [];
   mails = [];
+  failNext = 0;
   http = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
+      if (failNext > 0) {
+        failNext--;
+        res.writeHead(503).end();
+        return;
+      }
       hooks.push({ body, signature: req.headers['x-shopsync-signature'] as string | undefined });
       res.writeHead(204).end();
     });
@@ -161,6 +169,32 @@ describe('alerts', () => {
       expect(body).not.toContain(HMAC_KEY);
     }
     expect(hooks.map((h) => h.body).join()).toContain('[redacted]');
+  });
+
+  it('tells once that the shop refuses the token, not again while it goes on, and once when it accepts it again, through both channels', async () => {
+    start();
+    const refused = { pipeline: 'products', status: 'failed', error: { code: 'UNAUTHORIZED', message: `the shop refused Bearer ${SECRET_TOKEN}` } } as const;
+    finish(refused);
+    finish({ ...refused, pipeline: 'stock' });
+    finish(refused);
+    await new Promise((r) => setTimeout(r, 100));
+    finish({ pipeline: 'products', status: 'succeeded' });
+    await settle();
+    const auth = messages().filter((m) => m.incident === 'shop-auth');
+    expect(auth.map((m) => m.state)).toEqual(['firing', 'resolved']);
+    const subjects = mails.map((m) => /Subject: (.*)/.exec(m)?.[1]).filter((s) => s?.includes('credentials'));
+    expect(subjects).toEqual(["[shopsync] ALERT: the shop refuses shopsync's credentials", "[shopsync] resolved: the shop accepts shopsync's credentials again"]);
+    for (const body of [...hooks.map((h) => h.body), ...mails]) expect(body).not.toContain(SECRET_TOKEN);
+  });
+
+  it('retries the webhook with backoff when the receiver fails, and delivers the message once', async () => {
+    failNext = 2;
+    start({ webhook: { url: webhookUrl, secret: HMAC_KEY, retries: 2 } });
+    finish({ pipeline: 'stock', status: 'failed', error: { code: 'X', message: 'down' } });
+    await settle();
+    expect(failNext).toBe(0);
+    expect(messages().map((m) => [m.incident, m.state])).toEqual([['run-failed:stock', 'firing']]);
+    expect(mails).toHaveLength(1);
   });
 
   it('sends at most maxPerHour messages', async () => {
