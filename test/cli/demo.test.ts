@@ -37,7 +37,7 @@ async function shopGet(p: Printed, path: string): Promise<Record<string, unknown
 }
 
 describe('shopsync demo (what `npm start` runs)', { timeout: 180_000 }, () => {
-  it('brings products and stock into the sandbox, lands a shop order in the ERP, flows its status back, stops on Ctrl-C and starts again', async () => {
+  it('brings products, variant articles and stock into the sandbox, shows the weekly reconciliation on the Reconcile page, lands a shop order in the ERP, flows its status back, stops on Ctrl-C and starts again', async () => {
     const dir = join(tempDir('shopsync-demo-'), 'demo');
     const demo = startCli(['demo', '--port', '0', '--sandbox-port', '0', '--dir', dir]);
     const p = await started(demo);
@@ -53,6 +53,27 @@ describe('shopsync demo (what `npm start` runs)', { timeout: 180_000 }, () => {
         return shop.size >= articles.length - 1 && same.length >= articles.length / 2 ? same.length : undefined;
       });
       expect(matching).toBeGreaterThan(20);
+
+      // The variant articles reach the shop as SKUs (colour × size as a group, sizes alone as options{})…
+      const variants = await eventually('the variant articles with their SKUs in the sandbox', async () => {
+        const shop = await shopGet(p, '/export/json/products?limit=500');
+        const byModel = new Map(shop.map((r) => [r.products_model, r]));
+        const groups = byModel.get('DEMO-1067')?.option_groups as { combinations: { model: string }[] }[] | undefined;
+        const sizes = Object.values((byModel.get('DEMO-1068')?.options ?? {}) as Record<string, { values: { model: string }[] }>);
+        const skus = [...(groups ?? []).flatMap((g) => g.combinations.map((c) => c.model)), ...sizes.flatMap((o) => o.values.map((v) => v.model))];
+        return skus.length > 0 ? skus : undefined;
+      });
+      expect(variants.filter((s) => s.startsWith('DEMO-1067-'))).toHaveLength(6);
+      expect(variants.filter((s) => s.startsWith('DEMO-1068-')).length).toBeGreaterThan(1);
+
+      // …and the weekly reconciliation, run once at start, is on the dashboard's Reconcile page.
+      const reconcile = await eventually('a products report on the Reconcile page', async () => {
+        const page = await (await fetch(`${p.dashboard}/reconcile`)).text();
+        return /data-pipeline="products" data-drift="\d+"/.test(page) ? page : undefined;
+      });
+      expect(reconcile).toContain('<code>0 3 * * 0</code>');
+      expect(reconcile).toMatch(/data-report-id="[^"]+"/);
+      await demo.waitFor(/products\s+reconciled with the shop: drift \d+/);
 
       // A demo order placed in the sandbox lands in the ERP…
       const [, placed] = await demo.waitFor(/placed order (\d+)/, 60_000);
