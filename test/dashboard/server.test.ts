@@ -211,6 +211,15 @@ describe('dashboard with several shops', () => {
 
   const runRow = (body: string, runId: number) => new RegExp(`<tr data-run-id="${runId}">[\\s\\S]*?</tr>`).exec(body)?.[0];
 
+  it('says on the run list how far back the record history goes (state.retention prunes older events)', async () => {
+    const h = await start({ pipelines });
+    expect((await getPage(h.base, '/runs')).body).toContain('<p class="muted small" data-history-since>No record history kept yet.</p>');
+    await seed(h.state);
+    const since = (await h.state.retention.historySince())!;
+    const page = await getPage(h.base, '/runs');
+    expect(page.body).toContain(`Record history goes back to ${since.replace('T', ' ').slice(0, 16)} UTC; older events are pruned by state.retention.`);
+  });
+
   it('shows the shop of every run and lists only the runs of the shop chosen with ?shop=', async () => {
     const h = await start({ pipelines });
     const { runId } = await seed(h.state);
