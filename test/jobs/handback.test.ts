@@ -20,7 +20,7 @@ const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 
 describe.skipIf(!postgresAvailable)('a replica stopped with SIGTERM', () => {
   it('hands its running job back at once and the other replica continues it from the checkpoint; status, jobs list, dashboard, /readyz and /metrics show who runs what', { timeout: 120_000 }, async () => {
-    const d = await deployment(sandbox, { products: PRODUCTS, orders: 0, requestsPerSecond: 12, heartbeatMs: 1000, deadAfterMs: DEAD_AFTER_MS, ordersPipeline: false });
+    const d = await deployment(sandbox, { products: PRODUCTS, orders: 0, requestsPerSecond: 4, heartbeatMs: 1000, deadAfterMs: DEAD_AFTER_MS, ordersPipeline: false });
     try {
       const replicas = [await d.spawn('alpha'), await d.spawn('beta')];
       const added = await runCli(['jobs', 'add', 'products', '--config', d.config], { env: d.env(), cwd: d.dir });
