@@ -44,8 +44,8 @@ export function emailChannel(cfg: NonNullable<AlertsConfig['email']>): AlertChan
     port: cfg.port,
     secure: cfg.secure,
     ...(cfg.user ? { auth: { user: cfg.user, pass: cfg.password ?? '' } } : {}),
-    // A local relay without a certificate still gets the mail; the content carries no secret.
-    tls: { rejectUnauthorized: false },
+    // Verified by default: with STARTTLS the SMTP login goes over this connection.
+    tls: { rejectUnauthorized: !cfg.allowUntrustedCertificate },
   });
   return {
     name: 'email',

@@ -21,6 +21,8 @@ export const emailSchema = z.strictObject({
   secure: z.boolean().default(false),
   user: z.string().min(1).optional(),
   password: z.string().min(1).optional(),
+  /** Accept a server certificate that does not verify (a local relay with a self-signed one); the login then travels to whoever answers. @default false */
+  allowUntrustedCertificate: z.boolean().default(false),
   from: z.string().min(3),
   to: z.array(z.string().min(3)).min(1),
 });

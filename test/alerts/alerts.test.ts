@@ -197,6 +197,40 @@ describe('alerts', () => {
     expect(mails).toHaveLength(1);
   });
 
+  it('sends mail only to a server whose certificate verifies, unless allowUntrustedCertificate says otherwise', async () => {
+    // smtp-server offers STARTTLS with its own self-signed certificate.
+    const tlsMails: string[] = [];
+    const tls = new SMTPServer({
+      authOptional: true,
+      onData(stream, _session, done) {
+        let text = '';
+        stream.on('data', (c: Buffer) => (text += c.toString()));
+        stream.on('end', () => {
+          tlsMails.push(text);
+          done();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', () => resolve()));
+    const port = (tls.server.address() as AddressInfo).port;
+    const send = async (allowUntrustedCertificate?: boolean) => {
+      const cfg = alertsConfigSchema.parse({ email: { host: '127.0.0.1', port, from: 'shopsync@example.test', to: ['ops@example.test'], ...(allowUntrustedCertificate ? { allowUntrustedCertificate } : {}) } });
+      const w = startAlerts(cfg, { events, state, scheduled: [], secrets: [], logger: silentLogger, now: () => clock })!;
+      finish({ pipeline: 'stock', status: 'failed', error: { code: 'X', message: 'down' } });
+      await new Promise((r) => setTimeout(r, 50));
+      await w.stop();
+    };
+    try {
+      await send();
+      expect(tlsMails).toHaveLength(0);
+      await send(true);
+      expect(tlsMails).toHaveLength(1);
+      expect(tlsMails[0]).toMatch(/Subject: \[shopsync\] ALERT: stock failed/);
+    } finally {
+      await new Promise<void>((resolve) => tls.close(() => resolve()));
+    }
+  });
+
   it('sends at most maxPerHour messages', async () => {
     start({ maxPerHour: 2 });
     for (const p of ['a', 'b', 'c', 'd']) finish({ pipeline: p, status: 'failed', error: { code: 'X', message: 'down' } });
