@@ -69,12 +69,15 @@ describe('campaigns', () => {
     expect((await fx().http.put('/sandbox/locks', { resource: 'newsletters', newsletters_id: 3 })).status).toBe(400);
   });
 
-  it('answers 409 LOCKED and 409 HAS_SENT_ENTRIES on delete and deletes a plain draft', async () => {
+  it('answers 409 LOCKED and 409 HAS_SENT_ENTRIES on delete, the client raises a ConflictError for each, and deletes a plain draft', async () => {
     const locked = await fx().http.delete('/delete/json/newsletter/2');
     expect([locked.status, locked.data.error.code]).toEqual([409, 'LOCKED']);
     const sent = await fx().http.delete('/delete/json/newsletter/1');
     expect([sent.status, sent.data.error.code]).toEqual([409, 'HAS_SENT_ENTRIES']);
-    await expect(fx().client.delete('newsletters', 1)).rejects.toMatchObject({ status: 409, apiCode: 'HAS_SENT_ENTRIES' });
+    await expect(fx().client.delete('newsletters', 1)).rejects.toBeInstanceOf(ConflictError);
+    await expect(fx().client.delete('newsletters', 1)).rejects.toMatchObject({ status: 409, code: 'HAS_SENT_ENTRIES', apiCode: 'HAS_SENT_ENTRIES' });
+    await expect(fx().client.delete('newsletters', 2)).rejects.toBeInstanceOf(ConflictError);
+    await expect(fx().client.delete('newsletters', 2)).rejects.toMatchObject({ status: 409, code: 'LOCKED', apiCode: 'LOCKED' });
     expect(await fx().client.delete('newsletters', 3)).toMatchObject({ success: true, deleted: [3] });
     expect(await fx().client.exportOne('newsletters', 3)).toBeUndefined();
     expect(await fx().client.exportOne('newsletters', 2)).toBeDefined();
