@@ -3,8 +3,8 @@
  * Children of a parent are replaced (deleted by parent key, then inserted) inside that transaction,
  * so a removed order line disappears and a failed batch leaves no half-written order behind.
  */
-import { distance } from 'fastest-levenshtein';
 import type { Logger } from '../../log.js';
+import { nearMatches } from '../../util/suggest.js';
 import { IDENTIFIER } from '../connection.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
 import type { ErpRecord, Sink, SinkBatch } from '../types.js';
@@ -70,12 +70,10 @@ async function missingTable(driver: SqlDriver, table: string): Promise<string | 
   const known = await driver.tables();
   const wanted = `${schema}.${name}`.toLowerCase();
   if (known.some((t) => t.toLowerCase() === wanted)) return undefined;
-  const near = known
-    .map((t) => ({ t, d: Math.min(distance(wanted, t.toLowerCase()), distance(name.toLowerCase(), (t.split('.')[1] ?? t).toLowerCase())) }))
-    .filter((x) => x.d <= Math.max(2, Math.ceil(name.length / 3)))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, 5)
-    .map((x) => x.t);
+  // Tables of the named schema first, so a near name there comes before the same name elsewhere.
+  const inSchema = (t: string) => t.toLowerCase().startsWith(`${schema.toLowerCase()}.`);
+  const ordered = [...known.filter(inSchema), ...known.filter((t) => !inSchema(t))];
+  const near = nearMatches(name, ordered, { spelling: (t) => t.slice(t.indexOf('.') + 1) });
   return `sink table ${name} does not exist in schema ${schema}${near.length > 0 ? `; near matches: ${near.join(', ')}` : ''}. Fix \`table\` (qualify it as schema.table when it lives in another schema), or create the (staging) table with a primary key or unique index on the sink's key.`;
 }
 
