@@ -49,6 +49,19 @@ describe('XML encodings', () => {
     expect(await names({ encoding: 'windows-1252' })).toEqual(['Größe „Übermaß“ – 5 €', 'Café']);
   });
 
+  it('reads an ISO-8859-1 or Windows-1252 file without a declaration in the encoding the source sets', async () => {
+    put('a.xml', iconv.encode(xml('').replace(/[„“–€]/g, '-'), 'latin1'));
+    expect(await names({ encoding: 'iso-8859-1' })).toEqual(['Größe -Übermaß- - 5 -', 'Café']);
+    rmSync(path.join(inbox, 'a.xml'));
+    put('b.xml', iconv.encode(xml(''), 'win1252'));
+    expect(await names({ encoding: 'windows-1252' })).toEqual(['Größe „Übermaß“ – 5 €', 'Café']);
+  });
+
+  it('reads a file with a UTF-8 byte-order mark as UTF-8 over a declaration that says otherwise', async () => {
+    put('a.xml', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(xml('<?xml version="1.0" encoding="ISO-8859-1"?>'), 'utf8')]));
+    expect(await names()).toEqual(['Größe „Übermaß“ – 5 €', 'Café']);
+  });
+
   it('refuses a Windows-1252 file without a declaration as not UTF-8, naming the byte offset, before any record of it', async () => {
     put('a.xml', iconv.encode(xml(''), 'win1252'));
     const items = await collect(await open({ format: 'xml', recordPath: 'Artikel.A', key: '@nr' }), {});
