@@ -57,6 +57,9 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     const letters = JSON.parse(list.stdout) as { erpKey: string; code: string; reason: string; origin: { file: string; line: number; raw: string } }[];
     expect(letters).toEqual([expect.objectContaining({ erpKey: 'artikel.csv#line 3', code: 'SOURCE_BAD_ROW', origin: { file: 'artikel.csv', line: 3, raw: 'CSV-2;"Zwei;2.00;4' } })]);
     expect(letters[0]?.reason).toMatch(/artikel\.csv line 3: .*quote/i);
+
+    const status = await runCli(['status', '--config', config], { env: shopEnv(sandbox) });
+    expect(status.stdout).toMatch(/products .*partial .*3 read, 2 written, 1 unreadable/);
   });
 
   it('exits 1 with dead letters, lists them, retries them through a fixed mapping and drops the rest', async () => {

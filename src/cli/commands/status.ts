@@ -64,6 +64,12 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
   };
 }
 
+/** `10 read, 8 written`, and the records the source could not use said apart, so a partly read file never looks clean. */
+function recordsCell(counts: Readonly<Record<string, number>>): string {
+  const unreadable = counts.unreadable ?? 0;
+  return `${counts.read ?? 0} read, ${(counts.created ?? 0) + (counts.updated ?? 0)} written${unreadable > 0 ? `, ${unreadable} unreadable` : ''}`;
+}
+
 /** Register the command. */
 export function statusCommand(ctx: CliContext): Command {
   return new Command('status')
@@ -92,7 +98,7 @@ export function statusCommand(ctx: CliContext): Command {
               s.shop,
               when(s.lastRun?.startedAt),
               s.lastRun ? `${s.lastRun.status}${s.lastRun.error ? ` [${String(s.lastRun.error.code ?? '')}]` : ''}` : 'never run',
-              s.lastRun ? `${s.lastRun.counts.read ?? 0} read, ${(s.lastRun.counts.created ?? 0) + (s.lastRun.counts.updated ?? 0)} written` : '-',
+              s.lastRun ? recordsCell(s.lastRun.counts) : '-',
               s.cursor ? `${JSON.stringify(s.cursor.value)}${s.cursor.key !== null ? ` / ${s.cursor.key}` : ''}` : '-',
               s.schedule ? when(s.nextRun) : 'on demand',
               String(s.deadLetters),
