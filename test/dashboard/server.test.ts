@@ -135,6 +135,16 @@ describe('dashboard pages', () => {
     expect((await getPage(h.base, '/runs/999')).status).toBe(404);
   });
 
+  it('shows on a run page how many records the source could not use, and nothing of the kind for a clean run', async () => {
+    const h = await start();
+    const partial = await h.state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+    await h.state.runs.finish(partial, 'partial', { ...emptyCounts(), read: 6, updated: 5, deadLettered: 1, unreadable: 1 });
+    const clean = await h.state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+    await h.state.runs.finish(clean, 'succeeded', { ...emptyCounts(), read: 5, unchanged: 5 });
+    expect((await getPage(h.base, `/runs/${partial}`)).body).toMatch(/>1<\/div><div class="k">unreadable</);
+    expect((await getPage(h.base, `/runs/${clean}`)).body).not.toContain('unreadable');
+  });
+
   it('says on the preview page when the dashboard was given no way to preview, instead of failing', async () => {
     const { base } = await start();
     const { status, body } = await getPage(base, '/pipelines/products-push/preview');

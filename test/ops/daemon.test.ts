@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/index.js';
@@ -111,6 +111,27 @@ describe('metrics of a deployment with several shops', () => {
       // Nothing of this pipeline is counted for the default shop, whose client sent nothing.
       expect(metrics).not.toMatch(/shopsync_[a-z_]+\{shop="default",pipeline="products"/);
       expect(metrics).not.toMatch(/shopsync_shop_request_duration_seconds_count\{shop="default"/);
+    } finally {
+      await daemon.close();
+    }
+  });
+});
+
+describe('metrics of records the source could not use', () => {
+  it('counts a row without a key as outcome="unreadable", apart from the records the mapping refused', async () => {
+    const { file, text } = setup();
+    const erp = new Database(join(dirname(file), 'erp.sqlite'));
+    erp.exec("INSERT INTO products VALUES (NULL, 'Ohne Nummer', '1', '2026-01-01')");
+    erp.close();
+    const daemon = await startDaemon(parseConfigText(text, file, { env: { T: sandbox.token } }), { logger: silentLogger, startSchedule: false });
+    try {
+      const summary = await daemon.runtime.run('products');
+      // The file's tests share one sandbox, so D-1 may be created or updated here; the refusals are what counts.
+      expect(summary).toMatchObject({ status: 'partial', counts: { read: 4, deadLettered: 3, unreadable: 1 } });
+      expect(summary.counts.created + summary.counts.updated + summary.counts.unchanged).toBe(1);
+      const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+      expect(metrics).toContain('shopsync_records_total{shop="default",pipeline="products",outcome="unreadable"} 1');
+      expect(metrics).toContain('shopsync_records_total{shop="default",pipeline="products",outcome="dead-lettered"} 2');
     } finally {
       await daemon.close();
     }
