@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pathTemplate } from '../../src/erp/http/sink.js';
 import { createSink, createSource, type HttpSourceConfigInput } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { collect } from './sql-suite.js';
@@ -180,5 +181,14 @@ describe('HTTP sink', () => {
     await expect(sink.write({ id: 'b', records: [{}] })).rejects.toMatchObject({ code: 'CONNECTOR_HTTP_ERROR' });
     expect(failuresLeft).toBe(7);
     expect(posts).toEqual([]);
+  });
+});
+
+describe('a per-record path template', () => {
+  it('fills nested fields and several placeholders from each record, URL-encoded, and leaves a missing value empty', () => {
+    const pathOf = pathTemplate('customers/{record.kunde.nr}/orders/{record.no}.json');
+    expect(pathOf({ kunde: { nr: 'K 1' }, no: 'A/1' })).toBe('customers/K%201/orders/A%2F1.json');
+    expect(pathOf({ no: 7 })).toBe('customers//orders/7.json');
+    expect(pathTemplate('orders')({ no: 1 })).toBe('orders');
   });
 });

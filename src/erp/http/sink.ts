@@ -4,21 +4,33 @@
  */
 import type { HttpConnection } from '../connection.js';
 import type { ConnectorContext, Sink, SinkBatch } from '../types.js';
-import { getPath } from '../values.js';
+import { pathReader } from '../values.js';
 import type { HttpSinkConfig } from './config.js';
 import { jsonClient, resolveUrl } from './request.js';
 
-/** Fill `{record.FIELD}` placeholders in a path, URL-encoded so data cannot change the path's shape. */
-export function fillPath(template: string, record: Readonly<Record<string, unknown>>): string {
-  return template.replace(/\{record\.([^}]+)\}/g, (_m, field: string) => {
-    const v = getPath(record, field);
-    return encodeURIComponent(v === undefined || v === null ? '' : String(v));
-  });
+/**
+ * A path template with `{record.FIELD}` placeholders, parsed once: the returned function fills them
+ * from a record, URL-encoded so data cannot change the path's shape.
+ */
+export function pathTemplate(template: string): (record: Readonly<Record<string, unknown>>) => string {
+  const parts = template.split(/\{record\.([^}]+)\}/);
+  // split with a capture group: even entries are literal text, odd entries field paths.
+  const readers = parts.map((part, i) => (i % 2 === 1 ? pathReader(part) : undefined));
+  return (record) =>
+    parts
+      .map((part, i) => {
+        const read = readers[i];
+        if (!read) return part;
+        const v = read(record);
+        return encodeURIComponent(v === undefined || v === null ? '' : String(v));
+      })
+      .join('');
 }
 
 /** Create a sink posting JSON to an endpoint. */
 export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: ConnectorContext): Promise<Sink> {
   const request = jsonClient(conn, ctx.logger, 'http');
+  const pathOf = pathTemplate(cfg.path);
 
   async function write(batch: SinkBatch): Promise<void> {
     if (!cfg.perRecord) {
@@ -28,7 +40,7 @@ export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: C
       return;
     }
     for (const [index, record] of batch.records.entries()) {
-      const url = resolveUrl(conn.baseUrl, fillPath(cfg.path, record)).toString();
+      const url = resolveUrl(conn.baseUrl, pathOf(record)).toString();
       const body = cfg.wrapIn ? { [cfg.wrapIn]: record } : record;
       await request({ url, method: cfg.method, headers: { ...cfg.headers, [cfg.idempotencyHeader]: `${batch.id}:${index}` }, body });
     }
