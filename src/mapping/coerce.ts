@@ -23,6 +23,33 @@ function stripPlus(s: string): string {
   return s.startsWith('+') ? s.slice(1) : s;
 }
 
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+const COMMA_CODE = 44;
+const POINT_CODE = 46;
+
+/**
+ * The usual cell (`89,90` in de, `89.90` in en or point, `12` anywhere): digits with at most one
+ * decimal separator between them, no sign, space or grouping. One pass over the characters instead
+ * of a trim, a replace and two regular expressions; any other text (and undefined) takes the full
+ * path below, which gives the same answer for these.
+ */
+function plainDecimal(s: string, locale: DecimalLocale | undefined): string | undefined {
+  const n = s.length;
+  if (n === 0) return undefined;
+  // The separator the locale reads as the decimal point; without a locale only plain integers are sure.
+  const sep = locale === 'de' || locale === 'comma' ? COMMA_CODE : locale === 'en' || locale === 'point' ? POINT_CODE : -1;
+  let at = -1;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= DIGIT_0 && c <= DIGIT_9) continue;
+    if (c !== sep || at !== -1 || i === 0 || i === n - 1) return undefined;
+    at = i;
+  }
+  if (at === -1 || sep === POINT_CODE) return s;
+  return `${s.slice(0, at)}.${s.slice(at + 1)}`;
+}
+
 /** Parse a decimal in the given locale into a point-notation string ('1.234,50' de → '1234.50'). */
 export function toDecimal(value: unknown, locale: DecimalLocale | undefined): string {
   if (typeof value === 'number') {
@@ -32,6 +59,8 @@ export function toDecimal(value: unknown, locale: DecimalLocale | undefined): st
     return s;
   }
   if (typeof value !== 'string') throw new CoerceError('MAPPING_DECIMAL', `expected a number, got ${describe(value)}`);
+  const plain = plainDecimal(value, locale);
+  if (plain !== undefined) return plain;
   // Non-breaking spaces are thousands separators in some exports; they never carry meaning.
   const s = value.trim().replace(/[\u00a0\u202f]/g, '');
   switch (locale) {

@@ -131,7 +131,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     for (const [f, segments] of requiredPaths) {
       if (valueAt(payload, segments) === undefined) errors.push(new MappingError('MAPPING_REQUIRED', `field \`${f}\`: the ERP target requires it but the mapping produced nothing`, { file: fileName, field: f }));
     }
-    if (errors.length === 0) return { ok: true, payload, warnings, ...(env.files && env.files.length > 0 ? { files: env.files } : {}) };
+    if (errors.length === 0) return env.files && env.files.length > 0 ? { ok: true, payload, warnings, files: env.files } : { ok: true, payload, warnings };
     const trace = new Map<string, unknown>();
     rerun(trace);
     const ref = recordRef(record);

@@ -58,7 +58,8 @@ export function compileDateFormat(format: string): DateParser {
       const m = regex.exec(text);
       if (!m) throw new CoerceError('MAPPING_DATE', `\`${text}\` does not match the date format \`${format}\``);
       const f: Fields = { y: 0, mo: 1, d: 1, h: 0, mi: 0, s: 0 };
-      order.forEach((tok, i) => {
+      for (let i = 0; i < order.length; i++) {
+        const tok = order[i];
         const n = Number(m[i + 1]);
         if (tok === 'YYYY') f.y = n;
         else if (tok === 'YY') f.y = n < 70 ? 2000 + n : 1900 + n;
@@ -67,7 +68,7 @@ export function compileDateFormat(format: string): DateParser {
         else if (tok === 'HH' || tok === 'H') f.h = n;
         else if (tok === 'mm') f.mi = n;
         else f.s = n;
-      });
+      }
       return check(f, text, format);
     },
   };
@@ -127,22 +128,54 @@ export function zonedToEpoch(f: Fields, tz: string): number {
   return o2 === o1 ? epoch : guess - o2;
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+const pad2 = (n: number) => (n >= 0 && n < 10 ? `0${n}` : String(n).padStart(2, '0'));
+const pad4 = (n: number) => String(n).padStart(4, '0');
 
-/** Render fields with an output format (same tokens as input formats). */
-export function renderDate(f: Fields, format: string): string {
-  let out = '';
+/** One output token as a function of the fields. */
+const RENDER: Record<Token, (f: Fields) => string> = {
+  YYYY: (f) => pad4(f.y),
+  YY: (f) => pad2(f.y % 100),
+  MM: (f) => pad2(f.mo),
+  M: (f) => String(f.mo),
+  DD: (f) => pad2(f.d),
+  D: (f) => String(f.d),
+  HH: (f) => pad2(f.h),
+  H: (f) => String(f.h),
+  mm: (f) => pad2(f.mi),
+  ss: (f) => pad2(f.s),
+};
+
+type Render = (f: Fields) => string;
+// Output formats are few (one or two per mapping): each is split into tokens once, not per value.
+const renderers = new Map<string, Render>();
+
+function renderer(format: string): Render {
+  let render = renderers.get(format);
+  if (render) return render;
+  const parts: (string | ((f: Fields) => string))[] = [];
   for (let i = 0; i < format.length; ) {
     const tok = TOKENS.find((t) => format.startsWith(t, i));
     if (!tok) {
-      out += format[i++];
+      const last = parts[parts.length - 1];
+      if (typeof last === 'string') parts[parts.length - 1] = last + format[i++];
+      else parts.push(format[i++]);
       continue;
     }
     i += tok.length;
-    const v = { YYYY: pad(f.y, 4), YY: pad(f.y % 100), MM: pad(f.mo), M: String(f.mo), DD: pad(f.d), D: String(f.d), HH: pad(f.h), H: String(f.h), mm: pad(f.mi), ss: pad(f.s) }[tok];
-    out += v;
+    parts.push(RENDER[tok]);
   }
-  return out;
+  render = (f) => {
+    let out = '';
+    for (const p of parts) out += typeof p === 'string' ? p : p(f);
+    return out;
+  };
+  renderers.set(format, render);
+  return render;
+}
+
+/** Render fields with an output format (same tokens as input formats). */
+export function renderDate(f: Fields, format: string): string {
+  return renderer(format)(f);
 }
 
 /** Settings of one date/datetime rule, resolved at compile time. */

@@ -90,6 +90,28 @@ export function walk(root: unknown, segs: readonly Segment[], visit: Visit, erro
   walkFrom(segs, root, 0, [], visit, errors);
 }
 
+/**
+ * A registry path and its check as one function of the payload. Most of a resource's paths are
+ * absent from a given payload: a top-level field is one property read, and a deeper path is walked
+ * only when its first field is there.
+ */
+function compileVisit(path: string, visit: Visit): (payload: Record<string, unknown>, errors: MappingError[]) => void {
+  const segs = parseRegistryPath(path);
+  const first = segs[0];
+  if (segs.length === 1 && !first.list && !first.star) {
+    // Visits only read the parts (to name the field in a message): one array serves every payload.
+    const parts = [first.key];
+    return (payload, errors) => {
+      const v = payload[first.key];
+      if (v !== undefined) visit(v, parts, errors);
+    };
+  }
+  if (first.star) return (payload, errors) => walk(payload, segs, visit, errors);
+  return (payload, errors) => {
+    if (payload[first.key] !== undefined) walk(payload, segs, visit, errors);
+  };
+}
+
 const POINT_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /** Compile the guard rails of one erp→shop mapping into a check of finished payloads. */
@@ -123,8 +145,6 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
     const code = typeof v === 'string' && /\d[,.]\d/.test(v) ? 'GUARD_AMBIGUOUS_DECIMAL' : 'GUARD_DECIMAL';
     fail(errors, code, formatPath(parts), v, `a decimal must leave in point notation, got ${describe(v)}; the shop would read '50,5' as 50 (use \`type: decimal\` with a \`locale\`)`);
   };
-  const booleans = r.strictBooleans.map(parseRegistryPath);
-  const decimals = r.decimalFields.map(parseRegistryPath);
   const limits = r.lengthLimits.map((limit) => {
     const code = limit.path.endsWith('products_storage_text') ? 'GUARD_STORAGE_TEXT_LENGTH' : 'GUARD_LENGTH';
     const check: Visit = (v, parts, errors) => {
@@ -132,8 +152,15 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
       const n = [...v].length;
       fail(errors, code, formatPath(parts), v, `${n} characters, the shop takes at most ${limit.max} (${limit.shop === 'truncate' ? 'it would cut the rest silently' : 'it would drop or reject the value'}); shorten it in the ERP or declare \`truncate: ${limit.max}\``);
     };
-    return { segs: parseRegistryPath(limit.path), check };
+    return { path: limit.path, check };
   });
+  // In registry order (booleans, decimals, lengths), so errors come out in the order they always did.
+  const valueChecks = [
+    ...r.strictBooleans.map((p) => compileVisit(p, checkBoolean)),
+    ...r.decimalFields.map((p) => compileVisit(p, checkDecimal)),
+    ...limits.map((l) => compileVisit(l.path, l.check)),
+  ];
+  const createRules = creates && (r.requiredOnCreate?.length ?? 0) > 0;
   const hasStorages = r.name === 'products' && 'storages' in r.lists;
   const hasSuppliers = r.name === 'products' && 'suppliers' in r.lists;
 
@@ -164,9 +191,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
         }
       }
     }
-    for (const segs of booleans) walk(payload, segs, checkBoolean, errors);
-    for (const segs of decimals) walk(payload, segs, checkDecimal, errors);
-    for (const l of limits) walk(payload, l.segs, l.check, errors);
+    for (const check of valueChecks) check(payload, errors);
     for (const [field, hint] of ignored) {
       if (field in payload) fail(errors, 'GUARD_IGNORED_FIELD', field, payload[field], hint);
     }
@@ -183,7 +208,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
         if (missing.length > 0) fail(errors, 'GUARD_HISTORY_IDENTITY', `${f}[${n}]`, entry, `entry lacks its identity field(s) ${missing.join(', ')}; without them it cannot be sent exactly once`);
       }
     }
-    if (creates) {
+    if (createRules) {
       for (const rule of missingOnCreate(r, payload)) fail(errors, rule.guard, rule.field, payload[rule.field], rule.why);
     }
     if (hasStorages && Array.isArray(payload.storages)) {

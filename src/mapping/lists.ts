@@ -11,6 +11,8 @@ import { compileFolder, type FolderFile } from './folders.js';
 
 interface FieldProducer {
   readonly name: string;
+  /** `.name`, joined to the entry's path when a field inside a list or object is produced. */
+  readonly suffix: string;
   readonly produce: Produce;
   readonly set: (target: Record<string, unknown>, value: unknown) => void;
 }
@@ -19,6 +21,7 @@ interface FieldProducer {
 export function compileFields(fields: Record<string, RuleInput>, targetPrefix: string, yamlPath: readonly PropertyKey[], cc: CompileContext): FieldProducer[] {
   return Object.entries(fields).map(([name, rule]) => ({
     name,
+    suffix: `.${name}`,
     produce: compileRule(rule, targetPrefix === '' ? name : `${targetPrefix}.${name}`, [...yamlPath, name], cc),
     set: compileSetter(name),
   }));
@@ -29,7 +32,7 @@ export function buildObject(producers: readonly FieldProducer[], scope: Scope, e
   const out: Record<string, unknown> = {};
   let any = false;
   for (const p of producers) {
-    const v = p.produce(scope, env, at === '' ? p.name : `${at}.${p.name}`);
+    const v = p.produce(scope, env, at === '' ? p.name : at + p.suffix);
     if (v !== MISSING) {
       p.set(out, v);
       any = true;
@@ -45,11 +48,27 @@ export function compileObject(rule: RuleObject, target: string, yamlPath: readon
   return (scope, env, at) => (cond && !cond(scope) ? MISSING : buildObject(producers, scope, env, at));
 }
 
+const POINTS = /\./g;
+
 function sortKey(v: unknown): number | string {
   if (typeof v === 'number') return v;
   const s = String(v ?? '').trim();
-  const n = Number(s.replace(/\./g, '').replace(',', '.'));
+  const n = Number((s.includes('.') ? s.replace(POINTS, '') : s).replace(',', '.'));
   return s !== '' && Number.isFinite(n) ? n : s;
+}
+
+// `[0]`…`[63]` made once: entry paths are built for every entry of every record.
+const INDEX = Array.from({ length: 64 }, (_, i) => `[${i}]`);
+const indexPath = (at: string, i: number) => at + (i < INDEX.length ? INDEX[i] : `[${i}]`);
+
+/** `'a, b,,c'` → `['a', 'b', 'c']`: trimmed parts, empty ones left out. */
+function splitList(text: string, separator: string): string[] {
+  const out: string[] = [];
+  for (const part of text.split(separator)) {
+    const t = part.trim();
+    if (t !== '') out.push(t);
+  }
+  return out;
 }
 
 /** A list target built from `each` (array path) or `split` (delimited string in `from`). */
@@ -75,6 +94,12 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
   const where = rule.where ? compileConditions(rule.where) : undefined;
   const sortBy = rule.sort_by !== undefined ? compileGetter(rule.sort_by) : undefined;
   const groupBy = rule.group_by === undefined ? undefined : (Array.isArray(rule.group_by) ? rule.group_by : [rule.group_by]).map(compileGetter);
+  // One key (the usual case) needs no array and no join per item.
+  const groupKey: ((scope: Scope) => string) | undefined = !groupBy
+    ? undefined
+    : groupBy.length === 1
+      ? (sc) => String(groupBy[0](sc) ?? '')
+      : (sc) => groupBy.map((g) => String(g(sc) ?? '')).join('\u0000');
   const entryFields = rule.fields ? compileFields(rule.fields, listTarget, [...yamlPath, 'fields'], cc) : undefined;
   const itemRule: Produce | undefined = entryFields ? undefined : compileRule(rule.item ?? '.', listTarget, [...yamlPath, rule.item ? 'item' : 'each'], cc);
   const steps = rule.steps;
@@ -94,15 +119,20 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     const obj = buildObject(entryFields ?? [], scope, env, at);
     if (!steps || !scope.rows) return obj;
     const out = obj === MISSING ? {} : obj;
+    // buildObject gives MISSING or an object with keys, so this says whether `out` has any.
+    let any = obj !== MISSING;
     const rows = scope.rows;
     for (let i = fromRow, n = 0; i < rows.length && n < stepFields.length; i++, n++) {
       const stepObj = buildObject(stepFields[n], { item: rows[i], root: scope.root, rows, index: n + 1 }, env, at);
-      if (stepObj !== MISSING) Object.assign(out, stepObj);
+      if (stepObj !== MISSING) {
+        Object.assign(out, stepObj);
+        any = true;
+      }
     }
     if (rows.length - fromRow > stepFields.length) {
       env.warnings.push({ code: 'STEPS_DROPPED', field: at, message: `${rows.length - fromRow - stepFields.length} rows beyond the ${stepFields.length} price steps the shop takes were not sent` });
     }
-    return Object.keys(out).length > 0 ? out : MISSING;
+    return any ? out : MISSING;
   };
 
   return (scope, env, at) => {
@@ -120,7 +150,7 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
       src = read.kind === 'files' ? read.files : undefined;
     }
     // An empty cell is how CSV and SQL exports say "nothing": it counts as missing, not as an empty list.
-    if (split !== undefined && typeof src === 'string') src = src.trim() === '' ? undefined : src.split(split).map((s) => s.trim()).filter((s) => s !== '');
+    if (split !== undefined && typeof src === 'string') src = src.trim() === '' ? undefined : splitList(src, split);
     else if (split !== undefined && typeof src === 'number') src = [src];
     if (src === undefined || src === null) {
       if (replace && rule.when_missing !== 'omit') {
@@ -144,21 +174,21 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     }
     const out: unknown[] = [];
     const errorsBefore = env.errors.length;
-    if (groupBy) {
+    if (groupKey) {
       const groups = new Map<string, unknown[]>();
       for (const item of items) {
-        const k = groupBy.map((g) => String(g({ item, root: scope.root }) ?? '')).join('\u0000');
+        const k = groupKey({ item, root: scope.root });
         const rows = groups.get(k);
         if (rows) rows.push(item);
         else groups.set(k, [item]);
       }
       for (const rows of groups.values()) {
-        const v = entry({ item: rows[0], root: scope.root, rows, index: out.length + 1 }, env, `${at}[${out.length}]`);
+        const v = entry({ item: rows[0], root: scope.root, rows, index: out.length + 1 }, env, indexPath(at, out.length));
         if (v !== MISSING) out.push(v);
       }
     } else {
       for (const item of items) {
-        const v = entry({ item, root: scope.root, index: out.length + 1 }, env, `${at}[${out.length}]`);
+        const v = entry({ item, root: scope.root, index: out.length + 1 }, env, indexPath(at, out.length));
         if (v === MISSING) continue;
         // The pipeline uploads these where the registry says the entries name files (product images).
         if (folder) env.files?.push({ field: at, index: out.length, path: (item as FolderFile).path });

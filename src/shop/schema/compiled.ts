@@ -97,11 +97,23 @@ function compile(schema: z.ZodType): CompiledCheck {
     }
     case 'union': {
       const options = def.options!.map(compileCheck);
-      return plain(schema, def, (v) => options.some((o) => o(v)));
+      if (options.length === 2) {
+        const [a, b] = options as [CompiledCheck, CompiledCheck];
+        return plain(schema, def, (v) => a(v) || b(v));
+      }
+      return plain(schema, def, (v) => {
+        for (const o of options) if (o(v)) return true;
+        return false;
+      });
     }
     case 'array': {
       const element = compileCheck(def.element!);
-      return plain(schema, def, (v) => Array.isArray(v) && v.every((e) => element(e)));
+      return plain(schema, def, (v) => {
+        if (!Array.isArray(v)) return false;
+        // Every index, as zod reads them: a hole is undefined (every() skipped holes, and said yes where zod says no).
+        for (let i = 0; i < v.length; i++) if (!element(v[i])) return false;
+        return true;
+      });
     }
     case 'object':
       return plain(schema, def, objectCheck(schema, def));
