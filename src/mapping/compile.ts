@@ -106,6 +106,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
           storageRowsExist: typeof file.fields.storages === 'object' && file.fields.storages.existing_rows_only === true,
           rules,
           file: fileName,
+          targets: new Set(Object.keys(file.fields).map((name) => name.split('.')[0])),
         })
       : undefined;
   const writeSchema = resource && file.direction === 'erp-to-shop' ? resource.schemas.write : undefined;

@@ -32,6 +32,11 @@ export interface GuardOptions {
   /** Rule metadata by normalised target path, to name the rule in messages. */
   readonly rules: ReadonlyMap<string, RuleMeta>;
   readonly file: string;
+  /**
+   * Top-level fields the mapping can write (the first part of each rule's target). Checks of
+   * fields outside it are left out: they could never fire. Undefined: every check is kept.
+   */
+  readonly targets?: ReadonlySet<string>;
 }
 
 /** Called for each present value at a registry path, with the concrete path as parts (`['storages', 0, 'x']`). */
@@ -132,10 +137,13 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
     const where = meta ? ` (rule \`${meta.text}\` at ${opts.file}:${meta.line})` : '';
     errors.push(new GuardRailError(code, `field \`${field}\`: ${message}${where}`, { file: opts.file, line: meta?.line, column: meta?.column, field, sourceValue: value, rule: meta?.text }));
   };
-  const replaceLists = Object.entries(r.lists).filter(([, d]) => d.semantics.kind === 'replace').map(([f]) => f);
-  const flagLists = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'upsert' && d.semantics.replaceFlag ? [{ field: f, flag: d.semantics.replaceFlag, defaults: Object.entries(d.semantics.insertDefaults ?? {}), deleteAction: d.semantics.deleteAction }] : []));
-  const histories = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'append-only' ? [f] : []));
-  const ignored = Object.entries(IGNORED_FIELDS[r.name] ?? {});
+  const writable = (field: string) => opts.targets === undefined || opts.targets.has(field);
+  const replaceLists = Object.entries(r.lists).filter(([f, d]) => d.semantics.kind === 'replace' && writable(f)).map(([f]) => f);
+  const flagLists = Object.entries(r.lists).flatMap(([f, d]) =>
+    d.semantics.kind === 'upsert' && d.semantics.replaceFlag && writable(d.semantics.replaceFlag) ? [{ field: f, flag: d.semantics.replaceFlag, defaults: Object.entries(d.semantics.insertDefaults ?? {}), deleteAction: d.semantics.deleteAction }] : [],
+  );
+  const histories = Object.entries(r.lists).flatMap(([f, d]) => (d.semantics.kind === 'append-only' && writable(f) ? [f] : []));
+  const ignored = Object.entries(IGNORED_FIELDS[r.name] ?? {}).filter(([f]) => writable(f));
   const creates = opts.operation !== 'update';
   const checkBoolean: Visit = (v, parts, errors) => {
     if (typeof v !== 'boolean') fail(errors, 'GUARD_NOT_BOOLEAN', formatPath(parts), v, `must be a JSON boolean true/false, got ${describe(v)}; the shop treats 'true' and 1 as not set (use \`type: boolean\`)`);
@@ -156,10 +164,15 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
   });
   // In registry order (booleans, decimals, lengths), so errors come out in the order they always did.
   const valueChecks = [
-    ...r.strictBooleans.map((p) => compileVisit(p, checkBoolean)),
-    ...r.decimalFields.map((p) => compileVisit(p, checkDecimal)),
-    ...limits.map((l) => compileVisit(l.path, l.check)),
-  ];
+    ...r.strictBooleans.map((p) => ({ path: p, check: checkBoolean })),
+    ...r.decimalFields.map((p) => ({ path: p, check: checkDecimal })),
+    ...limits,
+  ]
+    .filter(({ path }) => {
+      const first = parseRegistryPath(path)[0];
+      return first.star || writable(first.key);
+    })
+    .map(({ path, check }) => compileVisit(path, check));
   const createRules = creates && (r.requiredOnCreate?.length ?? 0) > 0;
   const hasStorages = r.name === 'products' && 'storages' in r.lists;
   const hasSuppliers = r.name === 'products' && 'suppliers' in r.lists;

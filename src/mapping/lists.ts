@@ -63,6 +63,11 @@ const indexPath = (at: string, i: number) => at + (i < INDEX.length ? INDEX[i] :
 
 /** `'a, b,,c'` → `['a', 'b', 'c']`: trimmed parts, empty ones left out. */
 function splitList(text: string, separator: string): string[] {
+  // Most cells hold one code: no split needed.
+  if (!text.includes(separator)) {
+    const t = text.trim();
+    return t === '' ? [] : [t];
+  }
   const out: string[] = [];
   for (const part of text.split(separator)) {
     const t = part.trim();
@@ -113,6 +118,7 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     }
   }
   const fromRow = (steps?.from_row ?? 2) - 1;
+  const { when_missing: whenMissing, empty } = rule;
 
   const entry = (scope: Scope, env: Env, at: string): unknown => {
     if (itemRule) return itemRule(scope, env, at);
@@ -153,7 +159,7 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     if (split !== undefined && typeof src === 'string') src = src.trim() === '' ? undefined : splitList(src, split);
     else if (split !== undefined && typeof src === 'number') src = [src];
     if (src === undefined || src === null) {
-      if (replace && rule.when_missing !== 'omit') {
+      if (replace && whenMissing !== 'omit') {
         env.errors.push(
           ruleError(env, meta, at, 'GUARD_EMPTY_REPLACE_LIST', `the source \`${sourceName}\` is missing${missingWhy}, and sending \`${at}\` would replace the shop's list; declare \`when_missing: omit\` to leave it untouched`, src),
         );
@@ -195,8 +201,8 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
         out.push(v);
       }
     }
-    if (out.length === 0 && rule.empty === 'omit') return MISSING;
-    if (out.length === 0 && replace && rule.empty !== 'clear') {
+    if (out.length === 0 && empty === 'omit') return MISSING;
+    if (out.length === 0 && replace && empty !== 'clear') {
       // Entries that failed (a lookup without a reference, say) already carry their own error: the source was not empty.
       if (env.errors.length > errorsBefore) return MISSING;
       env.errors.push(

@@ -49,15 +49,17 @@ export function compileConditions(when: Condition | Condition[]): (scope: Scope)
   const list = (Array.isArray(when) ? when : [when]).map((c) => {
     const get = compileGetter(c.from);
     const eq = (a: unknown, b: unknown) => a === b || (a !== null && a !== undefined && b !== null && String(a) === String(b));
+    // Read from the condition once: condition objects differ in shape, so reading them per record is slow.
+    const { equals, not_equals: notEquals, in: oneOf, not_in: noneOf, present } = c;
     return (scope: Scope) => {
       const v = get(scope);
-      if (c.equals !== undefined && !eq(v, c.equals)) return false;
-      if (c.not_equals !== undefined && eq(v, c.not_equals)) return false;
-      if (c.in !== undefined && !c.in.some((x) => eq(v, x))) return false;
-      if (c.not_in !== undefined && c.not_in.some((x) => eq(v, x))) return false;
-      if (c.present !== undefined) {
-        const present = v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
-        if (present !== c.present) return false;
+      if (equals !== undefined && !eq(v, equals)) return false;
+      if (notEquals !== undefined && eq(v, notEquals)) return false;
+      if (oneOf !== undefined && !oneOf.some((x) => eq(v, x))) return false;
+      if (noneOf !== undefined && noneOf.some((x) => eq(v, x))) return false;
+      if (present !== undefined) {
+        const there = v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+        if (there !== present) return false;
       }
       return true;
     };
@@ -176,6 +178,9 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
     if (!table) cc.fail('MAPPING_RULE', `unknown lookup table \`${rule.lookup.table}\`; declare it under \`tables:\``, [...yamlPath, 'lookup', 'table']);
   } else if (rule.lookup) reference = rule.lookup.reference;
 
+  // The rule's settings as constants of the closure: rule objects differ in shape (each has its own
+  // keys), so reading `rule.trim` and the like per record is a slow, megamorphic property load.
+  const { trim, case: letterCase, required, truncate, default: fallback } = rule;
   const isMissing = (v: unknown) =>
     v === undefined || v === null || (!stringTyped && typeof v === 'string' && v.trim() === '') || (nulls !== undefined && nulls.has(String(v)));
 
@@ -192,38 +197,38 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
       }
     }
     if (env.trace) env.trace.set(at, raw);
-    let v: unknown = rule.trim && typeof raw === 'string' ? raw.trim() : raw;
+    let v: unknown = trim && typeof raw === 'string' ? raw.trim() : raw;
     try {
       if (isMissing(v)) {
         if (!hasDefault) {
-          if (rule.required) env.errors.push(ruleError(env, meta, at, 'MAPPING_REQUIRED', 'no value in the source and no default', raw));
+          if (required) env.errors.push(ruleError(env, meta, at, 'MAPPING_REQUIRED', 'no value in the source and no default', raw));
           return MISSING;
         }
-        v = rule.default;
+        v = fallback;
       } else {
-        if (rule.case && typeof v === 'string') v = rule.case === 'upper' ? v.toUpperCase() : v.toLowerCase();
+        if (letterCase && typeof v === 'string') v = letterCase === 'upper' ? v.toUpperCase() : v.toLowerCase();
         if (map) {
           const k = String(v);
           if (Object.prototype.hasOwnProperty.call(map, k)) v = map[k];
-          else if (hasDefault) v = rule.default;
+          else if (hasDefault) v = fallback;
           else throw new CoerceError('MAPPING_UNMAPPED', `${describe(v)} is not in the value map (${Object.keys(map).join(', ')}); add it or give a \`default\``);
         }
         if (table) {
           const k = String(v);
           if (Object.prototype.hasOwnProperty.call(table, k)) v = table[k];
-          else if (hasDefault) v = rule.default;
+          else if (hasDefault) v = fallback;
           else throw new CoerceError('MAPPING_LOOKUP', `${describe(v)} is not in the lookup table; add it or give a \`default\``);
         } else if (reference) {
           const id = env.ctx.lookupReference(reference, String(v));
           if (id !== undefined) v = id;
-          else if (hasDefault) v = rule.default;
+          else if (hasDefault) v = fallback;
           else throw new CoerceError('MAPPING_LOOKUP', `no shop id is known for ${reference} with ERP key ${describe(v)}; sync ${reference} first or give a \`default\``);
         }
       }
       if (coerce && v !== null) v = coerce(v);
-      if (rule.truncate !== undefined && typeof v === 'string' && v.length > rule.truncate) {
-        env.warnings.push({ code: 'TRUNCATED', field: at, message: `cut from ${v.length} to ${rule.truncate} characters as the mapping declares` });
-        v = v.slice(0, rule.truncate);
+      if (truncate !== undefined && typeof v === 'string' && v.length > truncate) {
+        env.warnings.push({ code: 'TRUNCATED', field: at, message: `cut from ${v.length} to ${truncate} characters as the mapping declares` });
+        v = v.slice(0, truncate);
       }
       return v;
     } catch (err) {
