@@ -15,6 +15,10 @@ import { attachChildren, groupRows } from './nested.js';
 import { compileNamed, paramNames } from './params.js';
 
 const DEFAULT_PAGE_SIZE = 500;
+/** A page query slower than this scanned rather than walked an index: fewer, larger pages then cost less. */
+const SLOW_PAGE_MS = 50;
+/** How far a slow source's pages may grow beyond the configured size (memory stays bounded). */
+const MAX_PAGE_GROWTH = 16;
 
 /**
  * The key as a bound value. SQLite compares an integer with a text value as "integer is smaller" when
@@ -50,10 +54,9 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
       keyParts(after.key, columns).forEach((part, i) => {
         values[`cursor_key_${i}`] = keyParam(driver, part);
       });
-      // A composite key compares as a row value: (Firma, ARTNR) > (:k0, :k1).
-      const keyTuple = ks.length === 1 ? ks[0] : `(${ks.join(', ')})`;
-      const paramTuple = ks.length === 1 ? ':cursor_key_0' : `(${ks.map((_, i) => `:cursor_key_${i}`).join(', ')})`;
-      conditions.push(`(${c} > :cursor OR (${c} = :cursor AND ${keyTuple} > ${paramTuple}))`);
+      // One row value (cursor, key…) > (:cursor, :k0…): the same order as `c > :cursor OR (c = :cursor AND key > :k)`, but an
+      // index on (cursor, key) serves it as a range, where the OR form walks every tie of the cursor value from the start each page.
+      conditions.push(`(${c}, ${ks.join(', ')}) > (:cursor, ${ks.map((_, i) => `:cursor_key_${i}`).join(', ')})`);
     }
   }
   if (until !== undefined && until !== null) {
@@ -107,12 +110,16 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
   async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
     const pageSize = options.pageSize ?? cfg.pageSize ?? DEFAULT_PAGE_SIZE;
     let after = options.after && options.after.value !== null ? options.after : undefined;
-    let limit = pageSize;
+    // Pages grow while their query is slow (no index on the cursor: every page scans and sorts the whole query).
+    let size = pageSize;
+    let limit = size;
     for (;;) {
       if (options.signal?.aborted) throw new AbortedError();
       const compiled = pageQuery(driver, cfg, after, options.until, limit);
+      const started = performance.now();
       const rows = (await driver.query(compiled.sql, compiled.params)).map(jsonSafeRow);
       const full = rows.length >= limit;
+      if (full && performance.now() - started > SLOW_PAGE_MS) size = Math.min(size * 2, pageSize * MAX_PAGE_GROWTH);
       const { records, complete } = pageRecords(cfg, rows, full);
       if (!complete) {
         limit *= 2; // one key has more joined rows than the page holds
@@ -143,7 +150,7 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
         throw connectorError(connector, CONNECTOR_CODES.queryFailed, `keyset query made no progress after ${JSON.stringify(after ?? null)}: a query that pages itself must filter (cursor, key) > (:cursor, :cursor_key) and ORDER BY ${cfg.cursor}, ${cfg.key}.`);
       }
       after = last;
-      limit = pageSize;
+      limit = size;
     }
   }
 
