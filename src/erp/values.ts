@@ -10,6 +10,8 @@ export const recordSchema = z.record(z.string(), z.unknown());
 
 /** Convert one driver value to a JSON-safe value (Date → ISO, bigint → number or string, Buffer → base64). */
 export function jsonSafe(value: unknown): unknown {
+  // Most driver values are strings: answered before the other checks.
+  if (typeof value === 'string') return value;
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint') {
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
@@ -30,7 +32,10 @@ export function jsonSafe(value: unknown): unknown {
 /** Convert a driver row to a JSON-safe record. */
 export function jsonSafeRow(row: Record<string, unknown>): ErpRecord {
   const out: ErpRecord = {};
-  for (const [k, v] of Object.entries(row)) out[k] = jsonSafe(v);
+  for (const k of Object.keys(row)) {
+    const v = row[k];
+    out[k] = typeof v === 'string' ? v : jsonSafe(v);
+  }
   return out;
 }
 

@@ -74,7 +74,7 @@ export class PushEngine {
       for await (const it of items) {
         this.o.counts.read++;
         const seq = wm.track(it.position);
-        chunk.push({ seq, erpKey: it.key, record: it.record, position: it.position, ...(it.refused ? { refused: it.refused } : {}), ...(it.origin ? { origin: it.origin } : {}) });
+        chunk.push({ seq, erpKey: it.key, record: it.record, position: it.position, refused: it.refused, origin: it.origin });
         if (chunk.length >= this.batchSize) await this.acceptChunk(chunk.splice(0));
         if (this.stopping) break;
       }

@@ -45,7 +45,16 @@ export interface WorkItem {
 
 /** A record's final outcome, ready to be written to the state. */
 export type Settlement =
-  | { readonly kind: 'done'; readonly item: WorkItem; readonly outcome: 'created' | 'updated' | 'unchanged'; readonly shopId?: ShopId; readonly warnings: readonly StoredIssue[]; readonly storeHash: boolean }
+  | {
+      readonly kind: 'done';
+      readonly item: WorkItem;
+      readonly outcome: 'created' | 'updated' | 'unchanged';
+      readonly shopId?: ShopId;
+      readonly warnings: readonly StoredIssue[];
+      readonly storeHash: boolean;
+      /** The state already holds this reference (read from it this run) and no create intent is open: settling writes neither. */
+      readonly stateHolds?: boolean;
+    }
   | {
       readonly kind: 'dead';
       readonly item: Pick<WorkItem, 'seq' | 'erpKey' | 'record' | 'warnings'> & { readonly payload?: unknown; readonly hash?: string; readonly shopId?: ShopId; readonly origin?: RecordOrigin };
