@@ -2,6 +2,8 @@
  * Dot paths, compiled once into getters and setters.
  */
 
+import { compileRead, compileWrite, type Base } from './access.js';
+
 // Reading and writing zod issue paths is shared with the config, client and ERP parts.
 export { formatPath, valueAt } from '../util/paths.js';
 
@@ -17,71 +19,25 @@ export interface Scope {
 
 export type Getter = (scope: Scope) => unknown;
 
-const itemOf = (s: Scope): unknown => s.item;
-
 /** Compile a source path: `A.B.0.C`, `$root.A`, `$rows`, `$index`, `.` (the item itself). */
 export function compileGetter(path: string): Getter {
   if (path === '.' || path === '$item') return (s) => s.item;
   if (path === '$index') return (s) => s.index;
-  let base: (s: Scope) => unknown = itemOf;
+  let base: Base = 'item';
   let rest = path;
   if (path === '$root' || path.startsWith('$root.')) {
-    base = (s) => s.root;
+    base = 'root';
     rest = path.slice(6);
   } else if (path === '$rows' || path.startsWith('$rows.')) {
-    base = (s) => s.rows;
+    base = 'rows';
     rest = path.slice(6);
   }
-  const segs = rest === '' ? [] : rest.split('.');
-  if (segs.length === 0) return base;
-  // The common shapes read `s.item` directly: one closure call per read instead of two.
-  const fromItem = base === itemOf;
-  if (segs.length === 1) {
-    const k = segs[0];
-    if (fromItem) {
-      return (s) => {
-        const o = s.item;
-        return o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
-      };
-    }
-    return (s) => {
-      const o = base(s);
-      return o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
-    };
-  }
-  return (s) => {
-    let o = base(s);
-    for (const k of segs) {
-      if (o === null || typeof o !== 'object') return undefined;
-      o = (o as Record<string, unknown>)[k];
-    }
-    return o;
-  };
+  return compileRead(base, rest === '' ? [] : rest.split('.'));
 }
 
 /** Compile a target dot path into a setter that creates intermediate objects. */
 export function compileSetter(path: string): (target: Record<string, unknown>, value: unknown) => void {
-  const segs = path.split('.');
-  if (segs.length === 1) {
-    const k = segs[0];
-    return (t, v) => {
-      t[k] = v;
-    };
-  }
-  const last = segs[segs.length - 1];
-  const parents = segs.slice(0, -1);
-  return (t, v) => {
-    let o = t;
-    for (const k of parents) {
-      let next = o[k];
-      if (next === null || typeof next !== 'object' || Array.isArray(next)) {
-        next = {};
-        o[k] = next;
-      }
-      o = next as Record<string, unknown>;
-    }
-    o[last] = v;
-  };
+  return compileWrite(path.split('.'));
 }
 
 /** `groups[0].price` → `groups[].price` (the rule index key). */
