@@ -6,6 +6,7 @@
  */
 import { GuardRailError, type MappingError } from '../errors.js';
 import { missingOnCreate, type ResourceDef } from '../shop/registry/index.js';
+import { isPointDecimal } from '../shop/schema/patterns.js';
 import { describe } from './coerce.js';
 import { formatPath, normalisePath } from './paths.js';
 import type { RuleMeta } from './env.js';
@@ -117,7 +118,6 @@ function compileVisit(path: string, visit: Visit): (payload: Record<string, unkn
   };
 }
 
-const POINT_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /** Compile the guard rails of one erp→shop mapping into a check of finished payloads. */
 export function compileGuards(opts: GuardOptions): (payload: Record<string, unknown>, errors: MappingError[], warnings: Finding[]) => void {
@@ -149,7 +149,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
     if (typeof v !== 'boolean') fail(errors, 'GUARD_NOT_BOOLEAN', formatPath(parts), v, `must be a JSON boolean true/false, got ${describe(v)}; the shop treats 'true' and 1 as not set (use \`type: boolean\`)`);
   };
   const checkDecimal: Visit = (v, parts, errors) => {
-    if (v === null || typeof v === 'number' || (typeof v === 'string' && POINT_DECIMAL.test(v))) return;
+    if (v === null || typeof v === 'number' || (typeof v === 'string' && isPointDecimal(v))) return;
     const code = typeof v === 'string' && /\d[,.]\d/.test(v) ? 'GUARD_AMBIGUOUS_DECIMAL' : 'GUARD_DECIMAL';
     fail(errors, code, formatPath(parts), v, `a decimal must leave in point notation, got ${describe(v)}; the shop would read '50,5' as 50 (use \`type: decimal\` with a \`locale\`)`);
   };

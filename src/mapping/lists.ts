@@ -30,6 +30,11 @@ export function compileFields(fields: Record<string, RuleInput>, targetPrefix: s
 /** Run field producers into one object; MISSING when nothing was produced. */
 export function buildObject(producers: readonly FieldProducer[], scope: Scope, env: Env, at: string): Record<string, unknown> | typeof MISSING {
   const out: Record<string, unknown> = {};
+  return buildInto(producers, scope, env, at, out) ? out : MISSING;
+}
+
+/** Run field producers into `out`; true when any produced a value. */
+function buildInto(producers: readonly FieldProducer[], scope: Scope, env: Env, at: string, out: Record<string, unknown>): boolean {
   let any = false;
   for (const p of producers) {
     const v = p.produce(scope, env, at === '' ? p.name : at + p.suffix);
@@ -38,7 +43,7 @@ export function buildObject(producers: readonly FieldProducer[], scope: Scope, e
       any = true;
     }
   }
-  return any ? out : MISSING;
+  return any;
 }
 
 /** A nested object target (`billing: { fields: … }`). */
@@ -49,9 +54,33 @@ export function compileObject(rule: RuleObject, target: string, yamlPath: readon
 }
 
 const POINTS = /\./g;
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/**
+ * `'10,000'` → 10: digits with at most one comma, up to 15 digits. Their value as an integer over a
+ * power of ten is exact in a double, and one division rounds once, to the double Number() reads.
+ */
+function plainSortNumber(s: string): number | undefined {
+  const n = s.length;
+  if (n === 0 || n > 16) return undefined;
+  let digits = 0;
+  let scale = -1;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits = digits * 10 + (c - 48);
+    else if (c === 44 && scale === -1 && i > 0 && i < n - 1) scale = n - 1 - i;
+    else return undefined;
+  }
+  if (scale === -1) return n > 15 ? undefined : digits;
+  return digits / POWERS_OF_TEN[scale];
+}
 
 function sortKey(v: unknown): number | string {
   if (typeof v === 'number') return v;
+  if (typeof v === 'string') {
+    const plain = plainSortNumber(v);
+    if (plain !== undefined) return plain;
+  }
   const s = String(v ?? '').trim();
   const n = Number((s.includes('.') ? s.replace(POINTS, '') : s).replace(',', '.'));
   return s !== '' && Number.isFinite(n) ? n : s;
@@ -118,6 +147,7 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     }
   }
   const fromRow = (steps?.from_row ?? 2) - 1;
+  const flatSteps = stepFields.every((fields) => fields.every((f) => !f.name.includes('.') && f.name !== '__proto__'));
   const { when_missing: whenMissing, empty } = rule;
 
   const entry = (scope: Scope, env: Env, at: string): unknown => {
@@ -129,7 +159,14 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     let any = obj !== MISSING;
     const rows = scope.rows;
     for (let i = fromRow, n = 0; i < rows.length && n < stepFields.length; i++, n++) {
-      const stepObj = buildObject(stepFields[n], { item: rows[i], root: scope.root, rows, index: n + 1 }, env, at);
+      const stepScope = { item: rows[i], root: scope.root, rows, index: n + 1 };
+      // Flat step fields (the usual `products_price{n}`) go straight into the entry: the same as
+      // assigning a step object, without making one. A dotted field replaces, as Object.assign does.
+      if (flatSteps) {
+        if (buildInto(stepFields[n], stepScope, env, at, out)) any = true;
+        continue;
+      }
+      const stepObj = buildObject(stepFields[n], stepScope, env, at);
       if (stepObj !== MISSING) {
         Object.assign(out, stepObj);
         any = true;

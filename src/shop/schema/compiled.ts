@@ -10,6 +10,7 @@
  * that part, so the answer is always zod's. Callers still ask zod for the issues when it says no.
  */
 import type { z } from 'zod';
+import { matcherFor } from './patterns.js';
 
 /** A compiled check: true exactly when the schema accepts the value. */
 export type CompiledCheck = (value: unknown) => boolean;
@@ -154,10 +155,8 @@ function checkOf(c: CheckDef): CompiledCheck | undefined {
     case 'string_format': {
       const pattern = c.format === 'regex' ? c.pattern : undefined;
       if (!pattern) return undefined;
-      return (v) => {
-        pattern.lastIndex = 0;
-        return pattern.test(v as string);
-      };
+      const matches = matcherFor(pattern);
+      return (v) => matches(v as string);
     }
     case 'min_length':
       return (v) => (v as string).length >= c.minimum!;
