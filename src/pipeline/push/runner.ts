@@ -36,6 +36,14 @@ export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'bat
 
 type Op = 'create' | 'update';
 
+/**
+ * Records settled without a request (unchanged, refused before sending) are committed in groups of
+ * this many: one commit per 100 unchanged records cost about 1.8 ms of SQLite's commit work each in
+ * a no-change re-read. A crash loses at most this many records' bookkeeping, and the cursor, moved
+ * in the same commit, stays before them: they are read again, at no request.
+ */
+const IMMEDIATE_SETTLE = 1000;
+
 /** One push run's engine. */
 export class PushEngine {
   readonly plan: PlannedRecord[] = [];
@@ -146,7 +154,7 @@ export class PushEngine {
     }
     if (this.o.dryRun) planSettled(this.o.counts, this.plan, prepared.settlement);
     else this.immediate.push(prepared.settlement);
-    if (this.immediate.length >= this.batchSize) await this.flushImmediate();
+    if (this.immediate.length >= Math.max(this.batchSize, IMMEDIATE_SETTLE)) await this.flushImmediate();
   }
 
   /** Prepare the held versions whose predecessor settled meanwhile. */
