@@ -179,7 +179,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
             const e0 = env.errors.length;
             const w0 = env.warnings.length;
             const f0 = files.length;
-            const value = p.produce({ item: record, root: record }, env, p.name);
+            const value = p.produce({ item: record, root: record }, env, '', p.name);
             done = { value, errors: env.errors.slice(e0), warnings: env.warnings.slice(w0), files: files.slice(f0) };
             // A field without expressions is final after one pass.
             if (!p.usesExpr) settled.set(i, done);

@@ -40,8 +40,12 @@ export interface Env {
   readonly trace?: Map<string, unknown>;
 }
 
-/** A compiled rule: produce the value for one output path, or MISSING. */
-export type Produce = (scope: Scope, env: Env, at: string) => unknown;
+/**
+ * A compiled rule: produce the value for one output path, or MISSING. The path is `parent + name`
+ * (`groups[0]` + `.customers_group_price`; top-level fields: `''` + their name), joined only when
+ * a message, warning or trace needs it: most values never do.
+ */
+export type Produce = (scope: Scope, env: Env, parent: string, name: string) => unknown;
 
 /** Defaults declared at the top of a mapping file. */
 export interface FileDefaults {

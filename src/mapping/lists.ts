@@ -37,7 +37,7 @@ export function buildObject(producers: readonly FieldProducer[], scope: Scope, e
 function buildInto(producers: readonly FieldProducer[], scope: Scope, env: Env, at: string, out: Record<string, unknown>): boolean {
   let any = false;
   for (const p of producers) {
-    const v = p.produce(scope, env, at === '' ? p.name : at + p.suffix);
+    const v = p.produce(scope, env, at, at === '' ? p.name : p.suffix);
     if (v !== MISSING) {
       p.set(out, v);
       any = true;
@@ -50,7 +50,7 @@ function buildInto(producers: readonly FieldProducer[], scope: Scope, env: Env, 
 export function compileObject(rule: RuleObject, target: string, yamlPath: readonly PropertyKey[], cc: CompileContext): Produce {
   const producers = compileFields(rule.fields ?? {}, target, [...yamlPath, 'fields'], cc);
   const cond = rule.when ? compileConditions(rule.when) : undefined;
-  return (scope, env, at) => (cond && !cond(scope) ? MISSING : buildObject(producers, scope, env, at));
+  return (scope, env, parent, name) => (cond && !cond(scope) ? MISSING : buildObject(producers, scope, env, parent + name));
 }
 
 const POINTS = /\./g;
@@ -151,7 +151,7 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
   const { when_missing: whenMissing, empty } = rule;
 
   const entry = (scope: Scope, env: Env, at: string): unknown => {
-    if (itemRule) return itemRule(scope, env, at);
+    if (itemRule) return itemRule(scope, env, at, '');
     const obj = buildObject(entryFields ?? [], scope, env, at);
     if (!steps || !scope.rows) return obj;
     const out = obj === MISSING ? {} : obj;
@@ -178,8 +178,10 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     return any ? out : MISSING;
   };
 
-  return (scope, env, at) => {
+  return (scope, env, parent, name) => {
     if (cond && !cond(scope)) return MISSING;
+    // A top-level list ('' + name) makes no new string.
+    const at = parent + name;
     let src = source(scope);
     let missingWhy = '';
     if (folder) {
@@ -209,7 +211,8 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     }
     let items: readonly unknown[] = src;
     if (where) items = items.filter((item) => where({ item, root: scope.root }));
-    if (sortBy) {
+    // One entry is sorted already (and keys have no side effects): no key, no sort.
+    if (sortBy && items.length > 1) {
       // Keys computed once per item, not twice per comparison (sortKey runs two regex replaces).
       const keyed = items.map((item) => ({ item, k: sortKey(sortBy({ item, root: scope.root })) }));
       keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));

@@ -170,12 +170,15 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
   // An empty string is a value only for plain text targets; for numbers, dates, flags and lookups it means "nothing".
   const stringTyped = (rule.type === undefined || rule.type === 'string') && rule.lookup === undefined;
   const nulls = rule.null_values ? new Set(rule.null_values.map(String)) : undefined;
-  const map = rule.map;
-  let table: Readonly<Record<string, unknown>> | undefined;
+  // Value maps and tables as Maps, made once: one hash lookup per value instead of hasOwnProperty and a read.
+  const map = rule.map ? new Map(Object.entries(rule.map)) : undefined;
+  const mapKeys = rule.map ? Object.keys(rule.map).join(', ') : '';
+  let table: ReadonlyMap<string, unknown> | undefined;
   let reference: string | undefined;
   if (rule.lookup && 'table' in rule.lookup) {
-    table = cc.tables[rule.lookup.table];
-    if (!table) cc.fail('MAPPING_RULE', `unknown lookup table \`${rule.lookup.table}\`; declare it under \`tables:\``, [...yamlPath, 'lookup', 'table']);
+    const declared = cc.tables[rule.lookup.table];
+    table = declared ? new Map(Object.entries(declared)) : undefined;
+    if (!declared) cc.fail('MAPPING_RULE', `unknown lookup table \`${rule.lookup.table}\`; declare it under \`tables:\``, [...yamlPath, 'lookup', 'table']);
   } else if (rule.lookup) reference = rule.lookup.reference;
 
   // The rule's settings as constants of the closure: rule objects differ in shape (each has its own
@@ -184,7 +187,7 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
   const isMissing = (v: unknown) =>
     v === undefined || v === null || (!stringTyped && typeof v === 'string' && v.trim() === '') || (nulls !== undefined && nulls.has(String(v)));
 
-  return (scope, env, at) => {
+  return (scope, env, parent, name) => {
     if (cond && !cond(scope)) return MISSING;
     let raw = source(scope);
     if (raw !== null && typeof raw === 'object' && EXPR in raw) {
@@ -192,16 +195,16 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
       raw = env.expr.value((raw as { [EXPR]: number })[EXPR], scope, env.ctx);
       if (raw === PENDING) return MISSING;
       if (raw instanceof ExpressionFailure) {
-        env.errors.push(ruleError(env, meta, at, 'MAPPING_EXPR', `the expression failed: ${raw.message}`, undefined));
+        env.errors.push(ruleError(env, meta, parent + name, 'MAPPING_EXPR', `the expression failed: ${raw.message}`, undefined));
         return MISSING;
       }
     }
-    if (env.trace) env.trace.set(at, raw);
+    if (env.trace) env.trace.set(parent + name, raw);
     let v: unknown = trim && typeof raw === 'string' ? raw.trim() : raw;
     try {
       if (isMissing(v)) {
         if (!hasDefault) {
-          if (required) env.errors.push(ruleError(env, meta, at, 'MAPPING_REQUIRED', 'no value in the source and no default', raw));
+          if (required) env.errors.push(ruleError(env, meta, parent + name, 'MAPPING_REQUIRED', 'no value in the source and no default', raw));
           return MISSING;
         }
         v = fallback;
@@ -209,13 +212,13 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
         if (letterCase && typeof v === 'string') v = letterCase === 'upper' ? v.toUpperCase() : v.toLowerCase();
         if (map) {
           const k = String(v);
-          if (Object.prototype.hasOwnProperty.call(map, k)) v = map[k];
+          if (map.has(k)) v = map.get(k);
           else if (hasDefault) v = fallback;
-          else throw new CoerceError('MAPPING_UNMAPPED', `${describe(v)} is not in the value map (${Object.keys(map).join(', ')}); add it or give a \`default\``);
+          else throw new CoerceError('MAPPING_UNMAPPED', `${describe(v)} is not in the value map (${mapKeys}); add it or give a \`default\``);
         }
         if (table) {
           const k = String(v);
-          if (Object.prototype.hasOwnProperty.call(table, k)) v = table[k];
+          if (table.has(k)) v = table.get(k);
           else if (hasDefault) v = fallback;
           else throw new CoerceError('MAPPING_LOOKUP', `${describe(v)} is not in the lookup table; add it or give a \`default\``);
         } else if (reference) {
@@ -227,13 +230,13 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
       }
       if (coerce && v !== null) v = coerce(v);
       if (truncate !== undefined && typeof v === 'string' && v.length > truncate) {
-        env.warnings.push({ code: 'TRUNCATED', field: at, message: `cut from ${v.length} to ${truncate} characters as the mapping declares` });
+        env.warnings.push({ code: 'TRUNCATED', field: parent + name, message: `cut from ${v.length} to ${truncate} characters as the mapping declares` });
         v = v.slice(0, truncate);
       }
       return v;
     } catch (err) {
       if (!(err instanceof CoerceError)) throw err;
-      env.errors.push(ruleError(env, meta, at, err.code, err.message, raw));
+      env.errors.push(ruleError(env, meta, parent + name, err.code, err.message, raw));
       return MISSING;
     }
   };

@@ -70,9 +70,9 @@ function compile(schema: z.ZodType): CompiledCheck {
   if (def.coerce) return byZod(schema);
   switch (def.type) {
     case 'string':
-      return def.format !== undefined && def.format !== 'regex' ? byZod(schema) : withChecks(schema, def, (v) => typeof v === 'string');
+      return def.format !== undefined && def.format !== 'regex' ? byZod(schema) : withChecks(schema, def, 'string');
     case 'number':
-      return def.format !== undefined && def.format !== 'safeint' ? byZod(schema) : withChecks(schema, def, isNumber);
+      return def.format !== undefined && def.format !== 'safeint' ? byZod(schema) : withChecks(schema, def, 'number');
     case 'boolean':
       return plain(schema, def, (v) => typeof v === 'boolean');
     case 'unknown':
@@ -131,19 +131,37 @@ function plain(schema: z.ZodType, def: Def, check: CompiledCheck): CompiledCheck
 }
 
 /** Strings and numbers: the type test, then each known check; an unknown check hands the schema to zod. */
-function withChecks(schema: z.ZodType, def: Def, type: CompiledCheck): CompiledCheck {
-  const tests: CompiledCheck[] = [type];
+function withChecks(schema: z.ZodType, def: Def, kind: 'string' | 'number'): CompiledCheck {
+  const tests: CompiledCheck[] = [];
   for (const c of def.checks ?? []) {
     const test = checkOf(c._zod.def);
     if (!test) return byZod(schema);
     tests.push(test);
   }
-  if (tests.length === 1) return type;
-  if (tests.length === 2) {
-    const [a, b] = tests as [CompiledCheck, CompiledCheck];
-    return (v) => a(v) && b(v);
+  // The type test is written into each closure rather than called: these run for most values of a payload.
+  if (kind === 'string') {
+    if (tests.length === 0) return isString;
+    if (tests.length === 1) {
+      const [a] = tests as [CompiledCheck];
+      return (v) => typeof v === 'string' && a(v);
+    }
+    return (v) => typeof v === 'string' && every(tests, v);
   }
-  return (v) => tests.every((t) => t(v));
+  if (tests.length === 0) return isNumber;
+  if (tests.length === 1) {
+    const [a] = tests as [CompiledCheck];
+    return (v) => typeof v === 'number' && Number.isFinite(v) && a(v);
+  }
+  return (v) => typeof v === 'number' && Number.isFinite(v) && every(tests, v);
+}
+
+function every(tests: readonly CompiledCheck[], v: unknown): boolean {
+  for (const t of tests) if (!t(v)) return false;
+  return true;
+}
+
+function isString(v: unknown): boolean {
+  return typeof v === 'string';
 }
 
 /** Checks whose `when` only asks "has a length", always true for a string past its type test. */
@@ -155,8 +173,8 @@ function checkOf(c: CheckDef): CompiledCheck | undefined {
     case 'string_format': {
       const pattern = c.format === 'regex' ? c.pattern : undefined;
       if (!pattern) return undefined;
-      const matches = matcherFor(pattern);
-      return (v) => matches(v as string);
+      // Runs after the string type test.
+      return matcherFor(pattern) as CompiledCheck;
     }
     case 'min_length':
       return (v) => (v as string).length >= c.minimum!;
