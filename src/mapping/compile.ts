@@ -123,7 +123,8 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     const obj = buildObject(producers, { item: record, root: record }, env, '');
     return obj === MISSING ? {} : obj;
   };
-  const finish = (record: Record<string, unknown>, env: Env, payload: Record<string, unknown>, rerun: (trace: Map<string, unknown>) => void): MappingResult => {
+  // `rerun` gets the record and trace rather than closing over them: applySync passes one function made here, not a closure per record.
+  const finish = (record: Record<string, unknown>, env: Env, payload: Record<string, unknown>, rerun: (record: Record<string, unknown>, ctx: MappingContext, trace: Map<string, unknown>) => void): MappingResult => {
     // Every caller passes an env made for this one record: its lists take the further findings as they are.
     const errors = env.errors;
     const warnings: Finding[] = env.warnings;
@@ -134,7 +135,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     }
     if (errors.length === 0) return env.files && env.files.length > 0 ? { ok: true, payload, warnings, files: env.files } : { ok: true, payload, warnings };
     const trace = new Map<string, unknown>();
-    rerun(trace);
+    rerun(record, env.ctx, trace);
     const ref = recordRef(record);
     return { ok: false, warnings, errors: errors.map((e) => explain(e, trace, ref)) };
   };
@@ -156,10 +157,13 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   };
 
   if (expressions.length === 0) {
+    const rerunSync = (record: Record<string, unknown>, ctx: MappingContext, trace: Map<string, unknown>) => {
+      run(record, { ctx, file: fileName, errors: [], warnings: [], trace });
+    };
     const applySync = (record: Record<string, unknown>, ctx: MappingContext): MappingResult => {
       const env: Env = { ctx, file: fileName, errors: [], warnings: [], files: [] };
       const payload = run(record, env);
-      return finish(record, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], trace }));
+      return finish(record, env, payload, rerunSync);
     };
     return { ...base, applySync, apply: async (record, ctx) => applySync(record, ctx) };
   }
@@ -191,7 +195,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
           if (done.value !== MISSING) p.set(payload, done.value);
         });
         if (expr.pending.length === 0) {
-          return finish(record, env, payload, (trace) => run(record, { ctx, file: fileName, errors: [], warnings: [], expr, trace }));
+          return finish(record, env, payload, (rec, c, trace) => run(rec, { ctx: c, file: fileName, errors: [], warnings: [], expr, trace }));
         }
         await Promise.all(expr.pending.splice(0));
       }
