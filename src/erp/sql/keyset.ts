@@ -16,7 +16,7 @@ import { compileNamed, paramNames } from './params.js';
 
 const DEFAULT_PAGE_SIZE = 500;
 /** A page query slower than this scanned rather than walked an index: fewer, larger pages then cost less. */
-const SLOW_PAGE_MS = 20;
+const SLOW_PAGE_MS = 10;
 /** How far a slow source's pages may grow beyond the configured size (memory stays bounded). */
 const MAX_PAGE_GROWTH = 16;
 
