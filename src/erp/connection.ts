@@ -28,24 +28,42 @@ const serverFields = {
   user: z.string().optional(),
   password: z.string().optional(),
   database: z.string().optional(),
-  /** Use TLS (without certificate pinning). @default false */
+  /** Use TLS; the server's certificate must verify against the system's CAs (or `sslCaFile`) and name the host. @default false */
   ssl: z.boolean().default(false),
+  /** PEM file of the CA(s) that signed the server's certificate (a company CA), relative to the config file; trusted instead of the system's CAs. Needs `ssl: true`. */
+  sslCaFile: z.string().min(1).optional(),
+  /** Accept a server certificate that does not verify (self-signed, wrong host); the password then travels to whoever answers. Needs `ssl: true`. @default false */
+  allowUntrustedCertificate: z.boolean().default(false),
   /** Connections kept open per source or sink. @default 4 */
   poolSize: z.coerce.number().int().min(1).max(64).default(4),
   /** Give up connecting after this long. @default 10000 */
   connectTimeoutMs: z.coerce.number().int().positive().default(10_000),
 };
 
+/** TLS options that mean nothing without `ssl: true` are refused rather than silently ignored. */
+function checkTls(conn: { ssl: boolean; sslCaFile?: string | undefined; allowUntrustedCertificate: boolean }, ctx: z.core.$RefinementCtx): void {
+  for (const field of ['sslCaFile', 'allowUntrustedCertificate'] as const) {
+    if (!conn.ssl && conn[field] !== undefined && conn[field] !== false) {
+      ctx.addIssue({ code: 'custom', path: [field], message: `${field} applies to TLS connections only: set ssl: true as well, or remove ${field}` });
+    }
+  }
+  if (conn.sslCaFile !== undefined && conn.allowUntrustedCertificate) {
+    ctx.addIssue({ code: 'custom', path: ['allowUntrustedCertificate'], message: 'allowUntrustedCertificate: true skips the check that sslCaFile is for; keep one of them' });
+  }
+}
+
 /** PostgreSQL; missing fields fall back to PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE. */
-export const postgresConnectionSchema = z.strictObject({
-  kind: z.literal('postgres'),
-  ...serverFields,
-  /** Schema the ERP keeps its tables in; set as the session's search_path, so unqualified names resolve there. */
-  schema: identifierSchema.optional(),
-});
+export const postgresConnectionSchema = z
+  .strictObject({
+    kind: z.literal('postgres'),
+    ...serverFields,
+    /** Schema the ERP keeps its tables in; set as the session's search_path, so unqualified names resolve there. */
+    schema: identifierSchema.optional(),
+  })
+  .superRefine(checkTls);
 
 /** MariaDB/MySQL; missing fields fall back to MYSQL_URL, MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD, MYSQL_DATABASE. */
-export const mysqlConnectionSchema = z.strictObject({ kind: z.literal('mysql'), ...serverFields });
+export const mysqlConnectionSchema = z.strictObject({ kind: z.literal('mysql'), ...serverFields }).superRefine(checkTls);
 
 /** A SQLite database file (relative to the config file's folder). */
 export const sqliteConnectionSchema = z.strictObject({

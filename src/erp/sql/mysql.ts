@@ -8,11 +8,12 @@ import type { MysqlConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
 import { NETWORK_CODES, valuesClause, type Row, type SqlDriver } from './driver.js';
 import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
+import { certificateHint, tlsOptions } from './tls.js';
 
 const DATE_TIME_TYPES = new Set(['DATETIME', 'TIMESTAMP', 'DATETIME2', 'TIMESTAMP2']);
 
 /** Settings after env fallbacks (MYSQL_URL, MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD, MYSQL_DATABASE). */
-export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv): mysql.PoolOptions {
+export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv, baseDir = process.cwd()): mysql.PoolOptions {
   const url = conn.url ?? (conn.host === undefined ? env.MYSQL_URL : undefined);
   const base: mysql.PoolOptions = url
     ? { uri: url }
@@ -27,7 +28,7 @@ export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv): my
     ...base,
     connectionLimit: conn.poolSize,
     connectTimeout: conn.connectTimeoutMs,
-    ssl: conn.ssl ? { rejectUnauthorized: false } : undefined,
+    ssl: tlsOptions(conn, baseDir, 'mysql'),
     charset: 'utf8mb4',
     // Prepared statements count against the server's global max_prepared_stmt_count: keep few per connection.
     maxPreparedStatements: 64,
@@ -53,6 +54,8 @@ function driverCode(err: unknown): string {
 /** mysql2 error codes: network and protocol failures, unknown database, refused login. */
 function classify(err: unknown, sqlHint: string): Classified {
   const code = driverCode(err);
+  const certificate = certificateHint(err);
+  if (certificate !== undefined) return { kind: CONNECTOR_CODES.unreachable, hint: certificate };
   if (NETWORK_CODES.has(code) || code.startsWith('PROTOCOL_') || code === 'ER_CON_COUNT_ERROR' || (err as { fatal?: unknown }).fatal === true) {
     return { kind: CONNECTOR_CODES.unreachable, hint: ' Check that the server runs and that url or host/port (MYSQL_HOST/MYSQL_PORT) are right.' };
   }
@@ -64,8 +67,8 @@ function classify(err: unknown, sqlHint: string): Classified {
 }
 
 /** Open a MariaDB/MySQL pool and check that it answers. */
-export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean): Promise<SqlDriver> {
-  const settings = mysqlSettings(conn, env);
+export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean, baseDir: string): Promise<SqlDriver> {
+  const settings = mysqlSettings(conn, env, baseDir);
   const at = settings.uri ? redactUrl(settings.uri) : `${settings.host}:${settings.port}/${settings.database ?? '(no database)'}`;
   const pool = mysql.createPool(settings);
   // A source never writes to the ERP, whatever its query says: its sessions are read-only.

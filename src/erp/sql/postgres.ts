@@ -8,6 +8,7 @@ import type { PostgresConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
 import { NETWORK_CODES, valuesClause, type Row, type SqlDriver } from './driver.js';
 import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
+import { certificateHint, tlsOptions } from './tls.js';
 
 const TEXT_TIMESTAMP_OIDS = new Set([1114, 1184]);
 
@@ -25,7 +26,7 @@ const typeParsers = {
 } as pg.CustomTypesConfig;
 
 /** Settings after env fallbacks (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE); sources get read-only sessions. */
-export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEnv, readonly = false): pg.PoolConfig {
+export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEnv, readonly = false, baseDir = process.cwd()): pg.PoolConfig {
   const base: pg.PoolConfig = conn.url
     ? { connectionString: conn.url }
     : {
@@ -35,7 +36,7 @@ export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEn
         password: conn.password ?? env.PGPASSWORD,
         database: conn.database ?? env.PGDATABASE,
       };
-  return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: conn.ssl ? { rejectUnauthorized: false } : undefined, types: typeParsers, options: `-c TimeZone=UTC${readonly ? ' -c default_transaction_read_only=on' : ''}`, application_name: 'shopsync' };
+  return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: tlsOptions(conn, baseDir, 'postgres'), types: typeParsers, options: `-c TimeZone=UTC${readonly ? ' -c default_transaction_read_only=on' : ''}`, application_name: 'shopsync' };
 }
 
 function where(settings: pg.PoolConfig): string {
@@ -47,6 +48,8 @@ function where(settings: pg.PoolConfig): string {
 function classify(err: unknown, sqlHint: string): Classified {
   const sqlState = (err as { code?: unknown }).code;
   const code = typeof sqlState === 'string' ? sqlState : undefined;
+  const certificate = certificateHint(err);
+  if (certificate !== undefined) return { kind: CONNECTOR_CODES.unreachable, hint: certificate };
   if (code === undefined || NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) {
     return { kind: CONNECTOR_CODES.unreachable, hint: ' Check that the server runs and that url or host/port (PGHOST/PGPORT) are right.' };
   }
@@ -62,8 +65,8 @@ function quote(name: string): string {
 }
 
 /** Open a PostgreSQL pool and check that it answers. */
-export async function openPostgres(conn: PostgresConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean): Promise<SqlDriver> {
-  const settings = postgresSettings(conn, env, readonly);
+export async function openPostgres(conn: PostgresConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean, baseDir: string): Promise<SqlDriver> {
+  const settings = postgresSettings(conn, env, readonly, baseDir);
   const pool = new pg.Pool(settings);
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', (err) => logger.warn({ err: causeText(err) }, 'idle PostgreSQL connection failed'));
