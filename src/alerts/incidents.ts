@@ -2,10 +2,17 @@
  * Incidents and the messages about them. An incident (`run-failed:products`, `stale:stock`,
  * `shop-auth`) sends one message when it opens and one when it recovers, never more in between;
  * every message is scrubbed of the config's secrets, and at most `maxPerHour` messages go out per
- * hour (the rest are logged). Open incidents live in memory: a restarted daemon reports a problem
- * that still exists once more, which is the safer side.
+ * hour from one process (the rest are logged).
+ *
+ * Incidents live in the state, not in memory, because replicas on one PostgreSQL state each see
+ * only the runs they ran: opening and resolving are atomic claims (`IncidentStore`), and only the
+ * replica whose claim changed the incident sends, so a person gets one message per incident
+ * whatever the number of replicas. A claimed message stays in the state under a lease until it is
+ * out; should its sender die first, another replica sends it once the lease ran out.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
+import type { IncidentMessage, IncidentStore } from '../state/index.js';
 import type { AlertChannel } from './channels.js';
 
 /** The kinds of incident. */
@@ -25,41 +32,70 @@ export interface AlertMessage {
   readonly at: string;
 }
 
-interface Open {
-  readonly since: string;
+/** A message as the state keeps it until it is out (`since` comes from the incident's row). */
+type Stored = Omit<AlertMessage, 'since'>;
+
+/** Options of `Incidents`. */
+export interface IncidentOptions {
+  readonly maxPerHour: number;
+  readonly secrets: readonly string[];
+  readonly logger: Logger;
+  readonly now?: () => number;
+  /** How long a replica may take to send a claimed message before another one takes it over; longer than the slowest channel's retries. @default 300000 */
+  readonly leaseMs?: number;
 }
 
 /** Opens and closes incidents and sends their messages. */
 export class Incidents {
-  private readonly open = new Map<string, Open>();
   private readonly sentAt: number[] = [];
+  private readonly leaseMs: number;
 
   constructor(
     private readonly channels: readonly AlertChannel[],
-    private readonly options: { readonly maxPerHour: number; readonly secrets: readonly string[]; readonly logger: Logger; readonly now?: () => number },
-  ) {}
-
-  /** Incidents open now. */
-  list(): string[] {
-    return [...this.open.keys()];
+    private readonly store: IncidentStore,
+    private readonly options: IncidentOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? 300_000;
   }
 
-  /** Open an incident (a message goes out only the first time). */
+  /** Incidents open now, in the whole deployment. */
+  list(): Promise<string[]> {
+    return this.store.listOpen();
+  }
+
+  /** Open an incident (a message goes out only from the call that opened it). */
   async fire(kind: IncidentKind, pipeline: string | undefined, title: string, text: string): Promise<void> {
     const id = pipeline ? `${kind}:${pipeline}` : kind;
-    if (this.open.has(id)) return;
-    const since = new Date(this.now()).toISOString();
-    this.open.set(id, { since });
-    await this.send({ incident: id, kind, state: 'firing', ...(pipeline ? { pipeline } : {}), title, text, since, at: since });
+    const at = this.now();
+    const message: Stored = { incident: id, kind, state: 'firing', ...(pipeline ? { pipeline } : {}), title: this.scrub(title), text: this.scrub(text), at: new Date(at).toISOString() };
+    const claim = randomUUID();
+    if (!(await this.store.open(id, at, JSON.stringify(message), claim, this.leaseMs))) return;
+    await this.deliver(claim, { ...message, since: message.at });
   }
 
-  /** Close an incident, if open (one recovery message). */
+  /** Close an incident, if open (one recovery message, from the call that closed it). */
   async resolve(kind: IncidentKind, pipeline: string | undefined, title: string, text: string): Promise<void> {
     const id = pipeline ? `${kind}:${pipeline}` : kind;
-    const was = this.open.get(id);
-    if (!was) return;
-    this.open.delete(id);
-    await this.send({ incident: id, kind, state: 'resolved', ...(pipeline ? { pipeline } : {}), title, text, since: was.since, at: new Date(this.now()).toISOString() });
+    const message: Stored = { incident: id, kind, state: 'resolved', ...(pipeline ? { pipeline } : {}), title: this.scrub(title), text: this.scrub(text), at: new Date(this.now()).toISOString() };
+    const claim = randomUUID();
+    const since = await this.store.resolve(id, JSON.stringify(message), claim, this.leaseMs);
+    if (since === undefined) return;
+    await this.deliver(claim, { ...message, since: new Date(since).toISOString() });
+  }
+
+  /** Send the messages whose sender died before it confirmed them (the lease ran out). */
+  async resendOverdue(): Promise<number> {
+    const claim = randomUUID();
+    const overdue = await this.store.takeOverdue(claim, this.leaseMs);
+    for (const row of overdue) {
+      this.options.logger.warn({ incident: row.id, state: row.state }, 'alert taken over: the process that claimed it did not confirm it within the lease');
+      await this.deliver(claim, this.restore(row));
+    }
+    return overdue.length;
+  }
+
+  private restore(row: IncidentMessage): AlertMessage {
+    return { ...(JSON.parse(row.message) as Stored), since: new Date(row.since).toISOString() };
   }
 
   private now(): number {
@@ -72,24 +108,25 @@ export class Incidents {
     return out;
   }
 
-  private async send(raw: AlertMessage): Promise<void> {
-    const message: AlertMessage = { ...raw, title: this.scrub(raw.title), text: this.scrub(raw.text) };
+  /** Send a claimed message, then release the claim (also when the rate limit holds it back: it is logged, not retried). */
+  private async deliver(claim: string, message: AlertMessage): Promise<void> {
     const hourAgo = this.now() - 3_600_000;
     while (this.sentAt.length > 0 && (this.sentAt[0] as number) < hourAgo) this.sentAt.shift();
     if (this.sentAt.length >= this.options.maxPerHour) {
       this.options.logger.warn({ incident: message.incident, state: message.state }, `alert not sent: more than ${this.options.maxPerHour} alerts this hour (alerts.maxPerHour)`);
-      return;
+    } else {
+      this.sentAt.push(this.now());
+      await Promise.all(
+        this.channels.map(async (channel) => {
+          try {
+            await channel.send(message);
+            this.options.logger.info({ incident: message.incident, state: message.state, channel: channel.name }, 'alert sent');
+          } catch (err) {
+            this.options.logger.error({ incident: message.incident, channel: channel.name, err: err instanceof Error ? err.message : String(err) }, 'alert could not be sent');
+          }
+        }),
+      );
     }
-    this.sentAt.push(this.now());
-    await Promise.all(
-      this.channels.map(async (channel) => {
-        try {
-          await channel.send(message);
-          this.options.logger.info({ incident: message.incident, state: message.state, channel: channel.name }, 'alert sent');
-        } catch (err) {
-          this.options.logger.error({ incident: message.incident, channel: channel.name, err: err instanceof Error ? err.message : String(err) }, 'alert could not be sent');
-        }
-      }),
-    );
+    await this.store.sent(message.incident, claim);
   }
 }

@@ -3,7 +3,8 @@
  * successful run for longer than `alerts.staleAfterMinutes` (the "silently stopped" case), the
  * shop refusing the token, a mass deletion the guard refused and a reconciliation's drift above
  * `reconcile.alertAbove`, each with its recovery. Wired to the pipelines' event stream and a
- * one-minute check of the state.
+ * one-minute check of the state. Every replica watches its own runs; the incidents themselves are
+ * kept in the state, so the deployment sends each message once (see incidents.ts).
  */
 import type { Logger } from '../log.js';
 import type { RunSummary, SyncEvents } from '../pipeline/index.js';
@@ -30,6 +31,8 @@ export interface AlertDeps {
   /** For tests. */
   readonly now?: () => number;
   readonly channels?: readonly AlertChannel[];
+  /** How long a claimed message may take before another replica sends it instead. @default 300000, or more for a slow webhook */
+  readonly leaseMs?: number;
 }
 
 /** A running watcher. */
@@ -37,8 +40,16 @@ export interface AlertWatcher {
   readonly incidents: Incidents;
   /** Look for stopped pipelines now (the clock does it every minute). */
   checkStale(): Promise<void>;
+  /** Send messages another process claimed but never confirmed (the clock does it every minute); returns how many. */
+  resendOverdue(): Promise<number>;
   /** Wait for messages in flight and stop. */
   stop(): Promise<void>;
+}
+
+/** A sender's lease: five minutes, or longer than the webhook's slowest delivery (every attempt timing out), so a slow sender is not doubled. */
+function leaseFor(cfg: AlertsConfig): number {
+  const webhook = cfg.webhook ? (cfg.webhook.retries + 1) * cfg.webhook.timeoutMs + 500 * (2 ** cfg.webhook.retries - 1) : 0;
+  return Math.max(300_000, webhook + 60_000);
 }
 
 /** The channels a config names. */
@@ -52,7 +63,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   if (channels.length === 0) return undefined;
   const logger = deps.logger.child({ component: 'alerts' });
   const now = deps.now ?? Date.now;
-  const incidents = new Incidents(channels, { maxPerHour: cfg.maxPerHour, secrets: deps.secrets, logger, now });
+  const incidents = new Incidents(channels, deps.state.incidents, { maxPerHour: cfg.maxPerHour, secrets: deps.secrets, logger, now, leaseMs: deps.leaseMs ?? leaseFor(cfg) });
   const pending = new Set<Promise<void>>();
   const track = (p: Promise<void>) => {
     pending.add(p);
@@ -105,12 +116,17 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     }
   };
   const started = now();
-  const timer = setInterval(() => track(checkStale().catch((err: unknown) => logger.error({ err }, 'stale check failed'))), 60_000);
+  const resendOverdue = () => incidents.resendOverdue();
+  const timer = setInterval(() => {
+    track(checkStale().catch((err: unknown) => logger.error({ err }, 'stale check failed')));
+    track(resendOverdue().then(() => undefined, (err: unknown) => logger.error({ err }, 'overdue alert check failed')));
+  }, 60_000);
   timer.unref();
 
   return {
     incidents,
     checkStale,
+    resendOverdue,
     async stop() {
       clearInterval(timer);
       unsubscribe();

@@ -279,6 +279,34 @@ export interface ReplicaStore {
   remove(id: string, options?: { silentForMs?: number }): Promise<boolean>;
 }
 
+/** An incident message some replica must (re)send: what `takeOverdue` hands over. */
+export interface IncidentMessage {
+  readonly id: string;
+  readonly state: 'open' | 'resolved';
+  /** When the incident opened, epoch ms. */
+  readonly since: number;
+  /** The message as stored (JSON, without `since`). */
+  readonly message: string;
+}
+
+/**
+ * Alert incidents of the deployment. Every change is one atomic statement that says whether this
+ * caller made it, so among replicas on one state exactly one sends each message; a message stays
+ * claimed under a lease until `sent`, and is handed to another replica if its sender died.
+ */
+export interface IncidentStore {
+  /** Open an incident unless it is open already; true when this call opened it (the caller sends `message`). */
+  open(id: string, since: number, message: string, claim: string, leaseMs: number): Promise<boolean>;
+  /** Resolve an open incident; its opening time when this call resolved it (the caller sends `message`), else undefined. */
+  resolve(id: string, message: string, claim: string, leaseMs: number): Promise<number | undefined>;
+  /** The claimed message went out (or was given up): forget it; a resolved incident's row goes. No-op once someone else changed the incident. */
+  sent(id: string, claim: string): Promise<void>;
+  /** Claim the messages whose sender's lease ran out (it died while sending). */
+  takeOverdue(claim: string, leaseMs: number): Promise<IncidentMessage[]>;
+  /** Ids of the open incidents. */
+  listOpen(): Promise<string[]>;
+}
+
 /** Pruning and space. */
 export interface RetentionStore {
   /** The oldest event kept, when there is any. */
@@ -331,6 +359,8 @@ export interface StateStore {
   readonly history: HistoryStore;
   readonly locks: LockStore;
   readonly replicas: ReplicaStore;
+  /** Alert incidents, shared by every replica and every shop's view. */
+  readonly incidents: IncidentStore;
   readonly retention: RetentionStore;
   readonly dump: StateDump;
   /** Record writes with `fn` and commit them in one transaction. */

@@ -12,6 +12,7 @@ import { alertsConfigSchema, startAlerts, type AlertMessage, type AlertWatcher }
 import { silentLogger } from '../../src/log.js';
 import { SyncEvents, type RunSummary } from '../../src/pipeline/index.js';
 import { emptyCounts, openState, type StateStore } from '../../src/state/index.js';
+import { removeDir, tempDir } from '../support/tmp.js';
 
 const SECRET_TOKEN = 'shop-token-5up3r-s3cret';
 const HMAC_KEY = 'hmac-key-for-tests';
@@ -103,7 +104,7 @@ describe('alerts', () => {
     finish({ pipeline: 'products', status: 'failed', error: { code: 'SHOP_UNAVAILABLE', message: 'the shop answered 503' } });
     finish({ pipeline: 'products', status: 'failed', error: { code: 'SHOP_UNAVAILABLE', message: 'the shop answered 503' } });
     await new Promise((r) => setTimeout(r, 100));
-    expect(w.incidents.list()).toEqual(['run-failed:products']);
+    expect(await w.incidents.list()).toEqual(['run-failed:products']);
     finish({ pipeline: 'products', status: 'succeeded' });
     await settle();
     expect(messages().map((m) => [m.incident, m.state])).toEqual([
@@ -215,10 +216,13 @@ describe('alerts', () => {
     const port = (tls.server.address() as AddressInfo).port;
     const send = async (allowUntrustedCertificate?: boolean) => {
       const cfg = alertsConfigSchema.parse({ email: { host: '127.0.0.1', port, from: 'shopsync@example.test', to: ['ops@example.test'], ...(allowUntrustedCertificate ? { allowUntrustedCertificate } : {}) } });
-      const w = startAlerts(cfg, { events, state, scheduled: [], secrets: [], logger: silentLogger, now: () => clock })!;
+      // A state of its own each time: the incident the first attempt opened stays open in a shared one.
+      const own = await openState(':memory:');
+      const w = startAlerts(cfg, { events, state: own, scheduled: [], secrets: [], logger: silentLogger, now: () => clock })!;
       finish({ pipeline: 'stock', status: 'failed', error: { code: 'X', message: 'down' } });
       await new Promise((r) => setTimeout(r, 50));
       await w.stop();
+      await own.close();
     };
     try {
       await send();
@@ -228,6 +232,32 @@ describe('alerts', () => {
       expect(tlsMails[0]).toMatch(/Subject: \[shopsync\] ALERT: stock failed/);
     } finally {
       await new Promise<void>((resolve) => tls.close(() => resolve()));
+    }
+  });
+
+  it('keeps open incidents in the SQLite state: a restarted daemon does not repeat one and still sends its recovery', async () => {
+    const dir = tempDir('shopsync-alerts-');
+    const path = `${dir}/state.db`;
+    const cfg = alertsConfigSchema.parse({ webhook: { url: webhookUrl, retries: 0 } });
+    const life = async (summary: Partial<RunSummary> & Pick<RunSummary, 'pipeline' | 'status'>) => {
+      const own = await openState(path);
+      const ownEvents = new SyncEvents();
+      const w = startAlerts(cfg, { events: ownEvents, state: own, scheduled: [], secrets: [], logger: silentLogger })!;
+      ownEvents.emit({ type: 'run-finished', summary: { runId: 1, mode: 'sync', counts: emptyCounts(), durationMs: 5, ...summary } });
+      await new Promise((r) => setTimeout(r, 50));
+      await w.stop();
+      await own.close();
+    };
+    try {
+      await life({ pipeline: 'stock', status: 'failed', error: { code: 'X', message: 'down' } });
+      await life({ pipeline: 'stock', status: 'failed', error: { code: 'X', message: 'down' } });
+      await life({ pipeline: 'stock', status: 'succeeded' });
+      expect(messages().map((m) => [m.incident, m.state])).toEqual([
+        ['run-failed:stock', 'firing'],
+        ['run-failed:stock', 'resolved'],
+      ]);
+    } finally {
+      removeDir(dir);
     }
   });
 

@@ -23,6 +23,7 @@ import { PgHistory } from './history.js';
 import { PgLocks } from './locks.js';
 import { migrate } from './migrate.js';
 import { PgIntents, PgReferences, PgSeen, PgSentHashes } from './refs.js';
+import { PgIncidents } from './incidents.js';
 import { PgReplicas } from './replicas.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
@@ -53,6 +54,7 @@ interface Shared {
   readonly deadLetters: PgDeadLetters;
   readonly locks: PgLocks;
   readonly replicas: PgReplicas;
+  readonly incidents: PgIncidents;
   readonly retention: PgRetention;
   readonly dump: PgDump;
   readonly statistics: Statistics;
@@ -82,6 +84,7 @@ function view(shared: Shared, shop: string): StateStore {
     history: new PgHistory(pool, shop),
     locks: shared.locks,
     replicas: shared.replicas,
+    incidents: shared.incidents,
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
@@ -139,6 +142,7 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     deadLetters: new PgDeadLetters(pool),
     locks: new PgLocks(pool, settings, location.url, schema, logger),
     replicas: new PgReplicas(pool),
+    incidents: new PgIncidents(pool),
     retention: new PgRetention(pool, schema, logger),
     dump: new PgDump(pool),
     statistics,

@@ -14,6 +14,7 @@ import { SqliteEvents } from './events.js';
 import { SqliteHistory } from './history.js';
 import { SqliteLocks } from './locks.js';
 import { SqliteIntents, SqliteReferences, SqliteSeen, SqliteSentHashes } from './refs.js';
+import { SqliteIncidents } from './incidents.js';
 import { SqliteReplicas } from './replicas.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteRuns } from './runs.js';
@@ -30,6 +31,7 @@ interface Shared {
   readonly seen: SqliteSeen;
   readonly locks: SqliteLocks;
   readonly replicas: SqliteReplicas;
+  readonly incidents: SqliteIncidents;
   readonly retention: SqliteRetention;
   readonly dump: SqliteDump;
   readonly views: Map<string, StateStore>;
@@ -73,6 +75,7 @@ function view(shared: Shared, shop: string): StateStore {
     history,
     locks: shared.locks,
     replicas: shared.replicas,
+    incidents: shared.incidents,
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
@@ -108,6 +111,7 @@ export function openSqliteState(path: string, options: { logger?: Logger; shop?:
     seen: new SqliteSeen(db),
     locks: new SqliteLocks(db),
     replicas: new SqliteReplicas(db),
+    incidents: new SqliteIncidents(db),
     retention: new SqliteRetention(db, path, logger),
     dump: new SqliteDump(db),
     views: new Map(),
