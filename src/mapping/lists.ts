@@ -161,7 +161,8 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     for (let i = fromRow, n = 0; i < rows.length && n < stepFields.length; i++, n++) {
       const stepScope = { item: rows[i], root: scope.root, rows, index: n + 1 };
       // Flat step fields (the usual `products_price{n}`) go straight into the entry: the same as
-      // assigning a step object, without making one. A dotted field replaces, as Object.assign does.
+      // assigning a step object, without making one. Dotted names keep the step object, because
+      // Object.assign replaces a nested object that a direct write would merge into.
       if (flatSteps) {
         if (buildInto(stepFields[n], stepScope, env, at, out)) any = true;
         continue;
@@ -213,7 +214,7 @@ export function compileList(rule: RuleObject, target: string, yamlPath: readonly
     if (where) items = items.filter((item) => where({ item, root: scope.root }));
     // One entry is sorted already (and keys have no side effects): no key, no sort.
     if (sortBy && items.length > 1) {
-      // Keys computed once per item, not twice per comparison (sortKey runs two regex replaces).
+      // Keys computed once per item, not twice per comparison (sortKey may parse a string).
       const keyed = items.map((item) => ({ item, k: sortKey(sortBy({ item, root: scope.root })) }));
       keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
       items = keyed.map((e) => e.item);
