@@ -1,15 +1,11 @@
 /**
- * `ssl: true` on an ERP database connection verifies the server's certificate. A PostgreSQL
- * server that speaks TLS with a self-signed certificate is played at wire level (the SSLRequest,
- * a real TLS handshake, then a refused login), because the shared test servers run without TLS
- * and must not be reconfigured; MariaDB's driver options are checked as they reach mysql2, and
- * both real servers show that `ssl: true` never falls back to plain text.
+ * `ssl: true` on an ERP database connection verifies the server's certificate and host name.
+ * PostgreSQL and MariaDB servers that speak TLS are played at wire level (tlsServers.ts), because
+ * the shared test servers run without TLS and must not be reconfigured; the real servers show that
+ * `ssl: true` never falls back to plain text.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectorError } from '../../src/errors.js';
 import { connectionSchema, openSqlReader } from '../../src/erp/index.js';
@@ -17,34 +13,11 @@ import { mysqlSettings } from '../../src/erp/sql/mysql.js';
 import { postgresSettings } from '../../src/erp/sql/postgres.js';
 import { requireService } from '../support/services.js';
 import { serviceConnection, TEST_CTX } from './sql-suite.js';
+import { fakeTlsMysql, fakeTlsPostgres, type TlsServer } from './tlsServers.js';
 
 const TLS_DIR = join(import.meta.dirname, '..', 'fixtures', 'tls');
 const key = readFileSync(join(TLS_DIR, 'server.key'));
 const cert = readFileSync(join(TLS_DIR, 'server.crt'));
-const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
-
-/** A PostgreSQL server's first steps: accept TLS, then refuse every login (SQLSTATE 28P01). */
-function fakeTlsPostgres(): { server: Server; logins: () => number } {
-  let logins = 0;
-  const server = createServer((socket: Socket) => {
-    socket.once('data', (first: Buffer) => {
-      if (!first.subarray(0, 8).equals(SSL_REQUEST)) return void socket.destroy();
-      socket.write('S');
-      const tls = new TLSSocket(socket, { isServer: true, key, cert });
-      tls.on('error', () => tls.destroy());
-      tls.once('data', () => {
-        logins++;
-        const fields = Buffer.from('SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed for user "shopsync"\0\0');
-        const head = Buffer.alloc(5);
-        head.write('E', 0);
-        head.writeInt32BE(fields.length + 4, 1);
-        tls.end(Buffer.concat([head, fields]));
-      });
-    });
-  });
-  return { server, logins: () => logins };
-}
-
 async function refusal(connection: Record<string, unknown>): Promise<ConnectorError> {
   const err = await openSqlReader(connectionSchema.parse(connection), { ...TEST_CTX, baseDir: TLS_DIR }).then(
     async (driver) => {
@@ -57,48 +30,65 @@ async function refusal(connection: Record<string, unknown>): Promise<ConnectorEr
   return err as ConnectorError;
 }
 
-describe('PostgreSQL over TLS (a wire-level server with a self-signed certificate)', () => {
-  const fake = fakeTlsPostgres();
-  let port: number;
+const otherKey = readFileSync(join(TLS_DIR, 'other-host.key'));
+const otherCert = readFileSync(join(TLS_DIR, 'other-host.crt'));
+
+describe.each([
+  // mysql2 replaces Node's error code by HANDSHAKE_SSL_ERROR and keeps Node's message.
+  { kind: 'postgres', fake: fakeTlsPostgres, selfSigned: 'did not verify (DEPTH_ZERO_SELF_SIGNED_CERT)', otherHost: 'ERR_TLS_CERT_ALTNAME_INVALID' },
+  { kind: 'mysql', fake: fakeTlsMysql, selfSigned: 'self-signed certificate (HANDSHAKE_SSL_ERROR)', otherHost: "does not match certificate's altnames" },
+] as const)('$kind over TLS (a wire-level server with a self-signed certificate)', ({ kind, fake, selfSigned, otherHost }) => {
+  const refusedLogin = 'CONNECTOR_AUTH_FAILED';
+  let server: TlsServer;
+  let wrongHost: TlsServer;
   beforeAll(async () => {
-    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
-    port = (fake.server.address() as AddressInfo).port;
+    server = await fake(key, cert);
+    wrongHost = await fake(otherKey, otherCert);
   });
   afterAll(async () => {
-    await new Promise<void>((resolve) => fake.server.close(() => resolve()));
+    await server.close();
+    await wrongHost.close();
   });
-  const base = () => ({ kind: 'postgres', host: 'localhost', port, user: 'shopsync', password: 'erp-password', database: 'erp', ssl: true, connectTimeoutMs: 5000 });
+  const base = (port = server.port) => ({ kind, host: 'localhost', port, user: 'shopsync', password: 'erp-password', database: 'erp', ssl: true, connectTimeoutMs: 5000 });
 
   it('refuses a certificate the system CAs do not vouch for, before the login is sent', async () => {
-    const before = fake.logins();
+    const before = server.logins();
     const err = await refusal(base());
     expect(err.code).toBe('CONNECTOR_UNREACHABLE');
-    expect(err.message).toContain('did not verify (DEPTH_ZERO_SELF_SIGNED_CERT)');
+    expect(err.message).toContain(selfSigned);
     expect(err.message).toContain('sslCaFile');
     expect(err.message).not.toContain('erp-password');
-    expect(fake.logins()).toBe(before);
+    expect(server.logins()).toBe(before);
   });
 
   it('refuses it given as a URL too', async () => {
-    const before = fake.logins();
-    const err = await refusal({ kind: 'postgres', url: `postgres://shopsync:erp-password@localhost:${port}/erp`, ssl: true, connectTimeoutMs: 5000 });
+    const before = server.logins();
+    const err = await refusal({ kind, url: `${kind}://shopsync:erp-password@localhost:${server.port}/erp`, ssl: true, connectTimeoutMs: 5000 });
     expect(err.code).toBe('CONNECTOR_UNREACHABLE');
-    expect(err.message).toContain('DEPTH_ZERO_SELF_SIGNED_CERT');
-    expect(fake.logins()).toBe(before);
+    expect(err.message).toContain(selfSigned);
+    expect(server.logins()).toBe(before);
   });
 
   it('trusts the certificate through sslCaFile (relative to the config folder), then logs in', async () => {
-    const before = fake.logins();
+    const before = server.logins();
     const err = await refusal({ ...base(), sslCaFile: 'server.crt' });
-    expect(err.code).toBe('CONNECTOR_AUTH_FAILED');
-    expect(fake.logins()).toBe(before + 1);
+    expect(err.code).toBe(refusedLogin);
+    expect(server.logins()).toBe(before + 1);
+  });
+
+  it('refuses a certificate from the trusted CA that names another host', async () => {
+    const err = await refusal({ ...base(wrongHost.port), sslCaFile: 'other-host.crt' });
+    expect(err.code).toBe('CONNECTOR_UNREACHABLE');
+    expect(err.message).toContain(otherHost);
+    expect(err.message).toContain('sslCaFile');
+    expect(wrongHost.logins()).toBe(0);
   });
 
   it('accepts any certificate only with allowUntrustedCertificate: true', async () => {
-    const before = fake.logins();
-    const err = await refusal({ ...base(), allowUntrustedCertificate: true });
-    expect(err.code).toBe('CONNECTOR_AUTH_FAILED');
-    expect(fake.logins()).toBe(before + 1);
+    const before = wrongHost.logins();
+    const err = await refusal({ ...base(wrongHost.port), allowUntrustedCertificate: true });
+    expect(err.code).toBe(refusedLogin);
+    expect(wrongHost.logins()).toBe(before + 1);
   });
 
   it('names an unreadable CA file', async () => {
@@ -113,14 +103,14 @@ describe('TLS settings as they reach the drivers', () => {
 
   it('verifies by default under ssl: true, on both drivers', () => {
     expect(postgresSettings(parse({ kind: 'postgres', host: 'db', ssl: true }) as never, {}).ssl).toEqual({ rejectUnauthorized: true });
-    expect(mysqlSettings(parse({ kind: 'mysql', host: 'db', ssl: true }) as never, {}).ssl).toEqual({ rejectUnauthorized: true });
+    expect(mysqlSettings(parse({ kind: 'mysql', host: 'db', ssl: true }) as never, {}).ssl).toEqual({ rejectUnauthorized: true, verifyIdentity: true });
   });
 
   it('passes the CA file\'s text, or the explicit opt-out, and nothing without ssl', () => {
     const ca = cert.toString('utf8');
-    expect(mysqlSettings(parse({ kind: 'mysql', host: 'db', ssl: true, sslCaFile: 'server.crt' }) as never, {}, TLS_DIR).ssl).toEqual({ rejectUnauthorized: true, ca });
+    expect(mysqlSettings(parse({ kind: 'mysql', host: 'db', ssl: true, sslCaFile: 'server.crt' }) as never, {}, TLS_DIR).ssl).toEqual({ rejectUnauthorized: true, verifyIdentity: true, ca });
     expect(postgresSettings(parse({ kind: 'postgres', host: 'db', ssl: true, sslCaFile: join(TLS_DIR, 'server.crt') }) as never, {}).ssl).toEqual({ rejectUnauthorized: true, ca });
-    expect(mysqlSettings(parse({ kind: 'mysql', url: 'mysql://u@db/erp', ssl: true, allowUntrustedCertificate: true }) as never, {}).ssl).toEqual({ rejectUnauthorized: false });
+    expect(mysqlSettings(parse({ kind: 'mysql', url: 'mysql://u@db/erp', ssl: true, allowUntrustedCertificate: true }) as never, {}).ssl).toEqual({ rejectUnauthorized: false, verifyIdentity: false });
     expect(postgresSettings(parse({ kind: 'postgres', host: 'db' }) as never, {}).ssl).toBeUndefined();
   });
 

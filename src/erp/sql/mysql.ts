@@ -8,9 +8,13 @@ import type { MysqlConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
 import { NETWORK_CODES, valuesClause, type Row, type SqlDriver } from './driver.js';
 import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
-import { certificateHint, tlsOptions } from './tls.js';
+import { certificateHint, tlsOptions, type TlsOptions } from './tls.js';
 
 const DATE_TIME_TYPES = new Set(['DATETIME', 'TIMESTAMP', 'DATETIME2', 'TIMESTAMP2']);
+
+function withIdentity(tls: TlsOptions | undefined): (TlsOptions & { verifyIdentity: boolean }) | undefined {
+  return tls && { ...tls, verifyIdentity: tls.rejectUnauthorized };
+}
 
 /** Settings after env fallbacks (MYSQL_URL, MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD, MYSQL_DATABASE). */
 export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv, baseDir = process.cwd()): mysql.PoolOptions {
@@ -28,7 +32,8 @@ export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv, bas
     ...base,
     connectionLimit: conn.poolSize,
     connectTimeout: conn.connectTimeoutMs,
-    ssl: tlsOptions(conn, baseDir, 'mysql'),
+    // mysql2 checks the host name against the certificate only when asked (`verifyIdentity`).
+    ssl: withIdentity(tlsOptions(conn, baseDir, 'mysql')),
     charset: 'utf8mb4',
     // Prepared statements count against the server's global max_prepared_stmt_count: keep few per connection.
     maxPreparedStatements: 64,

@@ -49,6 +49,9 @@ const CERTIFICATE_CODES = new Set([
 /** The hint for a server whose certificate did not verify, or undefined for any other failure. */
 export function certificateHint(err: unknown): string | undefined {
   const code = (err as { code?: unknown }).code;
+  const fix = 'give the CA that signed it in sslCaFile, connect by the host name the certificate names, or, only on a network you trust, set allowUntrustedCertificate: true.';
+  // mysql2 replaces the TLS error's code by its own; the reason stays in the message.
+  if (code === 'HANDSHAKE_SSL_ERROR') return ` The TLS handshake failed; if the server's certificate did not verify, ${fix}`;
   if (typeof code !== 'string' || !CERTIFICATE_CODES.has(code)) return undefined;
-  return ` The server's TLS certificate did not verify (${code}): give the CA that signed it in sslCaFile, connect by the host name the certificate names, or, only on a network you trust, set allowUntrustedCertificate: true.`;
+  return ` The server's TLS certificate did not verify (${code}): ${fix}`;
 }
