@@ -18,7 +18,7 @@ const DEFAULT_PAGE_SIZE = 500;
 /** A page query slower than this scanned rather than walked an index: fewer, larger pages then cost less. */
 const SLOW_PAGE_MS = 10;
 /** How far a slow source's pages may grow beyond the configured size (memory stays bounded). */
-const MAX_PAGE_GROWTH = 16;
+const MAX_PAGE_GROWTH = 4;
 
 /**
  * The key as a bound value. SQLite compares an integer with a text value as "integer is smaller" when
