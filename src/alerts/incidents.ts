@@ -8,7 +8,8 @@
  * only the runs they ran: opening and resolving are atomic claims (`IncidentStore`), and only the
  * replica whose claim changed the incident sends, so a person gets one message per incident
  * whatever the number of replicas. A claimed message stays in the state under a lease until it is
- * out; should its sender die first, another replica sends it once the lease ran out.
+ * out; should its sender die first, another replica sends it once the lease ran out. When the state
+ * cannot be reached, an opening message goes out without de-duplication rather than not at all.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
@@ -69,8 +70,16 @@ export class Incidents {
     const at = this.now();
     const message: Stored = { incident: id, kind, state: 'firing', ...(pipeline ? { pipeline } : {}), title: this.scrub(title), text: this.scrub(text), at: new Date(at).toISOString() };
     const claim = randomUUID();
-    if (!(await this.store.open(id, at, JSON.stringify(message), claim, this.leaseMs))) return;
-    await this.deliver(claim, { ...message, since: message.at });
+    let opened: boolean;
+    try {
+      opened = await this.store.open(id, at, JSON.stringify(message), claim, this.leaseMs);
+    } catch (err) {
+      // A state that cannot be reached is when runs fail: better a message per replica than none.
+      this.options.logger.error({ incident: id, err: err instanceof Error ? err.message : String(err) }, 'alert state unreachable: sending the alert without de-duplication');
+      await this.send({ ...message, since: message.at });
+      return;
+    }
+    if (opened) await this.deliver(claim, { ...message, since: message.at });
   }
 
   /** Close an incident, if open (one recovery message, from the call that closed it). */
@@ -110,6 +119,12 @@ export class Incidents {
 
   /** Send a claimed message, then release the claim (also when the rate limit holds it back: it is logged, not retried). */
   private async deliver(claim: string, message: AlertMessage): Promise<void> {
+    await this.send(message);
+    await this.store.sent(message.incident, claim);
+  }
+
+  /** Send a message through every channel, within `maxPerHour`. */
+  private async send(message: AlertMessage): Promise<void> {
     const hourAgo = this.now() - 3_600_000;
     while (this.sentAt.length > 0 && (this.sentAt[0] as number) < hourAgo) this.sentAt.shift();
     if (this.sentAt.length >= this.options.maxPerHour) {
@@ -127,6 +142,5 @@ export class Incidents {
         }),
       );
     }
-    await this.store.sent(message.incident, claim);
   }
 }

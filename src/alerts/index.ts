@@ -65,7 +65,9 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   const now = deps.now ?? Date.now;
   const incidents = new Incidents(channels, deps.state.incidents, { maxPerHour: cfg.maxPerHour, secrets: deps.secrets, logger, now, leaseMs: deps.leaseMs ?? leaseFor(cfg) });
   const pending = new Set<Promise<void>>();
-  const track = (p: Promise<void>) => {
+  // A failed handler (the state unreachable) is logged; a rejection left unhandled would end the daemon.
+  const track = (work: Promise<void>) => {
+    const p = work.catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'alert handling failed'));
     pending.add(p);
     void p.finally(() => pending.delete(p));
   };

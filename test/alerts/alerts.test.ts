@@ -261,6 +261,17 @@ describe('alerts', () => {
     }
   });
 
+  it('still sends the alert of a failed run when the state cannot be reached, and the daemon goes on', async () => {
+    const own = await openState(':memory:');
+    const ownEvents = new SyncEvents();
+    const w = startAlerts(alertsConfigSchema.parse({ webhook: { url: webhookUrl, retries: 0 } }), { events: ownEvents, state: own, scheduled: [], secrets: [], logger: silentLogger })!;
+    await own.close();
+    ownEvents.emit({ type: 'run-finished', summary: { runId: 1, pipeline: 'stock', mode: 'sync', status: 'failed', error: { code: 'STATE_UNAVAILABLE', message: 'the state is gone' }, counts: emptyCounts(), durationMs: 5 } });
+    await new Promise((r) => setTimeout(r, 50));
+    await w.stop();
+    expect(messages().map((m) => [m.incident, m.state])).toEqual([['run-failed:stock', 'firing']]);
+  });
+
   it('sends at most maxPerHour messages', async () => {
     start({ maxPerHour: 2 });
     for (const p of ['a', 'b', 'c', 'd']) finish({ pipeline: p, status: 'failed', error: { code: 'X', message: 'down' } });
