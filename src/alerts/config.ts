@@ -34,7 +34,7 @@ export const alertsConfigSchema = z
     email: emailSchema.optional(),
     /** A pipeline with a schedule but no successful run for this long is "silently stopped". @default 120 */
     staleAfterMinutes: positiveInt.default(120),
-    /** At most this many messages per hour over all incidents (the rest are logged, not sent). @default 30 */
+    /** At most this many messages per hour over all incidents, from all replicas together (the rest are logged, not sent). @default 30 */
     maxPerHour: positiveInt.default(30),
   })
   .prefault({});

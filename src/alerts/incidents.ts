@@ -2,7 +2,7 @@
  * Incidents and the messages about them. An incident (`run-failed:products`, `stale:stock`,
  * `shop-auth`) sends one message when it opens and one when it recovers, never more in between;
  * every message is scrubbed of the config's secrets, and at most `maxPerHour` messages go out per
- * hour from one process (the rest are logged).
+ * hour from the whole deployment (the rest are logged).
  *
  * Incidents live in the state, not in memory, because replicas on one PostgreSQL state each see
  * only the runs they ran: opening and resolving are atomic claims (`IncidentStore`), and only the
@@ -48,6 +48,7 @@ export interface IncidentOptions {
 
 /** Opens and closes incidents and sends their messages. */
 export class Incidents {
+  /** Sends of the last hour, counted here only while the state cannot be reached. */
   private readonly sentAt: number[] = [];
   private readonly leaseMs: number;
 
@@ -123,14 +124,25 @@ export class Incidents {
     await this.store.sent(message.incident, claim);
   }
 
+  /** Within `maxPerHour` of the deployment (counted in the state), or of this process when the state cannot be reached. */
+  private async withinBudget(): Promise<boolean> {
+    try {
+      return await this.store.takeSendSlot(this.options.maxPerHour);
+    } catch (err) {
+      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'alert budget not readable from the state: counting alerts.maxPerHour in this process');
+      const hourAgo = this.now() - 3_600_000;
+      while (this.sentAt.length > 0 && (this.sentAt[0] as number) < hourAgo) this.sentAt.shift();
+      if (this.sentAt.length >= this.options.maxPerHour) return false;
+      this.sentAt.push(this.now());
+      return true;
+    }
+  }
+
   /** Send a message through every channel, within `maxPerHour`. */
   private async send(message: AlertMessage): Promise<void> {
-    const hourAgo = this.now() - 3_600_000;
-    while (this.sentAt.length > 0 && (this.sentAt[0] as number) < hourAgo) this.sentAt.shift();
-    if (this.sentAt.length >= this.options.maxPerHour) {
+    if (!(await this.withinBudget())) {
       this.options.logger.warn({ incident: message.incident, state: message.state }, `alert not sent: more than ${this.options.maxPerHour} alerts this hour (alerts.maxPerHour)`);
     } else {
-      this.sentAt.push(this.now());
       await Promise.all(
         this.channels.map(async (channel) => {
           try {

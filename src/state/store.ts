@@ -305,6 +305,8 @@ export interface IncidentStore {
   takeOverdue(claim: string, leaseMs: number): Promise<IncidentMessage[]>;
   /** Ids of the open incidents. */
   listOpen(): Promise<string[]>;
+  /** Count one message against the deployment's hourly budget; false when `maxPerHour` were sent in the last hour. */
+  takeSendSlot(maxPerHour: number): Promise<boolean>;
 }
 
 /** Pruning and space. */

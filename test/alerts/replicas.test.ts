@@ -43,14 +43,14 @@ afterAll(async () => {
   await new Promise<void>((resolve) => http.close(() => resolve()));
 });
 
-async function startReplicas(count: number, leaseMs?: number): Promise<void> {
+async function startReplicas(count: number, leaseMs?: number, maxPerHour = 30): Promise<void> {
   const location = BACKENDS.postgres.location();
   clock = Date.now();
   replicas = [];
   for (let i = 0; i < count; i++) {
     const state = await BACKENDS.postgres.open(location);
     const events = new SyncEvents();
-    const cfg = alertsConfigSchema.parse({ webhook: { url, retries: 0 }, staleAfterMinutes: 30 });
+    const cfg = alertsConfigSchema.parse({ webhook: { url, retries: 0 }, staleAfterMinutes: 30, maxPerHour });
     const watcher = startAlerts(cfg, { events, state, scheduled: ['orders'], secrets: [], logger: silentLogger, now: () => clock, ...(leaseMs === undefined ? {} : { leaseMs }) });
     if (!watcher) throw new Error('no alert channel configured');
     replicas.push({ state, events, watcher, stopped: false });
@@ -160,5 +160,13 @@ describe.skipIf(!postgresAvailable)('alerts of three replicas on one PostgreSQL 
     finish(b, { pipeline: 'stock', status: 'succeeded' });
     await settle();
     expect(received.map((m) => m.state)).toEqual(['firing', 'resolved']);
+  });
+
+  it('hold alerts.maxPerHour for the deployment, not per replica', async () => {
+    await startReplicas(3, undefined, 2);
+    replicas.forEach((r, i) => finish(r, { pipeline: `p${i}`, status: 'failed', error: { code: 'X', message: 'down' } }));
+    replicas.forEach((r, i) => finish(r, { pipeline: `q${i}`, status: 'failed', error: { code: 'X', message: 'down' } }));
+    await settle();
+    expect(received).toHaveLength(2);
   });
 });

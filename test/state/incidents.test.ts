@@ -60,4 +60,16 @@ forEachBackend('alert incidents', (backend) => {
     const resolved = await Promise.all(states.map((s, i) => s.incidents.resolve('shop-auth', '{}', `r${i}`, 60_000)));
     expect(resolved.filter((r) => r !== undefined)).toEqual([1000]);
   });
+
+  it('counts messages against one hourly budget for every connection', async () => {
+    const location = backend.location();
+    const states = await Promise.all([0, 1, 2].map(() => backend.open(location)));
+    const taken = await Promise.all(states.flatMap((s) => [s, s].map((x) => x.incidents.takeSendSlot(4))));
+    expect(taken.filter(Boolean)).toHaveLength(4);
+    expect(await states[0]!.incidents.takeSendSlot(4)).toBe(false);
+    // Slots older than an hour no longer count.
+    await backend.sql(location, 'UPDATE alert_sends SET at = at - 3600001');
+    expect(await states[1]!.incidents.takeSendSlot(4)).toBe(true);
+    expect(await backend.sql(location, 'SELECT count(*) AS n FROM alert_sends')).toEqual([{ n: backend.kind === 'postgres' ? '1' : 1 }]);
+  });
 });

@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { IncidentMessage, IncidentStore } from '../store.js';
-import { execute, query } from './db.js';
+import { execute, query, transaction } from './db.js';
 
 const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
@@ -53,6 +53,16 @@ export class PgIncidents implements IncidentStore {
       [claim, leaseMs],
     );
     return rows.map((r) => ({ id: r.id, state: r.state, since: Number(r.since), message: r.message }));
+  }
+
+  async takeSendSlot(maxPerHour: number): Promise<boolean> {
+    return transaction(this.pool, async (client) => {
+      // Serialises the replicas' count-then-insert; per schema, so other deployments never wait.
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('shopsync:alert-sends'), hashtext(current_schema()))`);
+      await client.query(`DELETE FROM alert_sends WHERE at < ${NOW_MS} - 3600000`);
+      const inserted = await client.query(`INSERT INTO alert_sends (at) SELECT ${NOW_MS} WHERE (SELECT count(*) FROM alert_sends) < $1`, [maxPerHour]);
+      return (inserted.rowCount ?? 0) > 0;
+    });
   }
 
   async listOpen(): Promise<string[]> {

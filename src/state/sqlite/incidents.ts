@@ -47,6 +47,16 @@ export class SqliteIncidents implements IncidentStore {
       .all(claim, now + leaseMs, now);
   }
 
+  async takeSendSlot(maxPerHour: number): Promise<boolean> {
+    const now = Date.now();
+    return this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM alert_sends WHERE at < ?').run(now - 3_600_000);
+        return this.db.prepare('INSERT INTO alert_sends (at) SELECT ? WHERE (SELECT count(*) FROM alert_sends) < ?').run(now, maxPerHour).changes > 0;
+      })
+      .immediate();
+  }
+
   async listOpen(): Promise<string[]> {
     return this.db
       .prepare<[], { id: string }>(`SELECT id FROM alert_incidents WHERE state = 'open' ORDER BY id`)
