@@ -8,6 +8,10 @@
  * the limit's throughput (20 requests/s × records per request) each contender reached.
  * The naive contender takes one request per record: at 80 ms, 20,000 records would take half an
  * hour, so it pushes a smaller sample (its size is printed) and its records/s come from that.
+ * For targeted runs (unset, everything runs as printed by `npm run bench`):
+ * `BENCH_THROUGHPUT_LATENCIES=20,hidden` only those latencies (`hidden`: the hidden-limit shop),
+ * `BENCH_THROUGHPUT_CONTENDERS=script,defaults` only contenders whose name contains a word given,
+ * `BENCH_THROUGHPUT_ROUNDS=5` rounds, `BENCH_THROUGHPUT_RECORDS=20000` records (the full size under BENCH_QUICK).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,9 +21,11 @@ import { naive, script, shopsyncDefaults, shopsyncTuned, type Contender, type Pu
 import { count, median, perSecond, QUICK, table } from './support/report.js';
 import { startShopProcess } from './support/shop.js';
 
-const N = QUICK ? 2_000 : 20_000;
-const ROUNDS = 3;
-const LATENCIES = [0, 20, 80] as const;
+const N = envNumber('BENCH_THROUGHPUT_RECORDS') ?? (QUICK ? 2_000 : 20_000);
+const ROUNDS = envNumber('BENCH_THROUGHPUT_ROUNDS') ?? 3;
+const ONLY_LATENCIES = envList('BENCH_THROUGHPUT_LATENCIES');
+const LATENCIES = [0, 20, 80].filter((l) => !ONLY_LATENCIES || ONLY_LATENCIES.includes(String(l)));
+const HIDDEN = !ONLY_LATENCIES || ONLY_LATENCIES.includes('hidden');
 /** Sample sizes of the naive contender per latency (about 10–20 s per round). */
 const NAIVE_SAMPLE: Record<number, number> = QUICK ? { 0: 500, 20: 100, 80: 50, 50: 60 } : { 0: 2_000, 20: 500, 80: 200, 50: 200 };
 const HIDDEN_LIMIT = 20;
@@ -33,12 +39,31 @@ interface Entry {
   readonly naive?: boolean;
 }
 
-const CONTENDERS: readonly Entry[] = [
-  { name: 'naive (1 request per record, sequential)', run: naive, perRequest: 1, naive: true },
-  { name: 'hand-written script (batches of 100, 8 in flight, no state)', run: script, perRequest: 100 },
-  { name: 'shopsync defaults', run: shopsyncDefaults, perRequest: 100 },
-  { name: 'shopsync tuned (batch 100, 8 in flight, fixed rate)', run: shopsyncTuned, perRequest: 100 },
-];
+const SCRIPT = 'hand-written script (batches of 100, 8 in flight, no state)';
+const ONLY_CONTENDERS = envList('BENCH_THROUGHPUT_CONTENDERS');
+const CONTENDERS: readonly Entry[] = (
+  [
+    { name: 'naive (1 request per record, sequential)', run: naive, perRequest: 1, naive: true },
+    { name: SCRIPT, run: script, perRequest: 100 },
+    { name: 'shopsync defaults', run: shopsyncDefaults, perRequest: 100 },
+    { name: 'shopsync tuned (batch 100, 8 in flight, fixed rate)', run: shopsyncTuned, perRequest: 100 },
+  ] satisfies Entry[]
+).filter((c) => !ONLY_CONTENDERS || ONLY_CONTENDERS.some((word) => c.name.includes(word)));
+
+/** A whole number from the environment, if set. */
+function envNumber(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`Expected \`${name}\` to be a whole number from 1 and up, got \`${raw}\``);
+  return n;
+}
+
+/** A comma-separated list from the environment, if set. */
+function envList(name: string): string[] | undefined {
+  const raw = process.env[name];
+  return raw ? raw.split(',').map((w) => w.trim()).filter((w) => w !== '') : undefined;
+}
 
 /** Every contender once against fresh shops with `faults`; the order rotates with `round`. */
 async function round(erpFile: string, faults: Record<string, number>, latency: number, roundNo: number): Promise<Map<string, PushResult>> {
@@ -71,12 +96,15 @@ export async function bench(): Promise<string[]> {
       for (let r = 0; r < ROUNDS; r++) rounds.push(await round(erpFile, { latency_ms: latency }, latency, r));
       for (const c of CONTENDERS) {
         const rates = rounds.map((m) => perSecond(m.get(c.name)!.records, m.get(c.name)!.ms));
-        const ratios = rounds.map((m) => perSecond(m.get(c.name)!.records, m.get(c.name)!.ms) / perSecond(m.get(CONTENDERS[1]!.name)!.records, m.get(CONTENDERS[1]!.name)!.ms));
+        const ratios = rounds.map((m) => (m.has(SCRIPT) ? perSecond(m.get(c.name)!.records, m.get(c.name)!.ms) / perSecond(m.get(SCRIPT)!.records, m.get(SCRIPT)!.ms) : NaN));
         const requests = median(rounds.map((m) => m.get(c.name)!.requests));
-        rows.push([`${latency} ms`, c.naive ? `${c.name} [${count(NAIVE_SAMPLE[latency]!)}]` : c.name, count(median(rates)), `${median(ratios).toFixed(2)}×`, count(requests)]);
+        // Targeted runs (several rounds) print every round's ratio too: the spread says how far to trust the median.
+        const each = ONLY_LATENCIES || ONLY_CONTENDERS ? ` (${ratios.map((r) => r.toFixed(2)).join(', ')})` : '';
+        rows.push([`${latency} ms`, c.naive ? `${c.name} [${count(NAIVE_SAMPLE[latency]!)}]` : c.name, count(median(rates)), `${median(ratios).toFixed(2)}×${each}`, count(requests)]);
       }
     }
-    lines.push(...table(['latency', 'contender', 'records/s', 'vs script', 'requests'], rows));
+    if (rows.length > 0) lines.push(...table(['latency', 'contender', 'records/s', 'vs script', 'requests'], rows));
+    if (!HIDDEN) return lines;
 
     lines.push('', `hidden limit: sandbox rate_limit_per_second ${HIDDEN_LIMIT} at ${HIDDEN_LATENCY} ms, ${count(N)} products; limit throughput = ${HIDDEN_LIMIT} requests/s × records per request`);
     const limited: Map<string, PushResult>[] = [];
@@ -88,7 +116,9 @@ export async function bench(): Promise<string[]> {
           const results = limited.map((m) => m.get(c.name)!);
           const rate = median(results.map((x) => perSecond(x.records, x.ms)));
           const share429 = median(results.map((x) => x.throttled / x.requests));
-          return [c.naive ? `${c.name} [${count(NAIVE_SAMPLE[HIDDEN_LATENCY]!)}]` : c.name, count(rate), `${((rate / (HIDDEN_LIMIT * c.perRequest)) * 100).toFixed(0)} %`, `${(share429 * 100).toFixed(1)} % (${count(median(results.map((x) => x.throttled)))} of ${count(median(results.map((x) => x.requests)))})`];
+          const shares = results.map((x) => perSecond(x.records, x.ms) / (HIDDEN_LIMIT * c.perRequest));
+          const each = ONLY_LATENCIES || ONLY_CONTENDERS ? ` (${shares.map((x) => (x * 100).toFixed(0)).join(', ')}; 429s ${results.map((x) => x.throttled).join(', ')})` : '';
+          return [c.naive ? `${c.name} [${count(NAIVE_SAMPLE[HIDDEN_LATENCY]!)}]` : c.name, count(rate), `${((rate / (HIDDEN_LIMIT * c.perRequest)) * 100).toFixed(0)} %${each}`, `${(share429 * 100).toFixed(1)} % (${count(median(results.map((x) => x.throttled)))} of ${count(median(results.map((x) => x.requests)))})`];
         }),
       ),
     );
