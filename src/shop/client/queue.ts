@@ -41,6 +41,8 @@ export class RequestQueue {
   #slowdown = 1;
   #successes = 0;
   #nextStart = 0;
+  /** Start times of the attempts sent in the last second while the shop's learnt rate held them back. */
+  readonly #starts: number[] = [];
   /** Attempts past p-queue that wait in the brake: requests held back by the rate. */
   #braking = 0;
   #resumeAt = 0;
@@ -182,6 +184,10 @@ export class RequestQueue {
    * Space request starts by the rate the controller allows, or while a fixed rate is slowed down
    * `slowdown × intervalMs / intervalCap` apart. An attempt already past p-queue when a 429 paused
    * it waits for the pause too: it would only be refused as well.
+   * Starts are booked in turn, so one that woke late (the process was busy) does not push the
+   * others back. While the rate a 429 taught holds requests back, no second also ever holds more
+   * starts than that rate: the late ones and those booked on time would otherwise leave together,
+   * and a shop counting per second refuses the surplus.
    */
   async #brake(signal?: AbortSignal): Promise<void> {
     for (;;) {
@@ -202,7 +208,28 @@ export class RequestQueue {
           this.#braking--;
         }
       }
-      if (this.#resumeAt <= Date.now()) return;
+      if (this.#adaptive?.shopLimited) await this.#withinSecond(signal);
+      else this.#starts.length = 0;
+      if (this.#resumeAt <= Date.now()) {
+        if (this.#adaptive?.shopLimited) this.#starts.push(Date.now());
+        return;
+      }
+    }
+  }
+
+  /** Wait until fewer starts than the learnt rate allows per second were made in the last second. */
+  async #withinSecond(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      while (this.#starts.length > 0 && this.#starts[0]! <= now - 1000) this.#starts.shift();
+      const perSecond = Math.max(1, Math.floor(this.#adaptive?.requestsPerSecond ?? Infinity));
+      if (this.#starts.length < perSecond) return;
+      this.#braking++;
+      try {
+        await sleep(this.#starts[this.#starts.length - perSecond]! + 1000 - now, signal);
+      } finally {
+        this.#braking--;
+      }
     }
   }
 

@@ -69,9 +69,10 @@ const PROBE_SLOWDOWN = 20;
 const MEMORY_MS = 60_000;
 /**
  * Slow start (one more in flight per clean answer) ends here even without trouble; beyond, one more
- * per round trip. Doubling further would put a whole round of requests in flight when a hidden
- * limit is met, each of them coming back 429 (8 drew 3–4 % 429s against a 20/s limit in the bench,
- * 4 slowed an 80 ms shop down; 6 keeps both).
+ * per round trip. The requests sent while the first 429 from a hidden limit is on its way all come
+ * back 429 too, and there are about as many as are in flight: 8 drew 3–4 % 429s against a 20/s
+ * limit in the bench, 16 (doubling up to the hard cap) 4–6 % on a loaded machine, 4 slowed an
+ * 80 ms shop down; 6 keeps both.
  */
 const SLOW_START_LIMIT = 6;
 /** Pacing headroom over concurrency / latency: enough that concurrency, not pacing, is the limit, even while latency wobbles. */
@@ -118,6 +119,11 @@ export class AdaptiveRate {
     return Math.min(this.#maxRate, this.#rate ?? Infinity, pace);
   }
 
+  /** Whether the rate the shop taught with a 429 is what holds requests back now (not the pace of the requests in flight). */
+  get shopLimited(): boolean {
+    return this.#rate !== undefined && this.#rate <= this.requestsPerSecond;
+  }
+
   /** Current limits. */
   snapshot(): RateSnapshot {
     return {
@@ -150,8 +156,9 @@ export class AdaptiveRate {
   #clean(latencyMs: number, busy: { readonly slots: boolean; readonly rate: boolean }, now: number): void {
     this.#accepted.push(now);
     this.#forget(now);
-    if (now < this.#coolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0) {
+    if (now < this.#coolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0 && now - latencyMs < this.#lastThrottleAt) {
       // Sent before the 429 came back and accepted all the same: the shop's limit is that much higher.
+      // One sent after it (the Retry-After over, a new second at the shop) says nothing about that second.
       this.#acceptedAroundThrottle += 1;
       this.#learn(this.#acceptedAroundThrottle);
     }

@@ -77,6 +77,18 @@ describe('adaptive rate controller', () => {
     expect(rate.snapshot()).toMatchObject({ requestsPerSecond: 36, learntLimitPerSecond: 40, phase: 'steady' });
   });
 
+  it('counts answers that come back after the 429 into the limit only when their request left before it', () => {
+    const { rate, clock, clean } = controller();
+    clean(40, 25);
+    rate.observe({ kind: 'throttled', retryAfterMs: 2000 }, true);
+    clock.now += 100;
+    rate.observe({ kind: 'ok', latencyMs: 200 }, true); // in flight when the 429 came: the shop took it in the same second
+    expect(rate.snapshot().learntLimitPerSecond).toBe(41);
+    clock.now += 1400;
+    rate.observe({ kind: 'ok', latencyMs: 50 }, true); // sent after the 429: a new second at the shop
+    expect(rate.snapshot().learntLimitPerSecond).toBe(41);
+  });
+
   it('treats the 429s of one burst as one signal (cool-down of at least the Retry-After)', () => {
     const { rate, clock, clean } = controller();
     clean(40, 25);
@@ -139,6 +151,7 @@ describe('adaptive rate controller', () => {
     clean(6, 10, 400);
     expect(rate.concurrency).toBeLessThan(6);
     expect(rate.concurrency).toBeGreaterThanOrEqual(3);
+    expect(rate.snapshot().phase).toBe('steady');
   });
 
   it('reads a loopback shop jittering between 1 and 6 ms as fast, not as rising latency', () => {
