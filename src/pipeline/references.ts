@@ -31,10 +31,24 @@ export class ReferenceCache {
     return this.known.get(id(resource, erpKey));
   }
 
-  /** A reference the run recorded (or read). */
+  /**
+   * A reference the run recorded (or read). At the limit the least recently remembered tenth is
+   * dropped, never everything: BatchState answers "no reference" for a key of its batch that is
+   * not cached, so clearing the whole cache between a batch's read and its records (a run past
+   * `limit` references) made records with a reference look new, and they were sent as creates.
+   */
   remember(resource: string, erpKey: string, shopId: ShopId): void {
-    if (this.known.size >= this.limit) this.known.clear();
-    this.known.set(id(resource, erpKey), shopId);
+    const k = id(resource, erpKey);
+    // Re-inserted so the Map's order is the order of last use.
+    this.known.delete(k);
+    if (this.known.size >= this.limit) {
+      let drop = Math.max(1, Math.floor(this.limit / 10));
+      for (const old of this.known.keys()) {
+        if (drop-- <= 0) break;
+        this.known.delete(old);
+      }
+    }
+    this.known.set(k, shopId);
   }
 
   /** A reference the run removed (the shop record was gone). */
@@ -45,7 +59,12 @@ export class ReferenceCache {
   /** Read asked references from the state, one query per resource; returns how many were found. */
   async load(asks: readonly ReferenceAsk[]): Promise<number> {
     const byResource = new Map<string, string[]>();
-    for (const a of asks) if (this.lookup(a.resource, a.erpKey) === undefined) (byResource.get(a.resource) ?? byResource.set(a.resource, []).get(a.resource)!).push(a.erpKey);
+    for (const a of asks) {
+      const known = this.lookup(a.resource, a.erpKey);
+      // A hit is remembered again: the keys of the batch being read are the last an eviction drops.
+      if (known !== undefined) this.remember(a.resource, a.erpKey, known);
+      else (byResource.get(a.resource) ?? byResource.set(a.resource, []).get(a.resource)!).push(a.erpKey);
+    }
     let found = 0;
     for (const [resource, keys] of byResource) {
       for (const [key, shopId] of await this.state.refs.getMany(resource, keys)) {

@@ -119,3 +119,20 @@ describe('references to records created in the same run', () => {
     ]);
   });
 });
+
+describe('the run\'s reference cache', () => {
+  it('keeps the references of the batch being read when it passes its limit, so a known record is never taken for a new one', async () => {
+    const { BatchState, ReferenceCache } = await import('../../src/pipeline/references.js');
+    await f.state.write((tx) => {
+      for (let i = 0; i < 30; i++) tx.refs.put('products', `P${i}`, 1000 + i);
+    });
+    const cache = new ReferenceCache(f.state, 10);
+    const batch = new BatchState(f.state, cache, 'products-push', 'products');
+    for (const keys of [['P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7'], ['P8', 'P9', 'P10', 'P11', 'P12', 'P13'], ['P2', 'P20', 'P21', 'P22', 'P23', 'P24', 'P25', 'P26']]) {
+      await batch.load(keys, keys);
+      // Another batch settling meanwhile remembers references of its own.
+      cache.remember('products', 'OTHER', 1);
+      for (const k of keys) expect(await batch.reference(k)).toBe(1000 + Number(k.slice(1)));
+    }
+  });
+});
