@@ -1,5 +1,5 @@
 /** Content hashes: stable JSON (sorted keys, undefined dropped) → sha256 hex. */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /** JSON text with object keys sorted at every depth, so equal content gives equal text. */
 export function stableStringify(value: unknown): string {
@@ -39,7 +39,11 @@ export function stableStringify(value: unknown): string {
   return `${out}}`;
 }
 
+// The one-shot `crypto.hash` (Node 20.12+) gives the same hex as createHash at about half the cost per record; older 20.x fall back.
+const sha256: (text: string) => string =
+  typeof (crypto as Partial<typeof crypto>).hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex');
+
 /** sha256 of the stable JSON of a value. */
 export function contentHash(value: unknown): string {
-  return createHash('sha256').update(stableStringify(value)).digest('hex');
+  return sha256(stableStringify(value));
 }

@@ -145,6 +145,14 @@ describe('dashboard pages', () => {
     expect((await getPage(h.base, `/runs/${clean}`)).body).not.toContain('unreadable');
   });
 
+  it('says on a run page that its unchanged records are counted, not listed, and says nothing of the kind on a filter that would not hold them', async () => {
+    const h = await start();
+    const run = await h.state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+    await h.state.runs.finish(run, 'succeeded', { ...emptyCounts(), read: 5, unchanged: 5 });
+    expect((await getPage(h.base, `/runs/${run}`)).body).toMatch(/id="unlisted">Unchanged records without warnings are counted above \(5 unchanged in all\), not listed/);
+    expect((await getPage(h.base, `/runs/${run}?show=problems`)).body).not.toContain('id="unlisted"');
+  });
+
   it('says on the preview page when the dashboard was given no way to preview, instead of failing', async () => {
     const { base } = await start();
     const { status, body } = await getPage(base, '/pipelines/products-push/preview');

@@ -95,6 +95,17 @@ describe('push pipeline (ERP → shop)', () => {
     expect(await f.state.events.history('products', { erpKey: sku(2) })).toHaveLength(1);
   });
 
+  it('writes no event row for an unchanged record without warnings, only the count, so a daily full re-read does not grow the state', async () => {
+    upsertProducts(f.erp, 1, 30);
+    await runPipeline(def, deps());
+    upsertProducts(f.erp, 1, 30, 1, '2026-01-02 00:00:00');
+    upsertProducts(f.erp, 5, 5, 2, '2026-01-02 00:00:00');
+    const summary = await runPipeline(def, deps());
+    expect(summary.counts).toMatchObject({ read: 30, unchanged: 29, updated: 1 });
+    expect((await f.state.events.list({ runId: summary.runId })).map((e) => [e.erpKey, e.outcome])).toEqual([[sku(5), 'updated']]);
+    expect((await f.state.runs.get(summary.runId))?.counts.unchanged).toBe(29);
+  });
+
   it('refuses to run while another process holds the pipeline', async () => {
     upsertProducts(f.erp, 1, 3);
     const lock = await f.state.locks.acquire('products');

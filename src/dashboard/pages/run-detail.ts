@@ -58,6 +58,7 @@ ${
     ? html`<div class="table-wrap"><table id="events"><thead>${eventHeaders(false)}</thead><tbody>${eventRows(events.slice(0, PAGE_SIZE), { now: ctx.now, extras }, false)}</tbody></table></div>`
     : html`<div class="panel empty">${run.status === 'running' ? 'No records settled yet.' : 'No records in this view.'}</div>`
 }
+${run.counts.unchanged > 0 && (show === 'all' || show === 'unchanged') ? html`<p class="muted small" id="unlisted">Unchanged records without warnings are counted above (${formatCount(run.counts.unchanged)} unchanged in all), not listed: they were compared by hash and nothing was sent for them.</p>` : ''}
 <div class="pager">${offset > 0 ? html`<a href="${link(show, Math.max(0, offset - PAGE_SIZE))}">← Previous</a>` : ''}${more ? html`<a href="${link(show, offset + PAGE_SIZE)}">Next →</a>` : ''}</div>`;
   return { title: `Run #${run.id}`, nav: 'runs', body, running: run.status === 'running' };
 }

@@ -8,7 +8,8 @@
  * shopsync runs the whole pipeline: source, mapping with validation, state (references, hashes,
  * events, checkpoints; in SQLite unless a PostgreSQL schema is asked for), the client's queue and retries.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shopClientOptions, shopConfigSchema } from '../../../src/config/shop.js';
@@ -138,9 +139,11 @@ export async function runShopsync(shop: ShopProcess, erpFile: string, n: number,
     const result: PushResult = { records: run.counts.read, ms, requests: counts.requests, throttled: counts.throttled, failed: run.counts.failed };
     if (!options.reread) return result;
     await state.cursors.delete(def.name);
+    const profile = await startProfile(process.env.BENCH_PROFILE_REREAD);
     t = performance.now();
     const again = await runPipeline(def, { state, shop: client, mapping, source });
     const rereadMs = performance.now() - t;
+    await profile?.();
     if (again.status !== 'succeeded' || again.counts.unchanged !== run.counts.read || again.counts.requests !== 0) throw new Error(`no-change re-read: ${JSON.stringify(again.counts)}`);
     return { ...result, rereadMs };
   } finally {
@@ -153,3 +156,17 @@ export async function runShopsync(shop: ShopProcess, erpFile: string, n: number,
 
 export const shopsyncDefaults: Contender = (shop, erpFile, n) => runShopsync(shop, erpFile, n, { tuned: false });
 export const shopsyncTuned: Contender = (shop, erpFile, n) => runShopsync(shop, erpFile, n, { tuned: true });
+
+/** A CPU profile of what follows, written to `file` by the returned function (`BENCH_PROFILE_REREAD=<file>.cpuprofile`: the no-change re-read alone). */
+async function startProfile(file: string | undefined): Promise<(() => Promise<void>) | undefined> {
+  if (!file) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
