@@ -114,10 +114,12 @@ export class Transport {
       }
       if (RETRY_STATUSES.has(response.status) && !notTransient(response.data)) {
         const retryAfterMs = parseRetryAfter(headers['retry-after']);
+        let wait = retryAfterMs !== undefined ? Math.min(retryAfterMs, maxDelayMs) : backoffMs(retriesUsed, baseDelayMs, maxDelayMs);
         if (response.status === 429) {
           const pauseMs = Math.min(retryAfterMs ?? backoffMs(retriesUsed, baseDelayMs, maxDelayMs), maxDelayMs);
-          this.#queue.answered({ kind: 'throttled', retryAfterMs: pauseMs });
-          this.#queue.throttle(pauseMs);
+          this.#queue.answered({ kind: 'throttled', retryAfterMs: pauseMs, latencyMs: wireMs });
+          // The queue holds the retry back (a pause, or the adaptive window) and says how long it should wait itself.
+          wait = this.#queue.throttle(pauseMs);
           onEvent({ type: 'throttled', resource: spec.resource, retryAfterMs: pauseMs });
           logger.info({ resource: spec.resource, retryAfterMs: pauseMs, rate: this.#queue.rate() }, 'shop rate limit hit; slowing down');
         }
@@ -126,7 +128,6 @@ export class Transport {
         }
         afterLostAnswer ||= !NOT_PROCESSED_STATUSES.has(response.status);
         if (retriesUsed >= retries) return answer;
-        const wait = retryAfterMs !== undefined ? Math.min(retryAfterMs, maxDelayMs) : backoffMs(retriesUsed, baseDelayMs, maxDelayMs);
         retriesUsed++;
         await pause(wait, spec.signal, label);
         continue;

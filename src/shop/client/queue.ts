@@ -2,7 +2,11 @@
  * The request queue: p-queue holds requests in flight and per interval under the hard caps; on
  * top of it a brake that spaces request starts. After a 429 the queue pauses for Retry-After.
  * - adaptive (default): the AIMD controller of ../rate sets concurrency and, once the shop said
- *   429, the rate; every answer is fed to it.
+ *   429, the rate and a window (at most N starts in any second and a margin); every answer is fed
+ *   to it. A 429 with Retry-After of a second or less ("this second is full", the least a header
+ *   in seconds can say) does not pause the queue once the window is known: the window already
+ *   holds starts back until the shop's second is over, and a whole second's pause cost a tenth of a
+ *   ten-second run. A longer Retry-After, or one shared with other replicas, pauses as before.
  * - fixed: the configured rate; after a 429 the brake halves it (spacing request starts further
  *   apart and lowering concurrency) and every `intervalCap` successes in a row it recovers one
  *   step, until the configured rate is reached again.
@@ -41,7 +45,7 @@ export class RequestQueue {
   #slowdown = 1;
   #successes = 0;
   #nextStart = 0;
-  /** Start times of the attempts sent in the last second while the shop's learnt rate held them back. */
+  /** Start times of the attempts sent in the last two seconds (adaptive), less those answered 429. */
   readonly #starts: number[] = [];
   /** Attempts past p-queue that wait in the brake: requests held back by the rate. */
   #braking = 0;
@@ -74,6 +78,8 @@ export class RequestQueue {
       if (signal.kind === 'ok') this.succeeded();
       return;
     }
+    // A refused attempt did not count at the shop in the second that is still open; it leaves the window.
+    if (signal.kind === 'throttled' && signal.latencyMs !== undefined) this.#unstart(Date.now() - signal.latencyMs);
     // Requests waiting in p-queue wait for a slot; those in the brake wait for the rate.
     if (!this.#adaptive.observe(signal, { slots: this.#queue.size > 0, rate: this.#braking > 0 })) return;
     this.#queue.concurrency = this.#adaptive.concurrency;
@@ -105,11 +111,18 @@ export class RequestQueue {
     }
   }
 
-  /** The shop answered 429: pause everything (every replica, with a shared limiter) for `retryAfterMs`; a fixed rate is halved (the adaptive one learns from `answered`). */
-  throttle(retryAfterMs: number): void {
+  /**
+   * The shop answered 429: pause everything (every replica, with a shared limiter) for `retryAfterMs`;
+   * a fixed rate is halved (the adaptive one learns from `answered`, so call that first). Returns how
+   * long the refused request should wait before it goes back into the queue: 0 when the adaptive
+   * window holds it instead of a pause (a Retry-After of a second or less, no shared limiter).
+   */
+  throttle(retryAfterMs: number): number {
+    if (this.#adaptive?.windowHolds && retryAfterMs <= 1000 && !this.#options.shared) return 0;
     this.#pause(retryAfterMs);
     // pause() never rejects: a store that cannot be written is logged there.
     if (retryAfterMs > 0) void this.#options.shared?.pause(retryAfterMs);
+    return retryAfterMs;
   }
 
   /** Another replica's 429 paused the shop: learn it as if this queue had seen the 429. */
@@ -185,9 +198,9 @@ export class RequestQueue {
    * `slowdown × intervalMs / intervalCap` apart. An attempt already past p-queue when a 429 paused
    * it waits for the pause too: it would only be refused as well.
    * Starts are booked in turn, so one that woke late (the process was busy) does not push the
-   * others back. While the rate a 429 taught holds requests back, no second also ever holds more
-   * starts than that rate: the late ones and those booked on time would otherwise leave together,
-   * and a shop counting per second refuses the surplus.
+   * others back. Once a 429 taught the shop's limit, no window (a second and a margin) also ever
+   * holds more starts than the limit: the late ones and those booked on time would otherwise leave
+   * together, and a shop counting per second refuses the surplus.
    */
   async #brake(signal?: AbortSignal): Promise<void> {
     for (;;) {
@@ -208,29 +221,39 @@ export class RequestQueue {
           this.#braking--;
         }
       }
-      if (this.#adaptive?.shopLimited) await this.#withinSecond(signal);
-      else this.#starts.length = 0;
+      if (this.#adaptive) await this.#withinWindow(signal);
       if (this.#resumeAt <= Date.now()) {
-        if (this.#adaptive?.shopLimited) this.#starts.push(Date.now());
+        if (this.#adaptive) this.#starts.push(Date.now());
         return;
       }
     }
   }
 
-  /** Wait until fewer starts than the learnt rate allows per second were made in the last second. */
-  async #withinSecond(signal?: AbortSignal): Promise<void> {
+  /** Wait until fewer starts than the learnt limit allows were made in the controller's window. */
+  async #withinWindow(signal?: AbortSignal): Promise<void> {
     for (;;) {
       const now = Date.now();
-      while (this.#starts.length > 0 && this.#starts[0]! <= now - 1000) this.#starts.shift();
-      const perSecond = Math.max(1, Math.floor(this.#adaptive?.requestsPerSecond ?? Infinity));
-      if (this.#starts.length < perSecond) return;
+      // Two seconds cover the widest window.
+      while (this.#starts.length > 0 && this.#starts[0]! <= now - 2000) this.#starts.shift();
+      const window = this.#adaptive?.window;
+      if (!window) return;
+      let first = this.#starts.length;
+      while (first > 0 && this.#starts[first - 1]! > now - window.windowMs) first--;
+      if (this.#starts.length - first < window.starts) return;
       this.#braking++;
       try {
-        await sleep(this.#starts[this.#starts.length - perSecond]! + 1000 - now, signal);
+        await sleep(this.#starts[this.#starts.length - window.starts]! + window.windowMs - now, signal);
       } finally {
         this.#braking--;
       }
     }
+  }
+
+  /** Take the start nearest `sentAt` out of the window. */
+  #unstart(sentAt: number): void {
+    let nearest = -1;
+    for (let i = 0; i < this.#starts.length; i++) if (nearest < 0 || Math.abs(this.#starts[i]! - sentAt) < Math.abs(this.#starts[nearest]! - sentAt)) nearest = i;
+    if (nearest >= 0) this.#starts.splice(nearest, 1);
   }
 
   /** Least time between two request starts now (0: no spacing beyond p-queue's caps). */

@@ -6,15 +6,20 @@
  *   fast and clean: by one per clean answer up to 6 (slow start, doubling every round trip, so a
  *   short run is not spent warming up), by one per round trip beyond that or after trouble.
  *   5xx, lost answers and latency rising well above the best seen cut it (× 0.5, × 0.75).
- * - a request rate exists only once the shop has said 429: the rate it accepted in the second
- *   around the 429 is remembered as the ceiling and the rate drops to 90 % of it; it then grows
- *   back additively to 95 % and probes beyond twenty times more slowly, so a fixed shop limit
- *   costs one or two 429s per run, not a sawtooth. After a minute without 429 the learnt limit is
- *   forgotten and the rate climbs additively again (up to the hard cap, where it stops being a limit).
+ * - a request rate exists only once the shop has said 429: the count it accepted in the second
+ *   around the 429 is remembered as the ceiling N, kept as a window (`window`: at most N starts in
+ *   any 1000 ms + a margin, 50 ms at first, about 95 % of the limit; the queue enforces it) and a
+ *   pace of N per window; beyond that it probes twenty times more slowly than it climbs after a cut,
+ *   so a fixed shop limit costs one or two 429s per run, not a sawtooth. A 429 met while N was kept
+ *   widens the margin by 50 ms (arrivals are more bunched than allowed for) and `windowHolds` then
+ *   tells the queue the window can stand in for a short Retry-After pause; at first contact it cannot
+ *   (the count may include the end of the shop's previous second). After a minute without 429 the
+ *   learnt limit is forgotten and the rate climbs additively again (up to the hard cap).
  * Request starts are paced at 1.25 × concurrency / latency, so a round's requests are spread over
  * the round trip instead of leaving in one burst: when a hidden limit is met, only the few sent
  * while the first 429 was on its way are refused, not a whole round.
- * Decreases happen at most once per cool-down (a burst of bad answers from one round is one signal).
+ * Decreases happen at most once per cool-down (a burst of bad answers from one round is one signal);
+ * 429 bursts have a cool-down of their own, so a latency cut just before never swallows a first 429.
  * Pure logic with an injected clock: the request queue feeds it and applies what it says.
  */
 
@@ -33,8 +38,8 @@ export interface AdaptiveRateSettings {
 /** What one answer said about the shop's load. */
 export type RateSignal =
   | { readonly kind: 'ok'; readonly latencyMs: number }
-  /** 429, with or without Retry-After. */
-  | { readonly kind: 'throttled'; readonly retryAfterMs?: number }
+  /** 429, with or without Retry-After; `latencyMs` (time on the wire) says when the refused request left. */
+  | { readonly kind: 'throttled'; readonly retryAfterMs?: number; readonly latencyMs?: number }
   /** 502/503/504 or a lost answer (timeout, reset). */
   | { readonly kind: 'overloaded' };
 
@@ -56,14 +61,17 @@ const LATENCY_FACTOR = 2;
 /** Absolute slack so a loopback shop's 1 ms → 3 ms jitter is not "rising latency". */
 const LATENCY_SLACK_MS = 20;
 /**
- * Rate after a 429, as a share of the rate the shop accepted in the second around it (its limit,
- * give or take the alignment of its window). The margin absorbs jitter: requests spaced evenly
- * when sent arrive bunched, and 95 % drew a 429 every few seconds from a fixed one-second window.
+ * A learnt limit of N per second is kept as N request starts per second plus this margin: requests
+ * spaced by the second when sent arrive bunched (a busy shop or client delays some), and a
+ * shop counting in fixed one-second windows refuses the N + 1st that lands in one window.
+ * 50 ms costs 5 % of the limit's throughput (0.9 of the accepted rate, before, cost 10 %).
  */
-const THROTTLE_FACTOR = 0.9;
-/** Additive increase stops being brisk here (share of the learnt limit). */
-const NEAR_LIMIT = 0.95;
-/** Beyond NEAR_LIMIT the rate grows this many times more slowly: a probe, not a climb. */
+const WINDOW_MARGIN_MS = 50;
+/** Each 429 met while a learnt limit was kept widens the margin by this much (the jitter is larger here)… */
+const MARGIN_STEP_MS = 50;
+/** …up to this (N per 1.25 s: 80 % of the limit). */
+const MAX_MARGIN_MS = 250;
+/** Beyond the learnt limit kept over a second and the margin, the rate grows this many times more slowly: a probe, not a climb. */
 const PROBE_SLOWDOWN = 20;
 /** A learnt limit is forgotten after this long without a 429 (the shop's load, or its limit, may have changed). */
 const MEMORY_MS = 60_000;
@@ -93,9 +101,14 @@ export class AdaptiveRate {
   #acceptedAroundThrottle = 0;
   #slowStart = true;
   #coolUntil = 0;
+  /** 429s before this belong to the burst already learnt from (kept apart: a latency cut's cool-down must not swallow a first 429). */
+  #throttleCoolUntil = 0;
   #lastThrottleAt = 0;
   #smoothed: number | undefined;
   #best: number | undefined;
+  #marginMs = WINDOW_MARGIN_MS;
+  /** Whether the last burst of 429s came while a learnt limit was kept (not the first contact). */
+  #keptLimitThrottled = false;
   /** Times of clean answers in the last second: what the shop accepted. */
   readonly #accepted: number[] = [];
 
@@ -119,9 +132,25 @@ export class AdaptiveRate {
     return Math.min(this.#maxRate, this.#rate ?? Infinity, pace);
   }
 
-  /** Whether the rate the shop taught with a 429 is what holds requests back now (not the pace of the requests in flight). */
-  get shopLimited(): boolean {
-    return this.#rate !== undefined && this.#rate <= this.requestsPerSecond;
+  /**
+   * Whether the last 429 came while a learnt limit was kept: the window then knows when the shop's
+   * second is over. At first contact it does not (the count of the second around the 429 may hold
+   * the end of the shop's previous second), and only a pause for Retry-After is sure to outlast it.
+   */
+  get windowHolds(): boolean {
+    return this.#keptLimitThrottled && this.window !== undefined;
+  }
+
+  /**
+   * While the shop's limit is known (it said 429): at most `starts` request starts in any `windowMs`,
+   * the learnt limit per second kept over a second and a margin for arrival jitter.
+   */
+  get window(): { readonly starts: number; readonly windowMs: number } | undefined {
+    if (this.#ceiling === undefined || this.#rate === undefined) return undefined;
+    const windowMs = 1000 + this.#marginMs;
+    // The rate lowered by 5xx or a second 429 holds too; rounding guards 19.999… becoming 19.
+    const starts = Math.max(1, Math.floor(Math.min(this.#ceiling, (this.#rate * windowMs) / 1000) + 1e-6));
+    return { starts, windowMs };
   }
 
   /** Current limits. */
@@ -156,7 +185,7 @@ export class AdaptiveRate {
   #clean(latencyMs: number, busy: { readonly slots: boolean; readonly rate: boolean }, now: number): void {
     this.#accepted.push(now);
     this.#forget(now);
-    if (now < this.#coolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0 && now - latencyMs < this.#lastThrottleAt) {
+    if (now < this.#throttleCoolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0 && now - latencyMs < this.#lastThrottleAt) {
       // Sent before the 429 came back and accepted all the same: the shop's limit is that much higher.
       // One sent after it (the Retry-After over, a new second at the shop) says nothing about that second.
       this.#acceptedAroundThrottle += 1;
@@ -176,7 +205,7 @@ export class AdaptiveRate {
     if (this.#ceiling !== undefined && now - this.#lastThrottleAt > MEMORY_MS) this.#ceiling = undefined;
     if (this.#rate === undefined || !(busy.slots || busy.rate)) return;
     // About +1 request/s per second of clean answers; near the learnt limit PROBE_SLOWDOWN times slower.
-    const near = this.#ceiling !== undefined && this.#rate >= this.#ceiling * NEAR_LIMIT;
+    const near = this.#ceiling !== undefined && this.#rate >= (this.#ceiling * 1000) / (1000 + this.#marginMs) - 1e-9;
     this.#rate = Math.min(this.#maxRate, this.#rate + (near ? 1 / PROBE_SLOWDOWN : 1) / Math.max(1, this.#rate));
     if (this.#ceiling !== undefined && this.#rate > this.#ceiling * 1.1) this.#ceiling = this.#rate;
     if (this.#rate >= this.#maxRate) this.#rate = undefined;
@@ -184,21 +213,25 @@ export class AdaptiveRate {
 
   #throttled(retryAfterMs: number, now: number): void {
     this.#slowStart = false;
-    if (now < this.#coolUntil) return;
+    if (now < this.#throttleCoolUntil) return;
     this.#forget(now);
+    // A 429 although the limit was known and kept: requests arrive more bunched than the margin allows.
+    this.#keptLimitThrottled = this.#ceiling !== undefined;
+    if (this.#ceiling !== undefined) this.#marginMs = Math.min(MAX_MARGIN_MS, this.#marginMs + MARGIN_STEP_MS);
     this.#lastThrottleAt = now;
     this.#ceilingBefore = this.#ceiling ?? Infinity;
     this.#acceptedAroundThrottle = Math.max(1, this.#accepted.length);
     this.#learn(this.#acceptedAroundThrottle);
     this.#accepted.length = 0;
-    this.#coolUntil = now + Math.max(retryAfterMs, this.#coolDownMs());
+    this.#throttleCoolUntil = now + Math.max(retryAfterMs, this.#coolDownMs());
+    this.#coolUntil = Math.max(this.#coolUntil, this.#throttleCoolUntil);
   }
 
-  /** The shop accepted `accepted` requests in the second around its 429: that is its limit, and the rate goes just under it. */
+  /** The shop accepted `accepted` requests in the second around its 429: that is its limit, kept over a second and the margin. */
   #learn(accepted: number): void {
     const limit = Math.max(this.#floorRate, Math.min(accepted, this.#ceilingBefore, this.#maxRate));
     this.#ceiling = limit;
-    this.#rate = Math.max(this.#floorRate, limit * THROTTLE_FACTOR);
+    this.#rate = Math.max(this.#floorRate, (limit * 1000) / (1000 + this.#marginMs));
   }
 
   #decrease(concurrencyFactor: number, rateFactor: number, now: number): void {

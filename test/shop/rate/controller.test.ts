@@ -70,11 +70,33 @@ describe('adaptive rate controller', () => {
     expect(rate.concurrency).toBe(5);
   });
 
-  it('on 429 learns the rate the shop accepted in the last second and drops to 90 % of it', () => {
+  it('on 429 learns the rate the shop accepted in the last second and keeps it over a second and a 50 ms margin', () => {
     const { rate, clean } = controller();
     clean(40, 25); // 40 clean answers per second
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
-    expect(rate.snapshot()).toMatchObject({ requestsPerSecond: 36, learntLimitPerSecond: 40, phase: 'steady' });
+    expect(rate.snapshot()).toMatchObject({ requestsPerSecond: 38.1, learntLimitPerSecond: 40, phase: 'steady' });
+    expect(rate.window).toEqual({ starts: 40, windowMs: 1050 });
+  });
+
+  it('at first contact leaves the Retry-After pause to outlast the shop\'s second; a 429 at a kept limit widens the margin and the window holds the retry', () => {
+    const { rate, clock, clean } = controller();
+    clean(40, 25);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    expect(rate.windowHolds).toBe(false);
+    clock.now += 1000;
+    clean(40, 27);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    expect(rate.windowHolds).toBe(true);
+    expect(rate.window).toEqual({ starts: 38, windowMs: 1100 }); // about 37 a second were accepted around it
+  });
+
+  it('learns from a 429 that comes while a cut for rising latency is cooling down', () => {
+    const { rate, clock, clean } = controller();
+    clean(40, 25, 20);
+    clean(5, 25, 400); // latency rises well above the best seen: concurrency is cut
+    clock.now += 10;
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    expect(rate.snapshot().learntLimitPerSecond).toBeDefined();
   });
 
   it('counts answers that come back after the 429 into the limit only when their request left before it', () => {
@@ -95,24 +117,24 @@ describe('adaptive rate controller', () => {
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
     clock.now += 10;
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
-    expect(rate.requestsPerSecond).toBe(36);
+    expect(rate.window).toEqual({ starts: 40, windowMs: 1050 });
   });
 
-  it('recovers additively towards the learnt limit, then probes beyond it twenty times more slowly', () => {
+  it('recovers additively towards the learnt limit after a cut, then probes beyond it twenty times more slowly', () => {
     const { rate, clock, clean } = controller();
     clean(40, 25);
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
-    expect(rate.requestsPerSecond).toBe(36);
     clock.now += 1000;
-    clean(36, 28); // about one second of answers at the new rate
-    expect(rate.requestsPerSecond).toBeGreaterThan(36.8);
-    expect(rate.requestsPerSecond).toBeLessThan(37.2);
-    clean(80, 27); // two seconds more: up to 95 % of the learnt 40
-    const nearLimit = rate.requestsPerSecond;
-    expect(nearLimit).toBeGreaterThanOrEqual(38);
+    rate.observe({ kind: 'overloaded' }, true); // a 5xx cuts the rate to 80 %
+    const cut = rate.requestsPerSecond;
+    clean(30, 33); // about one second of answers at the cut rate: about one more per second
+    expect(rate.requestsPerSecond - cut).toBeGreaterThan(0.8);
+    clean(300, 27); // back at the learnt limit kept over the margin
+    const atLimit = rate.requestsPerSecond;
+    expect(atLimit).toBeGreaterThanOrEqual(38);
     clean(39, 25);
-    expect(rate.requestsPerSecond - nearLimit).toBeLessThan(0.1);
-    expect(rate.requestsPerSecond).toBeGreaterThan(nearLimit);
+    expect(rate.requestsPerSecond - atLimit).toBeLessThan(0.1);
+    expect(rate.requestsPerSecond).toBeGreaterThan(atLimit);
   });
 
   it('a second 429 at a lower rate lowers the learnt limit; the rate never falls below the floor', () => {
@@ -123,7 +145,7 @@ describe('adaptive rate controller', () => {
     clean(10, 100);
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
     expect(rate.snapshot().learntLimitPerSecond).toBe(10);
-    expect(rate.requestsPerSecond).toBe(9);
+    expect(rate.window).toEqual({ starts: 10, windowMs: 1100 });
     clock.now += 5000;
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
     expect(rate.requestsPerSecond).toBe(2);
@@ -133,7 +155,7 @@ describe('adaptive rate controller', () => {
     const { rate, clock, clean } = controller({ maxRequestsPerSecond: 12 });
     clean(10, 100);
     rate.observe({ kind: 'throttled', retryAfterMs: 0 }, true);
-    expect(rate.requestsPerSecond).toBe(9);
+    expect(rate.window).toEqual({ starts: 10, windowMs: 1050 });
     clock.now += 1000;
     clean(100, 100); // ten seconds: a climb would add 10/s, a probe adds about 0.5/s
     expect(rate.requestsPerSecond).toBeLessThan(10.3);
