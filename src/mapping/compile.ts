@@ -2,6 +2,7 @@
  * The mapping compiler: YAML text → validated file → plain functions. Applying a compiled
  * mapping does no parsing and no lookups in the file.
  */
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { GuardRailError, MappingError } from '../errors.js';
 import { getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
@@ -154,6 +155,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     ...rowKeys(file.key, file.row_key),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     usesExpressions: expressions.length > 0,
+    fingerprint: createHash('sha256').update(yamlText).digest('hex'),
   };
 
   if (expressions.length === 0) {

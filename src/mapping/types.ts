@@ -99,6 +99,8 @@ export interface CompiledMapping {
   readonly erpTarget?: string;
   /** True when at least one rule uses a JSONata expression (then `applySync` is absent). */
   readonly usesExpressions: boolean;
+  /** sha256 of the file's text: a record's source hash is only as good as the mapping it was mapped with. */
+  readonly fingerprint: string;
   /** Map one record: rules, guard rails, then strict validation against the registry's write schema. */
   apply(record: Record<string, unknown>, ctx: MappingContext): Promise<MappingResult>;
   /** Same as `apply`, synchronously; only present when the mapping uses no expression. */

@@ -40,7 +40,8 @@ export function stableStringify(value: unknown): string {
 }
 
 // The one-shot `crypto.hash` (Node 20.12+) gives the same hex as createHash at about half the cost per record; older 20.x fall back.
-const sha256: (text: string) => string =
+/** sha256 hex of a text. */
+export const sha256: (text: string) => string =
   typeof (crypto as Partial<typeof crypto>).hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
 /** sha256 of the stable JSON of a value. */

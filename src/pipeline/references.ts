@@ -6,7 +6,7 @@
  * created earlier in the run is known to its children without another query.
  */
 import type { MappingContext } from '../mapping/types.js';
-import type { ShopId, StateStore } from '../state/index.js';
+import type { SentHash, ShopId, StateStore } from '../state/index.js';
 
 /** A reference the mapping asked for. */
 export interface ReferenceAsk {
@@ -84,10 +84,11 @@ export class ReferenceCache {
     return found;
   }
 
-  /** A mapping context answering from the cache and noting misses in `missing`. */
-  context(missing: ReferenceAsk[]): MappingContext {
+  /** A mapping context answering from the cache and noting misses in `missing` (and every lookup in `asked.n`). */
+  context(missing: ReferenceAsk[], asked?: { n: number }): MappingContext {
     return {
       lookupReference: (resource, erpKey) => {
+        if (asked) asked.n++;
         const shopId = this.lookup(resource, erpKey);
         if (shopId === undefined) missing.push({ resource, erpKey });
         return shopId;
@@ -96,20 +97,21 @@ export class ReferenceCache {
   }
 }
 
-/** Map with references from the state: misses are loaded in one go and the record mapped again. */
-export async function withReferences<T>(cache: ReferenceCache, map: (ctx: MappingContext) => T | Promise<T>): Promise<{ result: T; missing: ReferenceAsk[] }> {
+/** Map with references from the state: misses are loaded in one go and the record mapped again; `lookups` says whether any was asked. */
+export async function withReferences<T>(cache: ReferenceCache, map: (ctx: MappingContext) => T | Promise<T>): Promise<{ result: T; missing: ReferenceAsk[]; lookups: number }> {
   let missing: ReferenceAsk[] = [];
-  let result = await map(cache.context(missing));
+  const asked = { n: 0 };
+  let result = await map(cache.context(missing, asked));
   if (missing.length > 0 && (await cache.load(missing)) > 0) {
     missing = [];
-    result = await map(cache.context(missing));
+    result = await map(cache.context(missing, asked));
   }
-  return { result, missing };
+  return { result, missing, lookups: asked.n };
 }
 
 /** The state of a batch of records of one resource, read in one query per table before they are prepared. */
 export class BatchState {
-  private hashes = new Map<string, string>();
+  private hashes = new Map<string, SentHash>();
   private intents = new Set<string>();
   private readonly loaded = new Set<string>();
 
@@ -126,7 +128,7 @@ export class BatchState {
     // The three reads are independent: on PostgreSQL they go out on three connections at once (one round trip of waiting, not two).
     [, this.hashes, this.intents] = await Promise.all([
       this.cache.load(erpKeys.map((erpKey) => ({ resource: this.resource, erpKey }))),
-      this.state.hashes.getMany(this.pipeline, this.resource, hashKeys),
+      this.state.hashes.getManyWithSource(this.pipeline, this.resource, hashKeys),
       this.state.intents.getMany(this.resource, erpKeys),
     ]);
     for (const k of erpKeys) this.loaded.add(k);
@@ -142,7 +144,12 @@ export class BatchState {
 
   /** The record's last accepted hash. */
   async hash(erpKey: string, hashKey: string): Promise<string | undefined> {
-    return this.loaded.has(erpKey) ? this.hashes.get(hashKey) : this.state.hashes.get(this.pipeline, this.resource, hashKey);
+    return this.loaded.has(erpKey) ? this.hashes.get(hashKey)?.hash : this.state.hashes.get(this.pipeline, this.resource, hashKey);
+  }
+
+  /** The record's last accepted hash with its source hash, when the batch read it (a record outside the batch is simply mapped). */
+  sent(erpKey: string, hashKey: string): SentHash | undefined {
+    return this.loaded.has(erpKey) ? this.hashes.get(hashKey) : undefined;
   }
 
   /** Whether an earlier run left an open create intent for the record. */

@@ -122,7 +122,8 @@ export interface StateWriter {
     delete(resource: string, erpKey: string): void;
   };
   readonly hashes: {
-    put(pipeline: string, resource: string, erpKey: string, hash: string): void;
+    /** Store a payload hash; `sourceHash` only when the payload follows from the source record alone (else none is kept). */
+    put(pipeline: string, resource: string, erpKey: string, hash: string, sourceHash?: string): void;
     delete(pipeline: string, resource: string, erpKey: string): void;
   };
   readonly intents: {
@@ -170,8 +171,16 @@ export interface ReferenceStore {
 export interface SentHashStore {
   get(pipeline: string, resource: string, erpKey: string): Promise<string | undefined>;
   getMany(pipeline: string, resource: string, erpKeys: readonly string[]): Promise<Map<string, string>>;
+  /** The payload hashes of these records with the source hashes stored beside them (one query per chunk). */
+  getManyWithSource(pipeline: string, resource: string, erpKeys: readonly string[]): Promise<Map<string, SentHash>>;
   /** Forget every hash of a pipeline (`--full` resend). */
   clear(pipeline: string): Promise<void>;
+}
+
+/** A record's last accepted payload hash, and the source hash it was mapped from when the mapping was pure. */
+export interface SentHash {
+  readonly hash: string;
+  readonly source?: string;
 }
 
 /** Creates about to be sent, in the store's shop. */

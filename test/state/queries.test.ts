@@ -54,6 +54,21 @@ forEachBackend('state queries', (backend) => {
     expect(await state.hashes.get('stock', 'products', 'A-1')).toBe('h1');
   });
 
+  it('keeps a source hash beside a payload hash only until a payload hash is stored without one', async () => {
+    await state.write((tx) => {
+      tx.hashes.put('catalog', 'products', 'A-1', 'h1', 's1');
+      tx.hashes.put('catalog', 'products', 'A-2', 'h2');
+    });
+    expect(await state.hashes.getManyWithSource('catalog', 'products', ['A-1', 'A-2', 'A-9'])).toEqual(
+      new Map([
+        ['A-1', { hash: 'h1', source: 's1' }],
+        ['A-2', { hash: 'h2' }],
+      ]),
+    );
+    await state.write((tx) => tx.hashes.put('catalog', 'products', 'A-1', 'h1'));
+    expect(await state.hashes.getManyWithSource('catalog', 'products', ['A-1'])).toEqual(new Map([['A-1', { hash: 'h1' }]]));
+  });
+
   it('remembers what a pull delivered, many keys at once', async () => {
     await state.write((tx) => {
       tx.seen.put('orders-in', 'O-1', 'a');

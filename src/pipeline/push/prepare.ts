@@ -16,6 +16,7 @@ import { issueOf } from './issues.js';
 import type { Settlement, WorkItem } from './work.js';
 import type { PushInput } from './keys.js';
 import { uploadRecordFiles } from './media.js';
+import { sourceHashOf } from './sourceHash.js';
 
 /** What preparing needs. */
 export interface PrepareDeps {
@@ -30,6 +31,8 @@ export interface PrepareDeps {
   readonly references: ReferenceCache;
   /** The state of the batch being prepared. */
   readonly batch: BatchState;
+  /** Source hashes are taken under this (absent: every record is mapped; see sourceHash.ts). */
+  readonly sourceFingerprint?: string;
 }
 
 /** A reference the mapping asked for and the state did not know. */
@@ -59,13 +62,24 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   if (input.refused) {
     return { kind: 'settled', settlement: { kind: 'dead', item: { seq, erpKey, record, warnings: [], ...(input.origin ? { origin: input.origin } : {}) }, error: input.refused, unreadable: true }, requests: 0 };
   }
+  const sourceHash = deps.sourceFingerprint !== undefined ? sourceHashOf(deps.sourceFingerprint, record) : undefined;
+  const hashKey = mapping.recordKey?.(erpKey, record) ?? erpKey;
+  const stored = sourceHash !== undefined ? deps.batch.sent(erpKey, hashKey) : undefined;
+  if (stored?.source !== undefined && stored.source === sourceHash) {
+    // Read again exactly as it was last accepted: unchanged, unless its reference or an open intent says otherwise.
+    const known = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
+    if (known !== undefined && !(await deps.batch.hasIntent(erpKey))) {
+      const item = newItem(input, {}, stored.hash, [], 'update', known, undefined, sourceHash);
+      return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId: known, warnings: item.warnings, storeHash: false, stateHolds: !def.options.keyIsShopId }, requests: 0 };
+    }
+  }
   let mapped;
   try {
     mapped = await withReferences(deps.references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
   } catch (err) {
     return dead(seq, erpKey, record, [], issueOf(err));
   }
-  const { result, missing } = mapped;
+  const { result, missing, lookups } = mapped;
   const warnings: StoredIssue[] = result.warnings.map((w) => ({ code: w.code, message: w.message, ...(w.field !== undefined ? { field: w.field } : {}) }));
   if (!result.ok) {
     const first = issueOf(result.errors[0]);
@@ -78,19 +92,23 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const payload = result.payload;
   // Create-only fields never travel in an update, so they take no part in change detection either.
   const hash = contentHash(withoutCreateOnly(payload, mapping.createOnly));
+  // Kept only where the payload follows from the record alone: no reference or file looked up, no warning to show again.
+  const pureSource = lookups === 0 && warnings.length === 0 && !(result.files && result.files.length > 0) ? sourceHash : undefined;
   let shopId: ShopId | undefined = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
   const referenceStored = !def.options.keyIsShopId && shopId !== undefined;
   // A mapping that addresses records by the shop's own id field (order status back-sync: orders_id) knows the shop id.
   const byId = mapping.shopKey !== undefined && mapping.shopKey === resource.key.id ? payload[mapping.shopKey] : undefined;
   if (shopId === undefined && (typeof byId === 'number' || (typeof byId === 'string' && byId !== ''))) shopId = readShopId(String(byId));
-  if (shopId !== undefined && (await deps.batch.hash(erpKey, mapping.recordKey?.(erpKey, record) ?? erpKey)) === hash) {
-    const item = newItem(input, payload, hash, warnings, 'update', shopId);
+  if (shopId !== undefined && (await deps.batch.hash(erpKey, hashKey)) === hash) {
+    const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource);
     const stateHolds = referenceStored && !(await deps.batch.hasIntent(erpKey));
-    return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: false, stateHolds }, requests: 0 };
+    // The first re-read after an upgrade (or of a record mapped before with a lookup) records the source hash for the next.
+    const storeHash = pureSource !== undefined && stored?.source !== pureSource;
+    return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash, stateHolds }, requests: 0 };
   }
   if (shopId !== undefined && mapping.operation === 'create') {
     // A create-only mapping (orders from the ERP) never rewrites a record the shop already has.
-    const item = newItem(input, payload, hash, warnings, 'update', shopId);
+    const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource);
     return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: true }, requests: 0 };
   }
   let op: 'create' | 'update';
@@ -107,7 +125,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
     const rule = unmet[0];
     return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${rule.field}\`: ${rule.why}; map it in the mapping file` }, { payload, hash });
   }
-  const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly);
+  const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource);
   // An intent left by an earlier run: that create may have landed before the process died.
   if (op === 'create' && !deps.dryRun && (await deps.batch.hasIntent(erpKey))) item.verify = true;
   const fields = appendOnlyFields(resource, mapping);
@@ -126,7 +144,16 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   return { kind: 'send', item, requests };
 }
 
-function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; position?: CursorPosition }, payload: Record<string, unknown>, hash: string, warnings: StoredIssue[], op: 'create' | 'update', shopId: ShopId | undefined, createOnly?: readonly string[]): WorkItem {
+function newItem(
+  input: { seq?: number; erpKey: string; record: ErpRecord; position?: CursorPosition },
+  payload: Record<string, unknown>,
+  hash: string,
+  warnings: StoredIssue[],
+  op: 'create' | 'update',
+  shopId: ShopId | undefined,
+  createOnly?: readonly string[],
+  sourceHash?: string,
+): WorkItem {
   // One literal of fixed shape, absent values as undefined: conditional spreads here cost about 100 µs a record (V8 builds such objects property by property in its slow path).
   return {
     seq: input.seq,
@@ -135,6 +162,7 @@ function newItem(input: { seq?: number; erpKey: string; record: ErpRecord; posit
     position: input.position,
     payload,
     hash,
+    sourceHash,
     createOnly: createOnly !== undefined && createOnly.length > 0 ? createOnly : undefined,
     warnings,
     op,

@@ -21,6 +21,7 @@ import { BatchState, ReferenceCache } from '../references.js';
 import { beforeSend, settle, settleTargetOf, type SettleTarget } from './settle.js';
 import { KeyLanes, type PushInput } from './keys.js';
 import { WaitingRoom } from './waiting.js';
+import { sourceFingerprint } from './sourceHash.js';
 import type { Settlement, WorkItem } from './work.js';
 
 /** What a push engine needs besides the preparation deps. */
@@ -63,7 +64,9 @@ export class PushEngine {
 
   constructor(options: PushEngineOptions) {
     const references = new ReferenceCache(options.state);
-    this.o = { ...options, references, batch: new BatchState(options.state, references, options.def.name, options.resource.name) };
+    // A dry run (preview) shows every record's payload, unchanged ones included: it maps them all.
+    const fingerprint = options.dryRun ? undefined : sourceFingerprint(options.mapping, options.resource);
+    this.o = { ...options, references, batch: new BatchState(options.state, references, options.def.name, options.resource.name), ...(fingerprint !== undefined ? { sourceFingerprint: fingerprint } : {}) };
     this.batchSize = options.def.batchSize;
     this.concurrency = options.def.options.concurrency;
     this.settleTarget = settleTargetOf(options);

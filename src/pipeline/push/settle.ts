@@ -67,7 +67,7 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
         const { item } = s;
         // An unchanged record whose reference came from the state and that has no open intent leaves both as they are.
         if (s.shopId !== undefined && target.recordReferences !== false && s.stateHolds !== true) tx.refs.put(resource, item.erpKey, s.shopId);
-        if (s.storeHash) tx.hashes.put(pipeline, resource, rk, item.hash);
+        if (s.storeHash) tx.hashes.put(pipeline, resource, rk, item.hash, item.sourceHash);
         if (s.stateHolds !== true) tx.intents.delete(resource, item.erpKey);
         if (s.shopId !== undefined && item.history.length > 0) {
           // A record found existing (lost create answer, duplicate order) may or may not hold the entries: leave them pending for a read-back.

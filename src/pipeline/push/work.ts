@@ -20,6 +20,8 @@ export interface WorkItem {
   payload: Record<string, unknown>;
   /** Hash of the payload an update would send (create-only fields left out), compared between runs. */
   readonly hash: string;
+  /** Hash of the source record it was mapped from, stored with `hash` when the payload follows from the record alone (see sourceHash.ts). */
+  readonly sourceHash: string | undefined;
   /** The mapping's create-only fields. */
   readonly createOnly?: readonly string[];
   readonly warnings: StoredIssue[];

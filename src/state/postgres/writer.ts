@@ -44,7 +44,7 @@ const ATTEMPTS = LETTER_REST.findIndex(([c]) => c === 'attempts');
 const SPECS = {
   cursors: spec('cursors', [t('pipeline'), t('name')], [t('value'), t('record_key'), t('boundary'), n('updated_at')]),
   refs: spec('refs', [t('shop'), t('resource'), t('erp_key')], [t('shop_id'), n('created_at'), n('updated_at')], 'shop_id = excluded.shop_id, updated_at = excluded.updated_at'),
-  hashes: spec('sent_hashes', [t('pipeline'), t('resource'), t('erp_key')], [t('hash'), n('updated_at')]),
+  hashes: spec('sent_hashes', [t('pipeline'), t('resource'), t('erp_key')], [t('hash'), t('source_hash'), n('updated_at')]),
   intents: spec('intents', [t('shop'), t('resource'), t('erp_key')], [t('pipeline'), t('hash'), t('natural_key'), n('run_id'), n('created_at')]),
   seen: spec('seen', [t('pipeline'), t('record_key')], [t('hash'), n('seen_at')]),
   history: spec('history_entries', [t('shop'), t('resource'), t('shop_id'), t('identity')], [t('state'), t('entry'), n('run_id'), n('updated_at')]),
@@ -172,7 +172,7 @@ export class PgWriter {
         delete: (resource, erpKey) => del('refs', [shop, resource, erpKey]),
       },
       hashes: {
-        put: (pipeline, resource, erpKey, hash) => put('hashes', [pipeline, resource, erpKey], () => [hash, now]),
+        put: (pipeline, resource, erpKey, hash, sourceHash) => put('hashes', [pipeline, resource, erpKey], () => [hash, sourceHash ?? null, now]),
         delete: (pipeline, resource, erpKey) => del('hashes', [pipeline, resource, erpKey]),
       },
       intents: {

@@ -1,5 +1,5 @@
 /** References (ERP key ↔ shop id), sent hashes, create intents and pull hashes (SQLite). */
-import type { IntentStore, ReferenceStore, SeenStore, SentHashStore } from '../store.js';
+import type { IntentStore, ReferenceStore, SeenStore, SentHash, SentHashStore } from '../store.js';
 import { toIntent, toRef, type IntentRow, type RefRow } from '../rows.js';
 import { readShopId, type Intent, type Reference, type ShopId } from '../types.js';
 import { cached, chunks, marks, type Db } from './db.js';
@@ -76,8 +76,8 @@ export class SqliteSentHashes implements SentHashStore {
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare<[string, string, string], { hash: string }>('SELECT hash FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key = ?');
     this.putStmt = db.prepare(
-      `INSERT INTO sent_hashes (pipeline, resource, erp_key, hash, updated_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (pipeline, resource, erp_key) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
+      `INSERT INTO sent_hashes (pipeline, resource, erp_key, hash, source_hash, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (pipeline, resource, erp_key) DO UPDATE SET hash = excluded.hash, source_hash = excluded.source_hash, updated_at = excluded.updated_at`,
     );
     this.delStmt = db.prepare('DELETE FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key = ?');
     this.clearStmt = db.prepare('DELETE FROM sent_hashes WHERE pipeline = ?');
@@ -96,13 +96,25 @@ export class SqliteSentHashes implements SentHashStore {
     return out;
   }
 
+  async getManyWithSource(pipeline: string, resource: string, erpKeys: readonly string[]): Promise<Map<string, SentHash>> {
+    const out = new Map<string, SentHash>();
+    for (const part of chunks([...new Set(erpKeys)])) {
+      const rows = cached<string[], { erp_key: string; hash: string; source_hash: string | null }>(
+        this.db,
+        `SELECT erp_key, hash, source_hash FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key IN (${marks(part.length)})`,
+      ).all(pipeline, resource, ...part);
+      for (const r of rows) out.set(r.erp_key, r.source_hash === null ? { hash: r.hash } : { hash: r.hash, source: r.source_hash });
+    }
+    return out;
+  }
+
   async clear(pipeline: string): Promise<void> {
     this.clearStmt.run(pipeline);
   }
 
-  /** Remember the hash the shop just accepted (inside `write`). */
-  put(pipeline: string, resource: string, erpKey: string, hash: string): void {
-    this.putStmt.run(pipeline, resource, erpKey, hash, Date.now());
+  /** Remember the hash the shop just accepted, and the source hash it was mapped from if pure (inside `write`). */
+  put(pipeline: string, resource: string, erpKey: string, hash: string, sourceHash?: string): void {
+    this.putStmt.run(pipeline, resource, erpKey, hash, sourceHash ?? null, Date.now());
   }
 
   /** Forget one hash (inside `write`). */
