@@ -192,7 +192,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     }
     const until = o.mode === 'backfill' ? o.range?.to : undefined;
     const tally = new ReadTally(def.options.inactiveWhen, o.counts, def.options.onMissing !== 'ignore');
-    await engine.pushStream(tally.track(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}) })));
+    await engine.pushStream(tally.watch(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}) })));
     const position = watermark.position;
     if (!dryRun && position && !engine.fatal) {
       if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });

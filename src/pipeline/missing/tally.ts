@@ -44,6 +44,14 @@ export class ReadTally {
     private readonly remember = true,
   ) {}
 
+  /**
+   * The source stream as the push should see it: passed through `track`, or as it is when there is
+   * nothing to note (no `inactiveWhen`, `onMissing: ignore`): a generator layer costs a promise per record.
+   */
+  watch(items: AsyncIterable<SourceItem>): AsyncIterable<SourceItem> {
+    return this.rule || this.remember ? this.track(items) : items;
+  }
+
   /** Pass a source stream through, noting keys and holding back flagged records. */
   async *track(items: AsyncIterable<SourceItem>): AsyncGenerator<SourceItem> {
     for await (const item of items) {

@@ -213,7 +213,8 @@ export class PushEngine {
   private async settle(settlements: readonly Settlement[]): Promise<void> {
     await settle(this.settleTarget, settlements);
     if (this.settleTarget.recordReferences === false) return;
-    for (const s of settlements) if (s.kind === 'done' && s.shopId !== undefined) this.o.references.remember(this.o.resource.name, s.item.erpKey, s.shopId);
+    // A reference the state already held was cached when its batch was read.
+    for (const s of settlements) if (s.kind === 'done' && s.shopId !== undefined && s.stateHolds !== true) this.o.references.remember(this.o.resource.name, s.item.erpKey, s.shopId);
   }
 
   private async pump(final: boolean): Promise<void> {
