@@ -53,9 +53,11 @@ export function openDatabase(path: string, logger?: Logger, migrations?: readonl
   }
 }
 
-/** `(?, ?, …)` for n values. */
+const markTexts: string[] = [];
+
+/** `?, ?, …` for n values (kept per n: every batch read of the state asks for the same few). */
 export function marks(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
+  return (markTexts[n] ??= Array.from({ length: n }, () => '?').join(', '));
 }
 
 /** SQLite allows 32,766 bound parameters; key lists are read in chunks well below that. */
