@@ -35,8 +35,12 @@ async function push(n: number, erpFile: string, url: string, token: string, rere
     const mapping = await loadMapping(writeCatalogMapping(dir));
     const source = () => createSource({ kind: 'sqlite', path: erpFile }, catalogSource(`SELECT * FROM products WHERE sku <= '${skuOf(n)}'`), { logger: silentLogger, baseDir: dir });
     let t = performance.now();
+    const cpu = process.cpuUsage();
     const first = await runPipeline(def, { state, shop: client, mapping, source });
     const ms = performance.now() - t;
+    // shopsync's own CPU time (this process), apart from the shop's, which runs in another process.
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
     if (first.status !== 'succeeded' || first.counts.created !== n) throw new Error(`push of ${n} ended ${first.status}: ${JSON.stringify(first.counts)}`);
     const pushRssMb = peakRssMb();
     let rereadMs = -1;
@@ -49,7 +53,7 @@ async function push(n: number, erpFile: string, url: string, token: string, rere
     }
     await state.close();
     // The peak over push and re-read: whichever needed more.
-    return { n, ms, rereadMs, stateBytes: bytesIn(dir, 'state.db'), requests: first.counts.requests, peakRssMb: Math.max(pushRssMb, peakRssMb()) };
+    return { n, ms, cpuMs, rereadMs, stateBytes: bytesIn(dir, 'state.db'), requests: first.counts.requests, peakRssMb: Math.max(pushRssMb, peakRssMb()) };
   } finally {
     await client.close();
     await state.close();
