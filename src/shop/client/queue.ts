@@ -5,7 +5,8 @@
  *   429, the rate and a window (at most N starts in any second and a margin); every answer is fed
  *   to it. A 429 with Retry-After of a second or less ("this second is full", the least a header
  *   in seconds can say) does not pause the queue once the window is known: the window already
- *   holds starts back until the shop's second is over, and a whole second's pause cost a tenth of a
+ *   holds starts back until the shop's second is over (at first contact the queue waits until the
+ *   controller says it is over at the latest), and a whole second's pause cost a tenth of a
  *   ten-second run. A longer Retry-After, or one shared with other replicas, pauses as before.
  * - fixed: the configured rate; after a 429 the brake halves it (spacing request starts further
  *   apart and lowering concurrency) and every `intervalCap` successes in a row it recovers one
@@ -118,7 +119,12 @@ export class RequestQueue {
    * window holds it instead of a pause (a Retry-After of a second or less, no shared limiter).
    */
   throttle(retryAfterMs: number): number {
-    if (this.#adaptive?.windowHolds && retryAfterMs <= 1000 && !this.#options.shared) return 0;
+    if (this.#adaptive?.windowHolds && retryAfterMs <= 1000 && !this.#options.shared) {
+      // At first contact the window may date the shop's second too early (its first request arrived late).
+      const over = this.#adaptive.secondOverAt;
+      if (over !== undefined && over > Date.now()) this.#pause(over - Date.now());
+      return 0;
+    }
     this.#pause(retryAfterMs);
     // pause() never rejects: a store that cannot be written is logged there.
     if (retryAfterMs > 0) void this.#options.shared?.pause(retryAfterMs);
@@ -210,7 +216,11 @@ export class RequestQueue {
         continue;
       }
       const gap = this.#gapMs();
-      if (gap === 0) return;
+      if (gap === 0) {
+        // Not paced (before the first answer, or below the hard cap): the start counts all the same.
+        this.#started();
+        return;
+      }
       const start = Math.max(now, this.#nextStart);
       this.#nextStart = start + gap;
       if (start > now) {
@@ -223,10 +233,19 @@ export class RequestQueue {
       }
       if (this.#adaptive) await this.#withinWindow(signal);
       if (this.#resumeAt <= Date.now()) {
-        if (this.#adaptive) this.#starts.push(Date.now());
+        this.#started();
         return;
       }
     }
+  }
+
+  /** An attempt leaves now: the adaptive window and the controller's idea of the shop's second count it. */
+  #started(): void {
+    if (!this.#adaptive) return;
+    const now = Date.now();
+    // Two seconds cover the widest window.
+    while (this.#starts.length > 0 && this.#starts[0]! <= now - 2000) this.#starts.shift();
+    this.#starts.push(now);
   }
 
   /** Wait until fewer starts than the learnt limit allows were made in the controller's window. */

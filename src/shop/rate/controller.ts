@@ -10,11 +10,16 @@
  *   around the 429 is remembered as the ceiling N, kept as a window (`window`: at most N starts in
  *   any 1000 ms + a margin, 50 ms at first, about 95 % of the limit; the queue enforces it) and a
  *   pace of N per window; beyond that it probes twenty times more slowly than it climbs after a cut,
- *   so a fixed shop limit costs one or two 429s per run, not a sawtooth. A 429 met while N was kept
- *   widens the margin by 50 ms (arrivals are more bunched than allowed for) and `windowHolds` then
- *   tells the queue the window can stand in for a short Retry-After pause; at first contact it cannot
- *   (the count may include the end of the shop's previous second). After a minute without 429 the
- *   learnt limit is forgotten and the rate climbs additively again (up to the hard cap).
+ *   so a fixed shop limit costs one or two 429s per run, not a sawtooth. When no request left in the
+ *   second before the first one counted (first requests, or after an idle second), that one opened
+ *   the shop's second: the requests sent since are exactly N, and `windowHolds` tells the queue the
+ *   window stands in for the Retry-After pause even at first contact (`secondOverAt`: hold until
+ *   that second is over at the latest, as the first request may have arrived late). Otherwise the
+ *   count goes by answer and may include the end of the shop's previous second: the queue pauses,
+ *   and a 429 in the second opened after the pause counts exactly. A 429 met while N was kept, not
+ *   in such a second, widens the margin by 50 ms (arrivals are more bunched than allowed for) and
+ *   the window holds the retries. After a minute without 429 the learnt limit is forgotten and the
+ *   rate climbs additively again (up to the hard cap).
  * Request starts are paced at 1.25 × concurrency / latency, so a round's requests are spread over
  * the round trip instead of leaving in one burst: when a hidden limit is met, only the few sent
  * while the first 429 was on its way are refused, not a whole round.
@@ -107,10 +112,18 @@ export class AdaptiveRate {
   #smoothed: number | undefined;
   #best: number | undefined;
   #marginMs = WINDOW_MARGIN_MS;
-  /** Whether the last burst of 429s came while a learnt limit was kept (not the first contact). */
-  #keptLimitThrottled = false;
-  /** Times of clean answers in the last second: what the shop accepted. */
-  readonly #accepted: number[] = [];
+  /** Whether the window knows when the shop's second is over: the last 429 came while a learnt limit was kept, or its count is exact. */
+  #windowKnown = false;
+  /** When the request answered by the last burst's first 429 left. */
+  #lastThrottleSentAt = 0;
+  /** When the requests answered cleanly in the last two seconds left (by start, not answer: what the shop counted). */
+  readonly #sent: number[] = [];
+  /** When those answers came, in the same order. */
+  readonly #answered: number[] = [];
+  /** Least time on the wire of a clean answer: the shop's own latency, or less. */
+  #minLatency = Infinity;
+  /** At first contact, when the shop's second the 429 came in is over at the latest (window margin included). */
+  #secondOverAt: number | undefined;
 
   constructor(settings: AdaptiveRateSettings, clock: () => number = Date.now) {
     this.#maxConcurrency = Math.max(1, settings.maxConcurrency);
@@ -133,12 +146,22 @@ export class AdaptiveRate {
   }
 
   /**
-   * Whether the last 429 came while a learnt limit was kept: the window then knows when the shop's
-   * second is over. At first contact it does not (the count of the second around the 429 may hold
-   * the end of the shop's previous second), and only a pause for Retry-After is sure to outlast it.
+   * Whether the window knows when the shop's second is over: the last 429 came while a learnt limit
+   * was kept, or the client's own requests opened that second (its count is exact). Otherwise (the
+   * count may hold the end of the shop's previous second) only a pause for Retry-After is sure to
+   * outlast it.
    */
   get windowHolds(): boolean {
-    return this.#keptLimitThrottled && this.window !== undefined;
+    return this.#windowKnown && this.window !== undefined;
+  }
+
+  /**
+   * After a first 429 whose count of the shop's second is exact (`windowHolds`): when that second is
+   * over at the latest. The window alone dates it from the request starts, which is too early when
+   * the first request took long to arrive.
+   */
+  get secondOverAt(): number | undefined {
+    return this.#secondOverAt;
   }
 
   /**
@@ -174,7 +197,7 @@ export class AdaptiveRate {
     const now = this.#clock();
     const before = this.snapshot();
     if (signal.kind === 'ok') this.#clean(signal.latencyMs, busy, now);
-    else if (signal.kind === 'throttled') this.#throttled(signal.retryAfterMs ?? 0, now);
+    else if (signal.kind === 'throttled') this.#throttled(signal.retryAfterMs ?? 0, now - (signal.latencyMs ?? 0), now);
     else this.#decrease(0.5, 0.8, now);
     const after = this.snapshot();
     // Pacing moves with every answer; only a change worth showing counts.
@@ -183,9 +206,12 @@ export class AdaptiveRate {
   }
 
   #clean(latencyMs: number, busy: { readonly slots: boolean; readonly rate: boolean }, now: number): void {
-    this.#accepted.push(now);
+    const sentAt = now - latencyMs;
+    this.#sent.push(sentAt);
+    this.#answered.push(now);
+    this.#minLatency = Math.min(this.#minLatency, latencyMs);
     this.#forget(now);
-    if (now < this.#throttleCoolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0 && now - latencyMs < this.#lastThrottleAt) {
+    if (now < this.#throttleCoolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0 && sentAt < this.#lastThrottleSentAt && sentAt > this.#lastThrottleSentAt - 1000) {
       // Sent before the 429 came back and accepted all the same: the shop's limit is that much higher.
       // One sent after it (the Retry-After over, a new second at the shop) says nothing about that second.
       this.#acceptedAroundThrottle += 1;
@@ -211,18 +237,35 @@ export class AdaptiveRate {
     if (this.#rate >= this.#maxRate) this.#rate = undefined;
   }
 
-  #throttled(retryAfterMs: number, now: number): void {
+  #throttled(retryAfterMs: number, sentAt: number, now: number): void {
     this.#slowStart = false;
     if (now < this.#throttleCoolUntil) return;
     this.#forget(now);
+    // The shop counted the requests that left in the second before the refused one (those still on
+    // their way are added as they come back)…
+    const counted = this.#sent.filter((t) => t > sentAt - 1000 && t < sentAt);
+    const first = Math.min(...counted);
+    // …and more if its second began earlier. It began with the first of them if none left in the
+    // second before (an idle client, or its first requests): the count is then exactly its limit, and
+    // the window (N starts since then) knows when the shop's second ends.
+    const opened = counted.length > 0 && !this.#sent.some((t) => t < first && t >= first - 1000);
+    this.#windowKnown = this.#ceiling !== undefined || opened;
     // A 429 although the limit was known and kept: requests arrive more bunched than the margin allows.
-    this.#keptLimitThrottled = this.#ceiling !== undefined;
-    if (this.#ceiling !== undefined) this.#marginMs = Math.min(MAX_MARGIN_MS, this.#marginMs + MARGIN_STEP_MS);
-    this.#lastThrottleAt = now;
+    // Not so in a second opened after a pause: the count is exact, the limit kept was too high.
+    if (this.#ceiling !== undefined && !opened) this.#marginMs = Math.min(MAX_MARGIN_MS, this.#marginMs + MARGIN_STEP_MS);
+    // That first request reached the shop (and opened its second) at the latest its answer less the
+    // shop's latency: a first request on a fresh connection, to a cold shop, may take long to arrive.
+    this.#secondOverAt = opened && this.#ceiling === undefined ? this.#answered[this.#sent.indexOf(first)]! - this.#minLatency + 1000 + this.#marginMs : undefined;
     this.#ceilingBefore = this.#ceiling ?? Infinity;
-    this.#acceptedAroundThrottle = Math.max(1, this.#accepted.length);
+    // Otherwise by answer, as the shop's clock may see them (requests sent early may have arrived late):
+    // the count may then be too high, and a 429 in the second opened after the pause corrects it.
+    // (Not those counted for the 429 before: they were the shop's second before.)
+    const since = Math.max(now - 1000, this.#lastThrottleAt);
+    const answered = opened ? counted.length : this.#answered.filter((t) => t > since).length;
+    this.#acceptedAroundThrottle = Math.max(1, answered);
+    this.#lastThrottleAt = now;
+    this.#lastThrottleSentAt = sentAt;
     this.#learn(this.#acceptedAroundThrottle);
-    this.#accepted.length = 0;
     this.#throttleCoolUntil = now + Math.max(retryAfterMs, this.#coolDownMs());
     this.#coolUntil = Math.max(this.#coolUntil, this.#throttleCoolUntil);
   }
@@ -248,9 +291,13 @@ export class AdaptiveRate {
   }
 
   #forget(now: number): void {
+    // Two seconds and a half: a refused request's second and the second before it, sent a while ago.
+    // Answers are kept in the order they came, so the oldest go first (none sent later than answered).
     let drop = 0;
-    while (drop < this.#accepted.length && this.#accepted[drop]! <= now - 1000) drop++;
-    if (drop > 0) this.#accepted.splice(0, drop);
+    while (drop < this.#answered.length && this.#answered[drop]! <= now - 2500) drop++;
+    if (drop === 0) return;
+    this.#sent.splice(0, drop);
+    this.#answered.splice(0, drop);
   }
 }
 

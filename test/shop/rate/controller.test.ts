@@ -73,20 +73,48 @@ describe('adaptive rate controller', () => {
   it('on 429 learns the rate the shop accepted in the last second and keeps it over a second and a 50 ms margin', () => {
     const { rate, clean } = controller();
     clean(40, 25); // 40 clean answers per second
-    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 30 }, true);
     expect(rate.snapshot()).toMatchObject({ requestsPerSecond: 38.1, learntLimitPerSecond: 40, phase: 'steady' });
     expect(rate.window).toEqual({ starts: 40, windowMs: 1050 });
   });
 
-  it('at first contact leaves the Retry-After pause to outlast the shop\'s second; a 429 at a kept limit widens the margin and the window holds the retry', () => {
+  it('at first contact after an idle second counts the shop\'s second exactly and lets the window hold the retries; after longer traffic leaves them to the Retry-After pause', () => {
+    const fresh = controller();
+    fresh.clean(20, 25); // the first twenty requests, all in the shop's first second
+    fresh.rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 5 }, true);
+    expect(fresh.rate.windowHolds).toBe(true);
+    expect(fresh.rate.window).toEqual({ starts: 20, windowMs: 1050 });
+    // Held until the first request's latest arrival (its answer less the shop's latency) and a second.
+    expect(fresh.rate.secondOverAt).toBe(1_000_025 - 50 + 1000 + 50);
+    const busy = controller();
+    busy.clean(60, 25); // a second and a half of traffic: the count may hold the end of the shop's previous second
+    busy.rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 5 }, true);
+    expect(busy.rate.windowHolds).toBe(false);
+    expect(busy.rate.secondOverAt).toBeUndefined();
+  });
+
+  it('a limit counted too high at first contact is corrected, margin unchanged, by a 429 in the second opened after the pause', () => {
     const { rate, clock, clean } = controller();
-    clean(40, 25);
-    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    clean(80, 20); // 50 answers a second for more than a second: the count by answer may hold the shop's second before
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 5 }, true);
     expect(rate.windowHolds).toBe(false);
+    expect(rate.snapshot().learntLimitPerSecond).toBe(50);
+    clock.now += 1000; // the pause: nothing left
+    clean(20, 20); // the shop's new second opened by the first of these
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 5 }, true);
+    expect(rate.windowHolds).toBe(true);
+    expect(rate.window).toEqual({ starts: 20, windowMs: 1050 });
+  });
+
+  it('a 429 at a kept limit widens the margin and the window holds the retry', () => {
+    const { rate, clock, clean } = controller();
+    clean(60, 25);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 30 }, true);
     clock.now += 1000;
     clean(40, 27);
-    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 30 }, true);
     expect(rate.windowHolds).toBe(true);
+    expect(rate.secondOverAt).toBeUndefined();
     expect(rate.window).toEqual({ starts: 38, windowMs: 1100 }); // about 37 a second were accepted around it
   });
 
@@ -102,7 +130,7 @@ describe('adaptive rate controller', () => {
   it('counts answers that come back after the 429 into the limit only when their request left before it', () => {
     const { rate, clock, clean } = controller();
     clean(40, 25);
-    rate.observe({ kind: 'throttled', retryAfterMs: 2000 }, true);
+    rate.observe({ kind: 'throttled', retryAfterMs: 2000, latencyMs: 30 }, true);
     clock.now += 100;
     rate.observe({ kind: 'ok', latencyMs: 200 }, true); // in flight when the 429 came: the shop took it in the same second
     expect(rate.snapshot().learntLimitPerSecond).toBe(41);
@@ -114,16 +142,16 @@ describe('adaptive rate controller', () => {
   it('treats the 429s of one burst as one signal (cool-down of at least the Retry-After)', () => {
     const { rate, clock, clean } = controller();
     clean(40, 25);
-    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 30 }, true);
     clock.now += 10;
-    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 30 }, true);
     expect(rate.window).toEqual({ starts: 40, windowMs: 1050 });
   });
 
   it('recovers additively towards the learnt limit after a cut, then probes beyond it twenty times more slowly', () => {
     const { rate, clock, clean } = controller();
     clean(40, 25);
-    rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
+    rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 30 }, true);
     clock.now += 1000;
     rate.observe({ kind: 'overloaded' }, true); // a 5xx cuts the rate to 80 %
     const cut = rate.requestsPerSecond;
@@ -145,7 +173,8 @@ describe('adaptive rate controller', () => {
     clean(10, 100);
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
     expect(rate.snapshot().learntLimitPerSecond).toBe(10);
-    expect(rate.window).toEqual({ starts: 10, windowMs: 1100 });
+    // The second 429 came in a second opened after a pause: its count is exact, the margin stays.
+    expect(rate.window).toEqual({ starts: 10, windowMs: 1050 });
     clock.now += 5000;
     rate.observe({ kind: 'throttled', retryAfterMs: 1000 }, true);
     expect(rate.requestsPerSecond).toBe(2);
