@@ -117,6 +117,17 @@ export function createRecordStore(db: Database.Database): RecordStore {
     all: db.prepare<[string], { data: string }>('SELECT data FROM records WHERE resource = ? ORDER BY id'),
   };
 
+  /** Bumped by every write through the store (with SQLite's data_version for writes by other connections). */
+  let writes = 0;
+  const counted = new Map<string, { version: string; total: number }>();
+  const pages = new Map<string, { version: string; next: number; lastId: number }>();
+  /** Keep a few recent queries only: each client pages through one export at a time. */
+  function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+    cache.delete(key);
+    cache.set(key, value);
+    if (cache.size > 64) cache.delete(cache.keys().next().value!);
+  }
+
   const statements = new Map<string, Database.Statement>();
   /** Prepared statements of dynamic queries, cached by their text. */
   function prepared(sql: string): Database.Statement {
@@ -154,6 +165,7 @@ export function createRecordStore(db: Database.Database): RecordStore {
       return q.has.get(resource, id) !== undefined;
     },
     put(resource, id, record) {
+      writes++;
       q.put.run(resource, id, JSON.stringify(record));
       indexRecord(resource, id, record);
       const seq = q.seqGet.get(resource)?.next ?? 1;
@@ -166,6 +178,7 @@ export function createRecordStore(db: Database.Database): RecordStore {
       return id;
     },
     delete(resource, id) {
+      writes++;
       q.delKeys.run(resource, id);
       return q.del.run(resource, id).changes > 0;
     },
@@ -205,10 +218,28 @@ export function createRecordStore(db: Database.Database): RecordStore {
         }
       }
       const where = clauses.join(' AND ');
-      const total = (prepared(`SELECT COUNT(*) AS n FROM records WHERE ${where}`).get(...params) as { n: number }).n;
-      const order = options.orderBy ? `json_extract(data, '${jsonPath(options.orderBy)}') ${options.desc ? 'DESC' : 'ASC'}, id` : `id ${options.desc ? 'DESC' : 'ASC'}`;
+      // A client paging through an export asks for the same filter page after page. Filters on JSON
+      // fields scan every record, so COUNT and OFFSET made a 100,000-order export quadratic: the
+      // count and the last id of the previous page are reused while nothing was written since.
+      const version = `${writes}/${String(db.pragma('data_version', { simple: true }))}`;
+      const query = `${where}|${JSON.stringify(params)}`;
+      const offset = options.offset ?? 0;
       const limit = options.limit ?? -1;
-      const rows = prepared(`SELECT data FROM records WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, limit, options.offset ?? 0) as { data: string }[];
+      let total = counted.get(query)?.version === version ? counted.get(query)!.total : undefined;
+      if (total === undefined) {
+        total = (prepared(`SELECT COUNT(*) AS n FROM records WHERE ${where}`).get(...params) as { n: number }).n;
+        remember(counted, query, { version, total });
+      }
+      const byId = !options.orderBy && !options.desc;
+      const previous = byId && offset > 0 ? pages.get(query) : undefined;
+      let rows: { id: number; data: string }[];
+      if (previous && previous.version === version && previous.next === offset) {
+        rows = prepared(`SELECT id, data FROM records WHERE ${where} AND id > ? ORDER BY id LIMIT ?`).all(...params, previous.lastId, limit) as { id: number; data: string }[];
+      } else {
+        const order = options.orderBy ? `json_extract(data, '${jsonPath(options.orderBy)}') ${options.desc ? 'DESC' : 'ASC'}, id` : `id ${options.desc ? 'DESC' : 'ASC'}`;
+        rows = prepared(`SELECT id, data FROM records WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, limit, offset) as { id: number; data: string }[];
+      }
+      if (byId && rows.length > 0) remember(pages, query, { version, next: offset + rows.length, lastId: rows.at(-1)!.id });
       return { records: rows.map((r) => JSON.parse(r.data) as StoredRecord), total };
     },
     all(resource) {
@@ -233,6 +264,7 @@ export function createRecordStore(db: Database.Database): RecordStore {
       indexes.set(resource, fields);
     },
     clearRecords() {
+      writes++;
       db.exec('DELETE FROM records; DELETE FROM record_keys; DELETE FROM sequences;');
     },
   };
