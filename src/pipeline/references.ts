@@ -134,6 +134,15 @@ export class BatchState {
     for (const k of erpKeys) this.loaded.add(k);
   }
 
+  /**
+   * A version of this key settled: what the batch read of it is out of date. A later version of the
+   * same key (5 → 10 → 5 in one read) is compared with the state as it is now, not with the 5 the
+   * batch read before the 10 was sent (that compared equal and left 10 in the shop).
+   */
+  settled(erpKey: string): void {
+    this.loaded.delete(erpKey);
+  }
+
   /** The record's reference (from the batch read, or one query when it was not in the batch). */
   async reference(erpKey: string): Promise<ShopId | undefined> {
     const cached = this.cache.lookup(this.resource, erpKey);

@@ -63,6 +63,19 @@ describe('one ERP key read twice in one run', () => {
     expect(Number(await quantity('ART-1'))).toBe(7);
   });
 
+  it('sends a version that goes back to what the shop had before the run, after the version in between', async () => {
+    const mapping = await mappingFile(f.dir, 'stock', STOCK_MAPPING);
+    const def = { name: 'stock', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'stock.yaml', resource: 'products', batchSize: 10 };
+    const run = () => runPipeline(def, { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile, MOVES_SOURCE) });
+    f.erp.prepare('INSERT INTO moves (sku, qty, updated_at) VALUES (?, ?, ?)').run('ART-1', '5', '2026-01-01 00:00:00');
+    await run();
+    // 5 → 10 → 5 in one read: the last version equals what the shop had when the run read its state, but not what it has after 10.
+    f.erp.prepare('INSERT INTO moves (sku, qty, updated_at) VALUES (?, ?, ?)').run('ART-1', '10', '2026-01-02 00:00:00');
+    f.erp.prepare('INSERT INTO moves (sku, qty, updated_at) VALUES (?, ?, ?)').run('ART-1', '5', '2026-01-03 00:00:00');
+    expect((await run()).counts).toMatchObject({ read: 2, updated: 2, unchanged: 0 });
+    expect(Number(await quantity('ART-1'))).toBe(5);
+  });
+
   it('creates a record the shop does not de-duplicate once when its key comes twice in one run', async () => {
     const mapping = await mappingFile(f.dir, 'makers', MANUFACTURER_MAPPING);
     const def = { name: 'makers', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'makers.yaml', resource: 'manufacturers', batchSize: 1, options: { concurrency: 2 } };

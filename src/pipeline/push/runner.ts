@@ -218,6 +218,7 @@ export class PushEngine {
   /** Commit settlements; the references they record are known to the rest of the run at once. */
   private async settle(settlements: readonly Settlement[]): Promise<void> {
     await settle(this.settleTarget, settlements);
+    for (const s of settlements) this.o.batch.settled(s.item.erpKey);
     if (this.settleTarget.recordReferences === false) return;
     // A reference the state already held was cached when its batch was read.
     for (const s of settlements) if (s.kind === 'done' && s.shopId !== undefined && s.stateHolds !== true) this.o.references.remember(this.o.resource.name, s.item.erpKey, s.shopId);
@@ -310,6 +311,7 @@ export class PushEngine {
     });
     for (const item of items) {
       this.o.references.forget(resource.name, item.erpKey);
+      this.o.batch.settled(item.erpKey);
       item.op = 'create';
       delete item.shopId;
       this.queues.create.push(item);
