@@ -10,6 +10,7 @@ import { afterAll } from 'vitest';
 import { productsMapping } from '../support/mappings.js';
 import { tempDir as sharedTempDir } from '../support/tmp.js';
 import { sleep } from '../support/wait.js';
+import { checkAgreement, openLedger } from './agreement.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/shopsync.js');
@@ -145,11 +146,18 @@ export function startCli(args: readonly string[], options: { cwd?: string; env?:
   };
 }
 
-/** Run the CLI to completion. */
-export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+/**
+ * Run the CLI to completion. A command that runs pipelines is held to its exit code: it rejects
+ * when the process exited 0 while a run it started did not succeed, or left a run `running`.
+ */
+export async function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+  const env = { ...process.env, ...options.env };
+  const ledger = await openLedger(args, options.cwd ?? ROOT, env);
   const p = startCli(args, options);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-  return p.exited.finally(() => clearTimeout(timer));
+  const result = await p.exited.finally(() => clearTimeout(timer));
+  if (ledger && result.signal === null && p.child.pid !== undefined) await checkAgreement(ledger, p.child.pid, result.code, env, result.stdout + result.stderr);
+  return result;
 }
 
 /** A products mapping for the tests (ERP rows → shop products). */
@@ -239,11 +247,12 @@ ${o.dashboardToken ? `  token: ${o.dashboardToken}\n` : ''}daemon:
 /** Products in the sandbox shop, by model. */
 export async function shopProducts(sandbox: { url: string; token: string }): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
-  for (let offset = 0; ; offset += 500) {
-    const res = await fetch(`${sandbox.url}/export/json/products?limit=500&offset=${offset}`, { headers: { authorization: `Bearer ${sandbox.token}` } });
+  // 250 is the most the product export returns per page (spec: limit max 250).
+  for (let offset = 0; ; offset += 250) {
+    const res = await fetch(`${sandbox.url}/export/json/products?limit=250&offset=${offset}`, { headers: { authorization: `Bearer ${sandbox.token}` } });
     if (!res.ok) throw new Error(`export failed: ${res.status} ${await res.text()}`);
     const body = (await res.json()) as { data: Record<string, unknown>[] };
     for (const r of body.data) out.set(String(r.products_model), r);
-    if (body.data.length < 500) return out;
+    if (body.data.length < 250) return out;
   }
 }

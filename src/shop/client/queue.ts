@@ -166,10 +166,11 @@ export class RequestQueue {
       this.#resumeAt = until;
       this.#queue.pause();
       clearTimeout(this.#resumeTimer);
+      // Not unref'd: every waiting request of a run waits on this timer, and a one-off `sync` has
+      // nothing else keeping the process alive while the queue is paused (issue 25).
       this.#resumeTimer = setTimeout(() => {
         if (!this.#closed) this.#queue.start();
       }, retryAfterMs);
-      this.#resumeTimer.unref?.();
     }
   }
 
