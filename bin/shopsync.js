@@ -4,7 +4,8 @@ import { main } from '../dist/src/cli/main.js';
 
 main(process.argv).then(
   (code) => {
-    if (typeof code === 'number') process.exitCode = code;
+    // A run abandoned earlier (src/drain) may have set a non-zero code already: never lower it to 0.
+    if (typeof code === 'number') process.exitCode = code || process.exitCode || 0;
   },
   (err) => {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -137,6 +137,21 @@ export class AbortedError extends SyncError {
   }
 }
 
+/**
+ * The process had nothing left to wait on while this work was still open (a wait that holds no
+ * handle: an unref'd timer, a promise nobody settles). Node would end it quietly with exit 0;
+ * instead the work is closed as failed with RUN_ABANDONED (see src/drain).
+ */
+export class AbandonedError extends SyncError {
+  constructor(what: string, waitingFor: string) {
+    super(
+      'RUN_ABANDONED',
+      `${what} was still open when the process had nothing left to wait on (${waitingFor}); it was closed as failed instead of ending quietly. Nothing after its last checkpoint counts as done: the next run continues from there. This is a bug in shopsync or a connector: please report it with this log`,
+      { details: { waitingFor } },
+    );
+  }
+}
+
 /** Render anything thrown as one log-safe line. */
 export function errorLine(err: unknown): string {
   if (err instanceof SyncError) return err.toLine();

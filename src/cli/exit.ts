@@ -1,5 +1,5 @@
 /** Exit codes scripts can rely on, and how errors map to them. */
-import { AbortedError, ConfigError, MappingError, StateError, SyncError } from '../errors.js';
+import { AbandonedError, AbortedError, ConfigError, MappingError, StateError, SyncError } from '../errors.js';
 
 /** The documented exit codes. */
 export const EXIT = {
@@ -13,6 +13,12 @@ export const EXIT = {
   locked: 3,
   /** Stopped by SIGINT/SIGTERM before finishing; state is consistent and a rerun continues. */
   interrupted: 4,
+  /**
+   * The process had nothing left to wait on while a run (or the command) was still open: the run
+   * is closed as failed with RUN_ABANDONED instead of the process ending quietly with 0. A bug in
+   * shopsync or a connector; state is consistent and a rerun continues from the last checkpoint.
+   */
+  abandoned: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -26,6 +32,7 @@ export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof ConfigError || err instanceof MappingError) return EXIT.usage;
   if (err instanceof StateError && STARTUP_CODES.has(err.code)) return EXIT.usage;
   if (err instanceof AbortedError) return EXIT.interrupted;
+  if (err instanceof AbandonedError) return EXIT.abandoned;
   if (err instanceof StateError && (err.code === 'LOCK_HELD' || err.code === 'LOCKED')) return EXIT.locked;
   if (err instanceof SyncError && err.code === 'USAGE') return EXIT.usage;
   return EXIT.failed;

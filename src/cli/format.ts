@@ -4,8 +4,9 @@ import { formatDateTime } from '../util/time.js';
 import { EXIT, type ExitCode } from './exit.js';
 
 /** The exit code a finished run stands for. */
-export function exitCodeOfRun(summary: Pick<RunSummary, 'status'>): ExitCode {
+export function exitCodeOfRun(summary: Pick<RunSummary, 'status' | 'error'>): ExitCode {
   if (summary.status === 'succeeded') return EXIT.ok;
+  if (summary.error?.code === 'RUN_ABANDONED') return EXIT.abandoned;
   if (summary.status === 'aborted') return EXIT.interrupted;
   return EXIT.failed;
 }
@@ -34,6 +35,8 @@ export function hintFor(code: string): string | undefined {
       return 'the shop did not answer: check shop.baseUrl (the API root, e.g. https://shop.example.com/api) and that the shop is reachable from here';
     case 'METHOD_NOT_FOUND':
       return 'the shop does not know this route: check that shop.baseUrl is the API root, the part before /export/json/… and /import/json/…';
+    case 'RUN_ABANDONED':
+      return 'run the same command again: it continues from the last checkpoint. Please report this with the log (LOG_LEVEL=debug): a wait inside shopsync or a connector held nothing that kept the process alive';
     case 'SHOP_UNAVAILABLE':
       return 'the shop answered 5xx after every retry: try again later, or raise shop.retry.retries';
     default:

@@ -8,6 +8,7 @@ import { CliContext, type CliIo } from './context.js';
 import { EXIT, exitCodeFor, UsageError } from './exit.js';
 import { registerCommands } from './commands/index.js';
 import { version } from './version.js';
+import { exitWhenAbandoned, holdOpen } from '../drain/index.js';
 
 /** Build the program with every command (exported for help-text tests). */
 export function buildProgram(ctx: CliContext): Command {
@@ -32,7 +33,9 @@ Exit codes:
   1  a run failed or finished with failed/dead-lettered records
   2  usage or config error
   3  lock held: another process is running this pipeline
-  4  interrupted by SIGINT/SIGTERM; state is consistent and a rerun continues`,
+  4  interrupted by SIGINT/SIGTERM; state is consistent and a rerun continues
+  5  abandoned: the process had nothing left to wait on with a run still open; the run is
+     marked failed [RUN_ABANDONED], a rerun continues (a bug: please report it)`,
     );
   registerCommands(program, ctx);
   // Every subcommand reports usage errors like the program does.
@@ -49,8 +52,11 @@ function propagate(cmd: Command, ctx: CliContext): void {
 export async function main(argv: readonly string[] = process.argv, io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const ctx = new CliContext(io);
   const program = buildProgram(ctx);
+  // The command, and every run it opens, keeps the process from ending quietly before it is done.
+  exitWhenAbandoned(EXIT.abandoned);
+  const open = holdOpen('command', `the command \`shopsync ${argv.slice(2).join(' ')}\``, () => 'no run of it was open');
   try {
-    await program.parseAsync([...argv]);
+    await open.race(program.parseAsync([...argv]));
     return ctx.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -62,5 +68,7 @@ export async function main(argv: readonly string[] = process.argv, io: CliIo = {
     const text = err instanceof ConfigError || err instanceof UsageError ? err.message : errorLine(err);
     ctx.say(`shopsync: ${text}`);
     return code;
+  } finally {
+    open.close();
   }
 }

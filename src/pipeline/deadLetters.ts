@@ -7,7 +7,8 @@ import { emptyCounts, type DeadLetter, type RunCounts } from '../state/index.js'
 import { openSink } from './pull.js';
 import { PullDelivery } from './pullDelivery.js';
 import { PushEngine } from './push/runner.js';
-import { checkMapping, parseDefinition } from './run.js';
+import { checkMapping, parseDefinition, waitingFor } from './run.js';
+import { holdOpen } from '../drain/index.js';
 import type { PipelineDefinition, PipelineDefinitionInput } from './schema.js';
 import type { PipelineDeps, RunStatusFinal, RunSummary } from './types.js';
 
@@ -44,34 +45,38 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
   const counts: RunCounts = emptyCounts();
   let status: RunStatusFinal = 'succeeded';
   let error: { code: string; message: string } | undefined;
+  const open = holdOpen('run', `retry run ${runId} of ${def.name}`, () => waitingFor(deps, counts));
   try {
-    if (def.direction === 'pull') {
-      // The stored shop record goes through the current mapping into the sink, as a pull would deliver it.
-      const { sink, close } = await openSink(def, deps, false);
-      try {
-        const delivery = new PullDelivery({ def, deps, resource, runId, counts, ...(sink ? { sink } : {}), resolveUnchanged: true });
-        await delivery.prefetch(letters.map((l) => l.record), letters.map((l) => l.erpKey));
-        for (const l of letters) {
-          counts.read++;
-          await delivery.accept({ ...l.record }, l.erpKey);
+    await open.race((async () => {
+      if (def.direction === 'pull') {
+        // The stored shop record goes through the current mapping into the sink, as a pull would deliver it.
+        const { sink, close } = await openSink(def, deps, false);
+        try {
+          const delivery = new PullDelivery({ def, deps, resource, runId, counts, ...(sink ? { sink } : {}), resolveUnchanged: true });
+          await delivery.prefetch(letters.map((l) => l.record), letters.map((l) => l.erpKey));
+          for (const l of letters) {
+            counts.read++;
+            await delivery.accept({ ...l.record }, l.erpKey);
+          }
+          await delivery.flush();
+        } finally {
+          await close();
         }
-        await delivery.flush();
-      } finally {
-        await close();
+      } else {
+        const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}) });
+        await engine.pushRecords(letters.map((l) => ({ erpKey: l.erpKey, record: { ...l.record } })));
+        if (engine.fatal) {
+          status = 'failed';
+          error = { code: engine.fatal.code, message: engine.fatal.message };
+        }
       }
-    } else {
-      const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}) });
-      await engine.pushRecords(letters.map((l) => ({ erpKey: l.erpKey, record: { ...l.record } })));
-      if (engine.fatal) {
-        status = 'failed';
-        error = { code: engine.fatal.code, message: engine.fatal.message };
-      }
-    }
+    })());
     if (status === 'succeeded' && counts.deadLettered > 0) status = 'partial';
   } catch (err) {
     status = 'failed';
     error = { code: (err as { code?: string }).code ?? 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
   } finally {
+    open.close();
     await state.runs.finish(runId, status, counts, error);
     await lock.release();
   }

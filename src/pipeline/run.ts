@@ -3,6 +3,7 @@
  * consistent: a crash at any moment leaves a cursor at or before the first unsettled record.
  */
 import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
+import { holdOpen } from '../drain/index.js';
 import { silentLogger } from '../log.js';
 import { getResource, type ResourceDef } from '../shop/registry/index.js';
 import { emptyCounts, type LockHandle, type RunCounts } from '../state/index.js';
@@ -92,6 +93,8 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   let lostBecause: unknown;
   const signal = options.signal ? AbortSignal.any([options.signal, lockLost.signal]) : lockLost.signal;
   let missing: MissingReport | undefined;
+  // Until it is finished, this run keeps the process from ending quietly (src/drain).
+  const open = holdOpen('run', dryRun ? `the dry run of ${def.name}` : `run ${runId} of ${def.name} (${mode})`, () => waitingFor(deps, counts));
   try {
     if (lock) {
       const held = lock;
@@ -106,7 +109,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     }
     if (def.direction === 'push') {
       const complete = options.complete === true || options.allowMassDelete === true;
-      const result = await pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, complete, allowMassDelete: options.allowMassDelete === true });
+      const result = await open.race(pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, complete, allowMassDelete: options.allowMassDelete === true }));
       plan = result.plan;
       missing = result.missing;
       if (result.fatal) {
@@ -118,7 +121,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
         error = { code: missing.refused.code, message: missing.refused.message };
       }
     } else {
-      plan = await pullRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger });
+      plan = await open.race(pullRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger }));
     }
     if (status === 'succeeded' && options.signal?.aborted) status = 'aborted';
     if (lostBecause !== undefined && status !== 'failed') {
@@ -132,6 +135,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     error = { code: errorCode(cause), message: cause instanceof SyncError || cause instanceof Error ? cause.message : String(cause) };
     logger.error({ err: cause }, 'run failed');
   } finally {
+    open.close();
     if (heartbeat) clearInterval(heartbeat);
     if (!dryRun) {
       try {
@@ -145,6 +149,13 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   logger.info({ status, counts, durationMs: summary.durationMs }, 'run finished');
   deps.events?.emit({ type: 'run-finished', summary });
   return summary;
+}
+
+/** What an open run waits for, as far as this process can tell: the shop's queue and how far it got. */
+export function waitingFor(deps: PipelineDeps, counts: Readonly<RunCounts>): string {
+  const depth = deps.shop.queueDepth();
+  const queue = depth.size + depth.pending > 0 ? `it waited for ${depth.size} queued shop request(s) and ${depth.pending} started but unanswered` : 'no shop request was queued, so it waited on the source, the sink or the state';
+  return `${queue}; so far read ${counts.read}, created ${counts.created}, updated ${counts.updated}, unchanged ${counts.unchanged}, failed ${counts.failed}`;
 }
 
 /** A pipeline that acts on records gone from the ERP needs a mapping that brings a returning record back. */

@@ -10,6 +10,8 @@ import { errorCode } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { act, massDeleteRefusal, type Candidate } from '../pipeline/missing/index.js';
 import { PushEngine } from '../pipeline/push/runner.js';
+import { waitingFor } from '../pipeline/run.js';
+import { holdOpen } from '../drain/index.js';
 import type { PipelineDefinition } from '../pipeline/schema.js';
 import type { PipelineDeps, RunStatusFinal, RunSummary } from '../pipeline/types.js';
 import type { ResourceDef } from '../shop/registry/index.js';
@@ -47,35 +49,39 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
   let status: RunStatusFinal = 'succeeded';
   let error: { code: string; message: string } | undefined;
   let shopOnly: string | undefined;
+  const open = holdOpen('run', `repair run ${runId} of ${def.name}`, () => waitingFor(deps, counts));
   try {
-    const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}), ...(o.signal ? { signal: o.signal } : {}) });
-    let chunk: { erpKey: string; record: Record<string, unknown> }[] = [];
-    const send = async () => {
-      const records = chunk;
-      chunk = [];
-      await state.write((tx) => {
-        for (const r of records) tx.hashes.delete(def.name, resource.name, r.erpKey);
-      });
-      await engine.acceptRecords(records);
-      result.pushed += records.length;
-    };
-    for (const r of scratch.toRepair()) {
-      chunk.push(r);
-      if (chunk.length >= CHUNK) await send();
-    }
-    await send();
-    await engine.pushRecords([]);
-    if (engine.fatal) {
-      status = 'failed';
-      error = { code: engine.fatal.code, message: engine.fatal.message };
-    } else shopOnly = await retire(def, deps, resource, scratch, o, runId, counts, result);
-    if (shopOnly?.startsWith('MASS_DELETE_REFUSED')) error = { code: 'MASS_DELETE_REFUSED', message: shopOnly };
+    await open.race((async () => {
+      const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+      let chunk: { erpKey: string; record: Record<string, unknown> }[] = [];
+      const send = async () => {
+        const records = chunk;
+        chunk = [];
+        await state.write((tx) => {
+          for (const r of records) tx.hashes.delete(def.name, resource.name, r.erpKey);
+        });
+        await engine.acceptRecords(records);
+        result.pushed += records.length;
+      };
+      for (const r of scratch.toRepair()) {
+        chunk.push(r);
+        if (chunk.length >= CHUNK) await send();
+      }
+      await send();
+      await engine.pushRecords([]);
+      if (engine.fatal) {
+        status = 'failed';
+        error = { code: engine.fatal.code, message: engine.fatal.message };
+      } else shopOnly = await retire(def, deps, resource, scratch, o, runId, counts, result);
+      if (shopOnly?.startsWith('MASS_DELETE_REFUSED')) error = { code: 'MASS_DELETE_REFUSED', message: shopOnly };
+    })());
     if (status === 'succeeded' && (counts.deadLettered > 0 || result.failedShopOnly > 0 || error)) status = 'partial';
   } catch (err) {
     status = 'failed';
     error = { code: errorCode(err), message: err instanceof Error ? err.message : String(err) };
     logger.error({ err }, 'repair failed');
   } finally {
+    open.close();
     await state.runs.finish(runId, status, counts, error);
     await lock.release();
   }
