@@ -104,7 +104,7 @@ export class Transport {
       }
 
       const headers = normaliseHeaders(response.headers);
-      if (response.status >= 500) this.#queue.answered({ kind: 'overloaded' });
+      if (response.status >= 500) this.#queue.answered({ kind: 'overloaded', latencyMs: wireMs });
       else if (response.status !== 429) this.#queue.answered({ kind: 'ok', latencyMs: wireMs });
       const answer: Answer = { status: response.status, data: response.data, headers, afterLostAnswer };
       if (response.status === 401 && !refreshed && this.#tokens.refused(token)) {

@@ -45,8 +45,11 @@ export type RateSignal =
   | { readonly kind: 'ok'; readonly latencyMs: number }
   /** 429, with or without Retry-After; `latencyMs` (time on the wire) says when the refused request left. */
   | { readonly kind: 'throttled'; readonly retryAfterMs?: number; readonly latencyMs?: number }
-  /** 502/503/504 or a lost answer (timeout, reset). */
-  | { readonly kind: 'overloaded' };
+  /**
+   * 502/503/504 or a lost answer (timeout, reset). `latencyMs` when the shop answered: it counted
+   * the request towards its limit all the same, so the request is counted in its second too.
+   */
+  | { readonly kind: 'overloaded'; readonly latencyMs?: number };
 
 /** The controller's current limits, for the dashboard and metrics. */
 export interface RateSnapshot {
@@ -198,25 +201,33 @@ export class AdaptiveRate {
     const before = this.snapshot();
     if (signal.kind === 'ok') this.#clean(signal.latencyMs, busy, now);
     else if (signal.kind === 'throttled') this.#throttled(signal.retryAfterMs ?? 0, now - (signal.latencyMs ?? 0), now);
-    else this.#decrease(0.5, 0.8, now);
+    else {
+      if (signal.latencyMs !== undefined) this.#counted(now - signal.latencyMs, now);
+      this.#decrease(0.5, 0.8, now);
+    }
     const after = this.snapshot();
     // Pacing moves with every answer; only a change worth showing counts.
     const rateMoved = Math.abs(after.requestsPerSecond - before.requestsPerSecond) > before.requestsPerSecond * 0.05;
     return rateMoved || after.concurrency !== before.concurrency || after.phase !== before.phase || after.learntLimitPerSecond !== before.learntLimitPerSecond;
   }
 
-  #clean(latencyMs: number, busy: { readonly slots: boolean; readonly rate: boolean }, now: number): void {
-    const sentAt = now - latencyMs;
+  /** A request the shop answered: it counts in the shop's second whatever the answer said. */
+  #counted(sentAt: number, now: number): void {
     this.#sent.push(sentAt);
     this.#answered.push(now);
-    this.#minLatency = Math.min(this.#minLatency, latencyMs);
     this.#forget(now);
     if (now < this.#throttleCoolUntil && this.#ceiling !== undefined && this.#acceptedAroundThrottle > 0 && sentAt < this.#lastThrottleSentAt && sentAt > this.#lastThrottleSentAt - 1000) {
-      // Sent before the 429 came back and accepted all the same: the shop's limit is that much higher.
+      // Sent before the 429 came back and answered all the same (a 5xx too): the shop's limit is that much higher.
       // One sent after it (the Retry-After over, a new second at the shop) says nothing about that second.
       this.#acceptedAroundThrottle += 1;
       this.#learn(this.#acceptedAroundThrottle);
     }
+  }
+
+  #clean(latencyMs: number, busy: { readonly slots: boolean; readonly rate: boolean }, now: number): void {
+    const sentAt = now - latencyMs;
+    this.#counted(sentAt, now);
+    this.#minLatency = Math.min(this.#minLatency, latencyMs);
     this.#smoothed = this.#smoothed === undefined ? latencyMs : this.#smoothed * 0.8 + latencyMs * 0.2;
     // The best smoothed latency drifts up slowly, so a shop that became slower for good is the new normal.
     this.#best = this.#best === undefined ? this.#smoothed : Math.min(this.#smoothed, this.#best + (this.#smoothed - this.#best) * 0.01);

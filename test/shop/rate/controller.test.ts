@@ -139,6 +139,22 @@ describe('adaptive rate controller', () => {
     expect(rate.snapshot().learntLimitPerSecond).toBe(41);
   });
 
+  it('counts requests the shop answered 5xx into the limit it learns: the shop counted them too', () => {
+    const fresh = controller();
+    fresh.clean(4, 100); // the first four requests of the shop's second…
+    fresh.clock.now += 100;
+    fresh.rate.observe({ kind: 'overloaded', latencyMs: 5 }, true); // …and a fifth it answered 503
+    fresh.clock.now += 100;
+    fresh.rate.observe({ kind: 'throttled', retryAfterMs: 1000, latencyMs: 5 }, true);
+    expect(fresh.rate.snapshot().learntLimitPerSecond).toBe(5);
+    const { rate, clock, clean } = controller();
+    clean(40, 25);
+    rate.observe({ kind: 'throttled', retryAfterMs: 2000, latencyMs: 30 }, true);
+    clock.now += 100;
+    rate.observe({ kind: 'overloaded', latencyMs: 200 }, true); // in flight when the 429 came, answered 503
+    expect(rate.snapshot().learntLimitPerSecond).toBe(41);
+  });
+
   it('treats the 429s of one burst as one signal (cool-down of at least the Retry-After)', () => {
     const { rate, clock, clean } = controller();
     clean(40, 25);
