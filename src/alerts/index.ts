@@ -8,6 +8,7 @@
  */
 import type { Logger } from '../log.js';
 import type { RunSummary, SyncEvents } from '../pipeline/index.js';
+import { progressOf } from '../pipeline/crashed.js';
 import type { StateStore } from '../state/index.js';
 import { emailChannel, webhookChannel, type AlertChannel } from './channels.js';
 import type { AlertsConfig } from './config.js';
@@ -95,6 +96,17 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     await Promise.all(jobs);
   };
   const unsubscribeRuns = deps.events.on('run-finished', (e) => track(onRun(e.summary)));
+  // A run its process never finished: the next run (or the daemon's sweep) marks it crashed; a person hears of it then.
+  const unsubscribeCrashed = deps.events.on('run-crashed', ({ run }) =>
+    track(
+      incidents.fire(
+        'run-failed',
+        run.pipeline,
+        `${run.pipeline} stopped without finishing`,
+        `${run.pipeline} (run ${run.id}, ${run.mode}, started ${run.startedAt}${run.host ? ` on ${run.host}` : ''}${run.pid ? ` as pid ${run.pid}` : ''}) stopped without finishing: the process running it ended (killed, crashed, out of memory or the machine went down) after ${progressOf(run)}. It is marked crashed; the next run continues from its last checkpoint. Check that process's log and the machine's memory and disk.`,
+      ),
+    ),
+  );
   const unsubscribeReconcile = deps.events.on('reconcile-finished', (e) => {
     const c = e.counts;
     if (e.drift > e.alertAbove) {
@@ -104,6 +116,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   });
   const unsubscribe = () => {
     unsubscribeRuns();
+    unsubscribeCrashed();
     unsubscribeReconcile();
   };
 

@@ -4,7 +4,7 @@ import { formatDateTime } from '../util/time.js';
 import { EXIT, type ExitCode } from './exit.js';
 
 /** The exit code a finished run stands for. */
-export function exitCodeOfRun(summary: Pick<RunSummary, 'status' | 'error'>): ExitCode {
+export function exitCodeOfRun(summary: { readonly status: string; readonly error?: { readonly code: string } | undefined }): ExitCode {
   if (summary.status === 'succeeded') return EXIT.ok;
   if (summary.error?.code === 'RUN_ABANDONED') return EXIT.abandoned;
   if (summary.status === 'aborted') return EXIT.interrupted;

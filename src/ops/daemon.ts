@@ -71,6 +71,9 @@ export function jobOf(job: string): { pipeline: string; kind: JobKind } {
   return { pipeline, kind: kind === 'complete' || kind === 'reconcile' ? kind : 'sync' };
 }
 
+/** How often the daemon looks for runs a dead process left `running`. */
+const CRASH_SWEEP_MS = 60_000;
+
 /** The lock a running daemon holds on its state. */
 export const DAEMON_LOCK = 'daemon';
 
@@ -82,7 +85,6 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
   const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
   try {
     const daemonLock = loaded.state.kind === 'sqlite' ? await singleDaemonLock(runtime, loaded.statePath) : undefined;
-    await runtime.markCrashedRuns();
     const beat = setInterval(() => {
       daemonLock?.heartbeat().catch((err: unknown) => logger.error({ err: errorLine(err) }, 'lost the daemon lock'));
     }, 15_000);
@@ -170,6 +172,15 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       logger,
     });
     if (alerts) closers.push(() => alerts.stop());
+    // Runs a dead process left `running` (here, or a one-off `shopsync sync` that was killed) are
+    // marked crashed now and every minute, so the dashboard and the run-failed alert show them.
+    await runtime.markCrashedRuns();
+    const sweep = setInterval(() => {
+      runtime.markCrashedRuns().catch((err: unknown) => logger.error({ err: errorLine(err) }, 'marking crashed runs failed; the next sweep tries again'));
+    }, CRASH_SWEEP_MS);
+    // Unref'd: a background sweep nothing waits on; the daemon's servers keep the process alive.
+    sweep.unref();
+    closers.push(async () => clearInterval(sweep));
     if (options.startSchedule !== false) scheduler.start();
     logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath, ...(replica ? { replica: replica.name } : {}) }, 'shopsync daemon started');
 

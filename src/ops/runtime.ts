@@ -18,6 +18,7 @@ import { createShopClient, openSharedRateLimits, rateCaps, type ClientEvent, typ
 import { openState, processAlive, type StateStore } from '../state/index.js';
 import { reconcilePipeline, ReportStore, reportsFolder, type ReconcileReport } from '../reconcile/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { markCrashedRuns } from '../pipeline/crashed.js';
 import { trackShopContact, type ShopContact } from './readiness.js';
 
 /** Options of `openRuntime`. */
@@ -205,7 +206,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
         try {
           const lock = await state.locks.acquire(run.lane);
           try {
-            const n = await state.runs.markCrashed(run.lane);
+            const n = await markCrashedRuns(state, run.lane, run.pipeline, events);
             if (n > 0) logger.warn({ pipeline: run.pipeline, runId: run.id, lane: run.lane }, 'marked a run left unfinished by a crashed process as crashed');
             marked += n;
           } finally {

@@ -9,6 +9,7 @@ import { PullDelivery } from './pullDelivery.js';
 import { PushEngine } from './push/runner.js';
 import { checkMapping, parseDefinition, waitingFor } from './run.js';
 import { holdOpen } from '../drain/index.js';
+import { markCrashedRuns } from './crashed.js';
 import type { PipelineDefinition, PipelineDefinitionInput } from './schema.js';
 import type { PipelineDeps, RunStatusFinal, RunSummary } from './types.js';
 
@@ -33,7 +34,7 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
   let runId: number;
   let crashed: number;
   try {
-    crashed = await state.runs.markCrashed(def.name);
+    crashed = await markCrashedRuns(state, def.name, def.name, deps.events);
     runId = await state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name });
   } catch (err) {
     await lock.release();

@@ -4,7 +4,7 @@
  * (a throwing handler is isolated and reported through `listener-failed`, never to the run).
  */
 import type { ClientEvent } from '../shop/client/types.js';
-import type { EventOutcome, RunMode } from '../state/index.js';
+import type { EventOutcome, RunMode, RunRecord } from '../state/index.js';
 import type { CursorPosition } from '../erp/types.js';
 import type { RunSummary } from './types.js';
 
@@ -29,6 +29,8 @@ export type SyncEvent =
   | { readonly type: 'request-throttled'; readonly pipeline?: string; readonly resource: string; readonly retryAfterMs: number }
   | { readonly type: 'checkpoint'; readonly runId: number; readonly pipeline: string; readonly lane: string; readonly position: CursorPosition }
   | { readonly type: 'run-finished'; readonly summary: RunSummary }
+  /** A run left `running` by a process that ended without finishing it was marked crashed. */
+  | { readonly type: 'run-crashed'; readonly run: RunRecord }
   /** A reconciliation finished (`shopsync reconcile`); alerts compare `drift` with `alertAbove`. */
   | {
       readonly type: 'reconcile-finished';

@@ -4,6 +4,7 @@
  */
 import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
 import { holdOpen } from '../drain/index.js';
+import { markCrashedRuns } from './crashed.js';
 import { silentLogger } from '../log.js';
 import { getResource, type ResourceDef } from '../shop/registry/index.js';
 import { emptyCounts, type LockHandle, type RunCounts } from '../state/index.js';
@@ -73,7 +74,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   if (!dryRun) {
     lock = await deps.state.locks.acquire(lane);
     try {
-      const crashed = await deps.state.runs.markCrashed(lane);
+      const crashed = await markCrashedRuns(deps.state, lane, def.name, deps.events);
       runId = await deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
       logger = base.child({ runId });
       if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
@@ -128,7 +129,8 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
       status = 'failed';
       error = { code: errorCode(lostBecause), message: lostBecause instanceof Error ? lostBecause.message : String(lostBecause) };
     }
-    if (status === 'succeeded' && (counts.deadLettered > 0 || (missing?.failed ?? 0) > 0)) status = 'partial';
+    // A record that failed is never a success, in a dry run (nothing was dead-lettered) as in a real one.
+    if (status === 'succeeded' && (counts.deadLettered > 0 || counts.failed > 0 || (missing?.failed ?? 0) > 0)) status = 'partial';
   } catch (err) {
     const cause = lostBecause ?? err;
     status = err instanceof AbortedError && lostBecause === undefined ? 'aborted' : 'failed';

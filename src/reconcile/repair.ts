@@ -12,6 +12,7 @@ import { act, massDeleteRefusal, type Candidate } from '../pipeline/missing/inde
 import { PushEngine } from '../pipeline/push/runner.js';
 import { waitingFor } from '../pipeline/run.js';
 import { holdOpen } from '../drain/index.js';
+import { markCrashedRuns } from '../pipeline/crashed.js';
 import type { PipelineDefinition } from '../pipeline/schema.js';
 import type { PipelineDeps, RunStatusFinal, RunSummary } from '../pipeline/types.js';
 import type { ResourceDef } from '../shop/registry/index.js';
@@ -36,7 +37,7 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
   const lock = await state.locks.acquire(def.name);
   let runId: number;
   try {
-    await state.runs.markCrashed(def.name);
+    await markCrashedRuns(state, def.name, def.name, deps.events);
     runId = await state.runs.start({ pipeline: def.name, mode: 'repair', lane: def.name });
   } catch (err) {
     await lock.release();

@@ -71,6 +71,11 @@ describe('shopsync sync, status and dlq (spawned against the sandbox)', { timeou
     erp.close();
     const config = writeConfig(dir);
 
+    // A dry run used as a gate fails like the real run would.
+    const dry = await runCli(['sync', 'products', '--dry-run', '--config', config], { env: shopEnv(sandbox) });
+    expect(dry.code, dry.stderr).toBe(1);
+    expect(dry.stdout).toMatch(/products dry-run partial .*failed 2/);
+
     const sync = await runCli(['sync', 'products', '--config', config], { env: shopEnv(sandbox) });
     expect(sync.code, sync.stderr).toBe(1);
     expect(sync.stdout).toMatch(/products sync partial .*dead-lettered 2/);

@@ -177,7 +177,9 @@ export function initCommand(ctx: CliContext): Command {
         }
         const result = await runInit(input, io, hooks);
         ctx.print(result.ok ? `done: try \`shopsync sync ${input.name ?? input.resource}${result.configFile === `${process.cwd()}/shopsync.yaml` ? '' : ` --config ${result.configFile}`}\` (see docs/init.md)` : 'the files are written, but the check or the dry run found problems (above): fix the mapping, then run `shopsync mappings check` and `shopsync sync <pipeline> --dry-run`');
-        ctx.exitCode = result.ok ? EXIT.ok : EXIT.failed;
+        // A dry run that was abandoned says so with its own code, as `sync --dry-run` would.
+        const dryRun = result.verification?.dryRun;
+        ctx.exitCode = result.ok ? EXIT.ok : dryRun?.error?.code === 'RUN_ABANDONED' ? EXIT.abandoned : EXIT.failed;
       } catch (err) {
         if (err instanceof InitError && (err.code === INIT_CODES.input || err.code === INIT_CODES.exists)) throw new UsageError(`init: ${err.message}`);
         throw err;

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import type { ReconcileReport } from '../../reconcile/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
+import { exitCodeOfRun } from '../format.js';
 import { withRuntime } from '../session.js';
 import { onStopSignal } from '../signals.js';
 
@@ -60,8 +61,9 @@ page. Exit code 0 when nothing drifts (or everything was repaired), 1 when drift
           if (opts.csv && csv) await copyFile(csv, resolve(opts.csv));
           if (opts.json) ctx.print(JSON.stringify(report, null, 2));
           else for (const line of reconcileText(report, opts.csv ? resolve(opts.csv) : csv)) ctx.print(line);
-          const repaired = report.repair !== undefined && report.repair.status === 'succeeded';
-          ctx.exitCode = report.drift === 0 || repaired ? EXIT.ok : EXIT.failed;
+          // A repair run's status decides when there was one (0 only when it succeeded); otherwise the drift.
+          if (report.repair) ctx.exitCode = exitCodeOfRun(report.repair);
+          else ctx.exitCode = report.drift === 0 ? EXIT.ok : EXIT.failed;
         });
       } finally {
         stop.dispose();

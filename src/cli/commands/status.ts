@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { nextOccurrence } from '../../scheduler/index.js';
 import { processAlive, type StateStore } from '../../state/index.js';
+import { asSeen } from '../../pipeline/crashed.js';
 import type { PipelineConfig } from '../../config/index.js';
 import type { CliContext } from '../context.js';
 import { table, when } from '../format.js';
@@ -38,7 +39,8 @@ export interface PipelineStatus {
 
 /** Collect the status of each configured pipeline from the state. */
 export async function pipelineStatus(state: StateStore, p: PipelineConfig, defaultTz?: string): Promise<PipelineStatus> {
-  const [last] = await state.runs.list({ pipeline: p.name, limit: 1 });
+  const [latest] = await state.runs.list({ pipeline: p.name, limit: 1 });
+  const last = latest ? asSeen(latest) : undefined;
   const [success] = await state.runs.list({ pipeline: p.name, status: 'succeeded', limit: 1 });
   const cursors = await state.cursors.list(p.name);
   const incremental = cursors.find((c) => c.name === 'incremental');
