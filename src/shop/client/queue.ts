@@ -50,6 +50,12 @@ export class RequestQueue {
   readonly #starts: number[] = [];
   /** Attempts past p-queue that wait in the brake: requests held back by the rate. */
   #braking = 0;
+  /**
+   * When an attempt last had to wait for the rate. A caller that sends one request at a time
+   * (a pipeline with `options.concurrency: 1`) never has one waiting while an answer comes in, yet
+   * the rate is what spaces its requests: without this a rate cut by a 5xx never grew back.
+   */
+  #heldByRateAt = -Infinity;
   #resumeAt = 0;
   #resumeTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -82,7 +88,8 @@ export class RequestQueue {
     // A refused attempt did not count at the shop in the second that is still open; it leaves the window.
     if (signal.kind === 'throttled' && signal.latencyMs !== undefined) this.#unstart(Date.now() - signal.latencyMs);
     // Requests waiting in p-queue wait for a slot; those in the brake wait for the rate.
-    if (!this.#adaptive.observe(signal, { slots: this.#queue.size > 0, rate: this.#braking > 0 })) return;
+    const heldByRate = this.#braking > 0 || Date.now() - this.#heldByRateAt < 1000;
+    if (!this.#adaptive.observe(signal, { slots: this.#queue.size > 0, rate: heldByRate })) return;
     this.#queue.concurrency = this.#adaptive.concurrency;
     if (!this.#closed) this.#options.onEvent({ type: 'rate', ...this.#adaptive.snapshot() });
   }
@@ -225,6 +232,7 @@ export class RequestQueue {
       const start = Math.max(now, this.#nextStart);
       this.#nextStart = start + gap;
       if (start > now) {
+        this.#heldByRateAt = now;
         this.#braking++;
         try {
           await sleep(start - now, signal);

@@ -52,6 +52,23 @@ describe('adaptive rate against a shop with a hidden limit', () => {
     }
   });
 
+  it('climbs back after each 5xx cut when the caller sends one request at a time (the rate is what spaces them)', async () => {
+    await setFaults({ rate_limit_per_second: 5, error_rate: 0.2, error_status: 503 });
+    const events: ClientEvent[] = [];
+    const shop = client(events);
+    try {
+      // One request after the other, as a pipeline with options.concurrency 1 sends its batches.
+      for (let i = 0; i < 30; i++) expect((await shop.create('products', products(90_000 + i * 2, 2), { batchSize: 2 })).outcomes.every((o) => o.ok)).toBe(true);
+      const rates = events.flatMap((e) => (e.type === 'rate' ? [e.requestsPerSecond] : []));
+      // Six 503s cut the rate by a fifth each; with nothing waiting at answer time it once stayed at the floor of 1/s.
+      expect(rates.at(-1)).toBeGreaterThanOrEqual(3);
+      expect(shop.rate().learntLimitPerSecond).toBe(5);
+    } finally {
+      await shop.close();
+      await setFaults({ rate_limit_per_second: 0, error_rate: 0 });
+    }
+  });
+
   it('grows from the polite floor while answers are fast and clean, up to its hard cap', async () => {
     const events: ClientEvent[] = [];
     // A steady 100 ms: the machine's own load (a loaded CI box) then stays well inside the latency brake's slack.
