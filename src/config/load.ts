@@ -80,6 +80,7 @@ export function parseConfigText(text: string, file: string, options: LoadConfigO
   if (!parsed.success) throw configIssues(parsed.error, doc, file, lineOf);
   const config = parsed.data;
   collectKnownSecrets(config, secrets);
+  warnings.push(...unsafeSettings(config, file));
   const location: StateLocation =
     config.state.kind === 'postgres'
       ? { kind: 'postgres', url: config.state.url ?? '', schema: config.state.schema }
@@ -243,4 +244,18 @@ function addUrlPassword(url: string, add: (s: unknown) => void): void {
   } catch {
     // Not a URL we can read a password from.
   }
+}
+
+/** Settings that are valid but can lose data with a common ERP: said at every start, never refused. */
+function unsafeSettings(config: Config, file: string): string[] {
+  const out: string[] = [];
+  for (const p of config.pipelines) {
+    const stability = (p.source as { stability?: { mode?: string; settleMs?: number } } | undefined)?.stability;
+    if (stability?.mode !== 'marker' && stability?.settleMs === 0) {
+      out.push(
+        `${file}: pipeline ${p.name}: stability.settleMs 0 reads a file the moment it appears. That is safe only when the ERP writes under a temporary name (.tmp, .part) and renames the finished file into the inbox; an ERP that writes in place may be read half done. Leave settleMs at its default (2000) or use \`stability: { mode: marker }\` (docs/connectors.md, "Complete files")`,
+      );
+    }
+  }
+  return out;
 }

@@ -85,6 +85,17 @@ export function rawExcerpt(text: string, max = 500): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/** A file that settled whole with a commit: letters about earlier deliveries of it may close. */
+export interface SettledFile {
+  /** The name it arrived under. */
+  readonly file: string;
+}
+
+/** What a commit settled. */
+export interface SourceCommit {
+  readonly settledFiles?: readonly SettledFile[];
+}
+
 /** An ERP source: streams records in (cursor, key) order. */
 export interface Source {
   /** Connector kind, for logs: postgres, mysql, sqlite, csv, json, ndjson, xml, http. */
@@ -96,8 +107,8 @@ export interface Source {
   readonly readsAll?: boolean;
   /** Stream records after `options.after` in ascending (cursor, key) order, with bounded memory. */
   read(options: ReadOptions): AsyncIterable<SourceItem>;
-  /** Everything up to and including `position` is durably settled (files may be archived now). */
-  commit?(position: CursorPosition): Promise<void>;
+  /** Everything up to and including `position` is durably settled (files may be archived now); says which files settled cleanly. */
+  commit?(position: CursorPosition): Promise<SourceCommit | void>;
   /** Release connections and handles. */
   close(): Promise<void>;
 }

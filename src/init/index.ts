@@ -12,7 +12,7 @@ import { filePattern, planConnection, planShop } from './connection.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { introspect, type IntrospectResult } from './introspect/index.js';
 import { propose } from './propose.js';
-import { renderConfig, renderMapping } from './render.js';
+import { ENCODING_GUESS_NOTE, renderConfig, renderMapping } from './render.js';
 import { checkShop, type ShopCheck } from './shop.js';
 import { shopLine, summariseColumns, summariseDryRun, summariseProposal } from './summary.js';
 import type { Proposal } from './types.js';
@@ -121,12 +121,13 @@ export async function runInit(input: AnswersInput, io: InitIo, hooks: InitHooks 
   const needsCursor = answers.source.kind !== 'file';
   let proposal = propose(source.introspection, { resource, language: answers.language, needsCursor, ...(answers.key ? { key: answers.key } : {}), ...(answers.cursor ? { cursor: answers.cursor } : {}), map: answers.map });
   for (const line of summariseColumns(sourceLabel(answers.source), source.introspection)) io.say(line);
+  if (source.introspection.encodingGuessed) io.say(`note: ${ENCODING_GUESS_NOTE}`);
   if (hooks.review) proposal = await hooks.review({ answers, resource, source, proposal });
   for (const line of summariseProposal(resource.name, proposal)) io.say(line);
 
   const pipeline = { name, direction: 'push', resource: resource.name, mapping: `mappings/${name}.yaml`, source: sourceBlock(answers, source, proposal) };
   const files: PlannedFile[] = [
-    { path: configFile, text: renderConfig({ dir: configDir, shop: shop.written, connection: connection.written, pipeline, ...(proposal.cursorNote ? { cursorNote: proposal.cursorNote } : {}) }) },
+    { path: configFile, text: renderConfig({ dir: configDir, shop: shop.written, connection: connection.written, pipeline, ...(proposal.cursorNote ? { cursorNote: proposal.cursorNote } : {}), ...(source.introspection.encodingGuessed ? { encodingGuessed: true } : {}) }) },
     { path: mappingFile, text: renderMapping({ dir: path.dirname(mappingFile), name, resource: resource.name, sourceLabel: sourceLabel(answers.source), proposal, introspection: source.introspection }) },
     ...secretFiles(configDir, [...shop.secrets, ...connection.secrets]),
   ];

@@ -95,7 +95,13 @@ export interface ConfigText {
   readonly connection: Record<string, unknown>;
   readonly pipeline: Record<string, unknown>;
   readonly cursorNote?: string;
+  /** Files: the encoding is an assumption (an all-ASCII sample). */
+  readonly encodingGuessed?: boolean;
 }
+
+/** What to say about an encoding init could not read off the sample. */
+export const ENCODING_GUESS_NOTE =
+  'Encoding: the sample held only ASCII characters, which read the same in every encoding, so UTF-8 is a guess. If the ERP writes umlauts or € in Windows-1252 (most German ERPs do), set `encoding: windows-1252` on the source (or iso-8859-1); a file in another encoding is refused as FILE_UNREADABLE, naming the byte, never imported garbled.';
 
 /** `shopsync.yaml`. */
 export function renderConfig(c: ConfigText): string {
@@ -108,7 +114,23 @@ export function renderConfig(c: ConfigText): string {
     '# Written by `shopsync init`. Every setting is documented in shopsync.example.yaml and docs/init.md.',
     '# Secrets are never written here: they come from the environment (${NAME}) or from files (${file:…}).',
     ...(c.cursorNote ? [`# Cursor: ${c.cursorNote}.`] : []),
+    ...(c.encodingGuessed ? wrapComment(ENCODING_GUESS_NOTE) : []),
     '# To sync on a schedule with `shopsync run`, add to the pipeline e.g.  schedule: "*/15 * * * *"',
   ];
   return `${header.join('\n')}\n${body}`;
+}
+
+/** A long note as `#` lines of at most about 100 characters. */
+function wrapComment(text: string): string[] {
+  const lines: string[] = [];
+  let line = '#';
+  for (const word of text.split(' ')) {
+    if (line.length + word.length + 1 > 100 && line !== '#') {
+      lines.push(line);
+      line = '#';
+    }
+    line += ` ${word}`;
+  }
+  lines.push(line);
+  return lines;
 }

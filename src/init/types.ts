@@ -44,6 +44,8 @@ export interface Introspection {
   readonly rows: number;
   /** Files: the encoding the file is in. */
   readonly encoding?: string;
+  /** Files: the sample held only ASCII, so `encoding` is an assumption, not something read off the bytes. */
+  readonly encodingGuessed?: boolean;
   /** CSV: the delimiter found. */
   readonly delimiter?: string;
   /** JSON: dotted path of the records array; XML: dotted path of one record element. */

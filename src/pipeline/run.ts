@@ -5,6 +5,7 @@
 import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
 import { holdOpen } from '../drain/index.js';
 import { markCrashedRuns } from './crashed.js';
+import { closeSettledFileLetters } from './deadLetters.js';
 import { silentLogger } from '../log.js';
 import { getResource, type ResourceDef } from '../shop/registry/index.js';
 import { emptyCounts, type LockHandle, type RunCounts } from '../state/index.js';
@@ -211,7 +212,8 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });
       // Settles that committed side by side each wrote the mark as they knew it; everything has committed now, so the cursor takes the final one.
       else if (position !== after) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key });
-      await source.commit?.(position);
+      const committed = await source.commit?.(position);
+      if (committed?.settledFiles) await closeSettledFileLetters(deps.state, def.name, o.runId, committed.settledFiles, o.logger);
     }
     let missing: Awaited<ReturnType<typeof handleMissing>>;
     if (!engine.fatal && !o.signal?.aborted) {

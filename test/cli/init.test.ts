@@ -35,6 +35,20 @@ function shopFlags(): string[] {
 }
 
 describe('shopsync init with flags (spawned against the sandbox)', { timeout: 180_000 }, () => {
+  it('says in the config and on screen that the encoding of an all-ASCII sample is a guess, and how to set it', async () => {
+    const dir = tempDir('shopsync-init-');
+    mkdirSync(join(dir, 'export'), { recursive: true });
+    writeFileSync(join(dir, 'export', 'artikel.csv'), 'ArtNr;Bezeichnung;VK_Preis\r\nWG-1;Topf;19,90\r\nWG-2;Pfanne;29,90\r\n');
+    const init = await runCli(['init', '--yes', '--no-verify', ...shopFlags(), '--file', 'export/artikel.csv'], { cwd: dir });
+    expect(init.code, init.stdout + init.stderr).toBe(0);
+    expect(init.stdout).toContain('note: Encoding: the sample held only ASCII characters');
+    const config = readFileSync(join(dir, 'shopsync.yaml'), 'utf8');
+    const note = config.split('\n').filter((l) => l.startsWith('# ')).map((l) => l.slice(2)).join(' ');
+    expect(note).toContain('Encoding: the sample held only ASCII characters, which read the same in every encoding, so UTF-8 is a guess.');
+    expect(note).toContain('set `encoding: windows-1252` on the source');
+    expect(parse(config)).toMatchObject({ pipelines: [{ source: { format: 'csv', csv: { delimiter: ';' } } }] });
+  });
+
   it('turns a Windows-1252 CSV with semicolons and decimal commas into a config and mapping that check, dry-run and sync', async () => {
     const dir = tempDir('shopsync-init-');
     writeExport(dir);
@@ -49,6 +63,7 @@ describe('shopsync init with flags (spawned against the sandbox)', { timeout: 18
     const config = readFileSync(join(dir, 'shopsync.yaml'), 'utf8');
     expect(config.split('\n')[0]).toMatch(/^# yaml-language-server: \$schema=.*schemas\/shopsync\.schema\.json$/);
     expect(config).not.toContain(sandbox.token);
+    expect(config).not.toContain('# Encoding:'); // read off the bytes, not guessed
     expect(parse(config)).toMatchObject({
       shop: { baseUrl: sandbox.url, token: '${file:secrets/shop_token}' },
       connections: { erp: { kind: 'files', folder: 'export' } },

@@ -12,12 +12,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, type FileSourceConfig } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { collect } from './sql-suite.js';
+import { dropFile } from '../support/files.js';
 
 let root: string;
 let inbox: string;
 const open = (cfg: Partial<FileSourceConfig> & Pick<FileSourceConfig, 'format'>, logger = silentLogger) =>
   createSource({ kind: 'files', folder: root }, { folder: 'inbox', stability: { mode: 'settle', settleMs: 0 }, ...cfg }, { logger, baseDir: root });
-const put = (name: string, content: string | Buffer) => writeFileSync(path.join(inbox, name), content);
+const put = (name: string, content: string | Buffer) => dropFile(path.join(inbox, name), content);
 
 beforeEach(() => {
   root = mkdtempSync(path.join(tmpdir(), 'erp-enc-'));
@@ -44,7 +45,7 @@ describe('XML encodings', () => {
   it('reads a file without a declaration as UTF-8, and a set encoding over the declaration', async () => {
     put('a.xml', Buffer.from(xml(''), 'utf8'));
     expect(await names()).toEqual(['Größe „Übermaß“ – 5 €', 'Café']);
-    rmSync(path.join(inbox, 'a.xml'));
+    rmSync(path.join(inbox, 'processing'), { recursive: true }); // a.xml was claimed, never committed
     put('b.xml', iconv.encode(xml('<?xml version="1.0" encoding="UTF-8"?>'), 'win1252'));
     expect(await names({ encoding: 'windows-1252' })).toEqual(['Größe „Übermaß“ – 5 €', 'Café']);
   });
@@ -52,7 +53,7 @@ describe('XML encodings', () => {
   it('reads an ISO-8859-1 or Windows-1252 file without a declaration in the encoding the source sets', async () => {
     put('a.xml', iconv.encode(xml('').replace(/[„“–€]/g, '-'), 'latin1'));
     expect(await names({ encoding: 'iso-8859-1' })).toEqual(['Größe -Übermaß- - 5 -', 'Café']);
-    rmSync(path.join(inbox, 'a.xml'));
+    rmSync(path.join(inbox, 'processing'), { recursive: true }); // a.xml was claimed, never committed
     put('b.xml', iconv.encode(xml(''), 'win1252'));
     expect(await names({ encoding: 'windows-1252' })).toEqual(['Größe „Übermaß“ – 5 €', 'Café']);
   });
@@ -85,6 +86,7 @@ describe('CSV encodings', () => {
     const items = await collect(await open({ format: 'csv', encoding: 'windows-1252', csv: { delimiter: ';' } as never, key: 'nr' }), {});
     expect(items.map((i) => i.refused?.code)).toEqual(['FILE_UNREADABLE']);
     expect(items[0]?.refused?.message).toMatch(/the byte at offset 14 \(0x81\) is not valid windows-1252/);
-    expect(readdirSync(inbox)).toContain('a.csv');
+    // Claimed, not moved to failed/ until the pipeline commits what was read of it.
+    expect(readdirSync(path.join(inbox, 'processing'))).toEqual(['0000000001~a.csv']);
   });
 });

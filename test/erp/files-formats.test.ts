@@ -6,12 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, type FileSourceConfig } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { collect } from './sql-suite.js';
+import { dropFile } from '../support/files.js';
 
 let root: string;
 let inbox: string;
 const open = (cfg: Partial<FileSourceConfig> & Pick<FileSourceConfig, 'format'>) =>
   createSource({ kind: 'files', folder: root }, { folder: 'inbox', stability: { mode: 'settle', settleMs: 0 }, ...cfg }, { logger: silentLogger, baseDir: root });
-const put = (name: string, content: string | Buffer) => writeFileSync(path.join(inbox, name), content);
+const put = (name: string, content: string | Buffer) => dropFile(path.join(inbox, name), content);
 const failed = () => readdirSync(path.join(inbox, 'failed')).sort();
 
 beforeEach(() => {
@@ -27,7 +28,7 @@ describe('JSON, NDJSON and XML inbox sources', () => {
     put('big.json', JSON.stringify(records, null, 1));
     const items = await collect(await open({ format: 'json', key: 'id' }), {});
     expect(items.map((i) => i.record)).toEqual(records);
-    expect(items.at(-1)?.position).toEqual({ value: 'big.json', key: '0000005000' });
+    expect(items.at(-1)?.position).toEqual({ value: '0000000001~big.json', key: '0000005000' });
   });
 
   it('reads the records array at recordsPath inside a JSON object', async () => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, type FileSourceConfig, type SourceItem } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { collect } from './sql-suite.js';
+import { dropFile } from '../support/files.js';
 
 let root: string;
 let inbox: string;
@@ -14,7 +15,7 @@ const ctx = () => ({ logger: silentLogger, baseDir: root });
 const now = { mode: 'settle' as const, settleMs: 0 };
 type Input = Partial<Omit<FileSourceConfig, 'csv'>> & { csv?: Partial<FileSourceConfig['csv']> };
 const open = (cfg: Input = {}) => createSource(conn(), { folder: 'inbox', format: 'csv', stability: now, ...cfg }, ctx());
-const put = (name: string, content: string | Buffer) => writeFileSync(path.join(inbox, name), content);
+const put = (name: string, content: string | Buffer) => dropFile(path.join(inbox, name), content);
 const ls = (sub = '') => readdirSync(path.join(inbox, sub)).sort();
 
 beforeEach(() => {
@@ -34,14 +35,15 @@ describe('CSV inbox source', () => {
       { sku: 'A-2', name: 'Straße; groß', price: '1.234,00' },
     ]);
     expect(items.map((i) => i.key)).toEqual(['A-1', 'A-2']);
-    expect(items[1]?.position).toEqual({ value: 'prices.csv', key: '0000000002' });
+    // The file was claimed as its first arrival: positions name the delivery, not the file name.
+    expect(items[1]?.position).toEqual({ value: '0000000001~prices.csv', key: '0000000002' });
   });
 
   it('reads ISO-8859-1 and UTF-8 with a byte-order mark without mangling the first column name', async () => {
     put('a.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id,city\n1,Zürich\n', 'utf8')]));
     const utf = await collect(await open(), {});
     expect(utf[0]?.record).toEqual({ id: '1', city: 'Zürich' });
-    rmSync(path.join(inbox, 'a.csv'));
+    rmSync(path.join(inbox, 'processing'), { recursive: true }); // a.csv was claimed, never committed
     put('b.csv', iconv.encode('id,city\n2,Genève\n', 'iso-8859-1'));
     const latin = await collect(await open({ encoding: 'iso-8859-1' }), {});
     expect(latin[0]?.record).toEqual({ id: '2', city: 'Genève' });
@@ -59,10 +61,13 @@ describe('CSV inbox source', () => {
     const source = await open({ key: 'id' });
     const items = await collect(source, {});
     expect(items.map((i) => i.key)).toEqual(['1', '2', '3']);
+    // Both were claimed, in name order, before the first record was handed out.
+    expect(ls()).toEqual(['processing']);
     await source.commit?.(items[0]?.position as SourceItem['position']);
-    expect(ls()).toEqual(['2026-11-01.csv', '2026-11-02.csv']); // record 2 not yet settled
+    expect(ls('processing')).toEqual(['0000000001~2026-11-01.csv', '0000000002~2026-11-02.csv']); // record 2 not yet settled
     await source.commit?.(items[1]?.position as SourceItem['position']);
-    expect(ls()).toEqual(['2026-11-02.csv', 'archive']);
+    expect(ls('processing')).toEqual(['0000000002~2026-11-02.csv']);
+    expect(ls('archive')).toEqual(['2026-11-01.csv']);
     await source.commit?.(items[2]?.position as SourceItem['position']);
     expect(ls('archive')).toEqual(['2026-11-01.csv', '2026-11-02.csv']);
   });
@@ -80,8 +85,9 @@ describe('CSV inbox source', () => {
 
   it('archives a file whose records were all committed before a crash as soon as it is read again', async () => {
     put('done.csv', 'id\n1\n2\n');
+    const first = await collect(await open(), {}); // read and committed, then the process died before the archive step
     const source = await open();
-    expect(await collect(source, { after: { value: 'done.csv', key: '0000000002' } })).toEqual([]);
+    expect(await collect(source, { after: first[1]?.position })).toEqual([]);
     expect(ls('archive')).toEqual(['done.csv']);
   });
 
@@ -154,7 +160,7 @@ describe('CSV inbox source', () => {
   });
 
   it('leaves files alone while they are still being written', async () => {
-    put('fresh.csv', 'id\n1\n');
+    writeFileSync(path.join(inbox, 'fresh.csv'), 'id\n1\n');
     put('.hidden.csv', 'id\n2\n');
     put('upload.csv.part', 'id\n3\n');
     const old = new Date(Date.now() - 60_000);

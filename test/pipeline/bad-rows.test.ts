@@ -12,6 +12,7 @@ import { silentLogger } from '../../src/log.js';
 import { loadMapping } from '../../src/mapping/index.js';
 import { runPipeline } from '../../src/pipeline/index.js';
 import { pushFixture, type PushFixture } from './support.js';
+import { dropFile } from '../support/files.js';
 
 const def = { name: 'stock-files', direction: 'push' as const, source: { connection: 'inbox' }, mapping: 'stock-per-warehouse.yaml', resource: 'products' };
 
@@ -29,7 +30,7 @@ afterEach(async () => {
   await f.close();
 });
 
-const put = (name: string, content: string | Buffer) => writeFileSync(path.join(f.dir, 'inbox', name), content);
+const put = (name: string, content: string | Buffer) => dropFile(path.join(f.dir, 'inbox', name), content);
 const source = (cfg: Partial<FileSourceConfig>) => () =>
   createSource({ kind: 'files', folder: f.dir }, { folder: 'inbox', format: 'csv', key: 'ARTNR', stability: { mode: 'settle', settleMs: 0 }, ...cfg } as never, { logger: silentLogger, baseDir: f.dir });
 const run = async (cfg: Partial<FileSourceConfig>) => runPipeline(def, { state: f.state, shop: f.shop, mapping: await loadMapping(path.resolve('mappings/stock-per-warehouse.yaml')), source: source(cfg) });

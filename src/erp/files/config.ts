@@ -64,6 +64,11 @@ export const fileSourceSchema = z.strictObject({
   /** Field holding the record key; default: the record's 1-based index in its file. */
   key: z.string().min(1).optional(),
   stability: stabilitySchema.prefault({ mode: 'settle' }),
+  /**
+   * Sub-folder a file is moved into before it is read, under `<arrival number>~<name>`: each delivery
+   * is read from its first record even when the ERP writes the same file name every night. @default 'processing'
+   */
+  processingFolder: folderName.default('processing'),
   /** Sub-folder for settled files. @default 'archive' */
   archiveFolder: folderName.default('archive'),
   /** Sub-folder for unreadable files and their `.error.txt` reports. @default 'failed' */

@@ -23,6 +23,8 @@ type Format = FileSourceConfig['format'];
 export interface FileSample {
   readonly format: Format;
   readonly encoding: Encoding;
+  /** The encoding was not given and the bytes read held only ASCII: any encoding reads them alike, so it is a guess. */
+  readonly encodingGuessed?: boolean;
   readonly delimiter?: string;
   readonly recordsPath?: string;
   readonly records: readonly Record<string, unknown>[];
@@ -167,5 +169,6 @@ export async function sampleFile(answer: FileAnswer, baseDir: string, limit: num
     if (row.record !== undefined && isRecord(row.record) && !row.bad) records.push(row.record);
     if (records.length >= limit) break;
   }
-  return { format, encoding, ...(delimiter ? { delimiter } : {}), ...(recordsPath ? { recordsPath } : {}), records };
+  const encodingGuessed = answer.encoding === undefined && bytes.every((b) => b < 0x80);
+  return { format, encoding, ...(encodingGuessed ? { encodingGuessed } : {}), ...(delimiter ? { delimiter } : {}), ...(recordsPath ? { recordsPath } : {}), records };
 }

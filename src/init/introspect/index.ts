@@ -53,7 +53,7 @@ export async function introspect(source: SourceAnswer, connection: ConnectionInp
     if (s.records.length === 0) throw new InitError(INIT_CODES.source, `${source.path} holds no records to learn the columns from; point init at an export with data`);
     const columns = columnsOf(s.records, new Map(), []);
     return {
-      introspection: { columns, rows: s.records.length, encoding: s.encoding, ...(s.delimiter ? { delimiter: s.delimiter } : {}), ...(s.recordsPath ? { recordsPath: s.recordsPath } : {}), ...localeOf(columns) },
+      introspection: { columns, rows: s.records.length, encoding: s.encoding, ...(s.encodingGuessed ? { encodingGuessed: true } : {}), ...(s.delimiter ? { delimiter: s.delimiter } : {}), ...(s.recordsPath ? { recordsPath: s.recordsPath } : {}), ...localeOf(columns) },
       records: s.records,
       format: s.format,
     };

@@ -41,7 +41,7 @@ export function demoConfig(o: DemoConfigOptions): string {
       resource,
       mapping,
       source: fromInbox
-        ? { connection: 'inbox', folder: 'inbox', format: 'csv', pattern: fromInbox.pattern, encoding: 'windows-1252', key: fromInbox.key, csv: { delimiter: ';' }, stability: { mode: 'settle', settleMs: 0 } }
+        ? { connection: 'inbox', folder: 'inbox', format: 'csv', pattern: fromInbox.pattern, encoding: 'windows-1252', key: fromInbox.key, csv: { delimiter: ';' } }
         : { connection: 'erp', query: s.query, cursor: s.cursor, key: s.key, ...(s.children.length ? { children: s.children.map((c) => ({ ...c })) } : {}) },
       schedule: every,
       // The catalog's life: articles that leave the ERP are deactivated (after a complete read, nightly),

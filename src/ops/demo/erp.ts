@@ -68,8 +68,16 @@ export async function createDemoErp(dir: string, ordersToErpMapping: string): Pr
     const exportDir = join(dir, 'export');
     const files = await writeDemoCsv(exportDir);
     mkdirSync(inbox, { recursive: true });
-    const { copyFileSync } = await import('node:fs');
-    for (const f of files) for (const t of INBOX_TABLES) if (f.endsWith(`${t}.csv`)) copyFileSync(f, join(inbox, `${t}.csv`));
+    const { copyFileSync, utimesSync } = await import('node:fs');
+    // Exports the ERP finished before the demo started: settled, so the first sync reads them (settleMs 2 s).
+    const finished = new Date(Date.now() - 60_000);
+    for (const f of files) {
+      for (const t of INBOX_TABLES) {
+        if (!f.endsWith(`${t}.csv`)) continue;
+        copyFileSync(f, join(inbox, `${t}.csv`));
+        utimesSync(join(inbox, `${t}.csv`), finished, finished);
+      }
+    }
   }
   mkdirSync(inbox, { recursive: true });
   return { dir, database, inbox, created };
