@@ -115,6 +115,14 @@ describe('loadConfig', () => {
     expect(err.message).not.toContain('got');
   });
 
+  it('warns that a file source read the moment a file appears (settleMs 0) is safe only for writers that rename in', () => {
+    const yaml = (settle: string) =>
+      `shop:\n  baseUrl: https://s.example/api\n  token: \${T}\nconnections:\n  drop: { kind: files }\npipelines:\n  - name: stock\n    direction: push\n    resource: products\n    mapping: stock.yaml\n    source: { connection: drop, folder: in, format: csv${settle} }\n`;
+    expect(parse(yaml(', stability: { mode: settle, settleMs: 0 }'), { T: 'token-1234' }).warnings).toEqual([expect.stringMatching(/pipeline stock: stability\.settleMs 0 reads a file the moment it appears\. That is safe only when the ERP writes under a temporary name/)]);
+    expect(parse(yaml(''), { T: 'token-1234' }).warnings).toEqual([]);
+    expect(parse(yaml(', stability: { mode: marker }'), { T: 'token-1234' }).warnings).toEqual([]);
+  });
+
   it('reports YAML syntax errors with their line', () => {
     const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: [unclosed\n');
     expect(err.message).toMatch(/shopsync\.yaml:\d+: YAML syntax/);

@@ -91,6 +91,24 @@ describe('CSV inbox source', () => {
     expect(ls('archive')).toEqual(['done.csv']);
   });
 
+  it('reads a file in full under a cursor written before claims (a plain file name): a new delivery is never skipped into', async () => {
+    put('artikel.csv', 'id\n1\n2\n3\n4\n5\n');
+    const items = await collect(await open({ key: 'id' }), { after: { value: 'artikel.csv', key: '0000000003' } });
+    expect(items.map((i) => i.key)).toEqual(['1', '2', '3', '4', '5']);
+  });
+
+  it('claims the next file of a name as the next arrival while the last one still waits in processing', async () => {
+    put('artikel.csv', 'id\n1\n');
+    const first = await collect(await open({ key: 'id' }), {});
+    put('artikel.csv', 'id\n2\n');
+    const source = await open({ key: 'id' });
+    const both = await collect(source, { after: first[0]?.position });
+    // The first delivery was settled up to its end (archived on this read), the second is read in full.
+    expect(both.map((i) => [i.position.value, i.key])).toEqual([['0000000002~artikel.csv', '2']]);
+    await source.commit?.(both[0]?.position as SourceItem['position']);
+    expect(ls('archive')).toEqual(['artikel.1.csv', 'artikel.csv']);
+  });
+
   it('refuses a row with an unclosed quote on its own line and reads the rows after it', async () => {
     put('a-bad.csv', 'id,name\n1,fine\n2,"unclosed\n3,after\n');
     put('b-good.csv', 'id,name\n4,fine\n');
