@@ -79,6 +79,8 @@ export function checkTargets(src: YamlSource, file: MappingFile, resource: Resou
 
   if (operation !== 'update') {
     for (const rule of resource.requiredOnCreate ?? []) {
+      // A rule a mapping may waive (a product's price) is decided per record: the mapping may create inactive ones, or update only.
+      if (rule.allowedBy !== undefined) continue;
       const mapped = rule.field in file.fields || Object.keys(file.fields).some((target) => target.startsWith(`${rule.field}.`));
       if (!mapped) out.push(problem(src, rule.guard, `a mapping that creates ${resource.name} must map \`${rule.field}\`: ${rule.why}`, ['fields'], 'key'));
     }

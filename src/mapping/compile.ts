@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { GuardRailError, MappingError } from '../errors.js';
-import { getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
+import { allowWords, getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
 import { compileCheck } from '../shop/schema/compiled.js';
 import { checkTargets } from './checks.js';
 import { describe } from './coerce.js';
@@ -51,6 +51,13 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   }
   const operation = 'operation' in file.target ? file.target.operation : undefined;
   if (resource && file.direction === 'erp-to-shop') problems.push(...checkTargets(src, file, resource, operation ?? 'upsert'));
+  file.allow?.forEach((word, i) => {
+    const known = resource ? allowWords(resource) : [];
+    if (resource && !known.includes(word)) {
+      const near = didYouMean(word, known);
+      problems.push(problem(src, 'MAPPING_RULE', `\`allow: ${word}\` means nothing for ${resource.name}${near ? `; did you mean \`${near}\`?` : ''} (${known.length > 0 ? `known: ${known.join(', ')}` : 'it has no such words'})`, ['allow', i]));
+    }
+  });
   file.create_only?.forEach((f, i) => {
     if (!(f in file.fields)) problems.push(problem(src, 'MAPPING_RULE', `create_only names \`${f}\`, which no rule under \`fields\` writes`, ['create_only', i]));
   });
@@ -103,6 +110,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
           resource,
           operation: operation ?? 'upsert',
           historyIdentity: file.history_identity,
+          allow: file.allow ?? [],
           clearable: new Set(Object.entries(file.fields).flatMap(([k, r]) => (typeof r === 'object' && r.empty === 'clear' ? [k] : []))),
           storageRowsExist: typeof file.fields.storages === 'object' && file.fields.storages.existing_rows_only === true,
           rules,
@@ -151,6 +159,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     shopKey: file.shop_key,
     historyIdentity: file.history_identity,
     createOnly: file.create_only,
+    ...(file.allow ? { allow: file.allow } : {}),
     targets: Object.keys(file.fields),
     ...rowKeys(file.key, file.row_key),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,

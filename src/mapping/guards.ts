@@ -26,6 +26,8 @@ export interface GuardOptions {
   readonly resource: ResourceDef;
   readonly operation: 'upsert' | 'create' | 'update';
   readonly historyIdentity?: readonly string[];
+  /** The mapping's `allow:` words. */
+  readonly allow?: readonly string[];
   /** Top-level list fields whose rule declares `empty: clear`. */
   readonly clearable: ReadonlySet<string>;
   /** `storages` rule declared `existing_rows_only: true`. */
@@ -222,7 +224,11 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
       }
     }
     if (createRules) {
-      for (const rule of missingOnCreate(r, payload)) fail(errors, rule.guard, rule.field, payload[rule.field], rule.why);
+      for (const rule of missingOnCreate(r, payload, opts.allow)) {
+        // An upsert may be an update: a rule a mapping may waive is decided when the pipeline knows it creates.
+        if (rule.allowedBy !== undefined && opts.operation !== 'create') continue;
+        fail(errors, rule.guard, rule.field, payload[rule.field], rule.why);
+      }
     }
     if (hasStorages && Array.isArray(payload.storages)) {
       for (let n = 0; n < payload.storages.length; n++) {

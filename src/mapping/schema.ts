@@ -166,6 +166,8 @@ export const mappingFileSchema = z
     history_identity: z.array(z.string().min(1)).min(1).optional(),
     /** Top-level target fields a pipeline sends only when it creates the record (e.g. customer addresses). */
     create_only: z.array(z.string().min(1)).min(1).optional(),
+    /** Records the registry refuses to create by default that this file means to create (products: `zero_price`). */
+    allow: z.array(z.string().min(1)).min(1).optional(),
     /** Source fields that, with `key`, tell apart several records of one key (flat rows that each carry one part, e.g. one storage row per Lager). */
     row_key: z.array(sourcePath).min(1).optional(),
     /** Defaults for every rule of the file. */

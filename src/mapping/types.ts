@@ -86,6 +86,8 @@ export interface CompiledMapping {
    * update (customer `addresses`: an address without address_book_id is added, not updated).
    */
   readonly createOnly?: readonly string[];
+  /** The mapping's `allow:` words: records the registry refuses to create by default that it means to create. */
+  readonly allow?: readonly string[];
   /** Top-level target fields the file's rules write (`products_status`, `languages`…). */
   readonly targets?: readonly string[];
   /**

@@ -9,14 +9,14 @@ import { productsMapping } from '../support/mappings.js';
 import { useSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
 
-const MAPPING = productsMapping('p', { price: false });
+const MAPPING = productsMapping('p');
 
 const sandbox = useSandbox();
 
 function setup(): { file: string; text: string } {
   const dir = tempDir('shopsync-daemon-');
   const erp = new Database(join(dir, 'erp.sqlite'));
-  erp.exec("CREATE TABLE products (sku TEXT PRIMARY KEY, name TEXT, qty TEXT, updated_at TEXT); INSERT INTO products VALUES ('D-1','Eins','3','2026-01-01'), ('D-2','Zwei','viele','2026-01-01'), ('D-3','Drei','x','2026-01-01')");
+  erp.exec("CREATE TABLE products (sku TEXT PRIMARY KEY, name TEXT, price TEXT, qty TEXT, updated_at TEXT); INSERT INTO products VALUES ('D-1','Eins','1.00','3','2026-01-01'), ('D-2','Zwei','2.00','viele','2026-01-01'), ('D-3','Drei','3.00','x','2026-01-01')");
   erp.close();
   writeFileSync(join(dir, 'p.yaml'), MAPPING);
   const text = `shop: { baseUrl: "${sandbox.url}", token: "\${T}", retry: { baseDelayMs: 5 } }
@@ -121,7 +121,7 @@ describe('metrics of records the source could not use', () => {
   it('counts a row without a key as outcome="unreadable", apart from the records the mapping refused', async () => {
     const { file, text } = setup();
     const erp = new Database(join(dirname(file), 'erp.sqlite'));
-    erp.exec("INSERT INTO products VALUES (NULL, 'Ohne Nummer', '1', '2026-01-01')");
+    erp.exec("INSERT INTO products VALUES (NULL, 'Ohne Nummer', '4.00', '1', '2026-01-01')");
     erp.close();
     const daemon = await startDaemon(parseConfigText(text, file, { env: { T: sandbox.token } }), { logger: silentLogger, startSchedule: false });
     try {

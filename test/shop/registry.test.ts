@@ -157,6 +157,17 @@ describe('fields required on create', () => {
   });
 
   it('asks nothing of resources without the rule', () => {
-    expect(allResources.filter((r) => r.requiredOnCreate).map((r) => r.name)).toEqual(['orders']);
+    expect(allResources.filter((r) => r.requiredOnCreate).map((r) => r.name).sort()).toEqual(['orders', 'products']);
+  });
+
+  it('refuses to create an active product without a price above 0, unless it is created inactive or the mapping allows zero_price', () => {
+    const products = allResources.find((r) => r.name === 'products')!;
+    const codes = (payload: Record<string, unknown>, allow: string[] = []) => missingOnCreate(products, payload, allow).map((r) => r.guard);
+    expect(codes({ products_model: 'A' })).toEqual(['GUARD_UNPRICED_CREATE']);
+    expect(codes({ products_model: 'A', products_price: 0, products_status: 1 })).toEqual(['GUARD_UNPRICED_CREATE']);
+    expect(codes({ products_model: 'A', products_price: '0.00' })).toEqual(['GUARD_UNPRICED_CREATE']);
+    expect(codes({ products_model: 'A', products_price: '9.90' })).toEqual([]);
+    expect(codes({ products_model: 'A', products_status: 0 })).toEqual([]);
+    expect(codes({ products_model: 'A' }, ['zero_price'])).toEqual([]);
   });
 });

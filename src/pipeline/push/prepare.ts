@@ -119,11 +119,14 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
     }
     op = 'update';
   } else op = 'create';
-  const unmet = op === 'create' ? missingOnCreate(resource, payload) : [];
+  const unmet = op === 'create' ? missingOnCreate(resource, payload, mapping.allow) : [];
   if (unmet.length > 0) {
-    // The mapping guards refuse these already; this is the last line before a create leaves.
+    // The mapping guards refuse these already for create-only mappings; this is the last line before a create leaves.
     const rule = unmet[0];
-    return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${rule.field}\`: ${rule.why}; map it in the mapping file` }, { payload, hash });
+    const value = payload[rule.field];
+    const got = value === undefined || value === null || value === '' ? 'none' : JSON.stringify(value);
+    const fix = rule.allowedBy ? '' : '; map it in the mapping file';
+    return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${rule.field}\`${rule.positive ? ' above 0' : ''} (got ${got}): ${rule.why}${fix}` }, { payload, hash });
   }
   const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource);
   // An intent left by an earlier run: that create may have landed before the process died.

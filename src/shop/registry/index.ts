@@ -68,14 +68,25 @@ export function getResource(name: string): ResourceDef {
   return resources[name];
 }
 
-/** The `requiredOnCreate` rules a create payload does not satisfy (empty when it may be created). */
-export function missingOnCreate(resource: ResourceDef, payload: Readonly<Record<string, unknown>>): RequiredOnCreateDef[] {
-  return (resource.requiredOnCreate ?? []).filter((rule) => !satisfies(rule, payload[rule.field]));
+/** The `requiredOnCreate` rules a create payload does not satisfy (empty when it may be created); `allowed`: the mapping's `allow:` words. */
+export function missingOnCreate(resource: ResourceDef, payload: Readonly<Record<string, unknown>>, allowed: readonly string[] = []): RequiredOnCreateDef[] {
+  return (resource.requiredOnCreate ?? []).filter((rule) => {
+    if (rule.allowedBy !== undefined && allowed.includes(rule.allowedBy)) return false;
+    const status = rule.unlessInactive ? payload[rule.unlessInactive.field] : undefined;
+    if (rule.unlessInactive && status !== undefined && status !== null && rule.unlessInactive.inactive.includes(status as string | number)) return false;
+    return !satisfies(rule, payload[rule.field]);
+  });
+}
+
+/** The words a mapping of this resource may list under `allow:`. */
+export function allowWords(resource: ResourceDef): string[] {
+  return (resource.requiredOnCreate ?? []).flatMap((r) => (r.allowedBy ? [r.allowedBy] : []));
 }
 
 function satisfies(rule: RequiredOnCreateDef, value: unknown): boolean {
   if (value === undefined || value === null || value === '') return false;
   if (rule.values && !rule.values.includes(value as string | number)) return false;
+  if (rule.positive && !(Number(value) > 0)) return false;
   if (rule.parts) {
     if (typeof value !== 'object') return false;
     const obj = value as Record<string, unknown>;

@@ -182,6 +182,12 @@ export interface RequiredOnCreateDef {
   readonly parts?: readonly string[];
   /** The only values allowed (tax_flag: 0, 1, 2). */
   readonly values?: readonly (string | number)[];
+  /** A number above 0 (a price: 0 sells the record for nothing). */
+  readonly positive?: boolean;
+  /** The rule holds only for a record created active: `field` holding one of `inactive` exempts it (absent counts as active). */
+  readonly unlessInactive?: { readonly field: string; readonly inactive: readonly (string | number)[] };
+  /** The word a mapping's `allow:` list uses to say a record without it is intended (`zero_price`). */
+  readonly allowedBy?: string;
   /** The guard-rail code of the refusal (`GUARD_ORDER_EXTERNAL_REFERENCE`). */
   readonly guard: string;
   /** What goes wrong without it, and what to map; ends the refusal's message. */

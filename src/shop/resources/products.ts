@@ -235,6 +235,17 @@ export const products = {
   naturalKeys: [{ fields: ['products_model'], enforced: true }],
   // The spec lists products_status among the scalars without its values; 0 = inactive as in categories (docs/spec-gaps.md "Deletions").
   deactivate: { field: 'products_status', value: 0, specified: false },
+  // What a sellable product needs (docs/spec-gaps.md "Sellable records"): a price. The shop creates one without it at 0.
+  requiredOnCreate: [
+    {
+      field: 'products_price',
+      positive: true,
+      unlessInactive: { field: 'products_status', inactive: [0, '0'] },
+      allowedBy: 'zero_price',
+      guard: 'GUARD_UNPRICED_CREATE',
+      why: 'the shop would create it active at price 0 and sell it for nothing (an empty or NULL price cell, or a column the mapping does not read). Fix the price in the ERP; or create it inactive (`products_status: 0` until it has a price); or, if free articles are intended, add `allow: [zero_price]` to the mapping file',
+    },
+  ],
   exportViews: {
     options_flat: { from: ['options', 'option_groups'], derive: flatOptionsOf, note: 'the SKUs of options{} and option_groups[] as flat import entries, with sku_id (import rule 11)' },
     options_rows: { from: ['options', 'option_groups'], derive: flatOptionRowsOf, note: 'the same, one row per SKU and option value (position 1-based)' },
