@@ -13,6 +13,8 @@ export const CONNECTOR_CODES = {
   authFailed: 'CONNECTOR_AUTH_FAILED',
   queryFailed: 'CONNECTOR_QUERY_FAILED',
   invalidRecord: 'CONNECTOR_INVALID_RECORD',
+  /** The ERP table refused a row's data (too long, a constraint, a wrong type): a letter of that record, not a failed run. */
+  rowRefused: 'SINK_ROW_REFUSED',
   orderViolation: 'CONNECTOR_ORDER_VIOLATION',
   httpError: 'CONNECTOR_HTTP_ERROR',
   fileUnreadable: 'FILE_UNREADABLE',

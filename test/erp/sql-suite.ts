@@ -230,11 +230,22 @@ export function sqlSuite(h: () => SqlHarness): void {
       { id: 7, updated: 20, customer: 'first', lines: [{ line_no: 1, sku: 'X', qty: 1 }] },
       { id: 8, updated: 21, customer: 'second', lines: [{ line_no: 1, sku: null, qty: 1 }] },
     ] });
-    await expect(failure).rejects.toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
+    // A data error of a record: the pipeline splits the batch on this code to find and letter that record.
+    await expect(failure).rejects.toMatchObject({ code: 'SINK_ROW_REFUSED' });
     await sink.close();
     const source = await createSource(h().connection, { query: `SELECT id FROM ${h().q(orders)} WHERE id IN (7, 8)`, cursor: 'id', key: 'id' }, ctx());
     expect(await collect(source, {})).toEqual([]);
     await source.close();
+  });
+
+  it('names the key, the table and the column of a lone record the table refuses, with the database\'s reason and the fix', async () => {
+    const sink = await createSink(h().connection, { table: orders, key: 'id', children: [{ field: 'lines', table: lines, key: ['order_id', 'line_no'], parentKey: 'order_id' }] }, ctx());
+    const err = await sink.write({ id: 'b4', records: [{ id: 9, updated: 22, customer: 'third', lines: [{ line_no: 1, sku: null, qty: 1 }] }] }).catch((e: unknown) => e);
+    await sink.close();
+    expect(err).toMatchObject({ code: 'SINK_ROW_REFUSED', record: { erpKey: '9' }, details: { table: lines } });
+    expect((err as Error).message).toContain(`${lines} refused the row id=9`);
+    expect((err as Error).message).toMatch(/sku/);
+    expect((err as Error).message).toContain('shopsync dlq retry');
   });
 
   it('folds joined rows into one record per key with groupBy, even when a page cuts an order', async () => {

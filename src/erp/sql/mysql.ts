@@ -6,7 +6,7 @@ import mysql from 'mysql2/promise';
 import type { Logger } from '../../log.js';
 import type { MysqlConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
-import { NETWORK_CODES, valuesClause, type Row, type SqlDriver } from './driver.js';
+import { NETWORK_CODES, statementCause, textField, valuesClause, type Row, type RowRefusal, type SqlDriver } from './driver.js';
 import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
 import { certificateHint, tlsOptions, type TlsOptions } from './tls.js';
 
@@ -71,6 +71,39 @@ function classify(err: unknown, sqlHint: string): Classified {
   return { kind: CONNECTOR_CODES.queryFailed, hint: sqlHint };
 }
 
+/**
+ * Error numbers about the row written, not the connection, the grants or the SQL. By number, not by
+ * SQLSTATE (MariaDB reports an ambiguous column, an SQL error, as 23000 too), and named here:
+ * mysql2 knows MySQL's names only and calls MariaDB's 4025 ER_INNODB_AUTOEXTEND_SIZE_OUT_OF_RANGE.
+ */
+const ROW_ERRORS = new Map<number, string>([
+  [1048, 'ER_BAD_NULL_ERROR'],
+  [1062, 'ER_DUP_ENTRY'],
+  [1216, 'ER_NO_REFERENCED_ROW'],
+  [1217, 'ER_ROW_IS_REFERENCED'],
+  [1264, 'ER_WARN_DATA_OUT_OF_RANGE'],
+  [1265, 'WARN_DATA_TRUNCATED'],
+  [1292, 'ER_TRUNCATED_WRONG_VALUE'],
+  [1364, 'ER_NO_DEFAULT_FOR_FIELD'],
+  [1365, 'ER_DIVISION_BY_ZERO'],
+  [1366, 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD'],
+  [1367, 'ER_ILLEGAL_VALUE_FOR_TYPE'],
+  [1406, 'ER_DATA_TOO_LONG'],
+  [1451, 'ER_ROW_IS_REFERENCED_2'],
+  [1452, 'ER_NO_REFERENCED_ROW_2'],
+  [3140, 'ER_INVALID_JSON_TEXT'],
+  [3819, 'ER_CHECK_CONSTRAINT_VIOLATED'],
+  [4025, 'ER_CONSTRAINT_FAILED'],
+]);
+
+function refusal(err: unknown): RowRefusal | undefined {
+  const cause = statementCause(err);
+  const errno = cause?.errno;
+  const name = typeof errno === 'number' ? ROW_ERRORS.get(errno) : undefined;
+  if (cause === undefined || name === undefined) return undefined;
+  return { dbCode: `${name} (${String(errno)})`, reason: textField(cause, 'sqlMessage') ?? cause.message, tooLong: errno === 1406 };
+}
+
 /** Open a MariaDB/MySQL pool and check that it answers. */
 export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean, baseDir: string): Promise<SqlDriver> {
   const settings = mysqlSettings(conn, env, baseDir);
@@ -130,6 +163,7 @@ export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, l
         fail,
         fn,
       ),
+    refusal,
     close: () => pool.end(),
   };
 }

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { Logger } from '../../log.js';
 import type { PostgresConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
-import { NETWORK_CODES, valuesClause, type Row, type SqlDriver } from './driver.js';
+import { NETWORK_CODES, statementCause, textField, valuesClause, type Row, type RowRefusal, type SqlDriver } from './driver.js';
 import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
 import { certificateHint, tlsOptions } from './tls.js';
 
@@ -57,6 +57,27 @@ function classify(err: unknown, sqlHint: string): Classified {
   if (code.startsWith('28')) return { kind: CONNECTOR_CODES.authFailed, hint: ' Check user/password (PGUSER/PGPASSWORD) and pg_hba.conf.' };
   if (code === '42P10') return { kind: CONNECTOR_CODES.queryFailed, hint: ` The sink's key columns need a primary key or unique index.${sqlHint}` };
   return { kind: CONNECTOR_CODES.queryFailed, hint: sqlHint };
+}
+
+/**
+ * SQLSTATE class 22 (data exception: too long, out of range, wrong type) and 23 (integrity constraint
+ * violation: not null, unique, foreign key, check) are about the row written; every other class
+ * (connection, missing table, SQL) is about the ERP and must still fail the run.
+ */
+function refusal(err: unknown): RowRefusal | undefined {
+  const cause = statementCause(err);
+  const sqlState = cause === undefined ? undefined : textField(cause, 'code');
+  if (cause === undefined || sqlState === undefined || !(sqlState.startsWith('22') || sqlState.startsWith('23'))) return undefined;
+  const detail = textField(cause, 'detail');
+  const column = textField(cause, 'column');
+  const constraint = textField(cause, 'constraint');
+  return {
+    dbCode: `SQLSTATE ${sqlState}`,
+    reason: detail === undefined ? cause.message : `${cause.message} (${detail})`,
+    ...(column === undefined ? {} : { column }),
+    ...(constraint === undefined ? {} : { constraint }),
+    tooLong: sqlState === '22001',
+  };
 }
 
 /** Quote a (schema-qualified) name with pg's own escaping. */
@@ -120,6 +141,7 @@ export async function openPostgres(conn: PostgresConnection, env: NodeJS.Process
         fail,
         fn,
       ),
+    refusal,
     close: () => pool.end(),
   };
 }

@@ -2,6 +2,8 @@
  * The SQL sink: upserts a batch by key into a (staging) table in one transaction, children included.
  * Children of a parent are replaced (deleted by parent key, then inserted) inside that transaction,
  * so a removed order line disappears and a failed batch leaves no half-written order behind.
+ * A batch the table refuses for a row's data (too long, a constraint, a wrong type) fails with
+ * SINK_ROW_REFUSED, which the pipeline splits down to the record; anything else fails as before.
  */
 import type { Logger } from '../../log.js';
 import { nearMatches } from '../../util/suggest.js';
@@ -11,6 +13,7 @@ import type { ErpRecord, Sink, SinkBatch } from '../types.js';
 import { recordSchema } from '../values.js';
 import { keyList, type SqlSinkConfig } from './config.js';
 import type { Executor, SqlDriver } from './driver.js';
+import { rowRefusedError, type WrittenRow } from './refused.js';
 
 /** Stay below every driver's bound-parameter limit (SQLite 32766, PostgreSQL and MySQL 65535). */
 const MAX_PARAMS = 30_000;
@@ -22,7 +25,7 @@ function dbValue(value: unknown): unknown {
   return value;
 }
 
-interface Row {
+interface Row extends WrittenRow {
   readonly columns: string[];
   readonly values: unknown[];
 }
@@ -111,31 +114,44 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, logger: Logger): 
     const parents = [...byKey.values()];
     const parentRows = parents.map((r) => toRow(r, cfg.columns, childFields, keys, `${cfg.table} ${JSON.stringify(keys.map((k) => r[k]))}`));
 
-    await driver.transaction(async (tx) => {
-      await upsertRows(driver, tx, cfg.table, keys, parentRows);
-      for (const child of cfg.children) {
-        const parentCols = keyList(child.parentKey);
-        const childKeys = keyList(child.key);
-        if (parentCols.length !== keys.length) throw invalid(`children ${child.field}: parentKey has ${parentCols.length} column(s) but key has ${keys.length}`);
-        const rows: Row[] = [];
-        for (const parent of parents) {
-          const list = parent[child.field];
-          if (list === undefined || list === null) continue; // absent = leave existing children alone
-          const where = `${child.table} of ${JSON.stringify(keys.map((k) => parent[k]))}`;
-          if (!Array.isArray(list)) throw invalid(`${where}: field ${child.field} must be an array`);
-          const conditions = parentCols.map((c) => `${driver.quote(c)} = ${driver.style === 'dollar' ? `$${parentCols.indexOf(c) + 1}` : '?'}`);
-          await tx.query(`DELETE FROM ${driver.quote(child.table)} WHERE ${conditions.join(' AND ')}`, keys.map((k) => dbValue(parent[k])));
-          for (const item of list) {
-            if (!recordSchema.safeParse(item).success) throw invalid(`${where}: every element of ${child.field} must be an object`);
-            const withParent: Record<string, unknown> = { ...(item as Record<string, unknown>) };
-            parentCols.forEach((c, i) => { withParent[c] = parent[keys[i] as string]; });
-            rows.push(toRow(withParent, undefined, new Set(), [...childKeys, ...parentCols], where));
-          }
-        }
-        await upsertRows(driver, tx, child.table, childKeys, rows);
-      }
-    });
+    // The table being written when the database refuses: its rows tell which column a value is too long for.
+    let writing: { table: string; rows: readonly Row[] } = { table: cfg.table, rows: parentRows };
+    try {
+      await driver.transaction((tx) => writeBatch(tx, parents, parentRows, (table, rows) => { writing = { table, rows }; }));
+    } catch (err) {
+      const refusal = driver.refusal(err);
+      if (refusal === undefined) throw err;
+      throw await rowRefusedError(driver, refusal, { ...writing, records: parents, keys }, err);
+    }
     logger.debug({ batch: batch.id, records: parents.length, table: cfg.table }, 'batch upserted');
+  }
+
+  /** Upsert the parents, then replace each parent's children; `at` is told which table comes next. */
+  async function writeBatch(tx: Executor, parents: readonly ErpRecord[], parentRows: readonly Row[], at: (table: string, rows: readonly Row[]) => void): Promise<void> {
+    at(cfg.table, parentRows);
+    await upsertRows(driver, tx, cfg.table, keys, parentRows);
+    for (const child of cfg.children) {
+      const parentCols = keyList(child.parentKey);
+      const childKeys = keyList(child.key);
+      if (parentCols.length !== keys.length) throw invalid(`children ${child.field}: parentKey has ${parentCols.length} column(s) but key has ${keys.length}`);
+      const rows: Row[] = [];
+      at(child.table, rows);
+      for (const parent of parents) {
+        const list = parent[child.field];
+        if (list === undefined || list === null) continue; // absent = leave existing children alone
+        const where = `${child.table} of ${JSON.stringify(keys.map((k) => parent[k]))}`;
+        if (!Array.isArray(list)) throw invalid(`${where}: field ${child.field} must be an array`);
+        const conditions = parentCols.map((c) => `${driver.quote(c)} = ${driver.style === 'dollar' ? `$${parentCols.indexOf(c) + 1}` : '?'}`);
+        await tx.query(`DELETE FROM ${driver.quote(child.table)} WHERE ${conditions.join(' AND ')}`, keys.map((k) => dbValue(parent[k])));
+        for (const item of list) {
+          if (!recordSchema.safeParse(item).success) throw invalid(`${where}: every element of ${child.field} must be an object`);
+          const withParent: Record<string, unknown> = { ...(item as Record<string, unknown>) };
+          parentCols.forEach((c, i) => { withParent[c] = parent[keys[i] as string]; });
+          rows.push(toRow(withParent, undefined, new Set(), [...childKeys, ...parentCols], where));
+        }
+      }
+      await upsertRows(driver, tx, child.table, childKeys, rows);
+    }
   }
 
   return { kind: connector, write, close: () => driver.close() };

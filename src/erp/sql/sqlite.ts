@@ -5,7 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { SqliteConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
-import { sqlExcerpt, valuesClause, type Executor, type Row, type SqlDriver } from './driver.js';
+import { sqlExcerpt, statementCause, textField, valuesClause, type Executor, type Row, type RowRefusal, type SqlDriver } from './driver.js';
 
 /** better-sqlite3 binds numbers, strings, bigints, buffers and null only. */
 function bindable(value: unknown): unknown {
@@ -17,6 +17,19 @@ function bindable(value: unknown): unknown {
 /** SQLite's identifier quoting (each part of `schema.table` in double quotes, a quote doubled); better-sqlite3 has no helper for it. */
 function quoteSqlite(name: string): string {
   return name.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.');
+}
+
+/**
+ * Result codes about the row written: every constraint (NOT NULL, UNIQUE, CHECK, FOREIGN KEY, a
+ * trigger's RAISE, a STRICT column's type), a datatype mismatch, a value over SQLite's size limit.
+ * SQLite enforces no declared length (VARCHAR(16) holds any text), so `tooLong` stays false.
+ */
+function refusal(err: unknown): RowRefusal | undefined {
+  const cause = statementCause(err);
+  const code = cause === undefined ? undefined : textField(cause, 'code');
+  if (cause === undefined || code === undefined) return undefined;
+  if (!(code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG')) return undefined;
+  return { dbCode: code, reason: cause.message, tooLong: false };
 }
 
 /** Open a SQLite file; it must exist (a typo must not silently create an empty database). */
@@ -89,6 +102,7 @@ export async function openSqlite(conn: SqliteConnection, baseDir: string, readon
       queue = next.catch(() => undefined);
       return next;
     },
+    refusal,
     async close() {
       await queue;
       db.close();
