@@ -4,10 +4,13 @@
  * with the coercion its schema needs. Lists (groups, storages…) are left to the person: one
  * column rarely fills one.
  */
+import { distance } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { childSchema, fieldNames, unwrap } from '../mapping/targets.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import { date, datetime, decimal, email, flag01, strictBoolean } from '../shop/schema/common.js';
+import { didYouMean } from '../util/suggest.js';
+import { bareName, normalise, SYNONYMS } from './synonyms.js';
 
 /** The coercion a target needs. */
 export type TargetType = 'string' | 'integer' | 'decimal' | 'flag' | 'boolean' | 'date' | 'datetime' | 'email' | 'other';
@@ -70,4 +73,21 @@ export function targetFields(resource: ResourceDef, language: string): TargetFie
     }
   }
   return out;
+}
+
+/**
+ * What to say about a field a person named that the resource lacks: the field it names in other words
+ * (its last segment `products_name` → `languages.de.products_name`, without the prefix `price`, an ERP
+ * name `preis`), else the field it is a plausible typo of, else the three nearest fields.
+ */
+export function nearestFieldHint(target: string, fields: readonly TargetField[], resource: string): string {
+  const last = normalise(target.split('.').pop() ?? target);
+  const spellings = (f: TargetField) => [f.name, bareName(f.name, resource), ...(SYNONYMS[f.name] ?? [])].map(normalise);
+  const same = fields.find((f) => spellings(f).includes(last))?.path;
+  const byName = new Map(fields.flatMap((f) => spellings(f).slice(0, 2).map((n) => [n, f.path] as const)));
+  const typo = same ?? didYouMean(target, fields.map((f) => f.path)) ?? byName.get(didYouMean(last, byName.keys()) ?? '');
+  if (typo !== undefined) return `did you mean ${typo}?`;
+  const far = (f: TargetField) => Math.min(distance(target.toLowerCase(), f.path.toLowerCase()), ...spellings(f).slice(0, 2).map((n) => distance(last, n)));
+  const nearest = [...fields].sort((a, b) => far(a) - far(b)).slice(0, 3).map((f) => f.path);
+  return nearest.length > 0 ? `no field is named like it; the nearest are ${nearest.join(', ')}` : 'the resource has no field one column can fill';
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { getResource, type ResourceDef } from '../shop/registry/index.js';
 import { answersSchema, type Answers, type AnswersInput, type SourceAnswer } from './answers.js';
 import { filePattern, planConnection, planShop } from './connection.js';
+import { sourceQuery } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { introspect, type IntrospectResult } from './introspect/index.js';
 import { propose } from './propose.js';
@@ -68,11 +69,6 @@ export function parseAnswers(input: AnswersInput): Answers {
   throw new InitError(INIT_CODES.input, lines.join('; '));
 }
 
-function quoteTable(kind: SourceAnswer['kind'], table: string): string {
-  const q = kind === 'mysql' ? '`' : '"';
-  return table.split('.').map((p) => `${q}${p}${q}`).join('.');
-}
-
 function sourceBlock(answers: Answers, result: IntrospectResult, proposal: Proposal): Record<string, unknown> {
   const s = answers.source;
   if (s.kind === 'file') {
@@ -89,7 +85,8 @@ function sourceBlock(answers: Answers, result: IntrospectResult, proposal: Propo
       key: proposal.key,
     };
   }
-  const query = s.table ? `SELECT * FROM ${quoteTable(s.kind, s.table)}` : (s.query as string);
+  // A change column with NULLs is selected through COALESCE under an alias, which is the cursor (src/init/cursor.ts).
+  const query = sourceQuery(s.kind, s.table !== undefined ? { table: s.table } : { query: s.query ?? '' }, proposal.cursorCoalesce);
   return { connection: 'erp', query, cursor: proposal.cursor, key: proposal.key };
 }
 

@@ -118,9 +118,11 @@ export async function reviewProposal(ctx: ReviewContext): Promise<Proposal> {
   if (!change) return ctx.proposal;
   const intro = ctx.source.introspection;
   const map: Record<string, string> = Object.fromEntries(ctx.proposal.fields.map((f) => [f.column, f.target]));
+  // A coalesced cursor is an alias of the query; the person chooses among the table's columns.
+  const cursorColumn = ctx.proposal.cursorCoalesce?.column ?? ctx.proposal.cursor;
   const targets = targetFields(ctx.resource, ctx.answers.language);
   for (const u of ctx.proposal.unplaced) {
-    if (u.column === ctx.proposal.cursor) continue;
+    if (u.column === cursorColumn) continue;
     const taken = new Set(Object.values(map));
     const sample = intro.columns.find((c) => c.name === u.column)?.samples[0];
     const target = await select({
@@ -132,7 +134,7 @@ export async function reviewProposal(ctx: ReviewContext): Promise<Proposal> {
   }
   const columns = intro.columns.map((c) => ({ name: c.name, value: c.name }));
   const key = await select({ message: 'Record key (one value per record)', choices: columns, default: ctx.proposal.key });
-  const cursor = ctx.proposal.cursor === undefined ? undefined : await select({ message: 'Cursor (a column the ERP sets on every change)', choices: columns, default: ctx.proposal.cursor });
+  const cursor = ctx.proposal.cursor === undefined ? undefined : await select({ message: 'Cursor (a column the ERP sets on every change)', choices: columns, default: cursorColumn });
   if (!(await confirm({ message: 'Write the files?', default: true }))) throw new InitError(INIT_CODES.input, 'stopped before writing anything, as asked');
   return propose(intro, { resource: ctx.resource, language: ctx.answers.language, needsCursor: cursor !== undefined, key, ...(cursor !== undefined ? { cursor } : {}), map });
 }

@@ -9,10 +9,11 @@ import type { DecimalLocale } from '../mapping/schema.js';
 import { IDENTIFIER } from '../erp/connection.js';
 import { resolveTarget } from '../mapping/targets.js';
 import type { ResourceDef } from '../shop/registry/index.js';
+import { pickCursor } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
-import { targetFields, type TargetField } from './fields.js';
+import { nearestFieldHint, targetFields, type TargetField } from './fields.js';
 import { bareName, normalise, SYNONYMS } from './synonyms.js';
-import type { Column, Introspection, Proposal, ProposedField, Unplaced } from './types.js';
+import type { CoalescedCursor, Column, Introspection, Proposal, ProposedField, Unplaced } from './types.js';
 
 /** What proposing needs besides the introspection. */
 export interface ProposeOptions {
@@ -33,7 +34,6 @@ interface Candidate {
   readonly why: string;
 }
 
-const CURSOR_NAME = /(updated|changed|modified|geaendert|aenderung|lastmod|lastchange|timestamp|mtime|rowversion|zeitstempel|aktualisiert)/;
 const KEY_NAME = /(^id$|nr$|no$|number|nummer|key|sku|code)/;
 
 /** How well a column name fits a field name, 0..1. */
@@ -126,19 +126,9 @@ function pickKey(all: readonly Column[], fields: readonly ProposedField[], resou
   return chosen.name;
 }
 
-function pickCursor(columns: readonly Column[], key: string, given: string | undefined): { cursor: string; note: string } {
-  if (given !== undefined) {
-    if (!columns.some((c) => c.name === given)) throw new InitError(INIT_CODES.input, `--cursor ${given}: no such column; the source has ${columns.map((c) => c.name).join(', ')}`);
-    if (!IDENTIFIER.test(given)) throw new InitError(INIT_CODES.input, `--cursor ${given}: a cursor column needs a plain name (letters, digits, _); rename it in --query`);
-    return { cursor: given, note: 'given' };
-  }
-  const full = columns.filter((c) => c.empty === 0 && c.name !== key && IDENTIFIER.test(c.name));
-  const named = full.filter((c) => CURSOR_NAME.test(normalise(c.name)) && ['datetime', 'date', 'integer'].includes(c.kind));
-  const chosen = named.find((c) => c.kind === 'datetime') ?? named[0];
-  if (chosen) return { cursor: chosen.name, note: `${chosen.name} looks like a change timestamp` };
-  const anyTime = full.find((c) => c.kind === 'datetime');
-  if (anyTime) return { cursor: anyTime.name, note: `${anyTime.name} is the only timestamp; make sure the ERP sets it on every change, or give --cursor` };
-  return { cursor: key, note: `no column records changes, so the cursor is the key ${key}: runs see new rows only, never changed ones. Add a column the ERP sets on every change (updated_at) and give it as --cursor` };
+/** The created-at column a coalesced cursor falls back on, if it has one. */
+function fallbackOf(c: CoalescedCursor | undefined): string | undefined {
+  return c && 'column' in c.fallback ? c.fallback.column : undefined;
 }
 
 /** Propose the mapping for an introspected source. */
@@ -160,7 +150,7 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
       unplaced.push({ column, reason: 'left out as asked' });
       continue;
     }
-    if (!resolveTarget(o.resource.schemas.write, target).ok) throw new InitError(INIT_CODES.input, `--map ${column}=${target}: ${target} is not a field of ${resourceName}`);
+    if (!resolveTarget(o.resource.schemas.write, target).ok) throw new InitError(INIT_CODES.input, `--map ${column}=${target}: ${target} is not a field of ${resourceName}; ${nearestFieldHint(target, targets, resourceName)}`);
     const field = targets.find((t) => t.path === target);
     fields.push(field ? { ...ruleFor(c, field, 'given', defaultLocale) } : { target, column, why: 'given' });
     taken.add(target);
@@ -196,13 +186,15 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
   }
 
   const key = pickKey(intro.columns, fields, o.resource, o.key, o.needsCursor);
-  const cursor = o.needsCursor ? pickCursor(intro.columns, key, o.cursor) : undefined;
+  const cursor = o.needsCursor ? pickCursor(intro, key, o.cursor) : undefined;
+  const fallback = fallbackOf(cursor?.coalesce);
   for (const column of intro.columns) {
     if (done.has(column.name)) continue;
     const reason =
-      column.name === cursor?.cursor ? 'the cursor (when the record changed), not a shop field'
-        : column.name === key ? `the record key; no field of ${resourceName} matches its name`
-          : (rejected.get(column.name) ?? (column.kind === 'empty' ? 'empty in every sampled row' : `no field of ${resourceName} matches its name`));
+      column.name === cursor?.column ? 'the cursor (when the record changed), not a shop field'
+        : column.name === fallback ? `the cursor where ${cursor?.column ?? 'the change column'} is NULL (when the record was created), not a shop field`
+          : column.name === key ? `the record key; no field of ${resourceName} matches its name`
+            : (rejected.get(column.name) ?? (column.kind === 'empty' ? 'empty in every sampled row' : `no field of ${resourceName} matches its name`));
     unplaced.push({ column: column.name, reason });
   }
 
@@ -214,7 +206,7 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
     fields: fields.map((f) => (f.target === keyField?.target ? { ...f, required: true } : f)),
     unplaced,
     key,
-    ...(cursor ? { cursor: cursor.cursor, cursorNote: cursor.note } : {}),
+    ...(cursor ? { cursor: cursor.cursor, cursorNote: cursor.note, ...(cursor.coalesce ? { cursorCoalesce: cursor.coalesce } : {}) } : {}),
     ...(keyField ? { shopKey: keyField.target } : {}),
     ...(defaultLocale ? { locale: defaultLocale } : {}),
     missingRequired,

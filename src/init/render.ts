@@ -113,7 +113,7 @@ export function renderConfig(c: ConfigText): string {
     schemaLine(c.dir, 'shopsync.schema.json'),
     '# Written by `shopsync init`. Every setting is documented in shopsync.example.yaml and docs/init.md.',
     '# Secrets are never written here: they come from the environment (${NAME}) or from files (${file:…}).',
-    ...(c.cursorNote ? [`# Cursor: ${c.cursorNote}.`] : []),
+    ...(c.cursorNote ? wrapComment(`Cursor: ${c.cursorNote}.`) : []),
     ...(c.encodingGuessed ? wrapComment(ENCODING_GUESS_NOTE) : []),
     '# To sync on a schedule with `shopsync run`, add to the pipeline e.g.  schedule: "*/15 * * * *"',
   ];

@@ -73,6 +73,26 @@ export interface ProposedField {
   readonly why: string;
 }
 
+/**
+ * A change column with NULLs in the sample, read as `COALESCE(column, fallback) AS alias`: keyset
+ * paging refuses a row without a cursor value, so a NULL needs a stand-in that sorts as the row's age.
+ */
+export interface CoalescedCursor {
+  /** The change column (`geaendert`). */
+  readonly column: string;
+  /** The name the query selects the expression under, and the source's `cursor:` (`shopsync_changed`). */
+  readonly alias: string;
+  /** A created-at column of the same kind, or a constant that sorts before every real value. */
+  readonly fallback: { readonly column: string } | { readonly constant: string | number };
+  /** What the change column holds (the constant is written in it). */
+  readonly kind: 'datetime' | 'date' | 'integer';
+  /** The change column's declared type, when the catalog gave one (MariaDB casts the constant to it). */
+  readonly declaredType?: string;
+  /** Sampled rows without a value in the change column, of `rows`. */
+  readonly nulls: number;
+  readonly rows: number;
+}
+
 /** A column init could not place, with the reason. */
 export interface Unplaced {
   readonly column: string;
@@ -85,8 +105,10 @@ export interface Proposal {
   readonly unplaced: readonly Unplaced[];
   /** Source key column (`key:` of the mapping and the source). */
   readonly key: string;
-  /** SQL sources: the column that grows on every change. */
+  /** SQL sources: the column that grows on every change, as the source config names it (an alias under `cursorCoalesce`). */
   readonly cursor?: string;
+  /** SQL sources: the change column has NULLs, so the query selects it through COALESCE under the alias `cursor`. */
+  readonly cursorCoalesce?: CoalescedCursor;
   /** Why the cursor was chosen, or a warning when no fitting column exists. */
   readonly cursorNote?: string;
   /** The shop field that identifies a record besides its id (`shop_key:`), when the key maps to one. */

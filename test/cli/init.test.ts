@@ -117,6 +117,15 @@ describe('shopsync init with flags (spawned against the sandbox)', { timeout: 18
     expect(readFileSync(join(dir, 'shopsync.yaml'), 'utf8')).toContain('kind: files');
   });
 
+  it('names the nearest shop field when --map places a column on a field the resource does not have, and writes nothing', async () => {
+    const dir = tempDir('shopsync-init-');
+    writeExport(dir);
+    const r = await runCli(['init', '--yes', ...shopFlags(), '--file', 'export/artikel.csv', '--map', 'VK_Preis=products_prise'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('shopsync: init: --map VK_Preis=products_prise: products_prise is not a field of products; did you mean products_price?');
+    expect(existsSync(join(dir, 'shopsync.yaml'))).toBe(false);
+  });
+
   it('names the missing answers when there is no terminal to ask them on', async () => {
     const dir = tempDir('shopsync-init-');
     const r = await runCli(['init', '--shop-url', sandbox.url], { cwd: dir, env: { SHOP_TOKEN: undefined } });

@@ -72,4 +72,15 @@ describe('proposal', () => {
     expect(p.unplaced).toContainEqual({ column: 'lager', reason: 'left out as asked' });
     expect(() => propose(intro(rows), { resource: products, language: 'de', needsCursor: false, map: { lager: 'products_lager' } })).toThrow('products_lager is not a field of products');
   });
+
+  it('names the nearest field when --map names a field the resource does not have', () => {
+    const rows = [{ nr: 'A', text: 'Tisch', vk: '1,50' }];
+    const mapTo = (map: Record<string, string>) => () => propose(intro(rows), { resource: products, language: 'de', needsCursor: false, key: 'nr', map });
+    expect(mapTo({ vk: 'products_prise' })).toThrowErrorMatchingInlineSnapshot(`[InitError: --map vk=products_prise: products_prise is not a field of products; did you mean products_price?]`);
+    // A per-language field named without its language block is found by its last segment.
+    expect(mapTo({ text: 'products_name' })).toThrow('products_name is not a field of products; did you mean languages.de.products_name?');
+    // So is a field named as the ERP calls it.
+    expect(mapTo({ vk: 'preis' })).toThrow('preis is not a field of products; did you mean products_price?');
+    expect(mapTo({ text: 'artikeltext_lang' })).toThrow(/artikeltext_lang is not a field of products; no field is named like it; the nearest are \S+, \S+, \S+$/);
+  });
 });
