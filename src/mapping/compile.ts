@@ -8,6 +8,7 @@ import { GuardRailError, MappingError } from '../errors.js';
 import { allowWords, getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
 import { compileCheck } from '../shop/schema/compiled.js';
 import { checkTargets } from './checks.js';
+import { columnUses } from './columns.js';
 import { describe } from './coerce.js';
 import { MISSING, ruleText, type CompileContext, type CompiledExpression, type Env, type RuleMeta } from './env.js';
 import { compileExpression, createExprRuntime } from './expr.js';
@@ -159,6 +160,13 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     shopKey: file.shop_key,
     historyIdentity: file.history_identity,
     createOnly: file.create_only,
+    columns: columnUses(file, (path) => {
+      try {
+        return src.locate(path).line;
+      } catch {
+        return undefined;
+      }
+    }),
     ...(file.allow ? { allow: file.allow } : {}),
     targets: Object.keys(file.fields),
     ...rowKeys(file.key, file.row_key),

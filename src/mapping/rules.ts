@@ -26,9 +26,9 @@ export function compileRule(input: RuleInput, target: string, yamlPath: readonly
   return compileScalar(rule, target, yamlPath, cc);
 }
 
-const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values'];
+const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'optional'];
 const ALLOWED: Record<'list' | 'object' | 'scalar', ReadonlySet<string>> = {
-  list: new Set(['each', 'split', 'folder', 'extensions', 'from', 'when', 'where', 'group_by', 'sort_by', 'steps', 'empty', 'when_missing', 'existing_rows_only', 'item', 'fields']),
+  list: new Set(['each', 'split', 'folder', 'extensions', 'from', 'when', 'where', 'group_by', 'sort_by', 'steps', 'empty', 'when_missing', 'existing_rows_only', 'item', 'fields', 'optional']),
   object: new Set(['fields', 'when']),
   scalar: new Set(SCALAR_KEYS),
 };

@@ -65,6 +65,8 @@ const ruleShape = {
   lookup: lookupSchema.optional(),
   when: z.union([conditionSchema, z.array(conditionSchema).min(1)]).optional(),
   required: z.boolean().optional(),
+  /** The source may lack the column this rule reads (it then reads as empty); otherwise a missing column fails the run (MAPPING_SOURCE_COLUMN_MISSING). */
+  optional: z.boolean().optional(),
   /** A treat-as-missing list: values like '' or '0000-00-00' that mean "no value" in the ERP. */
   null_values: z.array(scalar).optional(),
   // list building
@@ -114,6 +116,7 @@ export interface RuleObject {
   lookup?: { reference: string } | { table: string };
   when?: Condition | Condition[];
   required?: boolean;
+  optional?: boolean;
   null_values?: (string | number | boolean | null)[];
   each?: string;
   split?: string;

@@ -14,6 +14,7 @@
 import type { MappingError } from '../errors.js';
 import type { ResourceDef, ResourceName } from '../shop/registry/index.js';
 import type { SourceFile } from './folders.js';
+import type { ColumnUse } from './columns.js';
 
 /** Direction of a mapping. */
 export type MappingDirection = 'erp-to-shop' | 'shop-to-erp';
@@ -86,6 +87,8 @@ export interface CompiledMapping {
    * update (customer `addresses`: an address without address_book_id is added, not updated).
    */
   readonly createOnly?: readonly string[];
+  /** The source columns the mapping reads at record level (checked against what a source has: ./columns.ts). */
+  readonly columns: readonly ColumnUse[];
   /** The mapping's `allow:` words: records the registry refuses to create by default that it means to create. */
   readonly allow?: readonly string[];
   /** Top-level target fields the file's rules write (`products_status`, `languages`…). */

@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { shopsOf, type LoadedConfig, type PipelineConfig, type ShopConfig } from '../config/index.js';
 import { createSink, createSource } from '../erp/index.js';
 import { errorLine } from '../errors.js';
+import { checkSourceColumns } from './columns.js';
 import { silentLogger, type Logger } from '../log.js';
 import { getResource, type OperationDef } from '../shop/registry/index.js';
 import { DEFAULT_SHOP, openState } from '../state/index.js';
@@ -98,8 +99,8 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
       if (side === 'source') {
         const source = await createSource(connection, settings as never, ctx);
         try {
-          // Reading one record checks the query or the files too; nothing is committed, so nothing moves.
-          for await (const _item of source.read({ pageSize: 1 })) break;
+          // Reading one record checks the query or the files too; read-only, so no file is claimed or moved.
+          for await (const _item of source.read({ pageSize: 1, readOnly: true })) break;
         } finally {
           await source.close();
         }
@@ -114,6 +115,18 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
       out.push({ name, ok: true, pipeline: p.name, detail: 'reachable' });
     } catch (err) {
       out.push({ name, ok: false, pipeline: p.name, detail: errorLine(err) });
+      continue;
+    }
+    if (side === 'source') {
+      try {
+        const report = await checkSourceColumns(loaded, p, logger);
+        if (report) {
+          const detail = report.problem ?? (report.records === 0 ? 'the source holds no records yet; its columns are checked at the first run' : `every column ${report.mapping} reads is there`);
+          out.push({ name: `pipeline ${p.name}: mapping columns`, ok: report.problem === undefined, pipeline: p.name, detail });
+        }
+      } catch (err) {
+        out.push({ name: `pipeline ${p.name}: mapping columns`, ok: false, pipeline: p.name, detail: errorLine(err) });
+      }
     }
   }
   return out;

@@ -6,6 +6,7 @@ import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
 import { holdOpen } from '../drain/index.js';
 import { markCrashedRuns } from './crashed.js';
 import { closeSettledFileLetters } from './deadLetters.js';
+import { checkedColumns } from './sourceColumns.js';
 import { silentLogger } from '../log.js';
 import { getResource, type ResourceDef } from '../shop/registry/index.js';
 import { emptyCounts, type LockHandle, type RunCounts } from '../state/index.js';
@@ -206,7 +207,9 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     }
     const until = o.mode === 'backfill' ? o.range?.to : undefined;
     const tally = new ReadTally(def.options.inactiveWhen, o.counts, def.options.onMissing !== 'ignore');
-    await engine.pushStream(tally.watch(source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}) })));
+    const read = source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}) });
+    // A column the mapping reads and the source lacks fails here, before anything is written.
+    await engine.pushStream(tally.watch(checkedColumns(read, deps.mapping, source.kind)));
     const position = watermark.position;
     if (!dryRun && position && !engine.fatal) {
       if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });

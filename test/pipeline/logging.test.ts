@@ -43,7 +43,7 @@ describe('run log lines', () => {
 
   it('carry the retry run id on every line of a dead-letter retry', async () => {
     upsertProducts(f.erp, 1, 2);
-    const broken = await mappingFile(f.dir, 'broken', PRODUCT_MAPPING.replace("products_price: { from: price, type: decimal, locale: point }", 'products_price: { from: missing_price, required: true }'));
+    const broken = await mappingFile(f.dir, 'broken', PRODUCT_MAPPING.replace("products_price: { from: price, type: decimal, locale: point }", 'products_price: { from: missing_price, required: true, optional: true }'));
     const first = await runPipeline(def, { state: f.state, shop: f.shop, mapping: broken, source: sqliteSource(f.erpFile), logger });
     expect(first.counts.deadLettered).toBe(2);
     lines.length = 0;

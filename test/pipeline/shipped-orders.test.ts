@@ -16,11 +16,11 @@ const def = { name: 'orders-from-erp', direction: 'push' as const, source: { con
 let f: PushFixture;
 beforeEach(async () => {
   f = await pushFixture();
-  f.erp.exec(`CREATE TABLE auftraege (BelegNr TEXT PRIMARY KEY, KDNR TEXT, Quelle TEXT, Externe_Nr TEXT, Belegdatum TEXT, Nachname TEXT, Geaendert TEXT NOT NULL);
+  f.erp.exec(`CREATE TABLE auftraege (BelegNr TEXT PRIMARY KEY, KDNR TEXT, Quelle TEXT, Externe_Nr TEXT, Belegdatum TEXT, Zahlungsart TEXT, Versandart TEXT, Waehrung TEXT, Firma TEXT, Vorname TEXT, Nachname TEXT, Strasse TEXT, PLZ TEXT, Ort TEXT, Land TEXT, Email TEXT, Geaendert TEXT NOT NULL);
               CREATE TABLE auftrag_positionen (BelegNr TEXT NOT NULL, Pos INTEGER NOT NULL, ARTNR TEXT, Menge TEXT, Einzelpreis_Netto TEXT, PRIMARY KEY (BelegNr, Pos))`);
   const p = await f.shop.create('products', [{ products_model: 'ART-1', products_price: '10.00', products_quantity: 100, languages: { de: { products_name: 'Artikel' } } }]);
   expect(p.outcomes[0]!.error).toBeUndefined();
-  f.erp.prepare('INSERT INTO auftraege VALUES (?, ?, ?, ?, ?, ?, ?)').run('B-1', 'K-1', 'TELEFON', 'T-100', '01.02.2026 10:30', 'Muster', '2026-02-01 10:30:00');
+  f.erp.prepare('INSERT INTO auftraege (BelegNr, KDNR, Quelle, Externe_Nr, Belegdatum, Nachname, Geaendert) VALUES (?, ?, ?, ?, ?, ?, ?)').run('B-1', 'K-1', 'TELEFON', 'T-100', '01.02.2026 10:30', 'Muster', '2026-02-01 10:30:00');
   f.erp.prepare('INSERT INTO auftrag_positionen VALUES (?, ?, ?, ?, ?)').run('B-1', 1, 'ART-1', '2', '10,00');
 });
 afterEach(async () => {

@@ -14,23 +14,31 @@ export function mappingsCommand(ctx: CliContext): Command {
     .description('compile mapping files against the shop registry and report every problem with file:line:column')
     .argument('[files...]', 'mapping files (default: every file in ./mappings, or the mappings shipped with shopsync)')
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExit code 0 when every file is valid, 1 when any is not.')
-    .action(async (files: string[], opts: { json?: boolean }) => {
+    .option('--source', "also read each push pipeline's source (the config's, see -c) and check that it has every column the mapping reads")
+    .addHelpText('after', '\nExit code 0 when every file is valid (and with --source every column is there), 1 when not.')
+    .action(async (files: string[], opts: { json?: boolean; source?: boolean }, cmd: Command) => {
       const { mappingsCheckCommand } = await import('../../mapping/cli.js');
       const { shippedMappingsDir } = await import('../../ops/runtime.js');
       const dir = existsSync(resolve('mappings')) ? resolve('mappings') : shippedMappingsDir();
       const lines: string[] = [];
       const { exitCode, report } = await mappingsCheckCommand(files, (l) => (opts.json ? lines.push(l) : ctx.print(l)), { dir });
+      const sources = opts.source ? await sourceColumns(ctx, cmd, files) : [];
       if (opts.json) {
         ctx.print(
           JSON.stringify(
-            { ok: report.ok, files: report.files.map((f) => ({ file: f.file, ok: f.ok, name: f.name, problems: f.problems.map((p) => ({ code: p.code, message: p.message, line: p.line, column: p.column, field: p.field })) })) },
+            {
+              ok: report.ok && sources.every((s) => !s.problem),
+              files: report.files.map((f) => ({ file: f.file, ok: f.ok, name: f.name, problems: f.problems.map((p) => ({ code: p.code, message: p.message, line: p.line, column: p.column, field: p.field })) })),
+              ...(opts.source ? { sources } : {}),
+            },
             null,
             2,
           ),
         );
+      } else {
+        for (const s of sources) ctx.print(s.problem ? `source columns: pipeline ${s.pipeline}: [MAPPING_SOURCE_COLUMN_MISSING] ${s.problem}` : `source columns: pipeline ${s.pipeline}: every column ${s.mapping} reads is there (${s.records} record(s) looked at)`);
       }
-      ctx.exitCode = exitCode;
+      ctx.exitCode = sources.some((s) => s.problem) ? Math.max(exitCode, 1) : exitCode;
     });
 
   mappings
@@ -62,4 +70,20 @@ export function mappingsCommand(ctx: CliContext): Command {
       });
     });
   return mappings;
+}
+
+/** The column reports of the config's push pipelines (those whose mapping is among `files`, when given). */
+async function sourceColumns(ctx: CliContext, cmd: Command, files: readonly string[]) {
+  const loaded = await ctx.config(cmd);
+  const logger = ctx.logger(cmd, 'stderr', loaded.config.log.level);
+  const { checkSourceColumns } = await import('../../ops/columns.js');
+  const { resolveMappingPath } = await import('../../ops/runtime.js');
+  const wanted = new Set(files.map((f) => resolve(f)));
+  const reports = [];
+  for (const p of loaded.config.pipelines) {
+    if (wanted.size > 0 && !wanted.has(resolveMappingPath(p.mapping, loaded.baseDir))) continue;
+    const report = await checkSourceColumns(loaded, p, logger);
+    if (report) reports.push(report);
+  }
+  return reports;
 }
