@@ -34,6 +34,15 @@ const deps = (extra: Partial<Parameters<typeof runPipeline>[1]> = {}) => ({ stat
 const snapshot = () => stateSnapshot(f.state, ['products'], ['products']);
 
 describe('previewPipeline', () => {
+  it('names a column the mapping reads and the source does not have, with the nearest one, instead of previewing empty values', async () => {
+    upsertProducts(f.erp, 1, 3);
+    const typo = await mappingFile(f.dir, 'typo', MAPPING.replace('from: price,', 'from: prize,'));
+    const preview = await previewPipeline(def, deps({ mapping: typo }));
+    expect(preview.records).toEqual([]);
+    expect(preview.error).toMatchObject({ code: 'MAPPING_SOURCE_COLUMN_MISSING' });
+    expect(preview.error?.message).toMatch(/fields\.products_price reads `prize`, but the sqlite source has no column `prize`; did you mean `price`\?/);
+  });
+
   it('shows the next N records after the cursor beside their payload, diff against the shop and findings, and writes nothing', async () => {
     upsertProducts(f.erp, 1, 3);
     const first = await runPipeline(def, deps());
