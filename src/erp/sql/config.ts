@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { identifierSchema, tableNameSchema } from '../connection.js';
 import { paramNames } from './params.js';
+import { durationSchema } from './lookback.js';
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -53,6 +54,12 @@ export const sqlSourceSchema = z
     initialCursor: z.union([z.string(), z.number()]).optional(),
     /** Value bound to `:cursor_key` on the first run (explicit-paging queries only). */
     initialKey: z.union([z.string(), z.number()]).optional(),
+    /**
+     * How far before the stored cursor each incremental read starts, so a row committed late (a long
+     * transaction, a clock behind, a lagging replica) is never skipped; rows read again unchanged cost
+     * no request. Timestamp cursors only; e.g. `5m`. @default 0 (off)
+     */
+    lookback: durationSchema.optional(),
     /** Rows per page unless the pipeline asks otherwise. @default 500 */
     pageSize: z.coerce.number().int().min(1).max(100_000).optional(),
     /** Extra named parameters bound by name, e.g. `{ warehouse: 'MAIN' }` for `:warehouse`. */

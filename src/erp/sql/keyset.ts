@@ -4,6 +4,7 @@
  * from the last position seen continues exactly where it stopped.
  */
 import { AbortedError } from '../../errors.js';
+import { DEFAULT_LOOKBACK_MS, lookedBack } from './lookback.js';
 import type { Logger } from '../../log.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
 import { rawExcerpt, SOURCE_CODES, type CursorPosition, type CursorValue, type ErpRecord, type ReadOptions, type Source, type SourceItem } from '../types.js';
@@ -110,6 +111,12 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
   async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
     const pageSize = options.pageSize ?? cfg.pageSize ?? DEFAULT_PAGE_SIZE;
     let after = options.after && options.after.value !== null ? options.after : undefined;
+    // A query that pages itself binds (:cursor, :cursor_key) as it likes: no lookback is added to it.
+    const back = after && after.key !== null && !used.has('cursor') ? lookedBack(after, cfg.lookback ?? DEFAULT_LOOKBACK_MS) : undefined;
+    if (back) {
+      logger.debug({ cursor: after, from: back.value }, 'reading from before the cursor (lookback), so rows committed late are not skipped');
+      after = back;
+    }
     // Pages grow while their query is slow (no index on the cursor: every page scans and sorts the whole query).
     let size = pageSize;
     let limit = size;

@@ -1,0 +1,59 @@
+/**
+ * Lookback: an incremental read starts a while before the stored cursor. A row whose transaction
+ * began before the last read but committed after it (a long booking, a batch job), a row stamped by
+ * an application server whose clock runs behind, a replica that lags: each carries a cursor value
+ * older than the stored one and would be skipped for good by a read strictly after it. Rows read
+ * again unchanged are settled by their source hash: no mapping, no shop request.
+ * Only timestamp cursors look back: a number is often a sequence, whose values are handed out
+ * before commit just the same, but "N values back" means nothing general; docs/connectors.md says
+ * what to use instead.
+ */
+import { z } from 'zod';
+import type { CursorPosition } from '../types.js';
+
+/** `5m`, `90s`, `1h`, `2d`, `500ms`, or a number of milliseconds; 0 turns it off. */
+export const durationSchema = z.union([
+  z.number().int().min(0),
+  z
+    .string()
+    .regex(/^\d+(ms|s|m|h|d)$/, 'expected a duration like 90s, 5m, 1h or 0')
+    .transform((s) => {
+      const m = /^(\d+)(ms|s|m|h|d)$/.exec(s)!;
+      const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+      return Number(m[1]) * unit;
+    }),
+]);
+
+/**
+ * Off by default for now: with a window, every run reads the rows of the window again (they settle
+ * `unchanged`, without a request), which changes what `read` counts; turning it on by default, with
+ * the watermark of issue 28, is the next step. `lookback: 5m` is the recommended setting.
+ */
+export const DEFAULT_LOOKBACK_MS = 0;
+
+const ISO_ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
+const NAIVE = /^(\d{4}-\d{2}-\d{2})([ T])(\d{2}:\d{2})(:\d{2})?(\.\d+)?$/;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Where a read with lookback starts: the cursor value `ms` earlier, written as the source writes it,
+ * with no key (every row at that value and after). Undefined when the value is no timestamp.
+ */
+export function lookedBack(after: CursorPosition, ms: number): CursorPosition | undefined {
+  const v = after.value;
+  if (ms <= 0 || typeof v !== 'string') return undefined;
+  if (ISO_ZONED.test(v)) return { value: new Date(Date.parse(v) - ms).toISOString(), key: null };
+  const naive = NAIVE.exec(v);
+  if (naive) {
+    // A timestamp without zone is compared as text or as the database's local time: shift it as written.
+    const [, , sep, , seconds, fraction] = naive;
+    const shifted = new Date(Date.parse(`${naive[1]}T${naive[3]}${seconds ?? ':00'}${fraction ?? ''}Z`) - ms).toISOString();
+    // Milliseconds from the shift; digits below a millisecond (microseconds) stay as written.
+    const frac = fraction === undefined ? '' : fraction.length <= 4 ? shifted.slice(19, 19 + fraction.length) : `${shifted.slice(19, 23)}${fraction.slice(4)}`;
+    const text = `${shifted.slice(0, 10)}${sep}${shifted.slice(11, 16)}${seconds !== undefined ? shifted.slice(16, 19) : ''}${frac}`;
+    return { value: text, key: null };
+  }
+  // A date alone: the whole day again (a shorter window cannot be written as a date).
+  if (DATE_ONLY.test(v)) return { value: v, key: null };
+  return undefined;
+}
