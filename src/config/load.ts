@@ -216,6 +216,9 @@ function describeValue(value: unknown, key: string): string {
   return `, got ${shown} (${value === null ? 'null' : typeof value})`;
 }
 
+/** Request headers whose values describe content, never credentials. */
+const PLAIN_HEADERS = new Set(['accept', 'accept-language', 'content-type', 'user-agent']);
+
 /** Add the secrets a validated config holds even when they were not interpolated. */
 function collectKnownSecrets(config: Config, secrets: Set<string>): void {
   const add = (s: unknown) => {
@@ -230,9 +233,12 @@ function collectKnownSecrets(config: Config, secrets: Set<string>): void {
   add(config.alerts.webhook?.secret);
   add(config.alerts.email?.password);
   for (const conn of Object.values(config.connections)) {
-    const c = conn as { password?: unknown; url?: unknown; auth?: { value?: unknown } };
+    const c = conn as { password?: unknown; url?: unknown; auth?: { value?: unknown }; headers?: Record<string, unknown> };
     add(c.password);
     add(c.auth?.value);
+    // Any configured header may carry a credential (X-Api-Key, a cookie): every value is redacted,
+    // but for the few that only describe the content (redacting `application/json` helps nobody).
+    for (const [name, v] of Object.entries(c.headers ?? {})) if (!PLAIN_HEADERS.has(name.toLowerCase())) add(v);
     if (typeof c.url === 'string') addUrlPassword(c.url, add);
   }
 }

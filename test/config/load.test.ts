@@ -123,6 +123,11 @@ describe('loadConfig', () => {
     expect(parse(yaml(', stability: { mode: marker }'), { T: 'token-1234' }).warnings).toEqual([]);
   });
 
+  it('redacts every value of an HTTP connection\'s headers, whatever the header is called', () => {
+    const loaded = parse('shop:\n  baseUrl: https://s.example/api\n  token: ${T}\nconnections:\n  api: { kind: http, baseUrl: "https://erp.example/api", headers: { X-Api-Key: \"${K}\", X-Tenant: tenant-4711 } }\n', { T: 'token-1234', K: 'key-0123456789' });
+    expect(loaded.secrets).toEqual(expect.arrayContaining(['key-0123456789', 'tenant-4711']));
+  });
+
   it('reports YAML syntax errors with their line', () => {
     const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: [unclosed\n');
     expect(err.message).toMatch(/shopsync\.yaml:\d+: YAML syntax/);

@@ -192,3 +192,55 @@ describe('a per-record path template', () => {
     expect(pathTemplate('orders')({ no: 1 })).toBe('orders');
   });
 });
+
+describe('HTTP connector credentials stay with the configured origin', () => {
+  let foreign: Server;
+  let foreignUrl: string;
+  let seen: { path: string; authorization?: string; apiKey?: string }[] = [];
+  let home: Server;
+  let homeUrl: string;
+
+  beforeAll(async () => {
+    // Another origin (another port): whatever reaches it is recorded.
+    foreign = createServer((req, res) => {
+      seen.push({ path: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}), ...(req.headers['x-api-key'] ? { apiKey: String(req.headers['x-api-key']) } : {}) });
+      send(res, 200, []);
+    });
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    foreignUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
+    // The ERP API: redirects one path abroad, one within itself, and pages into another origin.
+    home = createServer((req, res) => {
+      if (req.url?.startsWith('/api/away')) return send(res, 302, {}, { location: `${foreignUrl}/steal` });
+      if (req.url?.startsWith('/api/moved')) return send(res, 301, {}, { location: '/api/here' });
+      if (req.url?.startsWith('/api/here')) return send(res, 200, [{ id: 'a', updated: 1 }]);
+      if (req.url?.startsWith('/api/paged')) return send(res, 200, [{ id: 'a', updated: 1 }], { link: `<${foreignUrl}/steal?page=2>; rel="next"` });
+      send(res, 404, {});
+    });
+    await new Promise<void>((resolve) => home.listen(0, '127.0.0.1', resolve));
+    homeUrl = `http://127.0.0.1:${(home.address() as AddressInfo).port}/api/`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => foreign.close(() => resolve()));
+    await new Promise<void>((resolve) => home.close(() => resolve()));
+  });
+  beforeEach(() => {
+    seen = [];
+  });
+
+  const hostile = (path: string, paging: HttpSourceConfigInput['paging'] = { style: 'none' }) =>
+    createSource({ kind: 'http', baseUrl: homeUrl, auth: { header: 'Authorization', value: TOKEN }, headers: { 'X-Api-Key': 'key-0123456789' }, retries: 0 }, { path, key: 'id', cursor: 'updated', paging }, ctx);
+
+  it('refuses a redirect to another host, sending it neither the auth header nor the configured headers', async () => {
+    await expect(collect(await hostile('away'), {})).rejects.toMatchObject({ code: 'CONNECTOR_HTTP_ERROR', message: expect.stringMatching(/redirected \(302\) to http:\/\/127\.0\.0\.1:\d+, outside the connection's origin/) });
+    expect(seen).toEqual([]);
+  });
+
+  it('follows a redirect within its own origin', async () => {
+    expect((await collect(await hostile('moved'), {})).map((i) => i.key)).toEqual(['a']);
+  });
+
+  it('refuses a next-page link into another origin before requesting it', async () => {
+    await expect(collect(await hostile('paged', { style: 'next-link' }), {})).rejects.toMatchObject({ code: 'CONNECTOR_HTTP_ERROR', message: expect.stringMatching(/next-page link .* points at http:\/\/127\.0\.0\.1:\d+, another origin: not followed/) });
+    expect(seen).toEqual([]);
+  });
+});

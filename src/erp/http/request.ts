@@ -1,12 +1,15 @@
 /**
  * JSON over HTTP with retries: network errors, 5xx and 429 are retried with exponential backoff
  * (Retry-After honoured, capped); other 4xx fail at once. Errors are ConnectorErrors without secrets.
+ * Credentials never leave the configured origin: a redirect is followed only within the origin of
+ * `baseUrl` (fetch's default would carry the auth header and every configured header to any host).
  */
 import { AbortedError, ConnectorError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { HttpConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
 import { parseRetryAfter } from '../../util/http.js';
+import { scrubSecrets } from '../../log.js';
 import { sleep } from '../../util/time.js';
 
 /** One request. */
@@ -25,9 +28,34 @@ export interface JsonResponse {
   readonly body: unknown;
 }
 
+/** Redirects followed within the origin before the request counts as failed. */
+const MAX_REDIRECTS = 5;
+
 /** Sends requests for one connection (auth and default headers applied). */
 export function jsonClient(conn: HttpConnection, logger: Logger, connector: string) {
   const secrets = [conn.auth?.value, ...Object.values(conn.headers)];
+  const origin = new URL(conn.baseUrl).origin;
+
+  /** fetch without following redirects blindly: one within the origin is followed, any other refused. */
+  async function fetchHome(url: string, init: RequestInit, method: string): Promise<Response> {
+    let at = url;
+    for (let hop = 0; ; hop++) {
+      const res = await fetch(at, { ...init, redirect: 'manual' });
+      if (res.status < 300 || res.status >= 400 || res.status === 304) return res;
+      const location = res.headers.get('location');
+      await res.body?.cancel();
+      if (!location) return res;
+      const target = new URL(location, at);
+      if (target.origin !== origin) {
+        throw connectorError(connector, CONNECTOR_CODES.httpError, `${method} ${url} was redirected (${res.status}) to ${target.origin}, outside the connection's origin ${origin}: not followed, so the connection's credentials and headers stay home. Point baseUrl at the API's real address.`, { secrets, details: { status: res.status, location: target.origin } });
+      }
+      if (hop >= MAX_REDIRECTS) throw connectorError(connector, CONNECTOR_CODES.httpError, `${method} ${url} was redirected more than ${MAX_REDIRECTS} times`, { secrets });
+      // 303, and 301/302 after a POST, turn into a GET without body, as browsers and fetch do.
+      const toGet = res.status === 303 || ((res.status === 301 || res.status === 302) && init.method !== 'GET');
+      init = toGet ? { ...init, method: 'GET', body: undefined } : init;
+      at = target.toString();
+    }
+  }
 
   return async function request(req: JsonRequest): Promise<JsonResponse> {
     const headers: Record<string, string> = { accept: 'application/json', ...conn.headers, ...req.headers };
@@ -42,7 +70,7 @@ export function jsonClient(conn: HttpConnection, logger: Logger, connector: stri
       try {
         const timeout = AbortSignal.timeout(conn.timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-        const res = await fetch(req.url, { method: req.method, headers, body, signal });
+        const res = await fetchHome(req.url, { method: req.method, headers, body, signal }, req.method);
         const text = await res.text();
         if (res.ok) {
           let parsed: unknown = null;
@@ -74,7 +102,7 @@ export function jsonClient(conn: HttpConnection, logger: Logger, connector: stri
       }
       if (attempt < conn.retries) {
         const backoff = Math.min(conn.maxBackoffMs, wait ?? conn.backoffMs * 2 ** attempt * (0.75 + Math.random() * 0.5));
-        logger.warn({ url: req.url, attempt: attempt + 1, waitMs: Math.round(backoff), error: lastError }, 'HTTP request failed; retrying');
+        logger.warn({ url: req.url, attempt: attempt + 1, waitMs: Math.round(backoff), error: scrubSecrets(lastError, secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4)) }, 'HTTP request failed; retrying');
         await sleep(backoff, req.signal).catch(() => undefined);
       }
     }

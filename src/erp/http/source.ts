@@ -59,7 +59,13 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
       return next;
     }
     const link = paging.nextPath ? getPath(body, paging.nextPath) : nextFromLink(headers.get('link'));
-    return typeof link === 'string' && link !== '' ? new URL(link, url) : undefined;
+    if (typeof link !== 'string' || link === '') return undefined;
+    const target = new URL(link, url);
+    // The API names the next page; credentials go with it, so only within the API's own origin.
+    if (target.origin !== url.origin) {
+      throw connectorError('http', CONNECTOR_CODES.httpError, `the next-page link of ${url.origin}${url.pathname} points at ${target.origin}, another origin: not followed, so the connection's credentials stay home. Read the rest from the API's own address, or check the API's paging settings.`, { details: { next: target.origin } });
+    }
+    return target;
   }
 
   async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
