@@ -4,8 +4,8 @@
  */
 import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
 import { holdOpen } from '../drain/index.js';
-import { markCrashedRuns } from './crashed.js';
-import { closeSettledFileLetters } from './deadLetters.js';
+import { markCrashedRuns, progressOf } from './crashed.js';
+import { closeSettledFileLetters } from './fileLetters.js';
 import { checkedColumns } from './sourceColumns.js';
 import { silentLogger } from '../log.js';
 import { getResource, type ResourceDef } from '../shop/registry/index.js';
@@ -159,7 +159,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
 export function waitingFor(deps: PipelineDeps, counts: Readonly<RunCounts>): string {
   const depth = deps.shop.queueDepth();
   const queue = depth.size + depth.pending > 0 ? `it waited for ${depth.size} queued shop request(s) and ${depth.pending} started but unanswered` : 'no shop request was queued, so it waited on the source, the sink or the state';
-  return `${queue}; so far read ${counts.read}, created ${counts.created}, updated ${counts.updated}, unchanged ${counts.unchanged}, failed ${counts.failed}`;
+  return `${queue}; so far ${progressOf({ counts })}`;
 }
 
 /** A pipeline that acts on records gone from the ERP needs a mapping that brings a returning record back. */
