@@ -4,6 +4,7 @@
  * plus Origin and Sec-Fetch-Site checks).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError } from '../errors.js';
 import { isLoopback } from '../util/net.js';
@@ -80,6 +81,93 @@ export interface Refusal {
   readonly message: string;
 }
 
+/**
+ * A `dashboard.allowedHosts` entry as Host headers are compared: lower case, IPv6 in brackets.
+ * Undefined when it is not a bare host name or address (a port, a scheme or a path).
+ */
+export function normaliseAllowedHost(entry: string): string | undefined {
+  const e = entry.trim().toLowerCase();
+  if (isIP(e) === 6) return `[${e}]`;
+  if (/^\[[0-9a-f:.]+\]$/.test(e) && isIP(e.slice(1, -1)) === 6) return e;
+  return /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,62}[a-z0-9_])?)*$/.test(e) ? e : undefined;
+}
+
+/** Whether a Host header's name is an IP address (no DNS answer can move it: no rebinding). */
+function isAddress(hostname: string): boolean {
+  return isIP(hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname) !== 0;
+}
+
+/**
+ * The Host check of every route of the daemon's server, the guard against DNS rebinding: a page
+ * of attacker.example whose name the attacker points at 127.0.0.1 reaches the daemon from the
+ * victim's browser as same-origin, but it still sends `Host: attacker.example`.
+ *
+ * - Names of this machine (`localhost`, `127.x.y.z`, `[::1]`) and the `allowedHosts` always pass.
+ * - On a loopback bind nothing else does.
+ * - On a public bind (which has a token) any Host passes while `allowedHosts` is empty; once it is
+ *   set, only those names and IP addresses (an address cannot be rebound; probes and Prometheus
+ *   address a pod by its IP).
+ *
+ * The port is not compared: it does not tell a rebinding page apart (it uses the daemon's port),
+ * and an SSH tunnel forwards another local port.
+ */
+export function hostRefusal(hostHeader: string | undefined, bind: { host: string; allowedHosts?: readonly string[] }): Refusal | undefined {
+  const { hostname } = parseHost(hostHeader);
+  if (hostname !== '' && isLoopback(hostname)) return undefined;
+  const allowed = (bind.allowedHosts ?? []).map(normaliseAllowedHost);
+  if (hostname !== '' && allowed.includes(hostname)) return undefined;
+  if (!isLoopback(bind.host) && (allowed.length === 0 || isAddress(hostname))) return undefined;
+  return {
+    status: 403,
+    message: `This daemon does not answer to the Host name ${JSON.stringify(hostname || (hostHeader ?? ''))}: open it as http://127.0.0.1:<port>/ or http://localhost:<port>/, or list the name under dashboard.allowedHosts (for a reverse proxy that keeps the Host header).`,
+  };
+}
+
+/**
+ * The read access rule of the dashboard, also asked by /metrics and by the details of /healthz
+ * and /readyz: with a token, the session cookie or `Authorization: Bearer <token>`; without one,
+ * a loopback connection that names this machine in its Host header.
+ */
+export function createAccessCheck(options: { token?: string }): (request: FastifyRequest) => Refusal | undefined {
+  const token = options.token && options.token.length > 0 ? options.token : undefined;
+  const sessionValue = token ? sessionDigest(token) : undefined;
+  const hasSession = (request: FastifyRequest): boolean => {
+    if (!token || !sessionValue) return true;
+    const auth = request.headers.authorization;
+    if (auth && /^Bearer\s+/i.test(auth) && safeEqual(auth.replace(/^Bearer\s+/i, ''), token)) return true;
+    const cookie = parseCookies(request.headers.cookie).get(sessionCookieName(request));
+    return cookie !== undefined && safeEqual(cookie, sessionValue);
+  };
+  return (request) => {
+    if (token) return hasSession(request) ? undefined : { status: 401, message: 'This dashboard needs its token.' };
+    // Without a token the dashboard is only for this machine: a request that reached a
+    // non-loopback socket, or names a foreign host (DNS rebinding), is refused.
+    // A real socket always has a local address; only injected test requests lack one.
+    const socket = request.raw.socket;
+    if (!isLoopback(socket.localAddress ?? socket.remoteAddress)) {
+      return { status: 403, message: 'The dashboard is served beyond 127.0.0.1 without a token; set dashboard.token in the config.' };
+    }
+    if (!LOOPBACK_HOSTS.has(parseHost(request.headers.host).hostname)) {
+      return { status: 403, message: 'Unexpected Host header; open the dashboard as http://127.0.0.1:<port>/ or http://localhost:<port>/.' };
+    }
+    return undefined;
+  };
+}
+
+/** The session cookie holds a digest of the token, never the token itself. */
+function sessionDigest(token: string): string {
+  return createHash('sha256').update(`shopsync-dashboard-session:${token}`).digest('base64url');
+}
+
+/** Cookies ignore ports, so two shopsync daemons on one host would overwrite each other's cookies. */
+function cookieSuffix(request: FastifyRequest): string {
+  return parseHost(request.headers.host).port || 'default';
+}
+
+function sessionCookieName(request: FastifyRequest): string {
+  return `shopsync_session_${cookieSuffix(request)}`;
+}
+
 /** Per-process security state and checks. */
 export interface DashboardSecurity {
   /** The CSRF token embedded in every form and sent by the client script as `x-csrf-token`. */
@@ -100,38 +188,14 @@ export interface DashboardSecurity {
 export function createSecurity(options: { token?: string }): DashboardSecurity {
   const csrfToken = randomBytes(32).toString('base64url');
   const token = options.token && options.token.length > 0 ? options.token : undefined;
-  // The session cookie holds a digest of the token, never the token itself.
-  const sessionValue = token ? createHash('sha256').update(`shopsync-dashboard-session:${token}`).digest('base64url') : undefined;
-  // Cookies ignore ports, so two shopsync daemons on one host would overwrite each other's cookies.
-  const suffix = (request: FastifyRequest): string => parseHost(request.headers.host).port || 'default';
-  const csrfCookie = (r: FastifyRequest): string => `shopsync_csrf_${suffix(r)}`;
-  const sessionCookie = (r: FastifyRequest): string => `shopsync_session_${suffix(r)}`;
-
-  const hasSession = (request: FastifyRequest): boolean => {
-    if (!token || !sessionValue) return true;
-    const auth = request.headers.authorization;
-    if (auth && /^Bearer\s+/i.test(auth) && safeEqual(auth.replace(/^Bearer\s+/i, ''), token)) return true;
-    const cookie = parseCookies(request.headers.cookie).get(sessionCookie(request));
-    return cookie !== undefined && safeEqual(cookie, sessionValue);
-  };
+  const sessionValue = token ? sessionDigest(token) : undefined;
+  const csrfCookie = (r: FastifyRequest): string => `shopsync_csrf_${cookieSuffix(r)}`;
+  const checkAccess = createAccessCheck({ token });
 
   return {
     csrfToken,
     tokenRequired: token !== undefined,
-    checkAccess(request) {
-      if (token) return hasSession(request) ? undefined : { status: 401, message: 'This dashboard needs its token.' };
-      // Without a token the dashboard is only for this machine: a request that reached a
-      // non-loopback socket, or names a foreign host (DNS rebinding), is refused.
-      // A real socket always has a local address; only injected test requests lack one.
-      const socket = request.raw.socket;
-      if (!isLoopback(socket.localAddress ?? socket.remoteAddress)) {
-        return { status: 403, message: 'The dashboard is served beyond 127.0.0.1 without a token; set dashboard.token in the config.' };
-      }
-      if (!LOOPBACK_HOSTS.has(parseHost(request.headers.host).hostname)) {
-        return { status: 403, message: 'Unexpected Host header; open the dashboard as http://127.0.0.1:<port>/ or http://localhost:<port>/.' };
-      }
-      return undefined;
-    },
+    checkAccess,
     checkAction(request, formToken) {
       const site = request.headers['sec-fetch-site'];
       if (site !== undefined && site !== 'same-origin') return { status: 403, message: `Cross-site request refused (Sec-Fetch-Site: ${String(site)}).` };
@@ -159,8 +223,8 @@ export function createSecurity(options: { token?: string }): DashboardSecurity {
       const out: string[] = [];
       const current = parseCookies(request.headers.cookie).get(csrfCookie(request));
       if (current !== csrfToken) out.push(`${csrfCookie(request)}=${csrfToken}; Path=/; HttpOnly; SameSite=Strict`);
-      if (opts.login && sessionValue) out.push(`${sessionCookie(request)}=${sessionValue}; Path=/; HttpOnly; SameSite=Strict`);
-      if (opts.logout) out.push(`${sessionCookie(request)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+      if (opts.login && sessionValue) out.push(`${sessionCookieName(request)}=${sessionValue}; Path=/; HttpOnly; SameSite=Strict`);
+      if (opts.logout) out.push(`${sessionCookieName(request)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
       return out;
     },
   };

@@ -137,13 +137,15 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     });
     const stateOk = () => {
       runtime.state.schemaVersion().catch(() => undefined);
-      return { ok: true, detail: `open (${loaded.statePath})` };
+      // Not the path: /readyz is open to probes, and the log of the start names the state.
+      return { ok: true, detail: `open (${loaded.state.kind})` };
     };
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
     const server = await startOpsServer({
       host: options.host ?? config.dashboard.host,
       port: options.port ?? config.dashboard.port,
       token: config.dashboard.token,
+      ...(config.dashboard.allowedHosts ? { allowedHosts: config.dashboard.allowedHosts } : {}),
       metrics: runtime.metrics,
       logger,
       version: options.version,

@@ -2,11 +2,17 @@
  * The daemon's HTTP server: /healthz, /readyz and /metrics, and the dashboard on the same
  * fastify instance. Binds 127.0.0.1 unless told otherwise, and refuses any other address
  * without a dashboard token.
+ *
+ * Who may read what (docs/dashboard.md#security):
+ * - every route answers only to the Host names `hostRefusal` accepts (DNS rebinding);
+ * - /metrics follows the dashboard's read rule (with a token: the token);
+ * - /healthz and /readyz stay open for probes, but their details (the version, what each check
+ *   found) are given only to a reader the dashboard would let in.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { assertSafeBinding } from '../dashboard/security.js';
+import { assertSafeBinding, createAccessCheck, hostRefusal } from '../dashboard/security.js';
 import type { Metrics } from './metrics.js';
 import type { ReadinessReport } from './readiness.js';
 
@@ -18,8 +24,10 @@ export interface OpsServerOptions {
   readonly port?: number;
   readonly metrics: Metrics;
   readonly readiness: () => ReadinessReport;
-  /** Dashboard token; needed to bind beyond loopback. */
+  /** Dashboard token; needed to bind beyond loopback, and then asked for by /metrics. */
   readonly token?: string;
+  /** Host names answered besides those of this machine (`dashboard.allowedHosts`). */
+  readonly allowedHosts?: readonly string[];
   /** Registers more routes (the dashboard) before the server listens. */
   readonly register?: (app: FastifyInstance) => Promise<void> | void;
   readonly logger: Logger;
@@ -41,14 +49,33 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const host = options.host ?? '127.0.0.1';
   assertSafeBinding(host, options.token);
   const started = Date.now();
-  const app = Fastify({ loggerInstance: options.logger.child({ component: 'http' }) as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
+  const logger = options.logger.child({ component: 'http' });
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
+  const readRefusal = createAccessCheck({ token: options.token });
 
-  app.get('/healthz', async () => ({ status: 'ok', uptimeSeconds: Math.round((Date.now() - started) / 1000), version: options.version }));
-  app.get('/readyz', async (_req, reply) => {
-    const report = options.readiness();
-    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks: report.checks });
+  // Before any route, the dashboard's included: a foreign Host gets nothing, not even /healthz.
+  app.addHook('onRequest', async (request, reply) => {
+    const refusal = hostRefusal(request.headers.host, { host, allowedHosts: options.allowedHosts });
+    if (!refusal) return;
+    logger.warn({ url: request.url, method: request.method, host: request.headers.host }, 'request to a foreign Host name refused');
+    return reply.code(refusal.status).header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send(refusal.message);
   });
-  app.get('/metrics', async (_req, reply) => reply.header('content-type', options.metrics.contentType).send(await options.metrics.render()));
+
+  app.get('/healthz', async (request) => ({ status: 'ok', uptimeSeconds: Math.round((Date.now() - started) / 1000), ...(readRefusal(request) ? {} : { version: options.version }) }));
+  app.get('/readyz', async (request, reply) => {
+    const report = options.readiness();
+    // Which check fails is for the probe; what it found (addresses, replica names, times) is for the operator.
+    const checks = readRefusal(request) ? Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { ok: check.ok }])) : report.checks;
+    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks });
+  });
+  app.get('/metrics', async (request, reply) => {
+    const refusal = readRefusal(request);
+    if (refusal) {
+      if (refusal.status === 401) reply.header('www-authenticate', 'Bearer realm="shopsync"');
+      return reply.code(refusal.status).type('text/plain; charset=utf-8').send(`${refusal.message} /metrics needs it as a bearer token (Prometheus: authorization.credentials_file).`);
+    }
+    return reply.header('content-type', options.metrics.contentType).send(await options.metrics.render());
+  });
 
   try {
     if (options.register) await options.register(app);

@@ -138,6 +138,22 @@ describe('metrics of records the source could not use', () => {
   });
 });
 
+describe('what /readyz tells', () => {
+  it('names its checks but not the state file, even to the machine itself', async () => {
+    const { file, text } = setup();
+    const daemon = await startDaemon(parseConfigText(text, file, { env: { T: sandbox.token } }), { logger: silentLogger, startSchedule: false });
+    try {
+      const res = await fetch(`${daemon.url}/readyz`);
+      const body = await res.text();
+      expect(JSON.parse(body)).toMatchObject({ status: 'ready', checks: { state: { ok: true }, shop: { ok: true } } });
+      expect(body).not.toContain('state.db');
+      expect(body).not.toContain(dirname(file));
+    } finally {
+      await daemon.close();
+    }
+  });
+});
+
 describe('one daemon per state', () => {
   it('refuses a second daemon on the same state while the first runs, and starts once the first has stopped', async () => {
     const { file, text } = setup();

@@ -1,5 +1,9 @@
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { registerDashboard } from '../../src/dashboard/index.js';
 import { silentLogger } from '../../src/log.js';
+import { SyncEvents } from '../../src/pipeline/events.js';
+import { openState, type StateStore } from '../../src/state/index.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { readiness, trackShopContact } from '../../src/ops/readiness.js';
 import { startOpsServer, type OpsServer } from '../../src/ops/server.js';
@@ -97,5 +101,124 @@ describe('startOpsServer', () => {
   it('says which port is taken', async () => {
     server = await startOpsServer({ port: 0, metrics: createMetrics(), readiness: () => readiness({}), logger: silentLogger });
     await expect(startOpsServer({ port: server.port, metrics: createMetrics(), readiness: () => readiness({}), logger: silentLogger })).rejects.toThrow(/in use/);
+  });
+});
+
+/** GET with a Host header of the caller's choice (fetch does not let a caller set Host; a rebinding browser sends the attacker's name). */
+function getAs(url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { ...headers, host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const TOKEN = 'a-long-dashboard-token-123';
+
+describe('startOpsServer: who may read what (DNS rebinding, tokens, details)', () => {
+  let state: StateStore | undefined;
+  afterEach(async () => {
+    await state?.close();
+    state = undefined;
+  });
+
+  /** An ops server with the dashboard mounted, as the daemon runs it. */
+  async function withDashboard(options: { host?: string; token?: string; allowedHosts?: string[] } = {}): Promise<OpsServer> {
+    state = await openState(':memory:');
+    const dashboardState = state;
+    return startOpsServer({
+      port: 0,
+      metrics: createMetrics(),
+      logger: silentLogger,
+      version: '0.1.0',
+      readiness: () => readiness({ state: () => ({ ok: true, detail: 'open (/srv/shopsync/state/state.sqlite)' }) }),
+      ...options,
+      register: (app) =>
+        registerDashboard(app, {
+          state: dashboardState,
+          events: new SyncEvents(),
+          pipelines: [],
+          runNow: async () => undefined,
+          retryDeadLetters: async () => undefined,
+          dropDeadLetters: async () => undefined,
+          ...(options.token ? { token: options.token } : {}),
+          ...(options.host ? { host: options.host } : {}),
+        }),
+    });
+  }
+  const ROUTES = ['/healthz', '/readyz', '/metrics', '/', '/login', '/api/overview', '/assets/dashboard.js'];
+
+  it('on a loopback bind answers only loopback Host names, on every route, with a token or without', async () => {
+    for (const token of [undefined, TOKEN]) {
+      server = await withDashboard(token ? { token } : {});
+      const port = server.port;
+      for (const path of ROUTES) {
+        for (const host of [`attacker.example:${port}`, 'attacker.example', `127.0.0.1.nip.io:${port}`, `localhost.attacker.example:${port}`]) {
+          expect((await getAs(`${server.url}${path}`, host)).status, `${token ? 'token' : 'no token'} ${path} Host: ${host}`).toBe(403);
+        }
+      }
+      // The names of this machine are fine, on any port (an SSH tunnel forwards another local port).
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'localhost:9000', `127.0.0.2:${port}`]) {
+        expect((await getAs(`${server.url}/healthz`, host)).status, host).toBe(200);
+      }
+      await server.close();
+      server = undefined;
+    }
+  });
+
+  it('answers the names listed in allowedHosts too (a reverse proxy that keeps the Host header)', async () => {
+    server = await withDashboard({ token: TOKEN, allowedHosts: ['shopsync.example.com'] });
+    const bearer = { authorization: `Bearer ${TOKEN}` };
+    expect((await getAs(`${server.url}/api/overview`, 'shopsync.example.com', bearer)).status).toBe(200);
+    expect((await getAs(`${server.url}/healthz`, 'SHOPSYNC.example.com:443')).status).toBe(200);
+    expect((await getAs(`${server.url}/healthz`, 'evil.example')).status).toBe(403);
+    expect((await getAs(`${server.url}/healthz`, 'sub.shopsync.example.com')).status).toBe(403);
+  });
+
+  it('on a public bind answers any Host unless allowedHosts is set; then only those, loopback names and IP addresses (probes send the pod IP)', async () => {
+    server = await withDashboard({ host: '0.0.0.0', token: TOKEN });
+    const url = `http://127.0.0.1:${server.port}`;
+    expect((await getAs(`${url}/healthz`, 'shopsync.internal:8080')).status).toBe(200);
+    await server.close();
+    server = await withDashboard({ host: '0.0.0.0', token: TOKEN, allowedHosts: ['shopsync.internal'] });
+    const url2 = `http://127.0.0.1:${server.port}`;
+    for (const host of ['shopsync.internal:8080', '10.1.2.3:8080', '[fd00::5]:8080', `127.0.0.1:${server.port}`, 'localhost']) {
+      expect((await getAs(`${url2}/readyz`, host)).status, host).toBe(200);
+    }
+    expect((await getAs(`${url2}/readyz`, 'attacker.example:8080')).status).toBe(403);
+  });
+
+  it('asks for the dashboard token on /metrics when one is set (Prometheus sends it as a bearer token)', async () => {
+    server = await withDashboard({ token: TOKEN });
+    const none = await fetch(`${server.url}/metrics`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await none.text()).not.toContain('shopsync_');
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0000000' } })).status).toBe(401);
+    const ok = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('shopsync_process_resident_memory_bytes');
+  });
+
+  it('keeps /healthz and /readyz open for probes but gives their details (version, check details) only with the token', async () => {
+    server = await withDashboard({ token: TOKEN });
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    const healthBody = (await health.json()) as Record<string, unknown>;
+    expect(healthBody).toMatchObject({ status: 'ok' });
+    expect(healthBody).not.toHaveProperty('version');
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const text = await ready.text();
+    expect(JSON.parse(text)).toEqual({ status: 'ready', checks: { state: { ok: true } } });
+    expect(text).not.toContain('/srv/shopsync');
+    const bearer = { headers: { authorization: `Bearer ${TOKEN}` } };
+    expect(await (await fetch(`${server.url}/healthz`, bearer)).json()).toMatchObject({ status: 'ok', version: '0.1.0' });
+    expect(await (await fetch(`${server.url}/readyz`, bearer)).json()).toMatchObject({ checks: { state: { ok: true, detail: expect.stringContaining('open') } } });
   });
 });

@@ -27,9 +27,30 @@ export function firstValues(query: unknown): Record<string, string | undefined> 
   return out;
 }
 
-/** A local path to return to after sign-in (never another site). */
+/** The stand-in origin `safeNext` resolves against (never contacted). */
+const NEXT_BASE = 'http://placeholder.invalid';
+
+/**
+ * A local path to return to after sign-in, or `/`: never another site. Browsers drop tabs and
+ * newlines from a URL and read `\` as `/`, so `/\t/evil.example` would leave the site; such a
+ * `next` is refused whole rather than cleaned. What passes is resolved as the browser would and
+ * must stay on the stand-in origin; it is answered in that parsed form (percent-encoded, so it
+ * also fits a Location header).
+ */
 export function safeNext(next: string | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  // One leading slash, then no slash or backslash: `//host` and `/\host` name another host.
+  if (!next || !/^\/(?![/\\])/.test(next)) return '/';
+  // No backslash, whitespace or control character anywhere (C0, DEL, C1).
+  if (/[\\\s\u0000-\u001f\u007f-\u009f]/.test(next)) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, NEXT_BASE);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== NEXT_BASE) return '/';
+  const local = `${url.pathname}${url.search}${url.hash}`;
+  return local.startsWith('/') && !local.startsWith('//') ? local : '/';
 }
 
 /** Register the page routes. */
