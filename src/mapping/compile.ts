@@ -11,7 +11,7 @@ import { checkTargets } from './checks.js';
 import { columnUses } from './columns.js';
 import { describe } from './coerce.js';
 import { MISSING, ruleText, type CompileContext, type CompiledExpression, type Env, type RuleMeta } from './env.js';
-import { compileExpression, createExprRuntime } from './expr.js';
+import { compileExpression, createExprRuntime, DEFAULT_EXPR_LIMITS, type ExprLimits } from './expr.js';
 import { compileGuards } from './guards.js';
 import { buildObject, compileFields } from './lists.js';
 import { compileGetter, formatPath, normalisePath, valueAt } from './paths.js';
@@ -64,6 +64,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   });
 
   const expressions: CompiledExpression[] = [];
+  const exprLimits: ExprLimits = { timeMs: file.expr_limits?.time_ms ?? DEFAULT_EXPR_LIMITS.timeMs, depth: file.expr_limits?.depth ?? DEFAULT_EXPR_LIMITS.depth };
   const rules = new Map<string, RuleMeta>();
   const cc: CompileContext = {
     file: fileName,
@@ -79,7 +80,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     fail: (code, message, path, at) => problems.push(problem(src, code, message, path, at)),
     expression(source, path) {
       try {
-        expressions.push(compileExpression(source));
+        expressions.push(compileExpression(source, exprLimits));
       } catch (err) {
         const e = err as { message?: string; position?: number };
         problems.push(problem(src, 'MAPPING_EXPR', `invalid JSONata expression: ${e.message ?? String(err)}${e.position !== undefined ? ` (at character ${e.position})` : ''}`, path));
@@ -103,6 +104,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     const [producer] = compileFields({ [name]: rule }, '', ['fields'], cc);
     return { ...producer, usesExpr: expressions.length > before };
   });
+  if (file.expr_limits && expressions.length === 0) problems.push(problem(src, 'MAPPING_RULE', '`expr_limits` limits the evaluation of `expr` rules, and this file has none; remove it', ['expr_limits'], 'key'));
   if (problems.length > 0) throw new MappingFileError(fileName, problems);
 
   const guards =

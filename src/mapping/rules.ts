@@ -195,7 +195,7 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
       raw = env.expr.value((raw as { [EXPR]: number })[EXPR], scope, env.ctx);
       if (raw === PENDING) return MISSING;
       if (raw instanceof ExpressionFailure) {
-        env.errors.push(ruleError(env, meta, parent + name, 'MAPPING_EXPR', `the expression failed: ${raw.message}`, undefined));
+        env.errors.push(ruleError(env, meta, parent + name, raw.code, raw.code === 'MAPPING_EXPR_BUDGET' ? raw.message : `the expression failed: ${raw.message}`, undefined));
         return MISSING;
       }
     }

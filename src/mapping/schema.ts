@@ -180,6 +180,13 @@ export const mappingFileSchema = z
     true: z.array(scalar).min(1).optional(),
     false: z.array(scalar).min(1).optional(),
     tables: z.record(z.string(), z.record(z.string(), constant)).optional(),
+    /** The budget of every evaluation of the file's `expr` rules (defaults in expr.ts: 1000 ms, depth 1000); one over it fails its record with MAPPING_EXPR_BUDGET. */
+    expr_limits: z
+      .strictObject({
+        time_ms: z.number().int().min(1).max(60_000, { message: 'expected at most 60000 ms (a minute per record)' }).optional(),
+        depth: z.number().int().min(10).max(100_000, { message: 'expected a depth of at most 100000' }).optional(),
+      })
+      .optional(),
     fields: z.record(z.string(), ruleSchema),
   })
   .superRefine((m, ctx) => {
