@@ -71,8 +71,9 @@ export class ConfigError extends SyncError {
   readonly line?: number;
   readonly key?: string;
 
-  constructor(message: string, options: SyncErrorOptions & { file?: string; line?: number; key?: string } = {}) {
-    super('CONFIG_INVALID', message, options);
+  /** `code` defaults to CONFIG_INVALID; a more specific one (CONFIG_PATH_OUTSIDE) where callers branch on it. */
+  constructor(message: string, options: SyncErrorOptions & { file?: string; line?: number; key?: string; code?: string } = {}) {
+    super(options.code ?? 'CONFIG_INVALID', message, options);
     this.file = options.file;
     this.line = options.line;
     this.key = options.key;

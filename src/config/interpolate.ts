@@ -18,6 +18,8 @@ export interface InterpolationSources {
 export interface Resolved {
   readonly value: string;
   readonly fromFile: boolean;
+  /** The path of a `${file:…}` as written in the config (not one from a NAME_FILE variable). */
+  readonly fileWritten?: string;
 }
 
 /** A reference that could not be resolved; the loader turns it into a ConfigError with a line. */
@@ -47,7 +49,8 @@ function readSecretFile(path: string, baseDir: string, reference: string): strin
 /** Resolve one reference body (`NAME`, `NAME:-default`, `file:/path`). */
 export function resolveReference(body: string, sources: InterpolationSources): Resolved {
   if (body.startsWith('file:')) {
-    return { value: readSecretFile(body.slice(5).trim(), sources.baseDir, body), fromFile: true };
+    const written = body.slice(5).trim();
+    return { value: readSecretFile(written, sources.baseDir, body), fromFile: true, fileWritten: written };
   }
   const dflt = body.indexOf(':-');
   const name = (dflt >= 0 ? body.slice(0, dflt) : body).trim();
@@ -69,24 +72,31 @@ export interface InterpolatedString {
   readonly fromFile: boolean;
   /** The string held at least one reference. */
   readonly changed: boolean;
+  /** The paths of its `${file:…}` references as written (the loader checks they stay in the config folder). */
+  readonly files: readonly string[];
 }
 
 /** Replace every `${…}` in a string; `$${` stays a literal `${`. */
 export function interpolateString(text: string, sources: InterpolationSources): InterpolatedString {
   let fromFile = false;
   let count = 0;
+  const files: string[] = [];
   const value = text.replace(REFERENCE, (match: string, body: string | undefined) => {
     if (body === undefined) return '${';
     count += 1;
     const r = resolveReference(body, sources);
     fromFile ||= r.fromFile;
+    if (r.fileWritten !== undefined) files.push(r.fileWritten);
     return r.value;
   });
   const whole = count === 1 && /^\$\{[^}]*\}$/.test(text);
-  return { value, whole, fromFile, changed: count > 0 || value !== text };
+  return { value, whole, fromFile, changed: count > 0 || value !== text, files };
 }
 
-/** Read a plain scalar the way YAML would have, had the value been written inline. */
+/**
+ * Read a plain scalar the way YAML would have, had the value been written inline. The loader takes
+ * this back to the text as set where the key wants text (a numeric password stays a string).
+ */
 export function coerceScalar(value: string): string | number | boolean | null {
   if (/^-?\d+(\.\d+)?$/.test(value) && Number.isFinite(Number(value))) return Number(value);
   if (value === 'true' || value === 'false') return value === 'true';

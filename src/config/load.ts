@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { formatPath as formatIssuePath } from '../util/paths.js';
 import { coerceScalar, interpolateString, InterpolationFailure, type InterpolationSources } from './interpolate.js';
+import { ALLOW_OUTSIDE_KEY, leavesFolder, OUTSIDE_HINT, PATH_OUTSIDE, pathsOutside } from './paths.js';
 import { describeLocation, type StateLocation } from '../state/location.js';
 import { configSchema, shopsOf, type Config } from './schema.js';
 import { suggestKey } from './suggest.js';
@@ -38,7 +39,9 @@ export interface LoadConfigOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-const SECRET_KEY = /token|secret|password|passwd|apikey|api_key|credential/i;
+const SECRET_WORD = /token|secret|password|passwd|api[-_]?key|credential/i;
+/** A key whose value is a secret (`token`, `clientSecret`, `X-Api-Key`), but not one naming where a secret is used (`tokenUrl`). */
+const isSecretKey = (key: string): boolean => SECRET_WORD.test(key) && !/url$/i.test(key);
 const DUMMY_URL = 'http://x';
 
 /** The config path from `--config`, then SHOPSYNC_CONFIG, then ./shopsync.yaml. */
@@ -74,11 +77,34 @@ export function parseConfigText(text: string, file: string, options: LoadConfigO
   const sources: InterpolationSources = { env: options.env ?? process.env, baseDir };
   const secrets = new Set<string>();
   const warnings: string[] = [];
-  interpolateDocument(doc, sources, secrets, warnings, file, lineOf);
+  const interpolated = interpolateDocument(doc, sources, secrets, warnings, file, lineOf);
+  // A `${file:…}` follows the path rule too; checked before validation, so nothing it read from outside is used or shown.
+  const allowOutside = doc.get(ALLOW_OUTSIDE_KEY) === true;
+  const fileRefs = allowOutside ? [] : interpolated.files.filter((f) => leavesFolder(baseDir, f.written));
+  if (fileRefs.length > 0) {
+    throw pathsError(
+      fileRefs.map((f) => ({ line: f.line ?? 1, key: f.key, message: `${file}:${f.line}: ${f.key}: \${file:${f.written}} leaves the config file's folder (${baseDir}); ${OUTSIDE_HINT}` })),
+      file,
+    );
+  }
 
-  const parsed = configSchema.safeParse(doc.toJS() ?? {});
-  if (!parsed.success) throw configIssues(parsed.error, doc, file, lineOf);
+  const parsed = validate(doc, interpolated.typed);
+  if (!parsed.success) throw configIssues(parsed.error, doc, file, lineOf, secrets);
   const config = parsed.data;
+  if (!config.allowPathsOutsideConfig) {
+    const outside = pathsOutside(config, baseDir);
+    if (outside.length > 0) {
+      throw pathsError(
+        outside.map((o) => {
+          const line = lineOf(nearestNode(doc, o.path).node?.range?.[0]) ?? 1;
+          const key = formatPath(o.path);
+          const shown = isSecretText(o.value, secrets) ? 'the value' : `"${o.value}"`;
+          return { line, key, message: `${file}:${line}: ${key}: ${shown} leaves the folder it is relative to (${o.base}); ${OUTSIDE_HINT}` };
+        }),
+        file,
+      );
+    }
+  }
   collectKnownSecrets(config, secrets);
   warnings.push(...unsafeSettings(config, file));
   const location: StateLocation =
@@ -96,6 +122,20 @@ export function parseConfigText(text: string, file: string, options: LoadConfigO
   };
 }
 
+/** A `${file:…}` written in the config, where it is. */
+interface FileReference {
+  readonly written: string;
+  readonly key: string;
+  readonly line: number | undefined;
+}
+
+/** What interpolation did besides replacing text. */
+interface Interpolated {
+  /** Scalars read as a number, true/false or null from a whole `${…}`, with the text as set. */
+  readonly typed: Map<Scalar, string>;
+  readonly files: readonly FileReference[];
+}
+
 /** Replace `${…}` in every scalar value; remember secrets; warn about secrets written inline. */
 function interpolateDocument(
   doc: Document,
@@ -104,8 +144,16 @@ function interpolateDocument(
   warnings: string[],
   file: string,
   lineOf: (offset: number | undefined) => number | undefined,
-): void {
+): Interpolated {
   const done = new WeakSet<object>();
+  const typed = new Map<Scalar, string>();
+  const files: FileReference[] = [];
+  /** A plain scalar that was one whole reference is read as YAML would read it; the text is kept in case the key wants text. */
+  const assign = (node: Scalar, r: { value: string; whole: boolean }) => {
+    const value = r.whole && node.type === Scalar.PLAIN ? coerceScalar(r.value) : r.value;
+    if (typeof value !== 'string') typed.set(node, r.value);
+    node.value = value;
+  };
   visit(doc, {
     Pair(_, pair, path) {
       const value = pair.value;
@@ -121,22 +169,25 @@ function interpolateDocument(
         const line = lineOf(value.range?.[0]);
         throw new ConfigError(`${file}:${line}: ${keyPath}: ${err.message}`, { file, line, key: keyPath });
       }
-      const secretKey = SECRET_KEY.test(key);
+      const secretKey = isSecretKey(key);
+      for (const written of result.files) files.push({ written, key: keyPath, line: lineOf(value.range?.[0]) });
       if (result.changed) {
         if (result.fromFile || secretKey) secrets.add(result.value);
-        value.value = result.whole && value.type === Scalar.PLAIN ? coerceScalar(result.value) : result.value;
+        assign(value, result);
       } else if (secretKey && value.value.length > 0) {
         warnings.push(`${file}:${lineOf(value.range?.[0])}: ${keyPath} is written into the config file; take it from the environment (\${VAR}) or a file (\${file:/run/secrets/…}) so it never lands in a repository`);
       }
       if (secretKey && typeof value.value === 'string') secrets.add(value.value);
     },
-    Scalar(_, node) {
-      // Sequence items are not pairs; interpolate them too (e.g. scopes: [ ${SCOPE} ]).
+    Scalar(index, node, path) {
+      // Sequence items are not pairs; interpolate them too (e.g. a block list of scopes: `- ${SCOPE}`).
       if (done.has(node) || typeof node.value !== 'string' || !node.value.includes('${')) return;
+      const keyPath = `${keyPathOf(path.slice(0, -1), '')}[${String(index)}]`;
       try {
         const r = interpolateString(node.value, sources);
         if (r.fromFile) secrets.add(r.value);
-        node.value = r.whole && node.type === Scalar.PLAIN ? coerceScalar(r.value) : r.value;
+        for (const written of r.files) files.push({ written, key: keyPath, line: lineOf(node.range?.[0]) });
+        assign(node, r);
       } catch (err) {
         if (!(err instanceof InterpolationFailure)) throw err;
         const line = lineOf(node.range?.[0]);
@@ -144,6 +195,38 @@ function interpolateDocument(
       }
     },
   });
+  return { typed, files };
+}
+
+/**
+ * Validate the interpolated document. A whole unquoted `${VAR}` was read as YAML would read the value
+ * written there (`5432` a number, `true` a boolean); where the key wants text (a password `98765432`,
+ * a database `007`) it goes back to the text exactly as set, and the document is validated again.
+ */
+function validate(doc: Document, typed: Map<Scalar, string>): ReturnType<typeof configSchema.safeParse> {
+  for (;;) {
+    const parsed = configSchema.safeParse(doc.toJS() ?? {});
+    if (parsed.success || typed.size === 0) return parsed;
+    let reverted = false;
+    for (const issue of parsed.error.issues.flatMap((i) => expandUnion(i))) {
+      if (issue.code !== 'invalid_type' || issue.expected !== 'string') continue;
+      const node = doc.getIn(issue.path.filter((p): p is string | number => typeof p !== 'symbol'), true);
+      const text = isScalar(node) ? typed.get(node) : undefined;
+      if (!isScalar(node) || text === undefined) continue;
+      node.value = text;
+      typed.delete(node);
+      reverted = true;
+    }
+    // Nothing went back to text: the remaining issues are the config's own.
+    if (!reverted) return parsed;
+  }
+}
+
+/** One ConfigError (CONFIG_PATH_OUTSIDE) listing each path outside its folder. */
+function pathsError(items: readonly { line: number; key: string; message: string }[], file: string): ConfigError {
+  const first = items[0]!;
+  const message = items.length === 1 ? first.message : `${file}: ${items.length} paths leave their folder:\n  ${items.map((i) => i.message).join('\n  ')}`;
+  return new ConfigError(message, { code: PATH_OUTSIDE, file, line: first.line, key: first.key, details: { issues: items } });
 }
 
 /** `a.b[2].c` for a key found while visiting. */
@@ -160,7 +243,7 @@ function keyPathOf(path: readonly unknown[], key: string): string {
     }
   }
   const prefix = parts.join('').replace(/^\./, '');
-  return prefix ? `${prefix}.${key}` : key;
+  return prefix && key ? `${prefix}.${key}` : prefix || key;
 }
 
 /** `pipelines[0].source.query` from a zod path. */
@@ -169,14 +252,14 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Turn zod issues into one ConfigError listing each issue with its line. */
-function configIssues(error: z.ZodError, doc: Document, file: string, lineOf: (o: number | undefined) => number | undefined): ConfigError {
+function configIssues(error: z.ZodError, doc: Document, file: string, lineOf: (o: number | undefined) => number | undefined, secrets: ReadonlySet<string>): ConfigError {
   const items = error.issues.flatMap((issue) => expandUnion(issue)).map((issue) => {
     const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
     const { node, exact } = nearestNode(doc, path);
     const line = lineOf(node?.range?.[0]) ?? 1;
     const key = formatPath(path);
     // Custom checks (cron, time zone, connection names…) name the value in their own message.
-    const got = issue.code === 'custom' ? '' : exact && isScalar(node) ? describeValue(node.value, key) : exact ? '' : ' (missing)';
+    const got = issue.code === 'custom' ? '' : exact && isScalar(node) ? describeValue(node.value, key, secrets) : exact ? '' : ' (missing)';
     const typo = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? suggestKey(configSchema, path, issue.keys[0]) : undefined;
     const hint = typo ? `; did you mean "${typo}"?` : '';
     return { line, key, message: `${file}:${line}: ${key}: ${issue.message}${got}${hint}` };
@@ -209,17 +292,29 @@ function nearestNode(doc: Document, path: readonly (string | number)[]): { node:
   return { node: undefined, exact: false };
 }
 
-/** `, got "abc"` — never for secrets. */
-function describeValue(value: unknown, key: string): string {
-  if (SECRET_KEY.test(key)) return '';
-  const shown = typeof value === 'string' ? `"${value.length > 60 ? `${value.slice(0, 57)}…` : value}"` : String(value);
+/** `, got "abc"` — never for secrets, nor for what a `${file:…}` read (the file may be anything). */
+function describeValue(value: unknown, key: string, secrets: ReadonlySet<string>): string {
+  if (isSecretKey(key) || isSecretText(String(value), secrets)) return '';
+  // A password inside a URL is not shown either.
+  const text = typeof value === 'string' ? value.replace(/(\/\/[^/:@\s]*:)[^@\s/]*@/, '$1[redacted]@') : value;
+  const shown = typeof text === 'string' ? `"${text.length > 60 ? `${text.slice(0, 57)}…` : text}"` : String(text);
   return `, got ${shown} (${value === null ? 'null' : typeof value})`;
+}
+
+/** The text is, or holds, a secret the config is known to hold so far (a value read from a file is one). */
+function isSecretText(text: string, secrets: ReadonlySet<string>): boolean {
+  for (const s of secrets) if (s.length >= 4 && text.includes(s)) return true;
+  return false;
 }
 
 /** Request headers whose values describe content, never credentials. */
 const PLAIN_HEADERS = new Set(['accept', 'accept-language', 'content-type', 'user-agent']);
 
-/** Add the secrets a validated config holds even when they were not interpolated. */
+/**
+ * Add the secrets a validated config holds even when they were not interpolated: shop credentials,
+ * passwords and keys inside URLs, ERP HTTP auth and headers (connection and pipeline), alert
+ * channels and the dashboard token.
+ */
 function collectKnownSecrets(config: Config, secrets: Set<string>): void {
   const add = (s: unknown) => {
     if (typeof s === 'string' && s) secrets.add(s);
@@ -227,29 +322,80 @@ function collectKnownSecrets(config: Config, secrets: Set<string>): void {
   for (const shop of Object.values(shopsOf(config))) {
     add(shop.token);
     add(shop.oauth?.clientSecret);
+    addUrlSecrets(shop.baseUrl, add);
+    if (shop.oauth?.tokenUrl) addUrlSecrets(shop.oauth.tokenUrl, add);
   }
-  if (config.state.url) addUrlPassword(config.state.url, add);
+  if (config.state.url) addUrlSecrets(config.state.url, add);
   add(config.dashboard.token);
   add(config.alerts.webhook?.secret);
+  if (config.alerts.webhook) {
+    // Chat webhooks (Slack, Teams, Discord) carry their credential in the path: the whole URL is one.
+    add(config.alerts.webhook.url);
+    addUrlSecrets(config.alerts.webhook.url, add);
+  }
   add(config.alerts.email?.password);
   for (const conn of Object.values(config.connections)) {
-    const c = conn as { password?: unknown; url?: unknown; auth?: { value?: unknown }; headers?: Record<string, unknown> };
+    const c = conn as { password?: unknown; url?: unknown; baseUrl?: unknown; auth?: { value?: unknown }; headers?: Record<string, unknown> };
     add(c.password);
-    add(c.auth?.value);
-    // Any configured header may carry a credential (X-Api-Key, a cookie): every value is redacted,
-    // but for the few that only describe the content (redacting `application/json` helps nobody).
-    for (const [name, v] of Object.entries(c.headers ?? {})) if (!PLAIN_HEADERS.has(name.toLowerCase())) add(v);
-    if (typeof c.url === 'string') addUrlPassword(c.url, add);
+    addCredential(c.auth?.value, add);
+    addHeaders(c.headers, add);
+    if (typeof c.url === 'string') addUrlSecrets(c.url, add);
+    if (typeof c.baseUrl === 'string') addUrlSecrets(c.baseUrl, add);
+  }
+  for (const p of config.pipelines) {
+    for (const block of [p.source, p.sink] as ({ headers?: Record<string, unknown>; path?: unknown } | undefined)[]) {
+      addHeaders(block?.headers, add);
+      // An HTTP path may be a whole URL, or carry a key in its query.
+      if (typeof block?.path === 'string') addUrlSecrets(block.path, add);
+    }
   }
 }
 
-/** The password inside a connection URL, as a secret. */
-function addUrlPassword(url: string, add: (s: unknown) => void): void {
-  try {
-    add(decodeURIComponent(new URL(url, DUMMY_URL).password));
-  } catch {
-    // Not a URL we can read a password from.
+/**
+ * Any configured header may carry a credential (X-Api-Key, a cookie): every value is redacted, but
+ * for the few that only describe the content (redacting `application/json` helps nobody).
+ */
+function addHeaders(headers: Record<string, unknown> | undefined, add: (s: unknown) => void): void {
+  for (const [name, v] of Object.entries(headers ?? {})) if (!PLAIN_HEADERS.has(name.toLowerCase())) addCredential(v, add);
+}
+
+/**
+ * A credential as sent (`Bearer abc`), and the credential alone (`abc`), which is what an error
+ * message or a token endpoint's answer shows; for Basic, the password inside it too.
+ */
+function addCredential(value: unknown, add: (s: unknown) => void): void {
+  if (typeof value !== 'string') return;
+  add(value);
+  const m = /^\s*([A-Za-z][\w.-]*)\s+(\S+)\s*$/.exec(value);
+  if (!m) return;
+  add(m[2]);
+  if (m[1]!.toLowerCase() === 'basic') {
+    const decoded = Buffer.from(m[2]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon >= 0) add(decoded.slice(colon + 1));
   }
+}
+
+/** Query parameters whose values are credentials (`api_key`, `token`, `password`, `sig`…). */
+const SECRET_PARAM = /token|secret|pass|pwd|key|sig|auth|cred|session/i;
+
+/** The password inside a URL (as written and decoded) and the values of its credential query parameters. */
+function addUrlSecrets(url: string, add: (s: unknown) => void): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, DUMMY_URL);
+  } catch {
+    return; // Not a URL we can read secrets from.
+  }
+  if (parsed.password) {
+    add(parsed.password);
+    try {
+      add(decodeURIComponent(parsed.password));
+    } catch {
+      // A malformed escape: the raw form is added.
+    }
+  }
+  for (const [name, value] of parsed.searchParams) if (SECRET_PARAM.test(name)) add(value);
 }
 
 /** Settings that are valid but can lose data with a common ERP: said at every start, never refused. */

@@ -25,6 +25,11 @@ export const configSchema = z
     pipelines: z.array(pipelineEntrySchema).default([]),
     /** Default time zone of schedules. @default the machine's zone (TZ) */
     timezone: timezoneSchema.optional(),
+    /**
+     * Allow relative paths (mapping files, folders, SQLite files, CA files, `${file:…}`) that climb out
+     * of the folder they are relative to with `..`. Absolute paths are always taken as written. @default false
+     */
+    allowPathsOutsideConfig: z.boolean().default(false),
     state: z
       .strictObject({
         /** `sqlite`: one file beside shopsync (the embedded default). `postgres`: a schema in a PostgreSQL database (production, several replicas). @default sqlite */

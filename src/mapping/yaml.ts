@@ -26,6 +26,19 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     });
   }
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
+    // Whatever the file is (a passwd file, a secret, a list), its content is not shown: the message
+    // reaches logs, the dashboard and alerts.
+    const start = (doc.contents as Node | null)?.range?.[0];
+    const pos = start === undefined ? { line: 1, col: 1 } : lineCounter.linePos(start);
+    const what = data === null || data === undefined ? 'is empty' : `is not a mapping file`;
+    const found = data === null || data === undefined ? '' : `, found ${kindOf(data)} (the content is not shown)`;
+    throw new MappingError('MAPPING_NOT_A_MAPPING', `${file}:${pos.line}:${pos.col}: ${what}: expected a YAML object with name, direction, target, key and fields${found}`, {
+      file,
+      line: pos.line,
+      column: pos.col,
+    });
+  }
   return {
     file,
     data,
@@ -35,6 +48,14 @@ export function parseYamlSource(text: string, file: string): YamlSource {
       return { line: pos.line, column: pos.col };
     },
   };
+}
+
+/** What a document that is not an object holds, in words. */
+function kindOf(data: unknown): string {
+  if (Array.isArray(data)) return 'a list';
+  if (typeof data === 'number' || typeof data === 'bigint') return 'a number';
+  if (typeof data === 'boolean') return 'true or false';
+  return typeof data === 'string' ? 'text' : 'a value of another kind';
 }
 
 function findOffset(doc: Document, path: readonly PropertyKey[], at: 'key' | 'value'): number {

@@ -12,9 +12,13 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CursorPosition } from '../types.js';
 import type { FileSourceConfig } from './config.js';
-import { byName, globToRegExp, moveInto, readyFiles, type FileAt } from './folders.js';
+import { byName, globToRegExp, moveInto, readyFiles, type FileAt, type UnusableName } from './folders.js';
 
-const CLAIM = /^(\d{10})~(.+)$/;
+/** Told about an inbox file the pattern takes but whose name cannot be handled (it stays in the inbox). */
+export type OnUnusable = (file: UnusableName, raw: Buffer) => void;
+
+// `s`: the original name may hold a line break.
+const CLAIM = /^(\d{10})~(.+)$/s;
 
 /** A file to read: where it is, the name positions use, and the name it arrived under. */
 export interface Delivery extends FileAt {
@@ -53,14 +57,14 @@ export async function claimedFiles(processing: string, cfg: FileSourceConfig): P
  * Claim every ready inbox file, in name order, and return every delivery to read: those claimed
  * before (a crash, a file that grew) first, then the new ones.
  */
-export async function claimArrivals(folder: string, cfg: FileSourceConfig, after: CursorPosition | undefined): Promise<Delivery[]> {
+export async function claimArrivals(folder: string, cfg: FileSourceConfig, after: CursorPosition | undefined, unusable?: OnUnusable): Promise<Delivery[]> {
   const processing = path.join(folder, cfg.processingFolder);
   const waiting = await claimedFiles(processing, cfg);
   const fromCursor = typeof after?.value === 'string' ? parseClaim(after.value)?.arrival : undefined;
   let arrival = Math.max(fromCursor ?? 0, ...waiting.map((d) => parseClaim(d.name)!.arrival));
   const marker = cfg.stability.mode === 'marker' ? cfg.stability.markerSuffix : undefined;
   const claimed: Delivery[] = [];
-  for (const name of await readyFiles(folder, cfg)) {
+  for (const name of await readyFiles(folder, cfg, Date.now(), unusable)) {
     arrival += 1;
     const target = claimedName(arrival, name);
     // moveInto numbers a taken name; a claimed name is never taken (its number is new).
@@ -71,8 +75,8 @@ export async function claimArrivals(folder: string, cfg: FileSourceConfig, after
 }
 
 /** What a dry run or preview reads, moving nothing: deliveries already claimed, then the ready inbox files in place. */
-export async function previewArrivals(folder: string, cfg: FileSourceConfig): Promise<Delivery[]> {
+export async function previewArrivals(folder: string, cfg: FileSourceConfig, unusable?: OnUnusable): Promise<Delivery[]> {
   const waiting = await claimedFiles(path.join(folder, cfg.processingFolder), cfg);
-  const ready = (await readyFiles(folder, cfg)).map((name) => ({ dir: folder, name, original: name }));
+  const ready = (await readyFiles(folder, cfg, Date.now(), unusable)).map((name) => ({ dir: folder, name, original: name }));
   return [...waiting, ...ready];
 }

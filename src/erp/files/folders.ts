@@ -9,10 +9,55 @@ import type { FileSourceConfig } from './config.js';
 /** Names that writers use for files still being written. */
 const IN_PROGRESS = /(\.tmp|\.part|\.partial|\.crdownload|\.filepart|~)$/i;
 
-/** `*.csv` → /^[^/]*\.csv$/; only `*` and `?` are special. */
+/**
+ * `*.csv` → /^.*\.csv$/is; only `*` and `?` are special. The pattern matches the whole name, whatever
+ * it holds: `s` lets `*` and `?` match a line break too, so a name with a newline is not skipped.
+ */
 export function globToRegExp(glob: string): RegExp {
   const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`, 'i');
+  return new RegExp(`^${body}$`, 'is');
+}
+
+/**
+ * The longest inbox file name (in bytes) shopsync can handle: it is claimed as `0000000001~<name>`
+ * (11 bytes more) and a failed file gets `<name>.error.txt` (10 more), and a file name may have at
+ * most 255 bytes.
+ */
+export const MAX_NAME_BYTES = 255 - 11 - 10;
+
+/** An inbox file the pattern takes but whose name shopsync cannot handle; it stays where it is. */
+export interface UnusableName {
+  /** The name as well as it can be shown (bytes that are not UTF-8 shown as U+FFFD). */
+  readonly name: string;
+  /** Why, and what to do. */
+  readonly reason: string;
+}
+
+/** Names said once per process (folder, then the name's bytes), so a daemon does not repeat them every run. */
+const saidOnce = new Set<string>();
+const SAID_MAX = 10_000;
+
+/**
+ * True the first time an unusable name of `folder` is seen by this process. A name that keeps
+ * lying in the inbox is said once, not at every run.
+ */
+export function firstTimeUnusable(folder: string, raw: Buffer): boolean {
+  const id = `${folder}\0${raw.toString('hex')}`;
+  if (saidOnce.has(id)) return false;
+  if (saidOnce.size >= SAID_MAX) saidOnce.clear();
+  saidOnce.add(id);
+  return true;
+}
+
+/** Why a name cannot be handled, or undefined when it can. */
+function nameProblem(raw: Buffer, name: string): string | undefined {
+  if (!Buffer.from(name, 'utf8').equals(raw)) {
+    return 'its name is not valid UTF-8, so it cannot be named in positions, letters and logs; rename it (e.g. `convmv -f latin1 -t utf8 --notest <file>`) and it is read at the next run';
+  }
+  if (raw.length > MAX_NAME_BYTES) {
+    return `its name is ${raw.length} bytes long, too long to be claimed as \`0000000001~<name>\` (at most ${MAX_NAME_BYTES} bytes); rename it shorter and it is read at the next run`;
+  }
+  return undefined;
 }
 
 /** Sort order of inbox files: by name, code unit order (the same order positions compare in). */
@@ -20,11 +65,23 @@ export function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Files in the inbox that match the pattern and are completely written, in name order. */
-export async function readyFiles(folder: string, cfg: FileSourceConfig, now = Date.now()): Promise<string[]> {
+/**
+ * Files in the inbox that match the pattern and are completely written, in name order. A file the
+ * pattern takes but whose name cannot be handled (not UTF-8, too long) is handed to `unusable` and
+ * left in place.
+ */
+export async function readyFiles(folder: string, cfg: FileSourceConfig, now = Date.now(), unusable?: (file: UnusableName, raw: Buffer) => void): Promise<string[]> {
   const pattern = globToRegExp(cfg.pattern ?? `*.${cfg.format}`);
-  const entries = await readdir(folder, { withFileTypes: true });
-  const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
+  // Raw bytes: a name that is not UTF-8 would come back decoded with U+FFFD, a name no file has.
+  const entries = await readdir(folder, { withFileTypes: true, encoding: 'buffer' });
+  const names = new Set<string>();
+  for (const e of entries) {
+    if (!e.isFile()) continue;
+    const name = e.name.toString('utf8');
+    const problem = nameProblem(e.name, name);
+    if (problem === undefined) names.add(name);
+    else if (!name.startsWith('.') && !IN_PROGRESS.test(name) && !(cfg.stability.mode === 'marker' && name.endsWith(cfg.stability.markerSuffix)) && pattern.test(name)) unusable?.({ name, reason: problem }, e.name);
+  }
   const ready: string[] = [];
   for (const name of [...names].sort(byName)) {
     if (name.startsWith('.') || IN_PROGRESS.test(name) || !pattern.test(name)) continue;

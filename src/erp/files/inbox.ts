@@ -29,12 +29,12 @@ import type { FilesConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
 import { SOURCE_CODES, type ConnectorContext, type CursorPosition, type ReadOptions, type RecordOrigin, type SettledFile, type Source, type SourceCommit, type SourceItem } from '../types.js';
 import { comparePositions, compareValues, pathReader, recordSchema } from '../values.js';
-import { claimArrivals, previewArrivals, type Delivery } from './claims.js';
+import { claimArrivals, previewArrivals, type Delivery, type OnUnusable } from './claims.js';
 import type { FileSourceConfig } from './config.js';
 import { readCsv } from './csv.js';
 import { checkBytes, fileEncoding } from './encoding.js';
 import type { FileRow } from './rows.js';
-import { endsWithLineBreak, moveInto, moveToFailed, quietFor, settled, unchangedSince } from './folders.js';
+import { endsWithLineBreak, firstTimeUnusable, moveInto, moveToFailed, quietFor, settled, unchangedSince } from './folders.js';
 import { readJson, readNdjson } from './json.js';
 import { readXml } from './xml.js';
 
@@ -100,11 +100,16 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
 
   const keyOf = pathReader(cfg.key);
 
+  /** A file whose name cannot be handled stays in the inbox; it is said once per process, not at every run. */
+  const unusable: OnUnusable = (file, raw) => {
+    if (firstTimeUnusable(folder, raw)) logger.warn({ code: CONNECTOR_CODES.fileUnreadable, file: file.name, reason: file.reason }, `inbox file skipped: ${file.reason}`);
+  };
+
   async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
     const after = options.after;
     let deliveries: Delivery[];
     try {
-      deliveries = options.readOnly ? await previewArrivals(folder, cfg) : await claimArrivals(folder, cfg, after);
+      deliveries = options.readOnly ? await previewArrivals(folder, cfg, unusable) : await claimArrivals(folder, cfg, after, unusable);
     } catch (err) {
       throw connectorError(connector, CONNECTOR_CODES.fileUnreadable, `inbox folder ${folder} cannot be listed or its files claimed: ${causeText(err)}. Check that it exists and is writable.`, { cause: err });
     }
