@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pathTemplate } from '../../src/erp/http/sink.js';
+import { writtenLike } from '../../src/erp/http/source.js';
 import { createSink, createSource, type HttpSourceConfigInput } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { collect } from './sql-suite.js';
@@ -16,6 +17,9 @@ let baseUrl: string;
 let posts: { path: string; key: string | undefined; body: unknown }[] = [];
 let failuresLeft = 0;
 let failStatus = 503;
+/** Records of /api/stamped (timestamp cursor `changed`, sorted ascending) and the `since` values it was asked for. */
+let stamped: { id: string; changed: string }[] = [];
+let sinces: (string | null)[] = [];
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -45,6 +49,12 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
     nextUrl.searchParams.set('at', String(next));
     if (style === 'link-body') return send(res, 200, { data: list.slice(at, at + 40), links: { next: next === null ? null : `${nextUrl.pathname}${nextUrl.search}` } });
     return send(res, 200, list.slice(at, at + 40), next === null ? {} : { link: `<${nextUrl}>; rel="next"` });
+  }
+  if (req.method === 'GET' && url.pathname === '/api/stamped') {
+    // An API that compares `since` as a point in time, inclusive, whatever offset it is written in.
+    const since = url.searchParams.get('since');
+    sinces.push(since);
+    return send(res, 200, since === null ? stamped : stamped.filter((r) => Date.parse(r.changed) >= Date.parse(since)));
   }
   if (req.method === 'GET' && url.pathname === '/api/unsorted') return send(res, 200, [{ id: 'a', updated: 2 }, { id: 'b', updated: 1 }]);
   if (req.method === 'GET' && url.pathname === '/api/gappy') return send(res, 200, [{ id: 'a', updated: 1 }, 'junk', { updated: 2 }, { id: 'd', updated: null }, { id: 'e', updated: 5 }]);
@@ -118,6 +128,55 @@ describe('HTTP source', () => {
     const items = await collect(await source({ cursor: undefined, paging: { style: 'cursor' }, query: { style: 'cursor' } }), { after: { value: 5, key: 'K999' } });
     expect(items).toHaveLength(250);
     expect(items[0]?.position).toEqual({ value: null, key: ITEMS[0]?.id });
+  });
+
+  describe('lookback', () => {
+    const stampedSource = (lookback?: string | number) => source({ path: 'stamped', recordsPath: undefined, cursor: 'changed', ...(lookback === undefined ? {} : { lookback }) });
+    const keys = (items: { key: string }[]) => items.map((i) => i.key);
+
+    it('yields a record stamped before the stored cursor but within the window when the cursor is the incremental one, and asks the API from the window start', async () => {
+      // L-1 was committed after the read that moved the cursor to L-3 (a long transaction, a clock 90 s behind).
+      stamped = [
+        { id: 'OLD', changed: '2026-11-26T11:50:00Z' },
+        { id: 'L-1', changed: '2026-11-26T11:59:30Z' },
+        { id: 'L-2', changed: '2026-11-26T12:00:30Z' },
+        { id: 'L-3', changed: '2026-11-26T12:01:00Z' },
+        { id: 'L-4', changed: '2026-11-26T12:03:00Z' },
+      ];
+      const after = { value: '2026-11-26T12:01:00Z', key: 'L-3' };
+      sinces = [];
+      const back = await collect(await stampedSource('5m'), { after, lookBack: true });
+      expect(keys(back)).toEqual(['L-1', 'L-2', 'L-3', 'L-4']);
+      // The window start as the API writes its values (no milliseconds, same zone).
+      expect(sinces).toEqual(['2026-11-26T11:56:00Z']);
+
+      // Not the incremental cursor (a backfill, an explicit start): strictly after it, as before.
+      sinces = [];
+      expect(keys(await collect(await stampedSource('5m'), { after }))).toEqual(['L-4']);
+      expect(sinces).toEqual(['2026-11-26T12:01:00Z']);
+      // lookback 0 turns it off.
+      expect(keys(await collect(await stampedSource(0), { after, lookBack: true }))).toEqual(['L-4']);
+    });
+
+    it('starts the window in the zone the API writes, so records after a cursor written with a negative offset are not dropped', async () => {
+      stamped = [
+        { id: 'L-1', changed: '2026-11-26T06:59:30-05:00' },
+        { id: 'L-3', changed: '2026-11-26T07:01:00-05:00' },
+        { id: 'NEW', changed: '2026-11-26T07:30:00-05:00' },
+      ];
+      sinces = [];
+      // Written in UTC the window start (…T11:56:00.000Z) would sort after every one of these values as text.
+      const items = await collect(await stampedSource('5m'), { after: { value: '2026-11-26T07:01:00-05:00', key: 'L-3' }, lookBack: true });
+      expect(keys(items)).toEqual(['L-1', 'L-3', 'NEW']);
+      expect(sinces).toEqual(['2026-11-26T06:56:00-05:00']);
+    });
+
+    it('keeps the fraction digits the API writes and leaves number cursors alone', async () => {
+      expect(writtenLike('2026-11-26T11:56:00.123Z', '2026-11-26T12:01:00.123456+01:00')).toBe('2026-11-26T12:56:00.123000+01:00');
+      expect(writtenLike('2026-11-26T11:56:00.500Z', '2026-11-26T12:01:00Z')).toBe('2026-11-26T11:56:00Z');
+      const items = await collect(await source({ paging: { style: 'offset' }, query: { style: 'offset' }, lookback: '5m' }), { pageSize: 30, after: { value: 248, key: 'K999' }, lookBack: true });
+      expect(items.map((i) => i.position.value)).toEqual([249]);
+    });
   });
 
   it('reports an API that does not sort by the cursor instead of skipping records', async () => {

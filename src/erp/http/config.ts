@@ -2,6 +2,7 @@
  * Per-pipeline settings for HTTP JSON sources (paged REST APIs) and sinks (POST/PUT).
  */
 import { z } from 'zod';
+import { durationSchema } from '../sql/lookback.js';
 
 const param = z.string().min(1);
 
@@ -44,6 +45,13 @@ export const httpSourceSchema = z.strictObject({
   cursor: z.string().min(1).optional(),
   /** Query parameter that receives the last cursor value; the API must treat it as inclusive (>=). */
   sinceParam: z.string().min(1).optional(),
+  /**
+   * Incremental reads start this long before the stored cursor (`sinceParam` and the local filter
+   * alike), so a record stamped before the cursor but visible only later (a long ERP transaction, a
+   * clock behind) is not skipped; records read again unchanged cost no shop request. Timestamps
+   * written as text only; e.g. `90s`, `0` turns it off. @default 5m (DEFAULT_LOOKBACK_MS, as SQL sources)
+   */
+  lookback: durationSchema.optional(),
   /** Query parameter that receives `until` (inclusive) for backfills. */
   untilParam: z.string().min(1).optional(),
   /** Extra headers for this endpoint. */

@@ -9,6 +9,7 @@ import type { HttpConnection } from '../connection.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
 import { rawExcerpt, SOURCE_CODES, type ConnectorContext, type CursorPosition, type ErpRecord, type ReadOptions, type Source, type SourceItem } from '../types.js';
 import { comparePositions, compareValues, getPath, pathReader, recordSchema, toCursorValue } from '../values.js';
+import { DEFAULT_LOOKBACK_MS, lookedBack } from '../sql/lookback.js';
 import type { HttpSourceConfig } from './config.js';
 import { jsonClient, resolveUrl } from './request.js';
 
@@ -22,15 +23,50 @@ export function nextFromLink(header: string | null): string | undefined {
   return undefined;
 }
 
+const ZONED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|([+-])(\d{2}):?(\d{2}))$/;
+
+/**
+ * A looked-back zoned timestamp written as the API writes `like`: in its offset and with its
+ * fraction digits. `lookedBack` writes UTC with milliseconds (`…T16:56:00.000Z`); this source
+ * compares cursor values as text, in the API's own order, and against `2026-11-26T12:01:00-05:00`
+ * that UTC text sorts *after* the cursor, which would drop the new records between them. Digits
+ * cut off move the value earlier, never later.
+ */
+export function writtenLike(value: string, like: string): string {
+  const m = ZONED.exec(like);
+  if (!m || Number.isNaN(Date.parse(value))) return value;
+  const [, , fraction, zone, sign, hh, mm] = m;
+  const offsetMs = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) * 60_000;
+  const wall = new Date(Date.parse(value) + offsetMs).toISOString();
+  const digits = fraction === undefined ? '' : `${wall.slice(19, 23)}${'0'.repeat(Math.max(0, fraction.length - 4))}`.slice(0, fraction.length);
+  return `${wall.slice(0, 19)}${digits}${zone}`;
+}
+
 /** Create a source over a paged JSON list endpoint. */
 export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ctx: ConnectorContext): Promise<Source> {
   const request = jsonClient(conn, ctx.logger, 'http');
   const paging = cfg.paging;
 
-  function firstUrl(options: ReadOptions, pageSize: number): URL {
+  /**
+   * Where a read starts: after the stored cursor, or `lookback` before it when `after` is the
+   * pipeline's incremental cursor and a timestamp (records stamped before the cursor but visible
+   * only later). Never later than `after`.
+   */
+  function startOf(options: ReadOptions): CursorPosition | undefined {
+    const after = cfg.cursor && options.after && options.after.value !== null ? options.after : undefined;
+    if (!after || options.lookBack !== true) return after;
+    const back = lookedBack(after, cfg.lookback ?? DEFAULT_LOOKBACK_MS);
+    if (!back || typeof back.value !== 'string') return after;
+    const from: CursorPosition = { value: writtenLike(back.value, String(after.value)), key: null };
+    if (comparePositions(from, after) >= 0) return after;
+    ctx.logger.debug({ cursor: after, from: from.value }, 'reading from before the cursor (lookback), so records committed late are not skipped');
+    return from;
+  }
+
+  function firstUrl(from: CursorPosition | undefined, options: ReadOptions, pageSize: number): URL {
     const url = resolveUrl(conn.baseUrl, cfg.path);
     for (const [k, v] of Object.entries(cfg.query)) url.searchParams.set(k, String(v));
-    if (cfg.cursor && cfg.sinceParam && options.after && options.after.value !== null) url.searchParams.set(cfg.sinceParam, String(options.after.value));
+    if (cfg.sinceParam && from) url.searchParams.set(cfg.sinceParam, String(from.value));
     if (cfg.untilParam && options.until !== undefined && options.until !== null) url.searchParams.set(cfg.untilParam, String(options.until));
     if (paging.style === 'offset') { url.searchParams.set(paging.offsetParam, '0'); url.searchParams.set(paging.limitParam, String(pageSize)); }
     if (paging.style === 'page') { url.searchParams.set(paging.pageParam, String(paging.firstPage)); url.searchParams.set(paging.sizeParam, String(pageSize)); }
@@ -70,9 +106,10 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
 
   async function* read(options: ReadOptions): AsyncGenerator<SourceItem> {
     const pageSize = options.pageSize ?? 100;
-    const after = cfg.cursor && options.after && options.after.value !== null ? options.after : undefined;
+    // The stored cursor, or the lookback's start before it: records at or before it are not handed out.
+    const after = startOf(options);
     const until = cfg.cursor ? options.until : undefined;
-    let url: URL | undefined = firstUrl(options, pageSize);
+    let url: URL | undefined = firstUrl(after, options, pageSize);
     let ties: SourceItem[] = [];
     let pages = 0;
     let lastOut: CursorPosition | undefined = after;
