@@ -34,6 +34,8 @@ export const alertsConfigSchema = z
     email: emailSchema.optional(),
     /** A pipeline with a schedule but no successful run for this long is "silently stopped". @default 120 */
     staleAfterMinutes: positiveInt.default(120),
+    /** An ERP transaction open this long holds the cursor back (docs/connectors.md, "Cursors that never skip"): a forgotten transaction is a fault to fix in the ERP. @default 15 */
+    watermarkHeldMinutes: positiveInt.default(15),
     /** At most this many messages per hour over all incidents, from all replicas together (the rest are logged, not sent). @default 30 */
     maxPerHour: positiveInt.default(30),
   })

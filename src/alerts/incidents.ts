@@ -18,7 +18,8 @@ import type { AlertChannel } from './channels.js';
 
 /** The kinds of incident. */
 /** `mass-delete`: the mass-deletion guard refused a pipeline's onMissing step; `reconcile-drift`: a reconciliation found more drift than `reconcile.alertAbove`. */
-export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'shop-auth' | 'mass-delete' | 'reconcile-drift';
+/** `watermark-held`: an ERP transaction stayed open longer than `alerts.watermarkHeldMinutes` and holds a pipeline's cursor back. */
+export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'shop-auth' | 'mass-delete' | 'reconcile-drift' | 'watermark-held';
 
 /** What a channel receives. */
 export interface AlertMessage {

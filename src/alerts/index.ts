@@ -90,6 +90,13 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     } else if (s.missing?.decided) {
       jobs.push(incidents.resolve('mass-delete', s.pipeline, `${s.pipeline}: records gone from the ERP handled again`, `${where}: ${s.missing.deactivated} deactivated, ${s.missing.deleted} deleted.`));
     }
+    const wm = s.watermark;
+    if (wm?.by === 'transactions') {
+      const heldMs = wm.openSince === undefined ? 0 : Date.parse(wm.checkedAt) - Date.parse(wm.openSince);
+      if (heldMs > cfg.watermarkHeldMinutes * 60_000) {
+        jobs.push(incidents.fire('watermark-held', s.pipeline, `${s.pipeline}: an ERP transaction holds the cursor back`, `${where}: a transaction in the ERP database has been open since ${wm.openSince} (${Math.round(heldMs / 60_000)} min); the cursor waits before it so its rows are not skipped, and every run reads again from there. A forgotten open transaction (an idle session, a stuck batch job) also blocks the database's cleanup: find it in pg_stat_activity / information_schema.innodb_trx and end it.`));
+      } else jobs.push(incidents.resolve('watermark-held', s.pipeline, `${s.pipeline}: no ERP transaction holds the cursor any more`, `${where}: the oldest open transaction is ${Math.round(heldMs / 1000)} s old.`));
+    }
     const letters = await deps.state.deadLetters.count(s.pipeline);
     if (s.counts.deadLettered > 0) jobs.push(incidents.fire('dead-letters', s.pipeline, `${s.pipeline}: records refused`, `${where} dead-lettered ${s.counts.deadLettered} record(s)${s.counts.unreadable ? `, ${s.counts.unreadable} of them unreadable input` : ''}; ${letters} letter(s) wait. See \`shopsync dlq list --pipeline ${s.pipeline}\` or the dashboard's dead letters.`));
     else if (letters === 0) jobs.push(incidents.resolve('dead-letters', s.pipeline, `${s.pipeline}: no dead letters left`, `${where}: every dead letter was delivered or dropped.`));

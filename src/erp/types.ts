@@ -37,6 +37,12 @@ export interface ReadOptions {
    * archives empty files and moves files refused whole while it reads). @default false
    */
   readonly readOnly?: boolean;
+  /**
+   * `after` is the pipeline's stored incremental cursor: a source with a lookback starts that far
+   * before it (rows committed late), and the pipeline settles the rows read again without a request.
+   * Backfill ranges and explicit starts never look back. @default false
+   */
+  readonly lookBack?: boolean;
 }
 
 /** Where a record came from, for the person who has to fix it: file and line (or element), or a query row. */
@@ -107,10 +113,32 @@ export interface Source {
   readonly readsAll?: boolean;
   /** Stream records after `options.after` in ascending (cursor, key) order, with bounded memory. */
   read(options: ReadOptions): AsyncIterable<SourceItem>;
+  /**
+   * How far an incremental read may move its cursor: asked just before the rows are read. Absent:
+   * the source cannot tell (files, HTTP), and the lookback alone covers rows committed late.
+   */
+  watermark?(): Promise<SourceWatermark>;
   /** Everything up to and including `position` is durably settled (files may be archived now); says which files settled cleanly. */
   commit?(position: CursorPosition): Promise<SourceCommit | void>;
   /** Release connections and handles. */
   close(): Promise<void>;
+}
+
+/**
+ * What a database says about its open transactions. `transactions`: the cursor never moves past
+ * `bound` (the oldest open transaction's start, or the database's clock when none is open);
+ * `single-writer`: one writer at a time (SQLite), nothing can commit behind a later row;
+ * `lookback`: the database would not tell (`reason` says which privilege is missing).
+ */
+export interface SourceWatermark {
+  readonly by: 'transactions' | 'single-writer' | 'lookback';
+  /** When the database was asked (its clock, ISO). */
+  readonly checkedAt: string;
+  /** Start of the oldest transaction still open (ISO), when one is. */
+  readonly openSince?: string;
+  /** The bound as cursor values are written: a zoned ISO instant and the database's local time without zone. */
+  readonly bound?: { readonly zoned: string; readonly naive: string };
+  readonly reason?: string;
 }
 
 /** One batch for a sink; `id` is deterministic for the same records so repeats do not duplicate. */

@@ -14,6 +14,7 @@ import { errorLine } from '../errors.js';
 import { checkSourceColumns } from './columns.js';
 import { silentLogger, type Logger } from '../log.js';
 import { getResource, type OperationDef } from '../shop/registry/index.js';
+import type { SourceWatermark } from '../erp/types.js';
 import { DEFAULT_SHOP, openState } from '../state/index.js';
 
 /** One check's result. */
@@ -95,12 +96,14 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
       continue;
     }
     const { connection: _c, ...settings } = block;
+    let late: SourceWatermark | undefined;
     try {
       if (side === 'source') {
         const source = await createSource(connection, settings as never, ctx);
         try {
           // Reading one record checks the query or the files too; read-only, so no file is claimed or moved.
           for await (const _item of source.read({ pageSize: 1, readOnly: true })) break;
+          if (source.watermark) late = await source.watermark();
         } finally {
           await source.close();
         }
@@ -113,6 +116,8 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
         await access(folder, constants.R_OK | constants.W_OK);
       }
       out.push({ name, ok: true, pipeline: p.name, detail: 'reachable' });
+      // Said, not failed: without the privilege the lookback still covers late commits, for transactions shorter than its window.
+      if (late) out.push({ name: `pipeline ${p.name}: late commits`, ok: true, pipeline: p.name, detail: late.by === 'lookback' ? `lookback only: ${late.reason ?? ''}` : late.by === 'single-writer' ? 'one writer at a time (SQLite): the lookback covers clocks that are off' : 'the cursor waits for open ERP transactions (watermark), and the lookback covers clocks that are off' });
     } catch (err) {
       out.push({ name, ok: false, pipeline: p.name, detail: errorLine(err) });
       continue;

@@ -27,10 +27,19 @@ export interface Metrics {
   readonly contentType: string;
 }
 
+/** A pipeline's cursor and watermark as times. */
+export interface CursorTimes {
+  readonly cursorSeconds?: number;
+  readonly watermarkSeconds?: number;
+  readonly heldSeconds?: number;
+}
+
 /** Options of `createMetrics`. */
 export interface MetricsOptions {
   /** Dead letters per pipeline, read when scraped. */
   readonly deadLetters?: () => Promise<Readonly<Record<string, number>>> | Readonly<Record<string, number>>;
+  /** Per pipeline, read when scraped: the stored cursor and the source's watermark as Unix seconds (timestamp cursors), and how long an open ERP transaction held it. */
+  readonly cursors?: () => Promise<Readonly<Record<string, CursorTimes>>>;
   /** Pipelines known up front, so their series exist (at 0) before the first run. */
   readonly pipelines?: readonly string[];
   /** The shop of each pipeline (the `shop` label); pipelines not named here are the `default` shop's. */
@@ -142,6 +151,32 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const [p, n] of Object.entries(counts)) this.set({ shop: shopOf(p), pipeline: p }, n);
     },
   });
+  const cursorSource = options.cursors;
+  let cursorRead: Promise<Readonly<Record<string, CursorTimes>>> | undefined;
+  // The three gauges read the state once per scrape between them.
+  const cursorTimes = (): Promise<Readonly<Record<string, CursorTimes>>> => {
+    const empty: Readonly<Record<string, CursorTimes>> = {};
+    cursorRead ??= (cursorSource?.() ?? Promise.resolve(empty)).finally(() => setTimeout(() => (cursorRead = undefined), 0));
+    return cursorRead;
+  };
+  const timeGauge = (name: string, help: string, pick: (t: CursorTimes) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['shop', 'pipeline'] as const,
+      registers: [registry],
+      async collect() {
+        if (!cursorSource) return;
+        this.reset();
+        for (const [p, t] of Object.entries(await cursorTimes())) {
+          const v = pick(t);
+          if (v !== undefined) this.set({ shop: shopOf(p), pipeline: p }, v);
+        }
+      },
+    });
+  timeGauge('shopsync_cursor_timestamp_seconds', 'The stored incremental cursor as Unix time (timestamp cursors only): how far the ERP has been read', (t) => t.cursorSeconds);
+  timeGauge('shopsync_source_watermark_timestamp_seconds', 'The ERP database\'s safe watermark at the last run (the oldest open transaction\'s start): the cursor never moves past it', (t) => t.watermarkSeconds);
+  timeGauge('shopsync_source_watermark_held_seconds', 'How long the oldest open ERP transaction had been open at the last run (0: none); it holds the cursor back and alerts after alerts.watermarkHeldMinutes', (t) => t.heldSeconds);
   for (const p of known) records.inc({ shop: shopOf(p), pipeline: p, outcome: 'failed' }, 0);
 
   return {

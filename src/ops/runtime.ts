@@ -17,7 +17,9 @@ import { previewPipeline, retryDeadLetters, runPipeline, SyncEvents, type Pipeli
 import { createShopClient, openSharedRateLimits, rateCaps, type ClientEvent, type ShopClient, type SharedRateLimits } from '../shop/index.js';
 import { openState, processAlive, type StateStore } from '../state/index.js';
 import { reconcilePipeline, ReportStore, reportsFolder, type ReconcileReport } from '../reconcile/index.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, type CursorTimes, type Metrics } from './metrics.js';
+import { cursorTime } from '../erp/sql/lookback.js';
+import { WATERMARK_LANE, watermarkView } from '../pipeline/sourceWatermark.js';
 import { markCrashedRuns } from '../pipeline/crashed.js';
 import { trackShopContact, type ShopContact } from './readiness.js';
 
@@ -84,6 +86,21 @@ export function resolveMappingPath(mapping: string, baseDir: string): string {
   return local;
 }
 
+/** Cursor and watermark times of each pipeline, for /metrics. */
+async function cursorTimesOf(state: StateStore, names: readonly string[]): Promise<Record<string, CursorTimes>> {
+  const seconds = (v: unknown) => {
+    const t = typeof v === 'string' || typeof v === 'number' ? cursorTime(v) : undefined;
+    return t ? t.ms / 1000 : undefined;
+  };
+  const out: Record<string, CursorTimes> = {};
+  for (const name of names) {
+    const [cursor, lane] = await Promise.all([state.cursors.get(name), state.cursors.get(name, WATERMARK_LANE)]);
+    const view = watermarkView(lane);
+    out[name] = { cursorSeconds: seconds(cursor?.value), watermarkSeconds: view?.bound ? seconds(view.bound) : undefined, heldSeconds: view ? view.heldForSeconds : undefined };
+  }
+  return out;
+}
+
 /** Open state, shop client, events and metrics for a loaded config. */
 export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions): Promise<Runtime> {
   const { config } = loaded;
@@ -96,6 +113,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     shopOf: Object.fromEntries(config.pipelines.map((p) => [p.name, p.shop])),
     shopRates: () => Object.fromEntries([...shops].map(([name, client]) => [name, client.rate()])),
     deadLetters: async () => Object.fromEntries(await Promise.all(names.map(async (n) => [n, await state.deadLetters.count(n)] as const))),
+    cursors: () => cursorTimesOf(state, names),
   });
   const shopContact = trackShopContact();
   const events = new SyncEvents();

@@ -29,7 +29,20 @@ const LATEST_ZONE_MS = 14 * 3_600_000;
  * date would hide every record created before that date arrives.
  */
 export function deltaCeiling(startedAt: Date, shopTimeZone?: string): string {
-  return wallClock(new Date(startedAt.getTime() - SKEW_MS - (shopTimeZone === undefined ? UNKNOWN_ZONE_MS : 0)), shopTimeZone ?? 'UTC');
+  const at = startedAt.getTime() - SKEW_MS - (shopTimeZone === undefined ? UNKNOWN_ZONE_MS : 0);
+  const now = wallClock(new Date(at), shopTimeZone ?? 'UTC');
+  // In the hour before the clocks go back, the shop stamps times already passed once (02:00-03:00
+  // again): the ceiling must not lie above them, or a cursor stored now hides them. An hour later's
+  // wall clock less an hour is that lower time then, and the wall clock itself at any other time.
+  const later = shiftWall(wallClock(new Date(at + HOUR_MS), shopTimeZone ?? 'UTC'), -HOUR_MS);
+  return later < now ? later : now;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** A `Y-m-d H:i:s` wall-clock text moved by `ms`, as plain calendar arithmetic. */
+function shiftWall(wall: string, ms: number): string {
+  return new Date(Date.parse(`${wall.replace(' ', 'T')}Z`) + ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /** A delta value after this lies in the future whatever the shop's zone (for the warning only). */

@@ -6,7 +6,7 @@
  * created earlier in the run is known to its children without another query.
  */
 import type { MappingContext } from '../mapping/types.js';
-import type { SentHash, ShopId, StateStore } from '../state/index.js';
+import type { DeadLetter, SentHash, ShopId, StateStore } from '../state/index.js';
 
 /** A reference the mapping asked for. */
 export interface ReferenceAsk {
@@ -113,6 +113,7 @@ export async function withReferences<T>(cache: ReferenceCache, map: (ctx: Mappin
 export class BatchState {
   private hashes = new Map<string, SentHash>();
   private intents = new Set<string>();
+  private letters = new Map<string, DeadLetter>();
   private readonly loaded = new Set<string>();
 
   constructor(
@@ -122,14 +123,15 @@ export class BatchState {
     private readonly resource: string,
   ) {}
 
-  /** Read references, sent hashes and intents of these records (ERP keys and their hash keys). */
-  async load(erpKeys: readonly string[], hashKeys: readonly string[]): Promise<void> {
+  /** Read references, sent hashes and intents of these records (ERP keys and their hash keys), and the letters of those read again (`letterKeys`). */
+  async load(erpKeys: readonly string[], hashKeys: readonly string[], letterKeys: readonly string[] = []): Promise<void> {
     this.loaded.clear();
-    // The three reads are independent: on PostgreSQL they go out on three connections at once (one round trip of waiting, not two).
-    [, this.hashes, this.intents] = await Promise.all([
+    // The reads are independent: on PostgreSQL they go out on several connections at once (one round trip of waiting, not two).
+    [, this.hashes, this.intents, this.letters] = await Promise.all([
       this.cache.load(erpKeys.map((erpKey) => ({ resource: this.resource, erpKey }))),
       this.state.hashes.getManyWithSource(this.pipeline, this.resource, hashKeys),
       this.state.intents.getMany(this.resource, erpKeys),
+      letterKeys.length > 0 ? this.state.deadLetters.getManyByKey(this.pipeline, letterKeys) : Promise.resolve(new Map<string, DeadLetter>()),
     ]);
     for (const k of erpKeys) this.loaded.add(k);
   }
@@ -159,6 +161,11 @@ export class BatchState {
   /** The record's last accepted hash with its source hash, when the batch read it (a record outside the batch is simply mapped). */
   sent(erpKey: string, hashKey: string): SentHash | undefined {
     return this.loaded.has(erpKey) ? this.hashes.get(hashKey) : undefined;
+  }
+
+  /** The record's dead letter, when the batch read it (records read again by the lookback only). */
+  letter(recordKey: string): DeadLetter | undefined {
+    return this.letters.get(recordKey);
   }
 
   /** Whether an earlier run left an open create intent for the record. */

@@ -10,11 +10,12 @@ import { checkedColumns } from './sourceColumns.js';
 import { silentLogger } from '../log.js';
 import { getResource, type ResourceDef } from '../shop/registry/index.js';
 import { emptyCounts, type LockHandle, type RunCounts } from '../state/index.js';
-import type { CursorPosition, Sink, Source } from '../erp/types.js';
+import type { CursorPosition, Sink, Source, SourceWatermark } from '../erp/types.js';
 import { pipelineSchema, type PipelineDefinition, type PipelineDefinitionInput } from './schema.js';
 import { PushEngine } from './push/runner.js';
 import { pullRun } from './pull.js';
 import { LowWaterMark } from './watermark.js';
+import { capOf, readWatermark, WATERMARK_LANE, watermarkRow } from './sourceWatermark.js';
 import { waitingLetters } from './waitingLetters.js';
 import { handleMissing, ReadTally } from './missing/index.js';
 import type { LaneRunOptions, MissingReport, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
@@ -96,6 +97,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   let lostBecause: unknown;
   const signal = options.signal ? AbortSignal.any([options.signal, lockLost.signal]) : lockLost.signal;
   let missing: MissingReport | undefined;
+  let watermark: SourceWatermark | undefined;
   // Until it is finished, this run keeps the process from ending quietly (src/drain).
   const open = holdOpen('run', dryRun ? `the dry run of ${def.name}` : `run ${runId} of ${def.name} (${mode})`, () => waitingFor(deps, counts));
   try {
@@ -115,6 +117,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
       const result = await open.race(pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, complete, allowMassDelete: options.allowMassDelete === true }));
       plan = result.plan;
       missing = result.missing;
+      watermark = result.watermark;
       if (result.fatal) {
         status = 'failed';
         error = { code: result.fatal.code, message: result.fatal.message };
@@ -149,7 +152,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
       }
     }
   }
-  const summary: RunSummary = { runId, pipeline: def.name, mode, status, counts, durationMs: Date.now() - started, ...(plan ? { plan } : {}), ...(error ? { error } : {}), ...(missing ? { missing } : {}) };
+  const summary: RunSummary = { runId, pipeline: def.name, mode, status, counts, durationMs: Date.now() - started, ...(plan ? { plan } : {}), ...(error ? { error } : {}), ...(missing ? { missing } : {}), ...(watermark ? { watermark } : {}) };
   logger.info({ status, counts, durationMs: summary.durationMs }, 'run finished');
   deps.events?.emit({ type: 'run-finished', summary });
   return summary;
@@ -182,9 +185,14 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     const fromStart = o.complete === true && o.mode !== 'backfill';
     let after: CursorPosition | undefined = stored && !fromStart ? { value: stored.value, key: stored.key } : undefined;
     if (!after && o.mode === 'backfill' && o.range?.from !== undefined && o.range.from !== null) after = { value: o.range.from, key: null };
+    // Only an incremental read from the stored cursor looks back for rows committed late; a backfill reads its range as given.
+    const lookBack = o.mode === 'sync' && stored !== undefined && !fromStart;
     const open = await deps.state.intents.list(def.name);
     if (open.length > 0) o.logger.warn({ intents: open.length }, 'creates of the last run were interrupted; their records are re-read and looked up in the shop (id, shop key, natural key) before anything is created again');
-    const watermark = new LowWaterMark(after);
+    // Asked before the rows are read: a transaction open now may commit rows behind what this run reads.
+    const safe = o.mode === 'sync' ? await readWatermark(source, def.name, o.logger) : undefined;
+    if (safe) await deps.state.cursors.set(def.name, WATERMARK_LANE, watermarkRow(safe));
+    const watermark = new LowWaterMark(after, capOf(safe));
     const engine = new PushEngine({
       def,
       resource,
@@ -198,6 +206,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       ...(deps.events ? { events: deps.events } : {}),
       ...(dryRun ? {} : { cursorName: o.cursorName, watermark }),
       ...(o.signal ? { signal: o.signal } : {}),
+      ...(lookBack && after ? { readAgainUpTo: after } : {}),
     });
     // Letters that only wait for another record (the article a stock update targets, a manufacturer) are tried again on every sync run, before the source's newer versions.
     if (o.mode === 'sync') {
@@ -207,9 +216,12 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     }
     const until = o.mode === 'backfill' ? o.range?.to : undefined;
     const tally = new ReadTally(def.options.inactiveWhen, o.counts, def.options.onMissing !== 'ignore');
-    const read = source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}) });
+    const read = source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}), ...(lookBack ? { lookBack } : {}) });
     // A column the mapping reads and the source lacks fails here, before anything is written.
     await engine.pushStream(tally.watch(checkedColumns(read, deps.mapping, source.kind)));
+    const { rechecked, late } = engine.lookback;
+    if (late > 0) o.logger.info({ late, rechecked }, 'the lookback found records committed after the cursor had passed their time (a long transaction, a clock behind); they were delivered now');
+    else if (rechecked > 0) o.logger.debug({ rechecked }, 'records read again by the lookback were unchanged');
     const position = watermark.position;
     if (!dryRun && position && !engine.fatal) {
       if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });
@@ -227,7 +239,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       );
     }
     const { fatal: missingFatal, ...report } = missing ?? { fatal: undefined };
-    return { plan: dryRun ? engine.plan : undefined, fatal: engine.fatal ?? missingFatal, missing: missing ? (report as MissingReport) : undefined };
+    return { plan: dryRun ? engine.plan : undefined, fatal: engine.fatal ?? missingFatal, missing: missing ? (report as MissingReport) : undefined, watermark: safe };
   } finally {
     if (owned) await source.close();
   }

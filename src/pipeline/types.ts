@@ -10,6 +10,7 @@
  *   the state; the cursor never passes an unsettled record (low-water mark).
  * - reference, sent hash, intent, dead letter: see `src/state/types.ts`.
  */
+import type { SourceWatermark } from '../erp/types.js';
 import type { Logger } from '../log.js';
 import type { CompiledMapping } from '../mapping/types.js';
 import type { ShopClient } from '../shop/client/types.js';
@@ -34,6 +35,8 @@ export interface RunSummary {
   readonly error?: { readonly code: string; readonly message: string };
   /** Push runs: what became of shop records whose ERP record is gone (`onMissing`). */
   readonly missing?: MissingReport;
+  /** Incremental SQL reads: what the ERP database said about its open transactions before the read. */
+  readonly watermark?: SourceWatermark;
 }
 
 /** The `onMissing` step of a run. */

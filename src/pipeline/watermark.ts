@@ -19,8 +19,19 @@ export class LowWaterMark {
   private nextSeq = 0;
   private mark: CursorPosition | undefined;
 
-  constructor(initial?: CursorPosition) {
+  /**
+   * `cap` bounds every position handed out: the source's watermark (sourceWatermark.ts) keeps the
+   * cursor before a transaction still open in the ERP, whatever was read after it.
+   */
+  constructor(
+    initial?: CursorPosition,
+    private readonly cap?: (p: CursorPosition) => CursorPosition,
+  ) {
     this.mark = initial;
+  }
+
+  private capped(p: CursorPosition | undefined): CursorPosition | undefined {
+    return p && this.cap ? this.cap(p) : p;
   }
 
   /** Register a record as read (in source order); returns its sequence number. */
@@ -64,12 +75,12 @@ export class LowWaterMark {
       if (!slot.settled && !also.has(slot.seq)) break;
       mark = slot.position;
     }
-    return mark;
+    return this.capped(mark);
   }
 
   /** The position the cursor may be saved at (undefined: nothing settled yet and no initial cursor). */
   get position(): CursorPosition | undefined {
-    return this.mark;
+    return this.capped(this.mark);
   }
 
   /** Records read but not yet settled. */

@@ -226,6 +226,8 @@ export interface EventStore {
 export interface DeadLetterStore {
   get(id: number): Promise<DeadLetter | undefined>;
   getByKey(pipeline: string, erpKey: string): Promise<DeadLetter | undefined>;
+  /** The letters of these records, by ERP key (one query per few hundred keys). */
+  getManyByKey(pipeline: string, erpKeys: readonly string[]): Promise<Map<string, DeadLetter>>;
   list(filter?: DeadLetterFilter): Promise<DeadLetter[]>;
   count(pipeline: string): Promise<number>;
   /** Remove a letter by id; true when it existed. */

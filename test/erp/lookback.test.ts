@@ -26,14 +26,14 @@ async function requests(): Promise<number> {
 }
 
 describe('lookback on an incremental SQL read', () => {
-  it('delivers a row stamped before the stored cursor (a late commit, a clock 90 s behind) once, with no request for the unchanged rows around it; without lookback it is skipped', async () => {
+  it('delivers a row stamped before the stored cursor (a late commit, a clock 90 s behind) once, by default, with no request for the unchanged rows around it; with lookback 0 it is skipped', async () => {
     const mapping = await mappingFile(f.dir, 'p.yaml', PRODUCT_MAPPING);
-    for (const [name, lookback] of [['with', '5m'], ['without', undefined]] as const) {
+    for (const [name, lookback] of [['with', undefined], ['without', 0]] as const) {
       f.erp.exec('DELETE FROM art');
       const prefix = `${name}-`;
       put(`${prefix}L-2`, '2.00', '2026-11-26 12:00:30');
       put(`${prefix}L-3`, '3.00', '2026-11-26 12:01:00');
-      const source = sqliteSource(f.erpFile, { query: 'SELECT * FROM art', cursor: 'changed', key: 'sku', ...(lookback ? { lookback } : {}) });
+      const source = sqliteSource(f.erpFile, { query: 'SELECT * FROM art', cursor: 'changed', key: 'sku', ...(lookback !== undefined ? { lookback } : {}) });
       const first = await runPipeline(def(name), { state: f.state, shop: f.shop, mapping, source });
       expect(first.counts).toMatchObject({ created: 2 });
       // Committed now, stamped 90 s before the cursor (12:01:00): a long transaction, or a clock behind.
@@ -41,18 +41,36 @@ describe('lookback on an incremental SQL read', () => {
       const before = await requests();
       const second = await runPipeline(def(name), { state: f.state, shop: f.shop, mapping, source });
       const shop = new Set((await shopRecords(f.shop, 'products')).map((p) => String(p.products_model)));
-      if (lookback) {
-        expect(second.counts).toMatchObject({ read: 3, created: 1, unchanged: 2, updated: 0 });
+      if (lookback === undefined) {
+        // The default window (5 minutes): L-2 and L-3 are read again, settled quietly by their source hash; only L-1 counts.
+        expect(second.counts).toMatchObject({ read: 1, created: 1, unchanged: 0, updated: 0 });
         expect(shop.has(`${prefix}L-1`)).toBe(true);
         // One request: the create of L-1 (its lookup and the batch); nothing for L-2 and L-3.
         expect((await requests()) - before).toBeLessThanOrEqual(2);
         const third = await runPipeline(def(name), { state: f.state, shop: f.shop, mapping, source });
-        expect(third.counts).toMatchObject({ created: 0, updated: 0 });
+        expect(third.counts).toMatchObject({ read: 0, created: 0, updated: 0, unchanged: 0 });
       } else {
         expect(second.counts).toMatchObject({ read: 0, created: 0 });
         expect(shop.has(`${prefix}L-1`)).toBe(false);
       }
     }
+  });
+
+  it('leaves a dead-lettered row read again unchanged as it is: the next run succeeds, its letter counts no new attempt; once fixed in the window it is delivered', async () => {
+    const mapping = await mappingFile(f.dir, 'p.yaml', PRODUCT_MAPPING);
+    const source = sqliteSource(f.erpFile, { query: 'SELECT * FROM art', cursor: 'changed', key: 'sku' });
+    put('G-1', '1.00', '2026-11-26 12:00:00');
+    put('B-1', 'one euro', '2026-11-26 12:00:10');
+    const first = await runPipeline(def('letters'), { state: f.state, shop: f.shop, mapping, source });
+    expect(first).toMatchObject({ status: 'partial', counts: { created: 1, failed: 1 } });
+    const again = await runPipeline(def('letters'), { state: f.state, shop: f.shop, mapping, source });
+    expect(again).toMatchObject({ status: 'succeeded', counts: { read: 0, failed: 0, deadLettered: 0, unchanged: 0 } });
+    expect((await f.state.deadLetters.getByKey('letters', 'B-1'))?.attempts).toBe(1);
+    // Fixed without touching `changed` (a correction inside the window): the changed record is no longer the letter's.
+    put('B-1', '1.50', '2026-11-26 12:00:10');
+    const fixed = await runPipeline(def('letters'), { state: f.state, shop: f.shop, mapping, source });
+    expect(fixed).toMatchObject({ status: 'succeeded', counts: { read: 1, created: 1, failed: 0 } });
+    expect(await f.state.deadLetters.getByKey('letters', 'B-1')).toBeUndefined();
   });
 
   it('starts the window before the cursor as the source writes its values', () => {

@@ -137,6 +137,15 @@ describe('delta ceiling', () => {
     expect(deltaCeiling(at, 'Europe/Berlin')).toBe('2026-03-04 11:10:30');
     expect(deltaCeiling(at, 'America/New_York')).toBe('2026-03-04 05:10:30');
   });
+  it('never lies above a wall-clock time the shop writes later, so the hour repeated in autumn is read', () => {
+    // Europe/Berlin, 2026-10-25 01:00 UTC: 03:00 CEST becomes 02:00 CET, and 02:00-03:00 comes again.
+    // A cursor stored at 02:45 (first pass) would hide every change stamped 02:00-02:45 (second pass).
+    expect(deltaCeiling(new Date('2026-10-25T00:55:00Z'), 'Europe/Berlin') <= '2026-10-25 02:00:00').toBe(true);
+    expect(deltaCeiling(new Date('2026-10-25T01:20:00Z'), 'Europe/Berlin')).toBe('2026-10-25 02:10:00');
+    // Spring (2026-03-29 01:00 UTC, 02:00 CET becomes 03:00 CEST) and ordinary hours: the wall clock less the allowance.
+    expect(deltaCeiling(new Date('2026-03-29T00:50:00Z'), 'Europe/Berlin')).toBe('2026-03-29 01:40:00');
+    expect(deltaCeiling(new Date('2026-03-29T01:30:00Z'), 'Europe/Berlin')).toBe('2026-03-29 03:20:00');
+  });
   it('assumes the earliest time zone when the shop time zone is unknown', () => {
     expect(deltaCeiling(at)).toBe('2026-03-03 22:10:30');
   });

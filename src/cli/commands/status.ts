@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { nextOccurrence } from '../../scheduler/index.js';
 import { processAlive, type StateStore } from '../../state/index.js';
 import { asSeen } from '../../pipeline/crashed.js';
+import { WATERMARK_LANE, watermarkText, watermarkView, type WatermarkView } from '../../pipeline/sourceWatermark.js';
 import type { PipelineConfig } from '../../config/index.js';
 import type { CliContext } from '../context.js';
 import { table, when } from '../format.js';
@@ -33,6 +34,8 @@ export interface PipelineStatus {
   } | null;
   readonly lastSuccessAt: string | null;
   readonly cursor: { readonly value: unknown; readonly key: string | null; readonly updatedAt: string } | null;
+  /** What the ERP database said about its open transactions at the last run (SQL sources), null when it never said. */
+  readonly watermark: WatermarkView | null;
   readonly backfills: readonly { readonly name: string; readonly value: unknown; readonly key: string | null; readonly updatedAt: string }[];
   readonly deadLetters: number;
 }
@@ -61,7 +64,8 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
       : null,
     lastSuccessAt: success?.finishedAt ?? null,
     cursor: incremental ? { value: incremental.value, key: incremental.key, updatedAt: incremental.updatedAt } : null,
-    backfills: cursors.filter((c) => c.name !== 'incremental').map((c) => ({ name: c.name, value: c.value, key: c.key, updatedAt: c.updatedAt })),
+    watermark: watermarkView(cursors.find((c) => c.name === WATERMARK_LANE)) ?? null,
+    backfills: cursors.filter((c) => c.name !== 'incremental' && c.name !== WATERMARK_LANE).map((c) => ({ name: c.name, value: c.value, key: c.key, updatedAt: c.updatedAt })),
     deadLetters: await state.deadLetters.count(p.name),
   };
 }
@@ -70,6 +74,11 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
 function recordsCell(counts: Readonly<Record<string, number>>): string {
   const unreadable = counts.unreadable ?? 0;
   return `${counts.read ?? 0} read, ${(counts.created ?? 0) + (counts.updated ?? 0)} written${unreadable > 0 ? `, ${unreadable} unreadable` : ''}`;
+}
+
+/** ` (held back by a transaction open since 12:03:11 UTC, 4 min)` once an open ERP transaction held the cursor a minute or more. */
+function heldNote(w: WatermarkView | null): string {
+  return w && w.by === 'transactions' && w.heldForSeconds >= 60 ? ` (${watermarkText(w)})` : '';
 }
 
 /** Register the command. */
@@ -101,7 +110,7 @@ export function statusCommand(ctx: CliContext): Command {
               when(s.lastRun?.startedAt),
               s.lastRun ? `${s.lastRun.status}${s.lastRun.error ? ` [${String(s.lastRun.error.code ?? '')}]` : ''}` : 'never run',
               s.lastRun ? recordsCell(s.lastRun.counts) : '-',
-              s.cursor ? `${JSON.stringify(s.cursor.value)}${s.cursor.key !== null ? ` / ${s.cursor.key}` : ''}` : '-',
+              s.cursor ? `${JSON.stringify(s.cursor.value)}${s.cursor.key !== null ? ` / ${s.cursor.key}` : ''}${heldNote(s.watermark)}` : '-',
               s.schedule ? when(s.nextRun) : 'on demand',
               String(s.deadLetters),
             ]),

@@ -1,4 +1,5 @@
 /** Overview: every pipeline with its state, last run, counts, cursor, schedule and dead letters. */
+import { WATERMARK_LANE, watermarkText, watermarkView } from '../../pipeline/sourceWatermark.js';
 import type { RunRecord, StoredCursor } from '../../state/index.js';
 import { formatCount, formatDuration, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
@@ -45,6 +46,7 @@ async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: S
   const st = pipelineState(running, last);
   const dead = await state.deadLetters.count(p.name);
   const cursor = await state.cursors.get(p.name);
+  const held = watermarkView(await state.cursors.get(p.name, WATERMARK_LANE));
   const shown = running ?? last;
   const errorLine = last && !running ? runErrorLine(last.error) : undefined;
   const markup = html`<section class="panel card ${st}" data-pipeline="${p.name}">
@@ -60,6 +62,7 @@ async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: S
 ${shown ? html`<dt>Records</dt><dd>${countsLine(shown)}</dd>` : ''}
 ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''}
 <dt>Cursor</dt><dd>${cursorText(cursor)}</dd>
+${held ? html`<dt>Watermark</dt><dd data-watermark="${held.by}"${held.by === 'transactions' && held.heldForSeconds >= 60 ? html` class="issue warning"` : ''}>${watermarkText(held)}</dd>` : ''}
 <dt>Next run</dt><dd>${p.schedule ? html`${timeCell(p.nextRun(), now)} <span class="muted small">(<code>${p.schedule}</code>)</span>` : html`<span class="muted">not scheduled</span>`}</dd>
 <dt>Dead letters</dt><dd>${dead > 0 ? html`<a href="/dead-letters?pipeline=${encodeURIComponent(p.name)}"><span class="badge b-bad">${formatCount(dead)}</span></a>` : html`<span class="muted">none</span>`}</dd>
 </dl>

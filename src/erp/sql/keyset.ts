@@ -14,6 +14,7 @@ import { keyParts, keyString } from './keys.js';
 import type { SqlDriver } from './driver.js';
 import { attachChildren, groupRows } from './nested.js';
 import { compileNamed, paramNames } from './params.js';
+import { openTransactions } from './openTransactions.js';
 
 const DEFAULT_PAGE_SIZE = 500;
 /** A page query slower than this scanned rather than walked an index: fewer, larger pages then cost less. */
@@ -112,7 +113,7 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
     const pageSize = options.pageSize ?? cfg.pageSize ?? DEFAULT_PAGE_SIZE;
     let after = options.after && options.after.value !== null ? options.after : undefined;
     // A query that pages itself binds (:cursor, :cursor_key) as it likes: no lookback is added to it.
-    const back = after && after.key !== null && !used.has('cursor') ? lookedBack(after, cfg.lookback ?? DEFAULT_LOOKBACK_MS) : undefined;
+    const back = after && options.lookBack === true && !used.has('cursor') ? lookedBack(after, cfg.lookback ?? DEFAULT_LOOKBACK_MS) : undefined;
     if (back) {
       logger.debug({ cursor: after, from: back.value }, 'reading from before the cursor (lookback), so rows committed late are not skipped');
       after = back;
@@ -162,6 +163,7 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
     kind: connector,
     readsAll: true,
     read,
+    watermark: () => openTransactions(driver),
     async commit() {
       // SQL sources have nothing to release: the pipeline's stored cursor is the whole truth.
     },

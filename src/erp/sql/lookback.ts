@@ -9,7 +9,8 @@
  * what to use instead.
  */
 import { z } from 'zod';
-import type { CursorPosition } from '../types.js';
+import type { CursorPosition, CursorValue } from '../types.js';
+import { comparePositions } from '../values.js';
 
 /** `5m`, `90s`, `1h`, `2d`, `500ms`, or a number of milliseconds; 0 turns it off. */
 export const durationSchema = z.union([
@@ -25,11 +26,12 @@ export const durationSchema = z.union([
 ]);
 
 /**
- * Off by default for now: with a window, every run reads the rows of the window again (they settle
- * `unchanged`, without a request), which changes what `read` counts; turning it on by default, with
- * the watermark of issue 28, is the next step. `lookback: 5m` is the recommended setting.
+ * Five minutes: longer than an ERP booking transaction usually stays open and than the clock drift
+ * NTP tolerates, short enough that a no-change run re-reads only the last minutes' rows (each
+ * settled by its source hash, no mapping, no request). A transaction open longer is the
+ * watermark's job where the database can tell (sourceWatermark.ts), and an alert.
  */
-export const DEFAULT_LOOKBACK_MS = 0;
+export const DEFAULT_LOOKBACK_MS = 5 * 60_000;
 
 const ISO_ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
 const NAIVE = /^(\d{4}-\d{2}-\d{2})([ T])(\d{2}:\d{2})(:\d{2})?(\.\d+)?$/;
@@ -56,4 +58,25 @@ export function lookedBack(after: CursorPosition, ms: number): CursorPosition | 
   // A date alone: the whole day again (a shorter window cannot be written as a date).
   if (DATE_ONLY.test(v)) return { value: v, key: null };
   return undefined;
+}
+
+/** A timestamp cursor value as milliseconds: a zoned one as its instant, a naive one as written (compared only with naive ones). */
+export function cursorTime(value: CursorValue): { readonly ms: number; readonly zoned: boolean } | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (ISO_ZONED.test(value)) return { ms: Date.parse(value), zoned: true };
+  const naive = NAIVE.exec(value);
+  if (naive) return { ms: Date.parse(`${naive[1]}T${naive[3]}${naive[4] ?? ':00'}${(naive[5] ?? '').slice(0, 4)}Z`), zoned: false };
+  if (DATE_ONLY.test(value)) return { ms: Date.parse(`${value}T00:00:00Z`), zoned: false };
+  return undefined;
+}
+
+/**
+ * Whether `p` lies at or before `upTo` in keyset order. Timestamps compare as times: PostgreSQL
+ * writes `12:00:42Z` and `12:00:42.5Z` with different lengths, which text order gets wrong.
+ */
+export function atOrBefore(p: CursorPosition, upTo: CursorPosition): boolean {
+  const a = cursorTime(p.value);
+  const b = cursorTime(upTo.value);
+  if (a && b && a.zoned === b.zoned && a.ms !== b.ms) return a.ms < b.ms;
+  return comparePositions(p, upTo) <= 0;
 }

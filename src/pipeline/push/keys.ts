@@ -16,6 +16,8 @@ export interface PushInput {
   /** The source could not use this record: it is dead-lettered as it is, never mapped or sent. */
   readonly refused?: RefusedRecord;
   readonly origin?: RecordOrigin;
+  /** Read again by the source's lookback (at or before the cursor an earlier run stored): settled quietly when nothing changed. */
+  readonly reread?: boolean;
 }
 
 /** The keys of a run that have a version in progress, each with the later versions held behind it. */

@@ -3,7 +3,9 @@
  * in flight (the shop client's queue rate-limits the requests), and every outcome is settled to
  * the state. A batch the shop rejects as a whole is split until the bad record is isolated.
  */
-import type { SourceItem } from '../../erp/types.js';
+import type { CursorPosition, SourceItem } from '../../erp/types.js';
+import { atOrBefore } from '../../erp/sql/lookback.js';
+import { contentHash } from '../hash.js';
 import { AbortedError } from '../../errors.js';
 import { OutcomeUnknownError, ShopApiError, ShopUnreachableError } from '../../shop/errors.js';
 import type { Logger } from '../../log.js';
@@ -33,6 +35,14 @@ export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'bat
   readonly cursorName?: string;
   readonly watermark?: LowWaterMark;
   readonly signal?: AbortSignal;
+  /** The cursor an earlier run stored, when the source reads from before it (lookback): records up to it are read again. */
+  readonly readAgainUpTo?: CursorPosition;
+}
+
+/** What the lookback of one run found: rows read again as an earlier run left them, and rows committed late. */
+export interface LookbackTally {
+  rechecked: number;
+  late: number;
 }
 
 type Op = 'create' | 'update';
@@ -67,6 +77,7 @@ export class PushEngine {
   private readonly batchSize: number;
   private readonly concurrency: number;
   private readonly o: PrepareDeps & PushEngineOptions;
+  readonly lookback: LookbackTally = { rechecked: 0, late: 0 };
 
   constructor(options: PushEngineOptions) {
     const references = new ReferenceCache(options.state);
@@ -88,10 +99,13 @@ export class PushEngine {
     let readError: unknown;
     const chunk: PushInput[] = [];
     try {
+      const upTo = this.o.readAgainUpTo;
       for await (const it of items) {
-        this.o.counts.read++;
+        // A row read again by the lookback counts only once it turns out new or changed (see `lookedAgain`).
+        const reread = upTo !== undefined && atOrBefore(it.position, upTo);
+        if (!reread) this.o.counts.read++;
         const seq = wm.track(it.position);
-        chunk.push({ seq, erpKey: it.key, record: it.record, position: it.position, refused: it.refused, origin: it.origin });
+        chunk.push({ seq, erpKey: it.key, record: it.record, position: it.position, refused: it.refused, origin: it.origin, reread });
         if (chunk.length >= Math.max(this.batchSize, STATE_READ)) await this.acceptChunk(chunk.splice(0));
         if (this.stopping) break;
       }
@@ -126,9 +140,11 @@ export class PushEngine {
   private async acceptChunk(chunk: readonly PushInput[], evenIfAborted = false): Promise<void> {
     if (chunk.length === 0 || this.fatal !== undefined) return;
     const readable = chunk.filter((input) => !input.refused);
+    const recordKey = (input: PushInput) => (input.refused !== undefined && Object.keys(input.record).length === 0 ? input.erpKey : (this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey));
     await this.o.batch.load(
       readable.map((input) => input.erpKey),
       readable.map((input) => this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey),
+      chunk.filter((input) => input.reread === true).map(recordKey),
     );
     for (const input of chunk) {
       if (this.fatal !== undefined || (this.stopping && !evenIfAborted)) return;
@@ -142,12 +158,46 @@ export class PushEngine {
     await this.pump(false);
   }
 
+  /**
+   * A record the lookback read again: unchanged, it settles quietly (an earlier run counted it);
+   * anything else was committed late (or changed since) and counts as read now.
+   */
+  private lookedAgain(input: PushInput, prepared: Awaited<ReturnType<typeof prepare>>): Awaited<ReturnType<typeof prepare>> {
+    if (input.reread !== true) return prepared;
+    if (prepared.kind === 'settled' && prepared.settlement.kind === 'done' && prepared.settlement.outcome === 'unchanged') {
+      this.lookback.rechecked++;
+      return { ...prepared, settlement: { ...prepared.settlement, quiet: true } };
+    }
+    this.lookback.late++;
+    this.o.counts.read++;
+    return prepared;
+  }
+
+  /**
+   * A record read again exactly as its dead letter holds it failed before and would fail again:
+   * the letter stands (retried by \`dlq retry\` or, for letters waiting on another record, by every
+   * sync), and the run neither counts nor sends it a second time.
+   */
+  private stillLettered(input: PushInput): boolean {
+    if (input.reread !== true) return false;
+    const bare = input.refused !== undefined && Object.keys(input.record).length === 0;
+    const letter = this.o.batch.letter(this.o.mapping.recordKey && !bare ? this.o.mapping.recordKey(input.erpKey, input.record) : input.erpKey);
+    return letter !== undefined && contentHash(letter.record) === contentHash(input.record);
+  }
+
   /** Prepare a record that owns its key, and queue or settle it. */
   private async admit(input: PushInput): Promise<void> {
+    if (this.stillLettered(input)) {
+      this.lanes.release(input.erpKey);
+      this.lookback.rechecked++;
+      this.immediate.push({ kind: 'dead', item: { seq: input.seq, erpKey: input.erpKey, record: input.record, warnings: [] }, error: { code: 'LETTER_STANDS', message: 'read again as its dead letter holds it' }, quiet: true });
+      if (this.immediate.length >= Math.max(this.batchSize, IMMEDIATE_SETTLE)) await this.flushImmediate();
+      return;
+    }
     // A newer version of a waiting record (changed while we read) replaces it: the old one must never be sent after it.
     const stale = this.waiting.remove(this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey);
     if (stale?.input.seq !== undefined) this.o.watermark?.settle(stale.input.seq);
-    const prepared = await prepare(this.o, input);
+    const prepared = this.lookedAgain(input, await prepare(this.o, input));
     this.o.counts.requests += prepared.requests;
     if (prepared.kind === 'send' && !this.o.dryRun) {
       this.queues[prepared.item.op].push(prepared.item);
@@ -188,7 +238,7 @@ export class PushEngine {
     while (this.waiting.size > 0 && !this.stopping) {
       let progress = false;
       for (const w of this.waiting.takeAll()) {
-        const prepared = await prepare(this.o, w.input);
+        const prepared = this.lookedAgain(w.input, await prepare(this.o, w.input));
         this.o.counts.requests += prepared.requests;
         if (prepared.kind === 'waiting') {
           this.waiting.add({ input: w.input, settlement: prepared.settlement, missing: prepared.missing }, this.o.mapping.recordKey?.(w.input.erpKey, w.input.record));

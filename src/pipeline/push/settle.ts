@@ -63,6 +63,11 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
       // A refused row keeps its identity when the source could read its fields (so the fixed row resolves its letter); a whole file has none.
       const bare = s.kind === 'dead' && s.unreadable === true && Object.keys(s.item.record).length === 0;
       const rk = target.recordKey && !bare ? target.recordKey(s.item.erpKey, s.item.record) : s.item.erpKey;
+      if (s.quiet === true) {
+        // Read again by the lookback as an earlier run left it: only a first source hash is worth writing.
+        if (s.kind === 'done' && s.storeHash) tx.hashes.put(pipeline, resource, rk, s.item.hash, s.item.sourceHash);
+        continue;
+      }
       if (s.kind === 'done') {
         const { item } = s;
         // An unchanged record whose reference came from the state and that has no open intent leaves both as they are.
@@ -115,6 +120,7 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
   for (const seq of seqs) target.watermark?.settle(seq);
   if (target.events) {
     for (const s of settlements) {
+      if (s.quiet === true) continue;
       const warnings = s.kind === 'done' ? s.warnings : s.item.warnings;
       const codes = warnings.length === 0 && s.kind === 'done' ? NO_CODES : [...warnings.map((w) => w.code), ...(s.kind === 'dead' ? [s.error.code] : [])];
       target.events.emit({

@@ -56,6 +56,8 @@ export type Settlement =
       readonly storeHash: boolean;
       /** The state already holds this reference (read from it this run) and no create intent is open: settling writes neither. */
       readonly stateHolds?: boolean;
+      /** Read again by the lookback and unchanged: an earlier run counted it; this one writes no event and counts nothing. */
+      readonly quiet?: boolean;
     }
   | {
       readonly kind: 'dead';
@@ -63,4 +65,6 @@ export type Settlement =
       readonly error: StoredIssue;
       /** The source could not use the record (a broken row, no key, an unreadable file). */
       readonly unreadable?: boolean;
+      /** Read again by the lookback as its letter holds it: settling writes nothing and counts nothing. */
+      readonly quiet?: boolean;
     };

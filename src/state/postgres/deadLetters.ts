@@ -20,6 +20,16 @@ export class PgDeadLetters implements DeadLetterStore {
     return row ? toDeadLetter(row) : undefined;
   }
 
+  async getManyByKey(pipeline: string, erpKeys: readonly string[]): Promise<Map<string, DeadLetter>> {
+    const out = new Map<string, DeadLetter>();
+    if (erpKeys.length === 0) return out;
+    for (const row of await query<DeadLetterRow>(this.pool, 'SELECT * FROM dead_letters WHERE pipeline = $1 AND erp_key = ANY($2::text[])', [pipeline, [...erpKeys]])) {
+      const letter = toDeadLetter(row);
+      out.set(letter.erpKey, letter);
+    }
+    return out;
+  }
+
   async list(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
     const where = new Where(true).eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code);
     const sql = `SELECT * FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ${where.next(0)} OFFSET ${where.next(1)}`;

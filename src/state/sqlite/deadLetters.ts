@@ -3,7 +3,7 @@ import { LETTER_COLUMNS, letterValues, toDeadLetter, type DeadLetterRow } from '
 import type { DeadLetterFilter, DeadLetterStore } from '../store.js';
 import type { DeadLetter, NewDeadLetter } from '../types.js';
 import { Where } from '../where.js';
-import { cached, marks, type Db } from './db.js';
+import { cached, chunks, marks, type Db } from './db.js';
 
 /** The upsert of a letter: a second failure of the same record counts an attempt (both backends). */
 export const LETTER_UPSERT = `INSERT INTO dead_letters (${LETTER_COLUMNS.join(', ')}, attempts) VALUES (%VALUES%, 1)
@@ -50,6 +50,17 @@ export class SqliteDeadLetters implements DeadLetterStore {
   async getByKey(pipeline: string, erpKey: string): Promise<DeadLetter | undefined> {
     const row = this.getByKeyStmt.get(pipeline, erpKey);
     return row ? toDeadLetter(row) : undefined;
+  }
+
+  async getManyByKey(pipeline: string, erpKeys: readonly string[]): Promise<Map<string, DeadLetter>> {
+    const out = new Map<string, DeadLetter>();
+    for (const part of chunks(erpKeys)) {
+      for (const row of cached<string[], DeadLetterRow>(this.db, `SELECT * FROM dead_letters WHERE pipeline = ? AND erp_key IN (${marks(part.length)})`).all(pipeline, ...part)) {
+        const letter = toDeadLetter(row);
+        out.set(letter.erpKey, letter);
+      }
+    }
+    return out;
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
