@@ -95,7 +95,7 @@ export function watermarkText(view: WatermarkView | undefined): string {
   if (!view) return 'no watermark (the lookback covers late commits)';
   if (view.by === 'single-writer') return 'one writer at a time (SQLite): nothing commits behind the cursor';
   if (view.by === 'lookback') return `lookback only: ${view.reason ?? 'the database does not show its open transactions'}`;
-  if (view.openSince === null || view.heldForSeconds < 1) return 'no open ERP transaction holds the cursor';
+  if (view.openSince === null) return 'no open ERP transaction holds the cursor';
   const since = view.openSince.slice(11, 19);
   const held = view.heldForSeconds >= 120 ? `${Math.floor(view.heldForSeconds / 60)} min` : `${view.heldForSeconds} s`;
   return `held back by a transaction open since ${since} UTC, ${held}`;

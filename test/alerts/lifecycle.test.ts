@@ -61,6 +61,23 @@ describe('alerts of deletions and reconciliations', () => {
     expect(messages[0]!.text).toContain('--allow-mass-delete');
   });
 
+  it('opens one watermark-held incident while an ERP transaction stays open longer than watermarkHeldMinutes, and closes it once none holds the cursor', async () => {
+    const held = (minutes: number): RunSummary => ({ ...run(undefined), watermark: { by: 'transactions', checkedAt: '2026-11-26T12:30:00.000Z', openSince: new Date(Date.parse('2026-11-26T12:30:00.000Z') - minutes * 60_000).toISOString(), bound: { zoned: '2026-11-26T12:00:00.000Z', naive: '2026-11-26T12:00:00' } } });
+    events.emit({ type: 'run-finished', summary: held(10) });
+    events.emit({ type: 'run-finished', summary: held(20) });
+    events.emit({ type: 'run-finished', summary: held(25) });
+    // A database that does not tell (lookback only) neither opens nor closes it.
+    events.emit({ type: 'run-finished', summary: { ...run(undefined), watermark: { by: 'lookback', checkedAt: '2026-11-26T12:31:00.000Z', reason: 'GRANT pg_read_all_stats' } } });
+    events.emit({ type: 'run-finished', summary: held(0) });
+    await settled();
+    expect(messages.map((m) => [m.kind, m.state])).toEqual([
+      ['watermark-held', 'firing'],
+      ['watermark-held', 'resolved'],
+    ]);
+    expect(messages[0]!.text).toContain('open since 2026-11-26T12:10:00.000Z (20 min)');
+    expect(messages[0]!.text).toContain('pg_stat_activity');
+  });
+
   it('alerts on reconcile drift above reconcile.alertAbove only', async () => {
     const counts = { onlyInErp: 3, onlyInShop: 1, different: 8 };
     events.emit({ type: 'reconcile-finished', pipeline: 'catalog', shop: 'default', reportId: 'r1', drift: 12, alertAbove: 20, counts });
