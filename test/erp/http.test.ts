@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pathTemplate } from '../../src/erp/http/sink.js';
-import { writtenLike } from '../../src/erp/http/source.js';
+import { writtenLike } from '../../src/erp/sql/lookback.js';
 import { createSink, createSource, type HttpSourceConfigInput } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { collect } from './sql-suite.js';

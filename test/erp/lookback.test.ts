@@ -5,7 +5,7 @@
  * unchanged cost no shop request.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lookedBack } from '../../src/erp/sql/lookback.js';
+import { durationSchema, lookedBack } from '../../src/erp/sql/lookback.js';
 import { runPipeline } from '../../src/pipeline/index.js';
 import { mappingFile, pushFixture, PRODUCT_MAPPING, shopRecords, sqliteSource, type PushFixture } from '../pipeline/support.js';
 
@@ -73,12 +73,20 @@ describe('lookback on an incremental SQL read', () => {
     expect(await f.state.deadLetters.getByKey('letters', 'B-1')).toBeUndefined();
   });
 
+  it('takes a duration with a unit, or milliseconds as a number or as text (a ${VAR} setting)', () => {
+    expect(['5m', '90s', '1h', '500ms', 0, '0', '300000', 300000].map((d) => durationSchema.parse(d))).toEqual([300_000, 90_000, 3_600_000, 500, 0, 0, 300_000, 300_000]);
+    expect(durationSchema.safeParse('5 minutes').success).toBe(false);
+  });
+
   it('starts the window before the cursor as the source writes its values', () => {
     expect(lookedBack({ value: '2026-11-26 12:01:00', key: 'A' }, 300_000)).toEqual({ value: '2026-11-26 11:56:00', key: null });
     expect(lookedBack({ value: '2026-11-26T00:02:00.000Z', key: 'A' }, 300_000)).toEqual({ value: '2026-11-25T23:57:00.000Z', key: null });
     expect(lookedBack({ value: '2026-11-26 00:01', key: 'A' }, 120_000)).toEqual({ value: '2026-11-25 23:59', key: null });
     expect(lookedBack({ value: '2026-11-26 12:00:00.123456', key: 'A' }, 1000)).toEqual({ value: '2026-11-26 11:59:59.123456', key: null });
     expect(lookedBack({ value: '2026-11-26', key: 'A' }, 300_000)).toEqual({ value: '2026-11-26', key: null });
+    // An offset stays the offset it was written in, digits as many as written: text order stays time order.
+    expect(lookedBack({ value: '2026-11-26T12:01:00-05:00', key: 'A' }, 300_000)).toEqual({ value: '2026-11-26T11:56:00-05:00', key: null });
+    expect(lookedBack({ value: '2026-11-26T12:01:00.123456Z', key: 'A' }, 300_000)).toEqual({ value: '2026-11-26T11:56:00.123000Z', key: null });
     expect(lookedBack({ value: 4711, key: 'A' }, 300_000)).toBeUndefined();
     expect(lookedBack({ value: '2026-11-26 12:01:00', key: 'A' }, 0)).toBeUndefined();
   });

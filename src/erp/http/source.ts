@@ -23,25 +23,6 @@ export function nextFromLink(header: string | null): string | undefined {
   return undefined;
 }
 
-const ZONED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|([+-])(\d{2}):?(\d{2}))$/;
-
-/**
- * A looked-back zoned timestamp written as the API writes `like`: in its offset and with its
- * fraction digits. `lookedBack` writes UTC with milliseconds (`…T16:56:00.000Z`); this source
- * compares cursor values as text, in the API's own order, and against `2026-11-26T12:01:00-05:00`
- * that UTC text sorts *after* the cursor, which would drop the new records between them. Digits
- * cut off move the value earlier, never later.
- */
-export function writtenLike(value: string, like: string): string {
-  const m = ZONED.exec(like);
-  if (!m || Number.isNaN(Date.parse(value))) return value;
-  const [, , fraction, zone, sign, hh, mm] = m;
-  const offsetMs = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) * 60_000;
-  const wall = new Date(Date.parse(value) + offsetMs).toISOString();
-  const digits = fraction === undefined ? '' : `${wall.slice(19, 23)}${'0'.repeat(Math.max(0, fraction.length - 4))}`.slice(0, fraction.length);
-  return `${wall.slice(0, 19)}${digits}${zone}`;
-}
-
 /** Create a source over a paged JSON list endpoint. */
 export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ctx: ConnectorContext): Promise<Source> {
   const request = jsonClient(conn, ctx.logger, 'http');
@@ -57,7 +38,7 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
     if (!after || options.lookBack !== true) return after;
     const back = lookedBack(after, cfg.lookback ?? DEFAULT_LOOKBACK_MS);
     if (!back || typeof back.value !== 'string') return after;
-    const from: CursorPosition = { value: writtenLike(back.value, String(after.value)), key: null };
+    const from: CursorPosition = back;
     if (comparePositions(from, after) >= 0) return after;
     ctx.logger.debug({ cursor: after, from: from.value }, 'reading from before the cursor (lookback), so records committed late are not skipped');
     return from;

@@ -12,15 +12,16 @@ import { z } from 'zod';
 import type { CursorPosition, CursorValue } from '../types.js';
 import { comparePositions } from '../values.js';
 
-/** `5m`, `90s`, `1h`, `2d`, `500ms`, or a number of milliseconds; 0 turns it off. */
+/** `5m`, `90s`, `1h`, `2d`, `500ms`, or a number of milliseconds (also as text); 0 turns it off. */
 export const durationSchema = z.union([
   z.number().int().min(0),
   z
     .string()
-    .regex(/^\d+(ms|s|m|h|d)$/, 'expected a duration like 90s, 5m, 1h or 0')
+    // Bare digits are milliseconds: a `${VAR}` setting arrives as text.
+    .regex(/^\d+(ms|s|m|h|d)?$/, 'expected a duration like 90s, 5m, 1h or 0')
     .transform((s) => {
-      const m = /^(\d+)(ms|s|m|h|d)$/.exec(s)!;
-      const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+      const m = /^(\d+)(ms|s|m|h|d)?$/.exec(s)!;
+      const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h' | 'd'];
       return Number(m[1]) * unit;
     }),
 ]);
@@ -33,6 +34,24 @@ export const durationSchema = z.union([
  */
 export const DEFAULT_LOOKBACK_MS = 5 * 60_000;
 
+const ZONED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|([+-])(\d{2}):?(\d{2}))$/;
+
+/**
+ * A zoned timestamp written as `like` is written: in its offset and with its fraction digits. A
+ * source that compares cursor values as text (an HTTP API, a SQLite TEXT column) would otherwise
+ * sort a UTC `…T16:56:00.000Z` *after* the cursor `2026-11-26T12:01:00-05:00` and drop the new
+ * records between them. Digits cut off move the value earlier, never later.
+ */
+export function writtenLike(value: string, like: string): string {
+  const m = ZONED.exec(like);
+  if (!m || Number.isNaN(Date.parse(value))) return value;
+  const [, , fraction, zone, sign, hh, mm] = m;
+  const offsetMs = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) * 60_000;
+  const wall = new Date(Date.parse(value) + offsetMs).toISOString();
+  const digits = fraction === undefined ? '' : `${wall.slice(19, 23)}${'0'.repeat(Math.max(0, fraction.length - 4))}`.slice(0, fraction.length);
+  return `${wall.slice(0, 19)}${digits}${zone}`;
+}
+
 const ISO_ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
 const NAIVE = /^(\d{4}-\d{2}-\d{2})([ T])(\d{2}:\d{2})(:\d{2})?(\.\d+)?$/;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -44,7 +63,7 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 export function lookedBack(after: CursorPosition, ms: number): CursorPosition | undefined {
   const v = after.value;
   if (ms <= 0 || typeof v !== 'string') return undefined;
-  if (ISO_ZONED.test(v)) return { value: new Date(Date.parse(v) - ms).toISOString(), key: null };
+  if (ISO_ZONED.test(v)) return { value: writtenLike(new Date(Date.parse(v) - ms).toISOString(), v), key: null };
   const naive = NAIVE.exec(v);
   if (naive) {
     // A timestamp without zone is compared as text or as the database's local time: shift it as written.
