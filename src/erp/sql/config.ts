@@ -57,7 +57,7 @@ export const sqlSourceSchema = z
     /**
      * How far before the stored cursor each incremental read starts, so a row committed late (a long
      * transaction, a clock behind, a lagging replica) is never skipped; rows read again unchanged cost
-     * no request. Timestamp cursors only; e.g. `5m`. @default 0 (off)
+     * no request. Timestamp cursors only; `0` turns it off (docs/connectors.md, "Cursors that never skip"). @default 5m
      */
     lookback: durationSchema.optional(),
     /** Rows per page unless the pipeline asks otherwise. @default 500 */
