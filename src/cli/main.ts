@@ -7,6 +7,7 @@ import { ConfigError, errorLine } from '../errors.js';
 import { CliContext, type CliIo } from './context.js';
 import { EXIT, exitCodeFor, UsageError } from './exit.js';
 import { registerCommands } from './commands/index.js';
+import { suggestUnknownCommands } from './suggest.js';
 import { version } from './version.js';
 import { exitWhenAbandoned, holdOpen } from '../drain/index.js';
 
@@ -40,6 +41,7 @@ Exit codes:
   registerCommands(program, ctx);
   // Every subcommand reports usage errors like the program does.
   for (const cmd of program.commands) propagate(cmd, ctx);
+  suggestUnknownCommands(program);
   return program;
 }
 

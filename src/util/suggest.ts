@@ -40,3 +40,16 @@ export function nearMatches(name: string, candidates: Iterable<string>, options:
     .slice(0, limit)
     .map((x) => x.c);
 }
+
+/**
+ * The candidates nearest to `name` (all of them when several are equally near), by the same rule
+ * as `didYouMean`; empty when none is near enough. For suggestions where a tie is real: `list` is
+ * both `dlq list` and `jobs list`.
+ */
+export function nearestMatches<T>(name: string, candidates: Iterable<T>, spelling: (candidate: T) => string): T[] {
+  const wanted = name.toLowerCase();
+  const allowed = allowedDistance(name);
+  const scored = [...candidates].map((c) => ({ c, d: distance(wanted, spelling(c).toLowerCase()) })).filter((x) => x.d <= allowed);
+  const best = Math.min(...scored.map((x) => x.d));
+  return scored.filter((x) => x.d === best).map((x) => x.c);
+}
