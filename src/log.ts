@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { SyncError } from './errors.js';
 
 export type { Logger } from 'pino';
 
@@ -31,6 +32,41 @@ export function redactPaths(): string[] {
   return paths;
 }
 
+/**
+ * The message of an error with the text of its causes, each text once: shopsync's errors already
+ * say what their cause said (a connector's "PostgreSQL unreachable at …: connect ECONNREFUSED …"),
+ * and pino's own serializer appended it a second time.
+ */
+function messageOnce(err: Error): string {
+  let text = err.message;
+  const seen = new Set<unknown>([err]);
+  for (let cause = err.cause; cause instanceof Error && !seen.has(cause); cause = cause.cause) {
+    seen.add(cause);
+    if (cause.message && !text.includes(cause.message)) text += `: ${cause.message}`;
+  }
+  return text;
+}
+
+/**
+ * The `err` serializer of every shopsync logger. A shopsync error (SyncError) is a failure
+ * expected in operation, written for a person: its code and message say it all, so the line
+ * carries the message once and no stack, unless `stacks` (debug and trace levels). Anything else
+ * is a bug: pino's serialization with the stack.
+ */
+export function errorSerializer(stacks: boolean): (err: unknown) => unknown {
+  return (err) => {
+    if (!(err instanceof Error)) return err;
+    const out: Record<string, unknown> = { ...pino.stdSerializers.err(err), message: messageOnce(err) };
+    if (err instanceof SyncError && !stacks) delete out.stack;
+    return out;
+  };
+}
+
+/** Whether a level shows stacks of shopsync errors (debug and more verbose). */
+export function showsStacks(level: string): boolean {
+  return level === 'debug' || level === 'trace';
+}
+
 /** Options for the root logger. */
 export interface LogOptions {
   /** pino level name. @default 'info' (or LOG_LEVEL) */
@@ -43,10 +79,12 @@ export interface LogOptions {
 
 /** Create the root logger; library code takes a logger (or child) from its caller. */
 export function createLogger(options: LogOptions = {}): Logger {
+  const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
   const base: LoggerOptions = {
-    level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+    level,
     redact: { paths: redactPaths(), censor: '[redacted]' },
     base: { app: 'shopsync' },
+    serializers: { err: errorSerializer(showsStacks(level)) },
   };
   if (options.pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,app' } } });

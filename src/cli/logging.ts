@@ -6,7 +6,7 @@
  */
 import { pino, type DestinationStream } from 'pino';
 import { prettyFactory } from 'pino-pretty';
-import { redactPaths, scrubSecrets, type Logger } from '../log.js';
+import { errorSerializer, redactPaths, scrubSecrets, showsStacks, type Logger } from '../log.js';
 import { UsageError } from './exit.js';
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -54,11 +54,13 @@ export function createCliLogger(options: CliLoggerOptions = {}): CliLogger {
       target.write(format ? format(clean) : clean);
     },
   };
+  const level = options.level ?? envLogLevel(process.env) ?? 'info';
   const logger = pino(
     {
-      level: options.level ?? envLogLevel(process.env) ?? 'info',
+      level,
       redact: { paths: redactPaths(), censor: '[redacted]' },
       base: { app: 'shopsync' },
+      serializers: { err: errorSerializer(showsStacks(level)) },
     },
     destination,
   );

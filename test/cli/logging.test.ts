@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createCliLogger } from '../../src/cli/logging.js';
+import { ConnectorError } from '../../src/errors.js';
 
 function sink(isTTY = false) {
   let text = '';
@@ -46,5 +47,36 @@ describe('createCliLogger', () => {
     const forced = sink(false);
     expect(createCliLogger({ destination: forced.stream, pretty: true }).pretty).toBe(true);
     expect(createCliLogger({ destination: sink(true).stream, pretty: false }).pretty).toBe(false);
+  });
+});
+
+describe('an error in a log line', () => {
+  // What a connector throws: its message already carries the cause's text (src/erp/errors.ts causeText).
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5999'), { code: 'ECONNREFUSED' });
+  const connectorError = () =>
+    new ConnectorError('CONNECTOR_UNREACHABLE', 'PostgreSQL unreachable at 127.0.0.1:5999/test: connect ECONNREFUSED 127.0.0.1:5999. Check that the server runs.', { connector: 'postgres', cause: refused });
+
+  it('carries a ConnectorError text once, with its code and connector, without a stack below debug', () => {
+    const out = sink();
+    createCliLogger({ destination: out.stream }).logger.error({ err: connectorError() }, 'run failed');
+    const text = out.text();
+    expect(text.split('ECONNREFUSED 127.0.0.1:5999')).toHaveLength(2);
+    expect(JSON.parse(text)).toMatchObject({ msg: 'run failed', err: { type: 'ConnectorError', code: 'CONNECTOR_UNREACHABLE', connector: 'postgres', message: 'PostgreSQL unreachable at 127.0.0.1:5999/test: connect ECONNREFUSED 127.0.0.1:5999. Check that the server runs.' } });
+    expect(JSON.parse(text).err.stack).toBeUndefined();
+  });
+
+  it('keeps the stack of a shopsync error at debug, and appends a cause whose text the message lacks', () => {
+    const out = sink();
+    const err = new ConnectorError('CONNECTOR_QUERY_FAILED', 'query failed', { connector: 'postgres', cause: new Error('relation "artikel" does not exist') });
+    createCliLogger({ level: 'debug', destination: out.stream }).logger.error({ err }, 'run failed');
+    const line = JSON.parse(out.text()) as { err: { message: string; stack: string } };
+    expect(line.err.message).toBe('query failed: relation "artikel" does not exist');
+    expect(line.err.stack).toContain('ConnectorError: query failed');
+  });
+
+  it('keeps the stack of anything else (a bug), as pino does', () => {
+    const out = sink();
+    createCliLogger({ destination: out.stream }).logger.error({ err: new TypeError('x is undefined') }, 'crashed');
+    expect((JSON.parse(out.text()) as { err: { stack: string } }).err.stack).toMatch(/^TypeError: x is undefined\n\s+at /);
   });
 });
