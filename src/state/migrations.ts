@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StateError } from '../errors.js';
+import type { Logger } from '../log.js';
 
 /** One migration file. */
 export interface Migration {
@@ -36,4 +37,14 @@ export function tooNew(current: number, latest: number, what: string): StateErro
     `the state ${what} is at schema version ${current} but this shopsync knows only up to ${latest}; upgrade shopsync or point it at another state`,
     { details: { current, latest } },
   );
+}
+
+/**
+ * Say what migrating did in one line at info: a new state is "created", an older one "upgraded";
+ * a state already current says nothing. The steps themselves are logged at debug as they are applied.
+ */
+export function logMigrated(logger: Logger | undefined, from: number, to: number): void {
+  if (!logger || to <= from) return;
+  if (from === 0) logger.info({ schemaVersion: to }, `state created (schema v${to})`);
+  else logger.info({ from, to }, `state upgraded from schema v${from} to v${to}`);
 }

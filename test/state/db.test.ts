@@ -1,12 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
+import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { StateError } from '../../src/errors.js';
 import { openState, STATE_TABLES, type StateLocation } from '../../src/state/index.js';
 import { postgresMigrations } from '../../src/state/postgres/index.js';
 import { sqliteMigrations } from '../../src/state/sqlite/index.js';
+import { openDatabase } from '../../src/state/sqlite/db.js';
+import { tempDir } from '../support/tmp.js';
 import { BACKENDS, forEachBackend, postgresAvailable, postgresLocation } from './backends.js';
 
 const migrationsOf = { sqlite: sqliteMigrations, postgres: postgresMigrations };
@@ -116,5 +120,43 @@ describe('state migrations in a build', () => {
     const source = (readdirSync(join(root, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.sql')).sort();
     expect(source.filter((f) => f.includes('migrations')).length).toBe(sqliteMigrations().length + postgresMigrations().length);
     for (const f of source) expect(readFileSync(join(root, 'dist', 'src', f), 'utf8'), f).toBe(readFileSync(join(root, 'src', f), 'utf8'));
+  });
+});
+
+describe('what opening a state logs', () => {
+  /** A debug logger whose lines land in `lines`. */
+  function capture(): { logger: Logger; lines: () => { level: number; msg: string; [k: string]: unknown }[] } {
+    let text = '';
+    const logger = pino({ level: 'debug' }, new Writable({ write: (c: Buffer, _e, done) => ((text += c.toString()), done()) }));
+    return { logger, lines: () => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string }) };
+  }
+  const INFO = 30;
+
+  forEachBackend('a new state', (backend) => {
+    it('is one line at info, "state created (schema vN)"; each migration is a line at debug', async () => {
+      const log = capture();
+      await backend.open(undefined, { logger: log.logger });
+      const latest = migrationsOf[backend.kind]().length;
+      const info = log.lines().filter((l) => l.level >= INFO);
+      expect(info.map((l) => l.msg)).toEqual([`state created (schema v${latest})`]);
+      expect(log.lines().filter((l) => l.msg === 'state migration applied')).toHaveLength(latest);
+    });
+
+    it('opened again logs nothing at info', async () => {
+      const location = backend.location();
+      await (await backend.open(location)).close();
+      const log = capture();
+      await backend.open(location, { logger: log.logger });
+      expect(log.lines().filter((l) => l.level >= INFO)).toEqual([]);
+    });
+  });
+
+  it('upgraded by a newer shopsync is one line at info naming both versions', async () => {
+    const path = join(tempDir(), 'state.db');
+    const all = sqliteMigrations();
+    openDatabase(path, undefined, all.slice(0, 3)).close();
+    const log = capture();
+    openDatabase(path, log.logger, all).close();
+    expect(log.lines().filter((l) => l.level >= INFO).map((l) => l.msg)).toEqual([`state upgraded from schema v3 to v${all.length}`]);
   });
 });

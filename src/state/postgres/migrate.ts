@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import type { Logger } from '../../log.js';
-import { loadMigrations, tooNew, type Migration } from '../migrations.js';
+import { loadMigrations, logMigrated, tooNew, type Migration } from '../migrations.js';
 import { quoteSchema, transaction } from './db.js';
 
 /** The PostgreSQL migrations shipped with this module. */
@@ -20,7 +20,7 @@ export function postgresMigrations(): Migration[] {
 export async function migrate(pool: pg.Pool, schema: string, logger: Logger, migrations: readonly Migration[] = postgresMigrations()): Promise<number> {
   const q = quoteSchema(schema);
   const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1]!.version;
-  return transaction(pool, async (client) => {
+  const { current } = await transaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', ['shopsync:migrate', schema]);
     // Checked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema is there.
     const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
@@ -35,8 +35,11 @@ export async function migrate(pool: pg.Pool, schema: string, logger: Logger, mig
       if (m.version <= current) continue;
       await client.query(m.sql);
       await client.query(`UPDATE ${q}.schema_version SET version = $1`, [m.version]);
-      logger.info({ version: m.version, name: m.name, schema }, 'state migration applied');
+      logger.debug({ version: m.version, migration: m.name, schema }, 'state migration applied');
     }
-    return Math.max(current, latest);
+    return { current };
   });
+  // Said once the transaction committed: the schema exists only from then on.
+  logMigrated(logger, current, latest);
+  return Math.max(current, latest);
 }

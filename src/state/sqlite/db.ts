@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { Logger } from '../../log.js';
-import { loadMigrations, tooNew, type Migration } from '../migrations.js';
+import { loadMigrations, logMigrated, tooNew, type Migration } from '../migrations.js';
 
 export type Db = Database.Database;
 
@@ -28,8 +28,9 @@ export function migrate(db: Db, migrations: readonly Migration[], logger?: Logge
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
     }).immediate();
-    logger?.info({ version: m.version, name: m.name }, 'state migration applied');
+    logger?.debug({ version: m.version, migration: m.name }, 'state migration applied');
   }
+  logMigrated(logger, current, latest);
   return Math.max(current, latest);
 }
 
@@ -45,7 +46,7 @@ export function openDatabase(path: string, logger?: Logger, migrations?: readonl
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
-    migrate(db, migrations ?? sqliteMigrations(), logger);
+    migrate(db, migrations ?? sqliteMigrations(), logger?.child({ path }));
     return db;
   } catch (err) {
     db.close();
