@@ -13,6 +13,7 @@ import { ALLOW_OUTSIDE_KEY, leavesFolder, OUTSIDE_HINT, PATH_OUTSIDE, pathsOutsi
 import { describeLocation, type StateLocation } from '../state/location.js';
 import { configSchema, shopsOf, type Config } from './schema.js';
 import { suggestKey } from './suggest.js';
+import { formatYamlProblem, yamlSyntaxProblem } from '../util/yamlSyntax.js';
 
 /** Where the config is found when neither `--config` nor SHOPSYNC_CONFIG says. */
 export const DEFAULT_CONFIG_PATH = 'shopsync.yaml';
@@ -69,11 +70,8 @@ export function parseConfigText(text: string, file: string, options: LoadConfigO
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lines.linePos(offset).line);
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const line = lineOf(e.pos[0]);
-    throw new ConfigError(`${file}:${line}: YAML syntax: ${e.message.split('\n')[0]}`, { file, line });
-  }
+  const syntax = yamlSyntaxProblem(doc, text, lines);
+  if (syntax) throw new ConfigError(formatYamlProblem(file, 'YAML syntax', syntax), { file, line: syntax.line });
   const sources: InterpolationSources = { env: options.env ?? process.env, baseDir };
   const secrets = new Set<string>();
   const warnings: string[] = [];

@@ -3,6 +3,7 @@
  */
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { MappingError } from '../errors.js';
+import { formatYamlProblem, yamlSyntaxProblem } from '../util/yamlSyntax.js';
 
 /** A parsed YAML document that can turn a path inside it into a line and column. */
 export interface YamlSource {
@@ -16,14 +17,10 @@ export interface YamlSource {
 export function parseYamlSource(text: string, file: string): YamlSource {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const first = doc.errors[0];
-  if (first) {
-    const pos = lineCounter.linePos(first.pos[0]);
-    throw new MappingError('MAPPING_YAML', `${file}:${pos.line}:${pos.col}: invalid YAML: ${first.message.split('\n')[0]}`, {
-      file,
-      line: pos.line,
-      column: pos.col,
-    });
+  // The file's lines are quoted only when it reads as a mapping so far: `mapping:` may name any file (issue 29 item 8).
+  const syntax = yamlSyntaxProblem(doc, text, lineCounter, { showContent: looksLikeMapping(doc) });
+  if (syntax) {
+    throw new MappingError('MAPPING_YAML', formatYamlProblem(file, 'invalid YAML', syntax), { file, line: syntax.line, column: syntax.column });
   }
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
   if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
@@ -48,6 +45,12 @@ export function parseYamlSource(text: string, file: string): YamlSource {
       return { line: pos.line, column: pos.col };
     },
   };
+}
+
+/** The top level is a mapping with at least one of a mapping file's own keys. */
+function looksLikeMapping(doc: Document): boolean {
+  const top = doc.contents;
+  return isMap(top) && ['name', 'direction', 'target', 'key', 'fields'].some((k) => top.has(k));
 }
 
 /** What a document that is not an object holds, in words. */
