@@ -86,6 +86,11 @@ export const SOURCE_CODES = {
   fileRejected: 'FILE_REJECTED',
 } as const;
 
+/** Whether a code is one a source gives a record it could not use (as opposed to a failure of the shop, the mapping or a sink). */
+export function isSourceRefusal(code: string): boolean {
+  return (Object.values(SOURCE_CODES) as string[]).includes(code);
+}
+
 /** Cut a raw text for a letter or a log line. */
 export function rawExcerpt(text: string, max = 500): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;

@@ -2,10 +2,12 @@
  * Dead-letter handling: retry re-runs stored records through the *current* mapping (so a fixed
  * mapping or fixed reference data takes effect); drop removes letters for good.
  */
+import { isSourceRefusal } from '../erp/types.js';
 import { silentLogger } from '../log.js';
 import { emptyCounts, type DeadLetter, type RunCounts } from '../state/index.js';
 import { openSink } from './pull.js';
 import { PullDelivery } from './pullDelivery.js';
+import type { PushInput } from './push/keys.js';
 import { PushEngine } from './push/runner.js';
 import { checkMapping, parseDefinition, waitingFor } from './run.js';
 import { holdOpen } from '../drain/index.js';
@@ -65,7 +67,7 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
         }
       } else {
         const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}) });
-        await engine.pushRecords(letters.map((l) => ({ erpKey: l.erpKey, record: { ...l.record } })));
+        await engine.pushRecords(letters.map(retryInput));
         if (engine.fatal) {
           status = 'failed';
           error = { code: engine.fatal.code, message: engine.fatal.message };
@@ -86,6 +88,22 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
   logger.info({ status, counts, durationMs: summary.durationMs, letters: letters.length }, 'dead-letter retry finished');
   deps.events?.emit({ type: 'run-finished', summary });
   return summary;
+}
+
+/**
+ * A letter as a retry takes it. One the source refused (no key, a broken row, an unreadable file)
+ * holds the row as it was read, not a record: mapped, it failed as something else
+ * (MAPPING_OUTPUT_INVALID for a row without a key) or, worse, went out without a key. It stays
+ * refused, with its code, place and reason, and the reason says once what would deliver it.
+ */
+function retryInput(l: DeadLetter): PushInput {
+  const record = { ...l.record };
+  if (!isSourceRefusal(l.code)) return { erpKey: l.erpKey, record };
+  const advice = l.origin?.file !== undefined
+    ? `A retry cannot deliver it: the source refused it as it was read. Fix it in the ERP and deliver ${l.origin.file} again (a delivery read whole closes this letter), or drop the letter`
+    : 'A retry cannot deliver it: the source refused it as it was read. Fix the row in the ERP (the next sync reads it again), or drop the letter';
+  const message = l.reason.endsWith(advice) ? l.reason : `${l.reason}. ${advice}`;
+  return { erpKey: l.erpKey, record, refused: { code: l.code, message }, letterKey: l.erpKey, ...(l.origin ? { origin: l.origin } : {}) };
 }
 
 /** Drop dead letters (by id, or every letter of the pipeline); returns how many went. */

@@ -16,6 +16,8 @@ export interface PushInput {
   /** The source could not use this record: it is dead-lettered as it is, never mapped or sent. */
   readonly refused?: RefusedRecord;
   readonly origin?: RecordOrigin;
+  /** A retried letter of a refused record: the key its letter is stored under, kept as it is (the record has no key to derive it from). */
+  readonly letterKey?: string;
   /** Read again by the source's lookback (at or before the cursor an earlier run stored): settled quietly when nothing changed. */
   readonly reread?: boolean;
 }

@@ -60,7 +60,8 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const { def, resource, mapping, state } = deps;
   const { seq, erpKey, record } = input;
   if (input.refused) {
-    return { kind: 'settled', settlement: { kind: 'dead', item: { seq, erpKey, record, warnings: [], ...(input.origin ? { origin: input.origin } : {}) }, error: input.refused, unreadable: true }, requests: 0 };
+    const item = { seq, erpKey, record, warnings: [], ...(input.origin ? { origin: input.origin } : {}), ...(input.letterKey !== undefined ? { letterKey: input.letterKey } : {}) };
+    return { kind: 'settled', settlement: { kind: 'dead', item, error: input.refused, unreadable: true }, requests: 0 };
   }
   const sourceHash = deps.sourceFingerprint !== undefined ? sourceHashOf(deps.sourceFingerprint, record) : undefined;
   const hashKey = mapping.recordKey?.(erpKey, record) ?? erpKey;

@@ -120,13 +120,13 @@ export class PushEngine {
   }
 
   /** Push loose records (dead-letter retries): no positions, no cursor. */
-  async pushRecords(records: readonly { erpKey: string; record: Record<string, unknown> }[]): Promise<void> {
+  async pushRecords(records: readonly PushInput[]): Promise<void> {
     await this.acceptRecords(records);
     await this.finish();
   }
 
   /** Take loose records (no positions) into this run without finishing it; a source stream may follow. */
-  async acceptRecords(records: readonly { erpKey: string; record: Record<string, unknown> }[]): Promise<void> {
+  async acceptRecords(records: readonly PushInput[]): Promise<void> {
     // A letter of a mapping with `row_key` is stored under the record's identity; its ERP key (references, lanes) is read from the record.
     const inputs = records.map((r) => (this.o.mapping.recordKey ? { ...r, erpKey: this.o.mapping.sourceKey(r.record) ?? r.erpKey } : r));
     for (let i = 0; i < inputs.length && !this.stopping; i += this.batchSize) {

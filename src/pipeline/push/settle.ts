@@ -62,7 +62,8 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
       // Hashes and letters are per record: several rows of one ERP key (mapping `row_key`) keep their own.
       // A refused row keeps its identity when the source could read its fields (so the fixed row resolves its letter); a whole file has none.
       const bare = s.kind === 'dead' && s.unreadable === true && Object.keys(s.item.record).length === 0;
-      const rk = target.recordKey && !bare ? target.recordKey(s.item.erpKey, s.item.record) : s.item.erpKey;
+      const letterKey = s.kind === 'dead' ? s.item.letterKey : undefined;
+      const rk = letterKey ?? (target.recordKey && !bare ? target.recordKey(s.item.erpKey, s.item.record) : s.item.erpKey);
       if (s.quiet === true) {
         // Read again by the lookback as an earlier run left it: only a first source hash is worth writing.
         if (s.kind === 'done' && s.storeHash) tx.hashes.put(pipeline, resource, rk, s.item.hash, s.item.sourceHash);

@@ -61,7 +61,7 @@ export type Settlement =
     }
   | {
       readonly kind: 'dead';
-      readonly item: Pick<WorkItem, 'seq' | 'erpKey' | 'record' | 'warnings'> & { readonly payload?: unknown; readonly hash?: string; readonly shopId?: ShopId; readonly origin?: RecordOrigin };
+      readonly item: Pick<WorkItem, 'seq' | 'erpKey' | 'record' | 'warnings'> & { readonly payload?: unknown; readonly hash?: string; readonly shopId?: ShopId; readonly origin?: RecordOrigin; readonly letterKey?: string };
       readonly error: StoredIssue;
       /** The source could not use the record (a broken row, no key, an unreadable file). */
       readonly unreadable?: boolean;
