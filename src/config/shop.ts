@@ -1,6 +1,8 @@
 /** The shop connection block of `shopsync.yaml` and its translation to client options. */
 import { z } from 'zod';
 import type { ShopClientOptions } from '../shop/client/types.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../shop/client/options.js';
+import { DEFAULT_MAX_FIELD_BYTES } from '../mapping/guards.js';
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -48,8 +50,22 @@ export const shopConfigSchema = z
     concurrency: positiveInt.max(64).optional(),
     /** Records per write request. @default 100 */
     batchSize: positiveInt.max(1000).default(100),
-    /** Per-request timeout. @default 30000 */
+    /**
+     * One deadline per request (each attempt): connecting, the answer's headers and its whole body
+     * must arrive within it, so a shop dribbling its answer cannot hold a run. A read that passes it
+     * is retried; a write is not repeated blindly (its outcome is unknown). @default 30000
+     */
     timeoutMs: positiveInt.default(30_000),
+    /**
+     * Largest answer read from the shop, in bytes after decompression; a larger one fails its request
+     * with SHOP_RESPONSE_TOO_LARGE instead of filling memory. @default 67108864 (64 MiB)
+     */
+    maxResponseBytes: positiveInt.default(DEFAULT_MAX_RESPONSE_BYTES),
+    /**
+     * Largest text, in UTF-8 bytes, one field may carry to the shop; a record with a larger one fails
+     * alone with GUARD_FIELD_TOO_LARGE, the run goes on. @default 1048576 (1 MiB)
+     */
+    maxFieldBytes: positiveInt.default(DEFAULT_MAX_FIELD_BYTES),
     retry: z
       .strictObject({
         /** Attempts after the first on network errors, 429 and 5xx. @default 5 */
@@ -86,5 +102,6 @@ export function shopClientOptions(shop: ShopConfig): ShopClientOptions {
     retry: shop.retry,
     batchSize: shop.batchSize,
     timeoutMs: shop.timeoutMs,
+    maxResponseBytes: shop.maxResponseBytes,
   };
 }

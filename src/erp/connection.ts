@@ -92,8 +92,13 @@ export const httpConnectionSchema = z.strictObject({
   auth: z.strictObject({ header: z.string().min(1).default('Authorization'), value: z.string().min(1) }).optional(),
   /** Extra headers sent with every request. */
   headers: z.record(z.string(), z.string()).default({}),
-  /** Per-request timeout. @default 30000 */
+  /** One deadline per request (each attempt): connecting, the headers and the whole body must arrive within it. @default 30000 */
   timeoutMs: z.coerce.number().int().positive().default(30_000),
+  /**
+   * Largest answer body read, in bytes (after decompression); a larger one fails with
+   * CONNECTOR_RESPONSE_TOO_LARGE while it is read, instead of filling memory. @default 67108864 (64 MiB)
+   */
+  maxResponseBytes: z.coerce.number().int().positive().default(64 * 1024 * 1024),
   /** Attempts after the first on network errors, 5xx and 429. @default 5 */
   retries: z.coerce.number().int().min(0).max(20).default(5),
   /** First backoff delay, doubled per attempt (with jitter). @default 500 */

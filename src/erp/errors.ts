@@ -17,6 +17,8 @@ export const CONNECTOR_CODES = {
   rowRefused: 'SINK_ROW_REFUSED',
   orderViolation: 'CONNECTOR_ORDER_VIOLATION',
   httpError: 'CONNECTOR_HTTP_ERROR',
+  /** An HTTP answer above the connection's maxResponseBytes: refused while read, not retried. */
+  responseTooLarge: 'CONNECTOR_RESPONSE_TOO_LARGE',
   fileUnreadable: 'FILE_UNREADABLE',
   folderMissing: 'FILE_FOLDER_MISSING',
   fileTooLarge: 'FILE_TOO_LARGE',

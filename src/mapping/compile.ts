@@ -119,6 +119,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
           rules,
           file: fileName,
           targets: new Set(Object.keys(file.fields).map((name) => name.split('.')[0])),
+          ...(options.maxFieldBytes !== undefined ? { maxFieldBytes: options.maxFieldBytes } : {}),
         })
       : undefined;
   const writeSchema = resource && file.direction === 'erp-to-shop' ? resource.schemas.write : undefined;

@@ -5,6 +5,7 @@
  * resource's own fields (orders, storages, suppliers) name that resource explicitly.
  */
 import { GuardRailError, type MappingError } from '../errors.js';
+import { exceedsBytes, formatBytes, MiB } from '../util/bytes.js';
 import { missingOnCreate, type ResourceDef } from '../shop/registry/index.js';
 import { isPointDecimal } from '../shop/schema/patterns.js';
 import { describe } from './coerce.js';
@@ -40,7 +41,15 @@ export interface GuardOptions {
    * fields outside it are left out: they could never fire. Undefined: every check is kept.
    */
   readonly targets?: ReadonlySet<string>;
+  /** Largest text (UTF-8 bytes) one field may carry to the shop (`shop.maxFieldBytes`). @default DEFAULT_MAX_FIELD_BYTES */
+  readonly maxFieldBytes?: number;
 }
+
+/**
+ * 1 MiB: far above any text the shop keeps in one field (names, descriptions, notes), far below
+ * what fills a request and the state with one record (a 50 MB `Name` went to the shop whole).
+ */
+export const DEFAULT_MAX_FIELD_BYTES = 1 * MiB;
 
 /** Called for each present value at a registry path, with the concrete path as parts (`['storages', 0, 'x']`). */
 type Visit = (value: unknown, parts: readonly (string | number)[], errors: MappingError[]) => void;
@@ -179,7 +188,35 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
   const hasStorages = r.name === 'products' && 'storages' in r.lists;
   const hasSuppliers = r.name === 'products' && 'suppliers' in r.lists;
 
+  const maxFieldBytes = opts.maxFieldBytes ?? DEFAULT_MAX_FIELD_BYTES;
+  // Every text of the payload, however deep: one walk per record, allocating only for a value that fails.
+  const sizeParts: (string | number)[] = [];
+  const checkSizes = (node: unknown, errors: MappingError[]): void => {
+    if (typeof node === 'string') {
+      if (!exceedsBytes(node, maxFieldBytes)) return;
+      const bytes = Buffer.byteLength(node, 'utf8');
+      const excerpt = `${node.slice(0, 40)}…(${bytes} bytes)`;
+      fail(errors, 'GUARD_FIELD_TOO_LARGE', formatPath(sizeParts), excerpt, `${formatBytes(bytes)} (${bytes} bytes), more than the ${formatBytes(maxFieldBytes)} a field may carry to the shop; shorten it in the ERP, or raise shop.maxFieldBytes if the shop should take such values`);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (let n = 0; n < node.length; n++) {
+        sizeParts.push(n);
+        checkSizes(node[n], errors);
+        sizeParts.pop();
+      }
+      return;
+    }
+    for (const key of Object.keys(node)) {
+      sizeParts.push(key);
+      checkSizes((node as Record<string, unknown>)[key], errors);
+      sizeParts.pop();
+    }
+  };
+
   return (payload, errors, warnings) => {
+    checkSizes(payload, errors);
     for (const f of replaceLists) {
       const v = payload[f];
       if (Array.isArray(v) && v.length === 0 && !opts.clearable.has(f)) {

@@ -54,6 +54,11 @@ export interface RegistryLike {
 export interface LoadOptions {
   /** Registry to check target fields against. @default the shop registry (`src/shop/registry`) */
   readonly registry?: RegistryLike;
+  /**
+   * Largest text (UTF-8 bytes) one field of an erp→shop payload may carry; a larger one fails that
+   * record with GUARD_FIELD_TOO_LARGE (`shop.maxFieldBytes` in shopsync.yaml). @default 1 MiB
+   */
+  readonly maxFieldBytes?: number;
 }
 
 /**

@@ -165,7 +165,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   const mappingOf = (p: PipelineConfig): Promise<CompiledMapping> => {
     let m = mappings.get(p.name);
     if (!m) {
-      m = loadMapping(resolveMappingPath(p.mapping, loaded.baseDir));
+      m = loadMapping(resolveMappingPath(p.mapping, loaded.baseDir), { maxFieldBytes: shopsOf(config)[p.shop]?.maxFieldBytes });
       m.catch(() => mappings.delete(p.name));
       mappings.set(p.name, m);
     }

@@ -56,6 +56,17 @@ export class OutcomeUnknownError extends TransportError {}
 /** The shop kept answering 429 beyond the retry budget. */
 export class RateLimitedError extends TransportError {}
 
+/**
+ * The shop answered more than `maxResponseBytes` (SHOP_RESPONSE_TOO_LARGE): the answer was not read.
+ * Not a transport failure and not retried, since asking again brings the same answer; a write whose
+ * answer was this large is an OutcomeUnknownError instead (the shop may have processed it).
+ */
+export class ResponseTooLargeError extends ShopApiError {
+  constructor(message: string, options: ShopErrorOptions = {}) {
+    super('SHOP_RESPONSE_TOO_LARGE', message, options);
+  }
+}
+
 /** 401: token missing, invalid or expired (after one refresh). */
 export class AuthenticationError extends ShopApiError {}
 

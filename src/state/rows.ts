@@ -4,6 +4,7 @@
  * types of `types.ts`. One place, so SQLite and PostgreSQL can never disagree on what a row means.
  */
 import type { CursorValue } from '../erp/types.js';
+import { boundedJson, clipText, STORED_TEXT_MAX } from '../util/bytes.js';
 import type { HistoryEntry, HistoryState, LockInfo } from './store.js';
 import {
   iso,
@@ -260,11 +261,12 @@ export function eventValues(shop: string, e: NewRecordEvent): (string | number |
     e.outcome,
     // Space-delimited so a code filter can match ` CODE ` without hitting a longer code.
     codes.length ? ` ${codes.join(' ')} ` : null,
-    warnings.length ? JSON.stringify(warnings) : null,
-    e.error ? JSON.stringify(e.error) : null,
+    // Bounded (util/bytes.ts): a hostile 50 MB value is kept as its start and its size, not as 50 MB per event.
+    warnings.length ? boundedJson(warnings) : null,
+    e.error ? boundedJson(e.error) : null,
     e.payloadHash ?? null,
-    e.payload === undefined ? null : JSON.stringify(e.payload),
-    e.diff === undefined ? null : JSON.stringify(e.diff),
+    e.payload === undefined ? null : boundedJson(e.payload, true),
+    e.diff === undefined ? null : boundedJson(e.diff, true),
     e.atMs ?? Date.now(),
   ];
 }
@@ -279,10 +281,11 @@ export function letterValues(shop: string, l: NewDeadLetter, now: number): (stri
     shop,
     l.resource ?? null,
     l.erpKey,
+    // The record stays whole: a retry maps it again. The payload is only shown, the reason only read.
     JSON.stringify(l.record),
-    l.payload === undefined ? null : JSON.stringify(l.payload),
+    l.payload === undefined ? null : boundedJson(l.payload, true),
     l.code,
-    l.reason,
+    clipText(l.reason, STORED_TEXT_MAX),
     l.runId ?? null,
     now,
     now,

@@ -3,6 +3,8 @@
  * (Retry-After honoured, capped); other 4xx fail at once. Errors are ConnectorErrors without secrets.
  * Credentials never leave the configured origin: a redirect is followed only within the origin of
  * `baseUrl` (fetch's default would carry the auth header and every configured header to any host).
+ * Every attempt has one deadline (`timeoutMs`) over connect, headers and body, and a body is read
+ * only up to `maxResponseBytes`.
  */
 import { AbortedError, ConnectorError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -11,6 +13,7 @@ import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
 import { parseRetryAfter } from '../../util/http.js';
 import { scrubSecrets } from '../../log.js';
 import { sleep } from '../../util/time.js';
+import { formatBytes } from '../../util/bytes.js';
 
 /** One request. */
 export interface JsonRequest {
@@ -57,6 +60,23 @@ export function jsonClient(conn: HttpConnection, logger: Logger, connector: stri
     }
   }
 
+  /** A body above maxResponseBytes: refused, not retried (asking again brings the same answer). */
+  function tooLarge(req: JsonRequest): ConnectorError {
+    return connectorError(connector, CONNECTOR_CODES.responseTooLarge, `${req.method} ${req.url} answered more than ${formatBytes(conn.maxResponseBytes)}, so the answer was not read; raise the connection's maxResponseBytes if answers this large are expected, or ask for smaller pages`, {
+      secrets,
+      details: { limitBytes: conn.maxResponseBytes },
+    });
+  }
+
+  /** A Content-Length above the bound is refused before any of the body is read (an encoded body is counted as it is decoded instead). */
+  function refuseDeclaredSize(res: Response, req: JsonRequest): void {
+    const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+    if (!res.headers.has('content-encoding') && Number.isFinite(declared) && declared > conn.maxResponseBytes) {
+      void res.body?.cancel().catch(() => undefined);
+      throw tooLarge(req);
+    }
+  }
+
   return async function request(req: JsonRequest): Promise<JsonResponse> {
     const headers: Record<string, string> = { accept: 'application/json', ...conn.headers, ...req.headers };
     if (conn.auth) headers[conn.auth.header] = conn.auth.value;
@@ -64,14 +84,18 @@ export function jsonClient(conn: HttpConnection, logger: Logger, connector: stri
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     let lastError = '';
     let lastCode: typeof CONNECTOR_CODES.unreachable | typeof CONNECTOR_CODES.httpError = CONNECTOR_CODES.unreachable;
+    let timedOut = false;
     for (let attempt = 0; attempt <= conn.retries; attempt++) {
       if (req.signal?.aborted) throw new AbortedError();
       let wait: number | undefined;
+      // One deadline per attempt over connecting, the headers and the whole body: fetch's signal also ends the body's stream.
+      const timeout = AbortSignal.timeout(conn.timeoutMs);
       try {
-        const timeout = AbortSignal.timeout(conn.timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
         const res = await fetchHome(req.url, { method: req.method, headers, body, signal }, req.method);
-        const text = await res.text();
+        if (res.ok) refuseDeclaredSize(res, req);
+        const { text, truncated } = await readText(res, res.ok ? conn.maxResponseBytes : ERROR_BODY_BYTES);
+        if (res.ok && truncated) throw tooLarge(req);
         if (res.ok) {
           let parsed: unknown = null;
           if (text.trim() !== '') {
@@ -97,8 +121,9 @@ export function jsonClient(conn: HttpConnection, logger: Logger, connector: stri
         if (err instanceof ConnectorError) throw err;
         if (req.signal?.aborted) throw new AbortedError();
         lastCode = CONNECTOR_CODES.unreachable;
+        timedOut = timeout.aborted;
         const cause = (err as { cause?: unknown }).cause;
-        lastError = cause ? `${causeText(err)}: ${causeText(cause)}` : causeText(err);
+        lastError = timedOut ? `no complete answer within ${conn.timeoutMs} ms (timeoutMs)` : cause ? `${causeText(err)}: ${causeText(cause)}` : causeText(err);
       }
       if (attempt < conn.retries) {
         const backoff = Math.min(conn.maxBackoffMs, wait ?? conn.backoffMs * 2 ** attempt * (0.75 + Math.random() * 0.5));
@@ -106,9 +131,38 @@ export function jsonClient(conn: HttpConnection, logger: Logger, connector: stri
         await sleep(backoff, req.signal).catch(() => undefined);
       }
     }
-    const hint = lastCode === CONNECTOR_CODES.unreachable ? ' Check baseUrl and that the service is up.' : ' The service keeps failing; try again later.';
+    const hint = timedOut
+      ? " Check that the service is up, or raise the connection's timeoutMs if it is slow but working."
+      : lastCode === CONNECTOR_CODES.unreachable
+        ? ' Check baseUrl and that the service is up.'
+        : ' The service keeps failing; try again later.';
     throw connectorError(connector, lastCode, `${req.method} ${req.url} failed after ${conn.retries + 1} attempt(s): ${lastError}.${hint}`, { secrets });
   };
+}
+
+/** What is read of an error answer's body: enough for the excerpt in the message. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * A body as UTF-8 text, read chunk by chunk up to `limit` bytes (as decoded); `truncated` when more
+ * was there, whose rest is then not read (the stream is cancelled). `res.text()` had no bound.
+ */
+async function readText(res: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
+  if (!res.body) return { text: '', truncated: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+    if (size + value.byteLength > limit) {
+      chunks.push(value.subarray(0, limit - size));
+      await reader.cancel().catch(() => undefined);
+      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+    }
+    chunks.push(value);
+    size += value.byteLength;
+  }
 }
 
 /** Resolve a path against the base URL (absolute URLs pass through). */

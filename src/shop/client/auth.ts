@@ -11,6 +11,9 @@ import { sleep } from '../../util/time.js';
 import { isRecord } from '../../util/guards.js';
 import { backoffMs, neverSent, parseRetryAfter, RETRY_STATUSES, UNREACHABLE_RETRIES } from './retry.js';
 import type { ShopAuth } from './types.js';
+import { Deadline, tooLarge } from './http.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './options.js';
+import { formatBytes } from '../../util/bytes.js';
 
 /** Where requests get their bearer token from. */
 export interface TokenSource {
@@ -32,6 +35,8 @@ export interface TokenFetchOptions {
   readonly http: AxiosInstance;
   readonly baseUrl: string;
   readonly timeoutMs: number;
+  /** @default DEFAULT_MAX_RESPONSE_BYTES */
+  readonly maxResponseBytes?: number;
   readonly retries: number;
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
@@ -96,23 +101,28 @@ class OAuthTokenSource implements TokenSource {
       let data: unknown;
       let retryAfter: number | undefined;
       let networkCode: string | undefined;
+      // The token request has the deadline and the size bound of every other request (http.ts).
+      const deadline = new Deadline(this.#options.timeoutMs);
       try {
         const answer = await this.#options.http.request({
           method: 'POST',
           url,
           data: form.toString(),
           headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-          timeout: this.#options.timeoutMs,
+          maxContentLength: this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
           validateStatus: () => true,
-          signal,
+          signal: deadline.start(signal),
         });
         status = answer.status;
         data = answer.data;
         retryAfter = parseRetryAfter(answer.headers['retry-after']);
       } catch (err) {
         if (signal?.aborted) throw err;
+        if (tooLarge(err)) throw new TransportError('TOKEN_UNAVAILABLE', `The OAuth token endpoint ${url} answered more than ${formatBytes(this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)}; check shop.oauth.tokenUrl (or raise shop.maxResponseBytes)`);
         status = 'network';
-        networkCode = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
+        networkCode = deadline.expired ? 'ETIMEDOUT' : typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
+      } finally {
+        deadline.clear();
       }
       if (typeof status === 'number' && status >= 200 && status < 300) return this.#accept(data);
       const transient = status === 'network' || RETRY_STATUSES.has(status) || status >= 500;

@@ -7,7 +7,8 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { AbortedError } from '../../errors.js';
 import { scrubSecrets } from '../../log.js';
-import { OutcomeUnknownError, ShopApiError, ShopUnreachableError, TransportError } from '../errors.js';
+import { OutcomeUnknownError, ResponseTooLargeError, ShopApiError, ShopUnreachableError, TransportError } from '../errors.js';
+import { formatBytes } from '../../util/bytes.js';
 import type { HttpMethod } from '../registry/index.js';
 import type { TokenSource } from './auth.js';
 import type { ResolvedOptions } from './options.js';
@@ -87,6 +88,15 @@ export class Transport {
       onEvent({ type: 'request', resource: spec.resource, method: spec.method, status, durationMs, attempt });
       logger.debug({ resource: spec.resource, method: spec.method, path: spec.path, status, durationMs, attempt, error: failure?.code }, 'shop request');
 
+      if (!response && failure?.code === RESPONSE_TOO_LARGE) {
+        // The shop answered: a write may have taken effect, and asking again would bring the same flood.
+        const limit = formatBytes(this.#options.maxResponseBytes);
+        if (spec.method !== 'GET') throw this.#unknown(spec, `the answer to ${label} was larger than ${limit} (shop.maxResponseBytes) and was not read`, RESPONSE_TOO_LARGE);
+        throw new ResponseTooLargeError(`${label}: the shop answered more than ${limit}, so the answer was not read; raise shop.maxResponseBytes if answers this large are expected (or ask for smaller pages)`, {
+          details: { limitBytes: this.#options.maxResponseBytes, method: spec.method, path: spec.path },
+          record: { resource: spec.resource },
+        });
+      }
       if (!response) {
         const mayHaveArrived = sent && !neverSent(failure?.code);
         if (mayHaveArrived) this.#queue.answered({ kind: 'overloaded' });
@@ -142,6 +152,8 @@ export class Transport {
     // Time on the wire only (not the wait in the queue): what the rate controller reads as the shop's latency.
     let wireStart = 0;
     const wire = () => (sent ? performance.now() - wireStart : 0);
+    // Starts when the attempt leaves the queue, not while it waits for its turn.
+    const deadline = new Deadline(this.#options.timeoutMs);
     try {
       const response = await this.#queue.run(() => {
         sent = true;
@@ -154,18 +166,25 @@ export class Transport {
           data: spec.body,
           headers: { Authorization: `Bearer ${token}`, Accept: spec.binary ? '*/*' : 'application/json', ...(spec.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
           responseType: spec.binary ? 'arraybuffer' : 'json',
-          timeout: this.#options.timeoutMs,
+          // Counted as the body is read (after decompression), so a chunked flood is cut off as well.
+          maxContentLength: this.#options.maxResponseBytes,
           validateStatus: () => true,
-          signal: spec.signal,
+          signal: deadline.start(spec.signal),
           transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
         });
       }, spec.signal);
       return { response, sent, wireMs: wire() };
     } catch (err) {
       if (err instanceof ShopApiError) throw err; // the client was closed while the attempt waited
+      // Past the deadline: the timeout every caller already knows (a read is retried, a write's outcome is unknown).
+      if (deadline.expired) return { failure: { code: 'ETIMEDOUT', message: `no complete answer within ${this.#options.timeoutMs} ms (shop.timeoutMs; raise it if the shop is slow but working)` }, sent, wireMs: wire() };
+      if (tooLarge(err)) return { failure: { code: RESPONSE_TOO_LARGE, message: `answer larger than ${this.#options.maxResponseBytes} bytes` }, sent, wireMs: wire() };
       // Keep only code and message: an axios error carries the config with the Authorization header.
       const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
       return { failure: { code, message: this.scrub(err instanceof Error ? err.message : String(err)) }, sent, wireMs: wire() };
+    } finally {
+      // The body is complete (axios resolves only then) or the attempt failed: the deadline is done either way.
+      deadline.clear();
     }
   }
 
@@ -176,6 +195,58 @@ export class Transport {
       record: { resource: spec.resource },
     });
   }
+}
+
+/** Failure code of an answer larger than `maxResponseBytes` (also the error's code, see ResponseTooLargeError). */
+export const RESPONSE_TOO_LARGE = 'SHOP_RESPONSE_TOO_LARGE';
+
+/**
+ * One deadline over a whole request: connecting, the headers and the body. axios's own `timeout`
+ * is not one: once the headers are in, it only fires when the socket is idle that long, so a shop
+ * sending a byte a second held a request (and its run) for as long as it liked. The deadline aborts
+ * through axios's `signal`, which tears down the request and the body stream alike; the caller's own
+ * signal still stops the attempt (told apart by `expired`).
+ */
+export class Deadline {
+  readonly #ms: number;
+  readonly #controller = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #outer: AbortSignal | undefined;
+  #expired = false;
+  readonly #onOuter = () => this.#controller.abort(this.#outer?.reason);
+
+  constructor(ms: number) {
+    this.#ms = ms;
+  }
+
+  /** Start the clock; the returned signal aborts at the deadline or when `outer` aborts. */
+  start(outer?: AbortSignal): AbortSignal {
+    this.#outer = outer;
+    if (outer?.aborted) this.#controller.abort(outer.reason);
+    else outer?.addEventListener('abort', this.#onOuter, { once: true });
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      this.#controller.abort(new Error(`deadline of ${this.#ms} ms passed`));
+    }, this.#ms);
+    return this.#controller.signal;
+  }
+
+  /** Whether the deadline (not the caller) ended the request. */
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  /** The request is over: stop the clock and let go of the caller's signal. */
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#outer?.removeEventListener('abort', this.#onOuter);
+  }
+}
+
+/** Whether axios gave up on an answer for passing `maxContentLength`. */
+export function tooLarge(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return e.code === 'ERR_BAD_RESPONSE' && typeof e.message === 'string' && e.message.startsWith('maxContentLength size of');
 }
 
 /** Wait before the next attempt; a stop request during the wait is an AbortedError. */

@@ -19,6 +19,7 @@ export interface ResolvedOptions {
   readonly maxDelayMs: number;
   readonly batchSize: number;
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
   readonly logger: Logger;
   readonly onEvent: (event: ClientEvent) => void;
   readonly sharedLimiter?: SharedRateLimiter;
@@ -51,7 +52,15 @@ const optionsSchema = z.object({
   maxDelayMs: nonNegativeInt('retry.maxDelayMs'),
   batchSize: positiveInt('batchSize'),
   timeoutMs: positiveInt('timeoutMs'),
+  maxResponseBytes: positiveInt('maxResponseBytes'),
 });
+
+/**
+ * 64 MiB: an export page holds at most 250 records (the registry's largest page), a few MiB even
+ * for products with long texts in many languages; a ticket attachment is downloaded whole. Sixteen
+ * requests in flight at this bound still stay near 1 GiB, where a 200 MB answer used to take ~1 GB alone.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Hard caps of the adaptive mode when none are configured: well above what a script would use
@@ -81,6 +90,7 @@ export function resolveOptions(options: ShopClientOptions): ResolvedOptions {
     maxDelayMs: options.retry?.maxDelayMs ?? 30_000,
     batchSize: options.batchSize ?? 100,
     timeoutMs: options.timeoutMs ?? 30_000,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   };
   const parsed = optionsSchema.safeParse(merged);
   if (!parsed.success) {

@@ -56,8 +56,13 @@ export interface ShopClientOptions {
   readonly retry?: RetryOptions;
   /** Records per write request. @default 100 */
   readonly batchSize?: number;
-  /** Per-request timeout. @default 30000 */
+  /**
+   * One deadline per attempt over connecting, the headers and the whole body; an attempt past it is
+   * a timeout (ETIMEDOUT): a read is retried, a write not safe to repeat is OUTCOME_UNKNOWN. @default 30000
+   */
   readonly timeoutMs?: number;
+  /** Largest answer body read (bytes, after decompression); a larger one is SHOP_RESPONSE_TOO_LARGE. @default 64 MiB */
+  readonly maxResponseBytes?: number;
   readonly logger?: Logger;
   /** Observer for metrics and the event stream (request finished, throttled…). */
   readonly onEvent?: (event: ClientEvent) => void;
