@@ -1,0 +1,174 @@
+/**
+ * What happens in the ERP: products written, changed and deleted; rows that a long transaction
+ * stamped when it began and commits later; a writer whose clock runs behind; bad rows; the
+ * clock moving on. Every row is stamped on the simulated clock (`updated_at`, TEXT): the engine's
+ * cursor and lookback compare those stamps only, so ERP time moves with the history.
+ */
+import { CATALOG, skuOf, stampOf, type Model } from '../model.js';
+import type { Outcome, Sim } from '../sim.js';
+import { SimCommand } from './base.js';
+
+const world = (note?: string): Outcome => ({ kind: 'world', ...(note ? { note } : {}) });
+
+/** A new product. */
+export class InsertProduct extends SimCommand {
+  readonly name = 'InsertProduct';
+  constructor(readonly n: number, readonly price: string, readonly qty: number) {
+    super({ n, price, qty });
+  }
+  override check(m: Readonly<Model>): boolean {
+    return !m.products.has(skuOf(this.n)) && !m.locked(skuOf(this.n));
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const row = { sku: skuOf(this.n), name: `Artikel ${this.n}`, price: this.price, qty: String(this.qty), stamp: m.now };
+    sim.writeRow(row);
+    m.commit(row);
+    return world();
+  }
+}
+
+/** An ERP batch job writes a block of products at once (new ones, or a price list for existing ones): runs get several batches. */
+export class BulkWrite extends SimCommand {
+  readonly name = 'BulkWrite';
+  constructor(readonly from: number, readonly count: number, readonly cents: number) {
+    super({ from, count, cents });
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    let written = 0;
+    for (let i = this.from; i < this.from + this.count; i++) {
+      const sku = skuOf(i % CATALOG);
+      if (m.locked(sku)) continue;
+      const old = m.products.get(sku);
+      const row = { sku, name: old?.name ?? `Artikel ${i % CATALOG}`, price: (10 + ((i * this.cents) % 900) / 10).toFixed(2), qty: old?.qty ?? String(i % 7), stamp: m.now };
+      sim.writeRow(row);
+      m.commit(row);
+      written++;
+    }
+    return world(`${written} rows`);
+  }
+}
+
+/** One field of a product changes (price, stock or name). */
+export class UpdateProduct extends SimCommand {
+  readonly name = 'UpdateProduct';
+  constructor(readonly n: number, readonly field: 'price' | 'qty' | 'name', readonly value: string) {
+    super({ n, field, value });
+  }
+  override check(m: Readonly<Model>): boolean {
+    return m.products.has(skuOf(this.n)) && !m.locked(skuOf(this.n));
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const old = m.products.get(skuOf(this.n))!;
+    const row = { ...old, [this.field]: this.value, stamp: m.now };
+    sim.writeRow(row);
+    m.commit(row);
+    return world();
+  }
+}
+
+/** A product leaves the ERP (onMissing is `ignore`: the shop keeps its copy, which is no longer checked). */
+export class DeleteProduct extends SimCommand {
+  readonly name = 'DeleteProduct';
+  constructor(readonly n: number) {
+    super({ n });
+  }
+  override check(m: Readonly<Model>): boolean {
+    return m.products.has(skuOf(this.n)) && !m.locked(skuOf(this.n));
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    sim.deleteRow(skuOf(this.n));
+    m.delete(skuOf(this.n));
+    return world();
+  }
+}
+
+/** A row the pipeline cannot take: a price that is no number (the mapping refuses it), or no key at all (the source refuses it). */
+export class BadRow extends SimCommand {
+  readonly name = 'BadRow';
+  constructor(readonly n: number, readonly kind: 'price-text' | 'no-key') {
+    super({ n, kind });
+  }
+  override check(m: Readonly<Model>): boolean {
+    return this.kind === 'no-key' || !m.locked(skuOf(this.n));
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    m.coverage.badRows++;
+    if (this.kind === 'no-key') {
+      // Two keyless rows in one step would share a letter: the ERP's clock moves a second per extra row.
+      while (m.keyless.includes(m.now)) m.clockMs += 1000;
+      sim.writeRow({ sku: null, name: 'ohne Nummer', price: '1.00', qty: '1', stamp: m.now });
+      m.keyless.push(m.now);
+      return world();
+    }
+    const old = m.products.get(skuOf(this.n));
+    const row = { sku: skuOf(this.n), name: old?.name ?? `Artikel ${this.n}`, price: 'zwölf', qty: old?.qty ?? '1', stamp: m.now };
+    sim.writeRow(row);
+    m.commit(row);
+    return world();
+  }
+}
+
+/**
+ * A clerk's long transaction writes a product now, stamped now, and commits later (CommitLate,
+ * or by itself before the lookback runs out). On SQLite the reader sees nothing until the commit;
+ * what it then sees is a row stamped in the past, as a late commit on any database looks.
+ */
+export class BeginLongTransaction extends SimCommand {
+  readonly name = 'BeginLongTransaction';
+  constructor(readonly n: number, readonly price: string) {
+    super({ n, price });
+  }
+  override check(m: Readonly<Model>): boolean {
+    return !m.locked(skuOf(this.n));
+  }
+  protected async act(m: Model): Promise<Outcome> {
+    const old = m.products.get(skuOf(this.n));
+    const tx = m.begin({ sku: skuOf(this.n), name: old?.name ?? `Artikel ${this.n}`, price: this.price, qty: old?.qty ?? '5', stamp: m.now });
+    return world(`tx ${tx.id} open`);
+  }
+}
+
+/** The oldest open transaction commits. */
+export class CommitLate extends SimCommand {
+  readonly name = 'CommitLate';
+  override check(m: Readonly<Model>): boolean {
+    return m.open.length > 0;
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const tx = m.open[0]!;
+    sim.writeRow(tx.row);
+    m.finish(tx);
+    return world(`tx ${tx.id} (${tx.row.sku}, stamped ${tx.row.stamp}) commits`);
+  }
+}
+
+/** An application server whose clock runs 90 s behind writes a product. */
+export class SkewedWrite extends SimCommand {
+  readonly name = 'SkewedWrite';
+  constructor(readonly n: number, readonly price: string) {
+    super({ n, price });
+  }
+  override check(m: Readonly<Model>): boolean {
+    return !m.locked(skuOf(this.n));
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const old = m.products.get(skuOf(this.n));
+    const row = { sku: skuOf(this.n), name: old?.name ?? `Artikel ${this.n}`, price: this.price, qty: old?.qty ?? '3', stamp: stampOf(m.clockMs - 90_000) };
+    sim.writeRow(row);
+    m.commit(row);
+    m.coverage.skewedWrites++;
+    return world();
+  }
+}
+
+/** Time passes in the ERP (minutes, so rows fall out of the lookback window). */
+export class Tick extends SimCommand {
+  readonly name = 'Tick';
+  constructor(readonly minutes: number) {
+    super({ minutes });
+  }
+  protected async act(m: Model): Promise<Outcome> {
+    m.clockMs += this.minutes * 60_000;
+    return world(`ERP clock ${m.now}`);
+  }
+}

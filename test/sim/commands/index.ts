@@ -1,0 +1,95 @@
+/**
+ * Every command, how the generator draws it (with a weight per profile) and how a saved history
+ * is read back. A new command is a class in one of the files beside this one, an arbitrary in
+ * `commandArbitrary`, and an entry in `COMMANDS`.
+ */
+import fc from 'fast-check';
+import { CATALOG } from '../model.js';
+import type { Args, SimCommand } from './base.js';
+import { BadRow, BeginLongTransaction, BulkWrite, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
+import { ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
+import { FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
+
+export { SimCommand } from './base.js';
+export { Sync } from './runs.js';
+export { SetFaults } from './shop.js';
+
+/** How often each kind of step is drawn, relative to the others. */
+export interface Weights {
+  readonly erp: number;
+  readonly lateAndSkew: number;
+  readonly badRows: number;
+  readonly shop: number;
+  readonly faults: number;
+  readonly sync: number;
+  readonly cli: number;
+  readonly kill: number;
+  readonly repairs: number;
+}
+
+/** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
+export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, badRows: 2, shop: 3, faults: 4, sync: 8, cli: 1, kill: 2, repairs: 2 };
+export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.3, kill: 0.6 };
+
+const n = fc.integer({ min: 0, max: CATALOG - 1 });
+const price = fc.constantFrom('4.99', '10.00', '12.50', '99.90', '0.50');
+
+/** The arbitrary every step of a history is drawn from. */
+export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
+  const pick = (weight: number, arbitrary: fc.Arbitrary<SimCommand>) => ({ weight: Math.round(weight * 10), arbitrary });
+  return fc.oneof(
+    pick(w.erp * 0.2, fc.tuple(n, fc.integer({ min: 3, max: 20 }), fc.integer({ min: 1, max: 97 })).map(([from, count, cents]) => new BulkWrite(from, count, cents))),
+    pick(w.erp * 0.3, fc.tuple(n, price, fc.integer({ min: 0, max: 9 })).map(([i, p, q]) => new InsertProduct(i, p, q))),
+    pick(w.erp * 0.2, fc.tuple(n, price).map(([i, p]) => new UpdateProduct(i, 'price', p))),
+    pick(w.erp * 0.15, fc.tuple(n, fc.integer({ min: 0, max: 99 })).map(([i, q]) => new UpdateProduct(i, 'qty', String(q)))),
+    pick(w.erp * 0.1, fc.tuple(n, fc.constantFrom('Neu', 'Sommer', 'Winter')).map(([i, s]) => new UpdateProduct(i, 'name', `Artikel ${i} ${s}`))),
+    pick(w.erp * 0.15, n.map((i) => new DeleteProduct(i))),
+    pick(w.lateAndSkew * 0.35, fc.tuple(n, price).map(([i, p]) => new BeginLongTransaction(i, p))),
+    pick(w.lateAndSkew * 0.25, fc.constant(null).map(() => new CommitLate())),
+    pick(w.lateAndSkew * 0.2, fc.tuple(n, price).map(([i, p]) => new SkewedWrite(i, p))),
+    pick(w.lateAndSkew * 0.2, fc.integer({ min: 1, max: 6 }).map((minutes) => new Tick(minutes))),
+    pick(w.badRows, fc.tuple(n, fc.constantFrom('price-text' as const, 'no-key' as const)).map(([i, k]) => new BadRow(i, k))),
+    pick(w.shop * 0.4, fc.tuple(n, fc.constantFrom('price' as const, 'name' as const)).map(([i, f]) => new ShopEdit(i, f))),
+    pick(w.shop * 0.6, fc.tuple(fc.integer({ min: 1, max: 3 }), fc.boolean()).map(([lines, long]) => new ShopOrder(lines, long))),
+    pick(w.faults, fc.constantFrom(...Object.keys(FAULT_PROFILES)).map((p) => new SetFaults(p))),
+    pick(w.sync * 0.7, fc.constant(null).map(() => new Sync('products'))),
+    pick(w.sync * 0.3, fc.constant(null).map(() => new Sync('orders'))),
+    pick(w.cli, fc.constant(null).map(() => new CliSync(null))),
+    pick(w.kill, fc.integer({ min: 0, max: 250 }).map((ms) => new CliSync(ms))),
+    pick(w.repairs * 0.4, fc.constantFrom('products' as const, 'orders' as const).map((p) => new RetryDeadLetters(p))),
+    pick(w.repairs * 0.3, fc.constant(null).map(() => new Reconcile())),
+    pick(w.repairs * 0.3, fc.constant(null).map(() => new ChangeMapping())),
+    pick(w.faults * 0.3, fc.constantFrom('adaptive' as const, 'fixed' as const).map((mode) => new SetRateMode(mode))),
+  );
+}
+
+type Build = (a: Args) => SimCommand;
+
+/** How each command is rebuilt from a regression file. */
+export const COMMANDS: Readonly<Record<string, Build>> = {
+  InsertProduct: (a) => new InsertProduct(Number(a.n), String(a.price), Number(a.qty)),
+  BulkWrite: (a) => new BulkWrite(Number(a.from), Number(a.count), Number(a.cents)),
+  UpdateProduct: (a) => new UpdateProduct(Number(a.n), a.field as 'price' | 'qty' | 'name', String(a.value)),
+  DeleteProduct: (a) => new DeleteProduct(Number(a.n)),
+  BadRow: (a) => new BadRow(Number(a.n), a.kind as 'price-text' | 'no-key'),
+  BeginLongTransaction: (a) => new BeginLongTransaction(Number(a.n), String(a.price)),
+  CommitLate: () => new CommitLate(),
+  SkewedWrite: (a) => new SkewedWrite(Number(a.n), String(a.price)),
+  Tick: (a) => new Tick(Number(a.minutes)),
+  ShopEdit: (a) => new ShopEdit(Number(a.n), a.field as 'price' | 'name'),
+  ShopOrder: (a) => new ShopOrder(Number(a.lines), Boolean(a.longName)),
+  SetFaults: (a) => new SetFaults(String(a.profile)),
+  Sync: (a) => new Sync(a.pipeline as 'products' | 'orders'),
+  CliSync: (a) => new CliSync(a.killAfterMs === null ? null : Number(a.killAfterMs)),
+  RetryDeadLetters: (a) => new RetryDeadLetters(a.pipeline as 'products' | 'orders'),
+  Reconcile: () => new Reconcile(),
+  ChangeMapping: () => new ChangeMapping(),
+  SetRateMode: (a) => new SetRateMode(a.mode as 'adaptive' | 'fixed'),
+};
+
+/** A saved command back as a command. */
+export function commandOf(saved: { command: string; args: Args }): SimCommand {
+  const build = COMMANDS[saved.command];
+  if (!build) throw new Error(`unknown command ${saved.command} in a saved history; known: ${Object.keys(COMMANDS).join(', ')}`);
+  return build(saved.args);
+}

@@ -1,0 +1,132 @@
+/**
+ * What shopsync is asked to do: a sync of either pipeline in-process (the engine the CLI runs,
+ * through `openRuntime`), a sync by the compiled CLI that runs to its end or is SIGKILLed at a
+ * random moment of its run, `dlq retry`, `reconcile --repair`, and a change of the mapping.
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { Model } from '../model.js';
+import type { CliExit, Outcome, Sim } from '../sim.js';
+import { SimCommand } from './base.js';
+
+/** The CLI as users run it (over dist/; a mutation's copy of the repo has its own). */
+export const BIN = resolve(import.meta.dirname, '../../../bin/shopsync.js');
+
+/** An in-process run of a pipeline (`shopsync sync <pipeline>` without the process). */
+export class Sync extends SimCommand {
+  readonly name = 'Sync';
+  constructor(readonly pipeline: 'products' | 'orders') {
+    super({ pipeline });
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const before = await sim.snapshot(m);
+    const summary = await sim.world.runtime.run(this.pipeline, { mode: 'sync' });
+    m.coverage.runs++;
+    if (summary.status === 'failed') m.coverage.failedRuns++;
+    return { kind: 'run', pipeline: this.pipeline, summary, before };
+  }
+}
+
+/** Spawn `shopsync sync products`; with a delay, SIGKILL it that long after its run started. */
+async function cliSync(sim: Sim, killAfterMs: number | null): Promise<CliExit> {
+  const child = spawn(process.execPath, [BIN, 'sync', 'products', '--config', sim.world.configFile, '--json'], {
+    cwd: sim.world.dir,
+    env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('close', (code, signal) => done({ code, signal })));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const pid = child.pid!;
+  const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  let killed = false;
+  if (killAfterMs !== null) {
+    // The delay counts from the run's start, not the process's: node's start-up would eat most kills.
+    const started = Date.now();
+    while (!gone && Date.now() - started < 20_000) {
+      const running = await sim.world.runtime.state.runs.list({ status: 'running', limit: 10 });
+      if (running.some((r) => r.pid === pid)) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setTimeout(r, killAfterMs));
+    if (!gone) killed = child.kill('SIGKILL');
+  }
+  const { code, signal } = await exited;
+  clearTimeout(guard);
+  return { pid, code, signal, killed: killed && signal === 'SIGKILL', output };
+}
+
+/** `shopsync sync products` by the compiled CLI, to its end, or SIGKILLed `killAfterMs` after its run started. */
+export class CliSync extends SimCommand {
+  readonly name = 'CliSync';
+  constructor(readonly killAfterMs: number | null) {
+    super({ killAfterMs });
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const before = await sim.snapshot(m);
+    const exit = await cliSync(sim, this.killAfterMs);
+    m.coverage.cliRuns++;
+    if (exit.killed) m.coverage.kills++;
+    return { kind: 'cli', pipeline: 'products', exit, before };
+  }
+}
+
+/** `shopsync dlq retry --all` for a pipeline, in-process. */
+export class RetryDeadLetters extends SimCommand {
+  readonly name = 'RetryDeadLetters';
+  constructor(readonly pipeline: 'products' | 'orders') {
+    super({ pipeline });
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const before = await sim.snapshot(m);
+    const summary = await sim.world.runtime.retry(this.pipeline);
+    m.coverage.retries++;
+    if (summary.status === 'failed') m.coverage.failedRuns++;
+    return { kind: 'run', pipeline: `${this.pipeline}:retry`, summary, before };
+  }
+}
+
+/** `shopsync reconcile products --repair`, in-process: after a repair that settled, the shop holds the projection exactly. */
+export class Reconcile extends SimCommand {
+  readonly name = 'Reconcile';
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const before = await sim.snapshot(m);
+    const report = await sim.world.runtime.reconcile('products', { repair: true });
+    m.coverage.reconciles++;
+    const status = report.repair?.status ?? 'succeeded';
+    // Whatever the shop showed besides the projection (staff edits, names under the old mapping) was drift, and is repaired now.
+    if (status === 'succeeded' || status === 'partial') m.tolerated.clear();
+    return { kind: 'repair', status, ...(report.repair?.error ? { error: report.repair.error.code } : {}), before };
+  }
+}
+
+/** The products mapping changes its name rule; rows not read since keep the old name in the shop until they change or are repaired. */
+export class ChangeMapping extends SimCommand {
+  readonly name = 'ChangeMapping';
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    for (const { row, projection } of m.deliverable()) m.tolerate(row.sku, 'name', projection.name);
+    m.mappingVersion = 1 - m.mappingVersion;
+    await sim.world.reconfigure({ mappingVersion: m.mappingVersion });
+    m.coverage.mappingChanges++;
+    return { kind: 'world', note: `mapping version ${m.mappingVersion}` };
+  }
+}
+
+/** The shop client's rate limit switches between its modes (`rateLimit.mode`): the adaptive one paces by the shop's answers, the fixed one halves its rate on a 429 and pauses for the Retry-After. */
+export class SetRateMode extends SimCommand {
+  readonly name = 'SetRateMode';
+  constructor(readonly mode: 'adaptive' | 'fixed') {
+    super({ mode });
+  }
+  override check(m: Readonly<Model>): boolean {
+    return m.rateMode !== this.mode;
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    m.rateMode = this.mode;
+    await sim.world.reconfigure({ rateMode: this.mode });
+    return { kind: 'world' };
+  }
+}

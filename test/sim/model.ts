@@ -1,0 +1,190 @@
+/**
+ * The model: a plain description of what the ERP holds and what the shop must therefore hold.
+ * It knows nothing of shopsync's internals (cursors, hashes, letters): only rows, their stamps on
+ * the simulated clock, what the shop's staff and customers did, and what each mapping makes of a
+ * row. The invariants compare the real system with it.
+ */
+/** The two mappings a history can switch between (ChangeMapping): the product's name as it is, or with a mark. */
+export const MAPPING_VERSIONS = ['name', '{ template: "{name} *" }'] as const;
+
+/** The ERP's clock starts here and moves only with the history (every step, and Tick). */
+export const SIM_EPOCH_MS = Date.UTC(2026, 10, 26, 8, 0, 0);
+/** How far the clock moves with every step. */
+export const STEP_MS = 10_000;
+/** A long transaction older than this commits on its own: the engine's lookback (5 minutes) covers up to that age. */
+export const LONG_TX_MAX_MS = 4 * 60_000;
+/** The engine's default lookback on a timestamp cursor (src/erp/sql/lookback.ts). */
+export const DEFAULT_LOOKBACK_MS = 5 * 60_000;
+
+/** A product row as the ERP holds it (texts as a SQLite ERP stores them). */
+export interface ErpProduct {
+  readonly sku: string;
+  readonly name: string;
+  /** A decimal with a point, or a text the mapping must refuse (a bad row). */
+  readonly price: string;
+  readonly qty: string;
+  /** `updated_at`, `YYYY-MM-DD HH:MM:SS` on the simulated clock. */
+  readonly stamp: string;
+}
+
+/** A transaction that wrote a row stamped at its start and has not committed yet. */
+export interface OpenTransaction {
+  readonly id: number;
+  readonly row: ErpProduct;
+  readonly beganMs: number;
+}
+
+/** An order a customer placed in the shop. */
+export interface ShopOrder {
+  readonly ordersId: number;
+  readonly name: string;
+  readonly lines: number;
+}
+
+/** What a history covered, summed up by the runner. */
+export interface Coverage {
+  steps: number;
+  runs: number;
+  cliRuns: number;
+  kills: number;
+  lateCommits: number;
+  skewedWrites: number;
+  badRows: number;
+  shopEdits: number;
+  shopOrders: number;
+  refusedOrders: number;
+  mappingChanges: number;
+  retries: number;
+  reconciles: number;
+  faultSteps: number;
+  rateLimited: number;
+  networkFailures: number;
+  failedRuns: number;
+}
+
+export function emptyCoverage(): Coverage {
+  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0 };
+}
+
+/** A time on the simulated clock as the ERP writes it. */
+export function stampOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Milliseconds of a stamp. */
+export function msOf(stamp: string): number {
+  return Date.parse(`${stamp.replace(' ', 'T')}Z`);
+}
+
+/** Products 0..CATALOG-1: few enough that commands meet the same rows again, enough for several batches a run. */
+export const CATALOG = 40;
+
+/** The SKU of product n. */
+export function skuOf(n: number): string {
+  return `P-${String(n).padStart(3, '0')}`;
+}
+
+/** Whether a price is one the mapping takes (a decimal with a point). */
+export function validPrice(price: string): boolean {
+  return /^\d+(\.\d+)?$/.test(price);
+}
+
+/** What the shop must hold for a row under a mapping version. */
+export interface Projection {
+  readonly products_model: string;
+  readonly price: number;
+  readonly quantity: number;
+  readonly name: string;
+}
+
+/** The name a mapping version makes of a row. */
+export function nameUnder(version: number, row: ErpProduct): string {
+  return MAPPING_VERSIONS[version] === 'name' ? row.name : `${row.name} *`;
+}
+
+export function projectionOf(row: ErpProduct, version: number): Projection {
+  return { products_model: row.sku, price: Number(row.price), quantity: Number(row.qty), name: nameUnder(version, row) };
+}
+
+/** The model of one history. */
+export class Model {
+  clockMs = SIM_EPOCH_MS;
+  /** Committed product rows by SKU. */
+  readonly products = new Map<string, ErpProduct>();
+  /** Stamps of committed rows without a key. */
+  readonly keyless: string[] = [];
+  readonly open: OpenTransaction[] = [];
+  private nextTx = 1;
+  mappingVersion = 0;
+  /**
+   * Values the shop may show besides the projection, per SKU and field: a shop edit the pipeline
+   * does not know about (it sends only what changed in the ERP), or the name under the mapping
+   * before a change for a row not read since. Gone once the row changes in the ERP, once the shop
+   * shows the projection (the value cannot come back), and after a repair.
+   */
+  readonly tolerated = new Map<string, Map<keyof Projection, Set<string | number>>>();
+  readonly orders: ShopOrder[] = [];
+  /** Every SKU the ERP ever had: the shop may hold no other product. */
+  readonly everSku = new Set<string>();
+  readonly coverage = emptyCoverage();
+  /** The fault profile in force. */
+  faults = 'off';
+  /** The shop client's `rateLimit.mode`. */
+  rateMode: 'adaptive' | 'fixed' = 'adaptive';
+
+  get now(): string {
+    return stampOf(this.clockMs);
+  }
+
+  /** Whether a product's row is held by an open transaction (another writer would wait for it). */
+  locked(sku: string): boolean {
+    return this.open.some((t) => t.row.sku === sku);
+  }
+
+  /** A row committed now (or stamped earlier: a late commit, a clock behind). */
+  commit(row: ErpProduct): void {
+    this.products.set(row.sku, row);
+    this.everSku.add(row.sku);
+    this.tolerated.delete(row.sku);
+  }
+
+  delete(sku: string): void {
+    this.products.delete(sku);
+    this.tolerated.delete(sku);
+  }
+
+  begin(row: ErpProduct): OpenTransaction {
+    const tx = { id: this.nextTx++, row, beganMs: this.clockMs };
+    this.open.push(tx);
+    return tx;
+  }
+
+  /** Transactions that have run too long for the lookback commit now (the clerk's booking ends). */
+  overdue(): OpenTransaction[] {
+    return this.open.filter((t) => this.clockMs - t.beganMs >= LONG_TX_MAX_MS);
+  }
+
+  finish(tx: OpenTransaction): void {
+    this.open.splice(this.open.indexOf(tx), 1);
+    this.commit(tx.row);
+    this.coverage.lateCommits++;
+  }
+
+  tolerate(sku: string, field: keyof Projection, value: string | number): void {
+    let fields = this.tolerated.get(sku);
+    if (!fields) this.tolerated.set(sku, (fields = new Map()));
+    let values = fields.get(field);
+    if (!values) fields.set(field, (values = new Set()));
+    values.add(value);
+  }
+
+  /** Committed rows the mapping takes, with what the shop must show for each. */
+  deliverable(): { row: ErpProduct; projection: Projection }[] {
+    return [...this.products.values()].filter((r) => validPrice(r.price)).map((row) => ({ row, projection: projectionOf(row, this.mappingVersion) }));
+  }
+
+  /** Committed rows the mapping refuses. */
+  refused(): ErpProduct[] {
+    return [...this.products.values()].filter((r) => !validPrice(r.price));
+  }
+}
