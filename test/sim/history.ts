@@ -19,6 +19,8 @@ export interface HistoryOptions {
   readonly state: 'sqlite' | 'postgres';
   /** The products source's lookback, when a mutation sets one. */
   readonly lookback?: string;
+  /** Check the promises the product is known to break too (invariants.ts, KNOWN_BROKEN). @default false */
+  readonly checkKnownBroken?: boolean;
 }
 
 /** What a history left behind, pass or fail. */
@@ -66,7 +68,7 @@ async function quiesce(m: Model, sim: Sim): Promise<void> {
 export async function runHistory(commands: Iterable<fc.AsyncCommand<Model, Sim, boolean>>, o: HistoryOptions): Promise<HistoryResult> {
   const world = await World.open({ sandbox: o.sandbox, state: o.state, ...(o.lookback !== undefined ? { lookback: o.lookback } : {}) });
   const m = new Model();
-  const sim = new Sim(world);
+  const sim = new Sim(world, o.checkKnownBroken === true);
   let failure: unknown;
   try {
     await fc.asyncModelRun(() => ({ model: m, real: sim }), commands);

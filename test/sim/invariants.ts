@@ -80,17 +80,27 @@ export function shopHoldsTheProjection(s: Seen): string[] {
   });
 }
 
-/** After a push run that ended succeeded or partial, every committed row the mapping or the source refuses has an open dead letter with a reason. */
+/** After a sync that ended succeeded or partial, every committed row the mapping or the source refuses has an open dead letter with a reason. */
 export function refusedRowsHaveLetters(s: Seen): string[] {
-  const done = completedPush(s);
-  if (!done || !settled(done.status)) return [];
+  const done = s.o.kind === 'repair' ? undefined : completedPush(s);
+  return done && settled(done.status) ? lettersOfRefused(s, done.before, true) : [];
+}
+
+/** After a repair that ended succeeded or partial, every committed row the mapping refuses has an open dead letter (docs/catalog.md, "Repair": "records the mapping refuses become dead letters"). */
+export function repairLettersRefusedRows(s: Seen): string[] {
+  const { o } = s;
+  return o.kind === 'repair' && settled(o.status) ? lettersOfRefused(s, o.before, false).map((d) => `after a reconcile --repair that ended ${o.status}: ${d}`) : [];
+}
+
+/** Refused rows of a snapshot without an open letter with a reason (rows without a key too, when `keyless`). */
+function lettersOfRefused(s: Seen, before: Snapshot, keyless: boolean): string[] {
   const letters = s.obs.letters.filter((l) => l.pipeline === 'products');
   const out: string[] = [];
-  for (const row of done.before.refused) {
+  for (const row of before.refused) {
     const letter = letters.find((l) => l.erpKey === row.sku);
     if (!letter || letter.reason.trim() === '') out.push(`${row.sku} (price ${JSON.stringify(row.price)}) has ${letter ? 'a letter without a reason' : 'no dead letter'}`);
   }
-  for (const stamp of done.before.keyless) {
+  for (const stamp of keyless ? before.keyless : []) {
     if (!letters.some((l) => l.code === 'SOURCE_KEY_MISSING' && l.erpKey.includes(stamp) && l.reason.trim() !== '')) out.push(`the row without a key stamped ${stamp} has no dead letter with a reason`);
   }
   return out;
@@ -216,10 +226,20 @@ export function runCountsMatchWhatArrived(s: Seen): string[] {
   return [];
 }
 
+/**
+ * Promises the product is known to break (a bug reported, not fixed yet): explorations leave them
+ * out so they find other things; a kept history that breaks one is replayed as an expected failure
+ * until the fix lands (then take the name out here).
+ */
+export const KNOWN_BROKEN: Readonly<Record<string, string>> = {
+  repairLettersRefusedRows: 'reconcile --repair neither letters nor counts a row the mapping refuses (src/reconcile/sides.ts keeps it in the report only), and its run ends succeeded',
+};
+
 /** Every invariant, by name: the order they are reported in. */
 export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   shopHoldsTheProjection,
   refusedRowsHaveLetters,
+  repairLettersRefusedRows,
   cursorWithinReach,
   shopHasEachProductOnce,
   ordersAreTheCustomers,
@@ -232,9 +252,11 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
 };
 
 /** Check every invariant; then forget tolerated shop values the shop no longer shows (they cannot come back). */
-export function checkInvariants(m: Model, o: Outcome, obs: Observation): Violation[] {
+export function checkInvariants(m: Model, o: Outcome, obs: Observation, checkKnownBroken: boolean): Violation[] {
   const seen: Seen = { m, o, obs };
-  const out = Object.entries(INVARIANTS).flatMap(([invariant, check]) => check(seen).map((details) => ({ invariant, details })));
+  const out = Object.entries(INVARIANTS)
+    .filter(([name]) => checkKnownBroken || !(name in KNOWN_BROKEN))
+    .flatMap(([invariant, check]) => check(seen).map((details) => ({ invariant, details })));
   const shop = byModel(obs);
   for (const [sku, fields] of m.tolerated) {
     const row = m.products.get(sku);

@@ -38,8 +38,8 @@ const price = fc.constantFrom('4.99', '10.00', '12.50', '99.90', '0.50');
 export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
   const pick = (weight: number, arbitrary: fc.Arbitrary<SimCommand>) => ({ weight: Math.round(weight * 10), arbitrary });
   return fc.oneof(
-    pick(w.erp * 0.2, fc.tuple(n, fc.integer({ min: 3, max: 20 }), fc.integer({ min: 1, max: 97 })).map(([from, count, cents]) => new BulkWrite(from, count, cents))),
-    pick(w.erp * 0.3, fc.tuple(n, price, fc.integer({ min: 0, max: 9 })).map(([i, p, q]) => new InsertProduct(i, p, q))),
+    pick(w.erp * 0.3, fc.tuple(n, fc.integer({ min: 3, max: 20 }), fc.integer({ min: 1, max: 97 })).map(([from, count, cents]) => new BulkWrite(from, count, cents))),
+    pick(w.erp * 0.2, fc.tuple(n, price, fc.integer({ min: 0, max: 9 })).map(([i, p, q]) => new InsertProduct(i, p, q))),
     pick(w.erp * 0.2, fc.tuple(n, price).map(([i, p]) => new UpdateProduct(i, 'price', p))),
     pick(w.erp * 0.15, fc.tuple(n, fc.integer({ min: 0, max: 99 })).map(([i, q]) => new UpdateProduct(i, 'qty', String(q)))),
     pick(w.erp * 0.1, fc.tuple(n, fc.constantFrom('Neu', 'Sommer', 'Winter')).map(([i, s]) => new UpdateProduct(i, 'name', `Artikel ${i} ${s}`))),
@@ -52,8 +52,8 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.shop * 0.4, fc.tuple(n, fc.constantFrom('price' as const, 'name' as const)).map(([i, f]) => new ShopEdit(i, f))),
     pick(w.shop * 0.6, fc.tuple(fc.integer({ min: 1, max: 3 }), fc.boolean()).map(([lines, long]) => new ShopOrder(lines, long))),
     pick(w.faults, fc.constantFrom(...Object.keys(FAULT_PROFILES)).map((p) => new SetFaults(p))),
-    pick(w.sync * 0.7, fc.constant(null).map(() => new Sync('products'))),
-    pick(w.sync * 0.3, fc.constant(null).map(() => new Sync('orders'))),
+    pick(w.sync * 0.75, fc.constant(null).map(() => new Sync('products'))),
+    pick(w.sync * 0.25, fc.constant(null).map(() => new Sync('orders'))),
     pick(w.cli, fc.constant(null).map(() => new CliSync(null))),
     pick(w.kill, fc.integer({ min: 0, max: 250 }).map((ms) => new CliSync(ms))),
     pick(w.repairs * 0.4, fc.constantFrom('products' as const, 'orders' as const).map((p) => new RetryDeadLetters(p))),

@@ -7,21 +7,25 @@ import type { Outcome, Sim } from '../sim.js';
 import { IMPORT_NAME_LIMIT, NO_FAULTS, type FaultSettings } from '../world.js';
 import { SimCommand } from './base.js';
 
-/** The sandbox's fault profiles the histories draw from (src/sandbox/faults.ts; rates apply deterministically). */
+/**
+ * The sandbox's fault profiles the histories draw from (src/sandbox/faults.ts). Rates apply
+ * deterministically from the moment a profile is put in force, and the checks after every step
+ * lift and restore it: each run meets its first fault after 1/rate requests.
+ */
 export const FAULT_PROFILES: Readonly<Record<string, FaultSettings>> = {
   off: NO_FAULTS,
-  /** More than 4 requests in a second are answered 429 with Retry-After: 1. */
-  storm429: { ...NO_FAULTS, rate_limit_per_second: 4 },
-  /** Every third request is answered 503 before it takes effect. */
-  burst503: { ...NO_FAULTS, error_rate: 0.34, error_status: 503 },
-  /** Every third write takes effect and its answer is lost (the connection is destroyed). */
-  lost: { ...NO_FAULTS, reset_after_write_rate: 0.34 },
-  /** Every fourth connection is reset before the request takes effect. */
-  reset: { ...NO_FAULTS, reset_rate: 0.25 },
+  /** More than 3 requests in a second are answered 429 with Retry-After: 1. */
+  storm429: { ...NO_FAULTS, rate_limit_per_second: 3 },
+  /** Every second request is answered 503 before it takes effect. */
+  burst503: { ...NO_FAULTS, error_rate: 0.5, error_status: 503 },
+  /** Every second request takes effect and its answer is lost (the connection is destroyed). */
+  lost: { ...NO_FAULTS, reset_after_write_rate: 0.5 },
+  /** Every third connection is reset before the request takes effect. */
+  reset: { ...NO_FAULTS, reset_rate: 0.34 },
   /** 20 to 60 ms on every request. */
   latency: { ...NO_FAULTS, latency_ms: 20, latency_jitter_ms: 40 },
   /** All of it at once, at lower rates. */
-  mixed: { ...NO_FAULTS, rate_limit_per_second: 6, error_rate: 0.15, reset_rate: 0.1, reset_after_write_rate: 0.15, latency_ms: 5, latency_jitter_ms: 20 },
+  mixed: { ...NO_FAULTS, rate_limit_per_second: 5, error_rate: 0.2, reset_rate: 0.15, reset_after_write_rate: 0.25, latency_ms: 5, latency_jitter_ms: 20 },
 };
 
 /** The shop starts (or stops) misbehaving. */
