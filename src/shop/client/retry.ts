@@ -17,7 +17,22 @@ export const NOT_PROCESSED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
  * repeating is safe for any write. Every other network failure (reset, timeout, hang-up) may
  * have happened after the shop received the request.
  */
-const NEVER_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+const NEVER_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_INVALID_URL',
+  // A certificate that does not verify ends the TLS handshake before any byte of the request leaves.
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 /**
  * An unreachable shop (connection refused, DNS failure: a `neverSent` code) is tried at most this
