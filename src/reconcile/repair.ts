@@ -10,6 +10,7 @@ import { errorCode } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { act, massDeleteRefusal, type Candidate } from '../pipeline/missing/index.js';
 import { PushEngine } from '../pipeline/push/runner.js';
+import type { PushInput } from '../pipeline/push/keys.js';
 import { waitingFor } from '../pipeline/run.js';
 import { holdOpen } from '../drain/index.js';
 import { markCrashedRuns } from '../pipeline/crashed.js';
@@ -54,7 +55,7 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
   try {
     await open.race((async () => {
       const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}), ...(o.signal ? { signal: o.signal } : {}) });
-      let chunk: { erpKey: string; record: Record<string, unknown> }[] = [];
+      let chunk: PushInput[] = [];
       const send = async () => {
         const records = chunk;
         chunk = [];

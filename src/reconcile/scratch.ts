@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { RefusedRecord } from '../erp/types.js';
 import type { ShopId } from '../state/index.js';
 
 /** An ERP record as the scratch table keeps it. */
@@ -25,6 +26,7 @@ export class Scratch {
   private readonly getErp;
   private readonly markSeen;
   private readonly insertShopOnly;
+  private readonly insertRefused;
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), 'shopsync-reconcile-'));
@@ -33,11 +35,18 @@ export class Scratch {
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.exec(`CREATE TABLE erp (match TEXT PRIMARY KEY, erp_key TEXT NOT NULL, record TEXT NOT NULL, payload TEXT NOT NULL, state INTEGER NOT NULL DEFAULT 0);
-      CREATE TABLE shop_only (match TEXT NOT NULL, shop_id TEXT NOT NULL)`);
+      CREATE TABLE shop_only (match TEXT NOT NULL, shop_id TEXT NOT NULL);
+      CREATE TABLE refused (erp_key TEXT NOT NULL, record TEXT NOT NULL, source_refusal TEXT)`);
     this.insertErp = this.db.prepare('INSERT OR IGNORE INTO erp (match, erp_key, record, payload) VALUES (?, ?, ?, ?)');
     this.getErp = this.db.prepare<[string], { erp_key: string; payload: string; state: number }>('SELECT erp_key, payload, state FROM erp WHERE match = ?');
     this.markSeen = this.db.prepare('UPDATE erp SET state = ? WHERE match = ?');
     this.insertShopOnly = this.db.prepare('INSERT INTO shop_only (match, shop_id) VALUES (?, ?)');
+    this.insertRefused = this.db.prepare('INSERT INTO refused (erp_key, record, source_refusal) VALUES (?, ?, ?)');
+  }
+
+  /** Keep a record the mapping (or the source) refused: a repair turns it into a dead letter with its reason. */
+  addRefused(erpKey: string, record: Record<string, unknown>, sourceRefusal?: RefusedRecord): void {
+    this.insertRefused.run(erpKey, JSON.stringify(record), sourceRefusal ? JSON.stringify(sourceRefusal) : null);
   }
 
   /** Add a page of ERP rows; returns the rows whose match key another ERP record took already. */
@@ -68,9 +77,12 @@ export class Scratch {
     for (const r of this.db.prepare<[], { match: string; erp_key: string }>('SELECT match, erp_key FROM erp WHERE state = 0 ORDER BY erp_key').iterate()) yield { match: r.match, erpKey: r.erp_key };
   }
 
-  /** The source records to push again: unpaired or different. */
-  *toRepair(): Generator<{ erpKey: string; record: Record<string, unknown> }> {
+  /** The source records to push again: unpaired or different, and those refused (which the push dead-letters with their reason). */
+  *toRepair(): Generator<{ erpKey: string; record: Record<string, unknown>; refused?: RefusedRecord }> {
     for (const r of this.db.prepare<[], { erp_key: string; record: string }>('SELECT erp_key, record FROM erp WHERE state <> 1 ORDER BY erp_key').iterate()) yield { erpKey: r.erp_key, record: JSON.parse(r.record) as Record<string, unknown> };
+    for (const r of this.db.prepare<[], { erp_key: string; record: string; source_refusal: string | null }>('SELECT erp_key, record, source_refusal FROM refused ORDER BY erp_key').iterate()) {
+      yield { erpKey: r.erp_key, record: JSON.parse(r.record) as Record<string, unknown>, ...(r.source_refusal !== null ? { refused: JSON.parse(r.source_refusal) as RefusedRecord } : {}) };
+    }
   }
 
   /** Shop records no ERP record maps to. */

@@ -61,6 +61,8 @@ export async function readErpSide(deps: ErpSideDeps, source: Source, refuse: (r:
     for (const item of items) {
       const mapped = await mapOne(deps, cache, item);
       if ('code' in mapped) {
+        // Kept for a repair: a sync would dead-letter this record, and so must the repair that stands in for it.
+        deps.scratch.addRefused(item.key, item.record, item.refused);
         await refuse(mapped);
         continue;
       }

@@ -95,11 +95,12 @@ describe('shopsync reconcile', () => {
     expect((await f.state.runs.list({ pipeline: 'catalog' })).length).toBe(1);
   });
 
-  it('repairs the drift through the pipeline, and the next reconciliation finds none', async () => {
+  it('repairs the drift through the pipeline, letters the row its mapping refuses (the run is partial, never a silent success), and the next reconciliation finds no drift', async () => {
     await seedDrift();
     const repaired = await reconcilePipeline(def, deps(), { reports: f.reports, repair: true });
-    expect(repaired.repair).toMatchObject({ status: 'succeeded', pushed: 3, created: 1, updated: 2, deactivated: 1, failed: 0 });
-    expect((await f.state.runs.get(repaired.repair!.runId))).toMatchObject({ mode: 'repair', status: 'succeeded' });
+    expect(repaired.repair).toMatchObject({ status: 'partial', pushed: 4, created: 1, updated: 2, deactivated: 1, failed: 1 });
+    expect((await f.state.runs.get(repaired.repair!.runId))).toMatchObject({ mode: 'repair', status: 'partial' });
+    expect(await f.state.deadLetters.getByKey('catalog', 'BAD-1')).toMatchObject({ code: 'MAPPING_DECIMAL', reason: expect.stringContaining('`zehn` is not a decimal') });
     expect(await shopProduct(sku(21))).toBeDefined();
     expect((await shopProduct(sku(3)))?.products_price).not.toBe(99.99);
     expect((await shopProduct('HAND-1'))?.products_status).toBe(0);
