@@ -16,7 +16,7 @@ import { PushEngine } from './push/runner.js';
 import { pullRun } from './pull.js';
 import { LowWaterMark } from './watermark.js';
 import { capOf, readWatermark, WATERMARK_LANE, watermarkRow } from './sourceWatermark.js';
-import { waitingLetters } from './waitingLetters.js';
+import { reportExhausted, waitingLetters } from './waitingLetters.js';
 import { handleMissing, ReadTally } from './missing/index.js';
 import type { LaneRunOptions, MissingReport, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
 
@@ -208,17 +208,19 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       ...(o.signal ? { signal: o.signal } : {}),
       ...(lookBack && after ? { readAgainUpTo: after } : {}),
     });
-    // Letters that only wait for another record (the article a stock update targets, a manufacturer) are tried again on every sync run, before the source's newer versions.
-    if (o.mode === 'sync') {
-      const waiting = await waitingLetters(deps.state, def.name);
-      if (waiting.length > 0) o.logger.info({ letters: waiting.length }, 'dead letters that waited for another record are tried again');
-      await engine.acceptRecords(waiting);
+    // Letters that only wait for another record (the article a stock update targets, a manufacturer) are tried again by sync runs once their back-off is over, before the source's newer versions.
+    const due = o.mode === 'sync' ? await waitingLetters(deps.state, def.name) : undefined;
+    if (due) {
+      if (due.letters.length > 0) o.logger.info({ letters: due.letters.length, backingOff: due.backingOff }, 'dead letters that waited for another record are tried again');
+      else if (due.backingOff > 0) o.logger.debug({ backingOff: due.backingOff }, 'dead letters that wait for another record back off; a later sync tries them');
+      await engine.acceptRecords(due.letters);
     }
     const until = o.mode === 'backfill' ? o.range?.to : undefined;
     const tally = new ReadTally(def.options.inactiveWhen, o.counts, def.options.onMissing !== 'ignore');
     const read = source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}), ...(lookBack ? { lookBack } : {}) });
     // A column the mapping reads and the source lacks fails here, before anything is written.
     await engine.pushStream(tally.watch(checkedColumns(read, deps.mapping, source.kind)));
+    if (due) await reportExhausted(deps.state, def.name, due.lastTries, o.logger);
     const { rechecked, late } = engine.lookback;
     if (late > 0) o.logger.info({ late, rechecked }, 'the lookback found records committed after the cursor had passed their time (a long transaction, a clock behind); they were delivered now');
     else if (rechecked > 0) o.logger.debug({ rechecked }, 'records read again by the lookback were unchanged');

@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../exit.js';
 import { exitCodeOfRun, summaryLine, table, when } from '../format.js';
 import { withRuntime } from '../session.js';
-import type { StateStore } from '../../state/index.js';
+import type { DeadLetter, StateStore } from '../../state/index.js';
 
 interface ActOptions {
   all?: boolean;
@@ -64,9 +64,12 @@ export function dlqCommand(ctx: CliContext): Command {
         if (opts.pipeline) runtime.pipeline(opts.pipeline);
         if (opts.shop !== undefined) runtime.shop(opts.shop);
         const letters = await runtime.state.deadLetters.list({ ...(opts.pipeline ? { pipeline: opts.pipeline } : {}), ...(opts.shop ? { shop: opts.shop } : {}), ...(opts.code ? { code: opts.code } : {}), limit: opts.limit });
-        if (opts.json) ctx.print(JSON.stringify(letters, null, 2));
+        const { nextAutoRetry } = await import('../../pipeline/waitingLetters.js');
+        // When a sync tries the letter on its own; null: only `dlq retry` (or the dashboard) will.
+        const next = (l: DeadLetter) => nextAutoRetry(l)?.toISOString() ?? null;
+        if (opts.json) ctx.print(JSON.stringify(letters.map((l) => ({ ...l, nextAutoRetryAt: next(l) })), null, 2));
         else if (letters.length === 0) ctx.print('no dead letters');
-        else ctx.print(table(['ID', 'PIPELINE', 'SHOP', 'ERP KEY', 'CODE', 'ATTEMPTS', 'LAST FAILED', 'REASON'], letters.map((l) => [String(l.id), l.pipeline, l.shop, l.erpKey, l.code, String(l.attempts), when(l.lastFailedAt), l.origin?.raw !== undefined ? `${l.reason} | raw: ${l.origin.raw}` : l.reason])));
+        else ctx.print(table(['ID', 'PIPELINE', 'SHOP', 'ERP KEY', 'CODE', 'ATTEMPTS', 'LAST FAILED', 'NEXT TRY', 'REASON'], letters.map((l) => [String(l.id), l.pipeline, l.shop, l.erpKey, l.code, String(l.attempts), when(l.lastFailedAt), next(l) === null ? 'by hand' : when(next(l)), l.origin?.raw !== undefined ? `${l.reason} | raw: ${l.origin.raw}` : l.reason])));
       });
     });
 
