@@ -8,6 +8,7 @@ import { CliContext, type CliIo } from './context.js';
 import { EXIT, exitCodeFor, UsageError } from './exit.js';
 import { registerCommands } from './commands/index.js';
 import { suggestUnknownCommands } from './suggest.js';
+import { survivePipeClose } from './pipes.js';
 import { version } from './version.js';
 import { exitWhenAbandoned, holdOpen } from '../drain/index.js';
 
@@ -52,6 +53,9 @@ function propagate(cmd: Command, ctx: CliContext): void {
 
 /** Run the CLI with `argv` (as in process.argv: node, script, args…); resolves to the exit code. */
 export async function main(argv: readonly string[] = process.argv, io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  // `shopsync … | head -1`: a reader that goes away drops the rest of the output, nothing else (docs/cli.md#pipes).
+  survivePipeClose(io.stdout);
+  survivePipeClose(io.stderr);
   const ctx = new CliContext(io);
   const program = buildProgram(ctx);
   // The command, and every run it opens, keeps the process from ending quietly before it is done.

@@ -1,0 +1,203 @@
+/**
+ * `shopsync <cmd> | head -1` for every command: a reader that goes away (EPIPE on the next write)
+ * never shows a stack trace and never changes the exit code. Each one-off command runs three
+ * times through the compiled CLI: with its output read to the end (the reference), with the reader
+ * gone after the first chunk (`| head -1`), and with the reader gone before the first write
+ * (`| true`); all three end with the same code. Daemons (run, sandbox, demo) go on without their
+ * output and stop with 0 on SIGTERM. The list of cases is checked against the program's command
+ * tree, so a new command cannot be left out.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/main.js';
+import { CliContext } from '../../src/cli/context.js';
+import { openState } from '../../src/state/index.js';
+import { useSandbox, shopEnv } from '../support/sandbox.js';
+import { requireService } from '../support/services.js';
+import { BIN, createErp, ensureBuilt, runCli, tempDir, writeConfig } from './support.js';
+
+const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
+// `jobs` exists only on a PostgreSQL state (on SQLite it refuses with exit 2 and prints nothing on stdout).
+const pgService = await requireService('postgres');
+const pgUrl = `postgres://${pgService.user}@${pgService.host}:${pgService.port}/${pgService.database}`;
+const pgSchema = `pipes_${randomBytes(4).toString('hex')}`;
+afterAll(async () => {
+  if (!pgService.available) return;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  try {
+    for (const s of [pgSchema, `${pgSchema}_jobs`]) await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(s)} CASCADE`);
+  } finally {
+    await admin.end();
+  }
+});
+
+/** How the reader of stdout goes away. */
+type Reader = 'to the end' | 'after the first line' | 'before the first write';
+
+interface Ended {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stderr: string;
+  readonly firstLine: string;
+}
+
+/** Spawn the compiled CLI with stdout piped and read as `reader` says; a daemon gets SIGTERM `stopAfterMs` after its reader went away. */
+function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, reader: Reader, stopAfterMs?: number): Promise<Ended> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, LOG_LEVEL: undefined, FORCE_COLOR: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const stop = () => stopAfterMs !== undefined && setTimeout(() => child.kill('SIGTERM'), stopAfterMs);
+  if (reader === 'before the first write') {
+    child.stdout.destroy();
+    stop();
+  } else {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (reader === 'after the first line' && !child.stdout.destroyed) {
+        child.stdout.destroy();
+        stop();
+      }
+    });
+    if (reader === 'to the end' && stopAfterMs !== undefined) stop();
+  }
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      resolve({ code, signal, stderr, firstLine: out.split('\n')[0] ?? '' });
+    });
+  });
+}
+
+/** What a Node crash (or any stack) looks like on stderr. */
+const STACK = /node:events|Error: write EPIPE|^\s+at .+[:(].*\d+:\d+\)?$/m;
+
+/** One command of the tree, as the test runs it. */
+interface Case {
+  /** Fresh arguments for each run (a new target file, a letter to retry). */
+  readonly args: () => Promise<string[]> | string[];
+  /** Runs until stopped: SIGTERM this long after its reader went away. */
+  readonly daemonMs?: number;
+  /** Working directory. @default the fixture's folder */
+  readonly cwd?: string;
+  /** Why it cannot run here (a server that is not there). */
+  readonly skip?: string;
+}
+
+/** Every leaf command of the program, by its words (`dlq retry`). */
+function leafCommands(): string[] {
+  const program = buildProgram(new CliContext({ stdout: process.stdout, stderr: process.stderr, env: {} }));
+  const out: string[] = [];
+  const walk = (cmd: Command, path: string[]) => {
+    for (const sub of cmd.commands) {
+      const words = [...path, sub.name()];
+      if (sub.commands.length === 0) out.push(words.join(' '));
+      walk(sub, words);
+    }
+  };
+  walk(program, []);
+  return out.sort();
+}
+
+describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
+  it('ends no command with a stack trace or another exit code, for every command', async () => {
+    const dir = tempDir();
+    createErp(join(dir, 'erp.sqlite'), 40);
+    const config = writeConfig(dir, { schedule: '*/1 * * * * *' });
+    const env = { ...shopEnv(sandbox), SHOPSYNC_CONFIG: config };
+    const first = await runCli(['sync', 'products'], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    writeFileSync(join(dir, 'sample.csv'), `sku,name,price,qty\n${Array.from({ length: 20 }, (_, i) => `S-${i},Name ${i},${i}.50,${i}`).join('\n')}\n`);
+
+    /** A dead letter of an existing product (delivered by a retry), so retry and drop have an id of their own each time. */
+    const letter = async (): Promise<string> => {
+      const state = await openState(join(dir, 'state/shopsync.db'));
+      try {
+        const erpKey = `SKU-${String(1 + Math.floor(Math.random() * 40)).padStart(5, '0')}`;
+        const record = { sku: erpKey, name: 'Neu', price: '12.50', qty: '3', updated_at: '2026-01-01 00:00:00' };
+        await state.write((tx) => tx.deadLetters.add({ pipeline: 'products', resource: 'products', erpKey, record, payload: undefined, code: 'NOT_FOUND', reason: 'test', runId: undefined }));
+        return String((await state.deadLetters.getByKey('products', erpKey))!.id);
+      } finally {
+        await state.close();
+      }
+    };
+    let n = 0;
+    const fresh = (name: string) => join(dir, `${name}-${++n}`);
+    const onPostgres = join(dir, 'shopsync-pg.yaml');
+    writeFileSync(onPostgres, readFileSync(config, 'utf8').replace(/^state:\n  path: .*$/m, `state:\n  kind: postgres\n  url: ${pgUrl}\n  schema: ${pgSchema}`));
+    const noPostgres = pgService.available ? undefined : `PostgreSQL unreachable (${pgService.reason})`;
+
+    const cases: Record<string, Case> = {
+      init: { args: () => ['init', '--dir', fresh('init'), '--yes', '--shop-url', sandbox.url, '--shop-token-env', 'SHOP_TOKEN', '--sqlite', join(dir, 'erp.sqlite'), '--table', 'products'] },
+      run: { args: () => ['run', '--port', '0'], daemonMs: 2500 },
+      sync: { args: () => ['sync', 'products', '--dry-run'] },
+      backfill: { args: () => ['backfill', 'products', '--from', '2020-01-01', '--to', '2030-01-01'] },
+      reconcile: { args: () => ['reconcile', 'products'] },
+      status: { args: () => ['status'] },
+      'dlq list': { args: async () => (await letter(), ['dlq', 'list']) },
+      'dlq retry': { args: async () => ['dlq', 'retry', await letter()] },
+      'dlq drop': { args: async () => ['dlq', 'drop', await letter()] },
+      'jobs list': { args: () => ['jobs', 'list', '--config', onPostgres], skip: noPostgres },
+      'jobs add': { args: () => ['jobs', 'add', 'products', '--config', onPostgres], skip: noPostgres },
+      'state prune': { args: () => ['state', 'prune', '--dry-run'] },
+      'state backup': { args: () => ['state', 'backup', `${fresh('backup')}.db`] },
+      'state restore': { args: () => ['state', 'restore', join(dir, 'backup-for-restore.db')] },
+      'state copy': { args: () => ['state', 'copy', '--from', join(dir, 'state/shopsync.db'), '--to', `${fresh('copy')}.db`, '--dry-run'] },
+      doctor: { args: () => ['doctor'] },
+      'mappings check': { args: () => ['mappings', 'check'], cwd: mkdtempSync(join(tmpdir(), 'shopsync-pipes-nomappings-')) },
+      'mappings preview': { args: () => ['mappings', 'preview', join(dir, 'products.yaml'), '-i', join(dir, 'sample.csv')] },
+      sandbox: { args: () => ['sandbox', '--port', '0', '--memory'], daemonMs: 1500 },
+      demo: { args: () => ['demo', '--dir', fresh('demo'), '--port', '0', '--sandbox-port', '0', '--interval', '1'], daemonMs: 3000 },
+    };
+    expect(Object.keys(cases).sort()).toEqual(leafCommands());
+    expect((await runCli(['state', 'backup', join(dir, 'backup-for-restore.db')], { cwd: dir, env })).code).toBe(0);
+
+    const problems: string[] = [];
+    for (const [name, c] of Object.entries(cases)) {
+      if (c.skip !== undefined) {
+        console.warn(`*** SKIPPED: shopsync ${name} | head -1: ${c.skip} ***`);
+        continue;
+      }
+      const cwd = c.cwd ?? dir;
+      const runs: [Reader, Ended][] = [];
+      for (const reader of ['to the end', 'after the first line', 'before the first write'] as const) {
+        // A daemon's output is never "read to the end"; before the first write it needs time to start.
+        if (c.daemonMs !== undefined && reader === 'to the end') continue;
+        const stopAfter = c.daemonMs === undefined ? undefined : reader === 'before the first write' ? c.daemonMs + 4000 : c.daemonMs;
+        runs.push([reader, await spawnCli(await c.args(), env, cwd, reader, stopAfter)]);
+      }
+      const expected = c.daemonMs !== undefined ? 0 : runs[0]![1].code;
+      for (const [reader, r] of runs) {
+        if (STACK.test(r.stderr)) problems.push(`${name}, reader gone ${reader}: a stack trace on stderr:\n${r.stderr.slice(0, 1500)}`);
+        if (r.code !== expected) problems.push(`${name}, reader gone ${reader}: exit ${r.code ?? r.signal}, expected ${expected} (${c.daemonMs !== undefined ? 'stopped by SIGTERM' : 'as with the output read to the end'}); stderr:\n${r.stderr.slice(0, 1500)}`);
+      }
+      // The first line is there for the reader that took it.
+      const taken = runs.find(([reader]) => reader === 'after the first line')![1];
+      if (taken.firstLine === '') problems.push(`${name}: printed nothing on stdout, so the test proves nothing for it`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('also when stderr is closed too (`2>&1 | head -1`): the run goes to its end and the exit code is its own', async () => {
+    const dir = tempDir();
+    createErp(join(dir, 'erp.sqlite'), 40);
+    const config = writeConfig(dir);
+    const env = { ...shopEnv(sandbox), SHOPSYNC_CONFIG: config, LOG_LEVEL: 'debug' };
+    const child = spawn(process.execPath, [BIN, 'sync', 'products'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    child.stderr.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code).toBe(0);
+    // The sync went to its end: every record read and settled, the run recorded as succeeded (the first test may have created these SKUs already).
+    const status = await runCli(['status', '--json'], { cwd: dir, env: { ...shopEnv(sandbox), SHOPSYNC_CONFIG: config } });
+    expect(JSON.parse(status.stdout)).toMatchObject({ pipelines: [{ name: 'products', lastRun: { status: 'succeeded', counts: { read: 40, failed: 0 } } }] });
+  });
+});
