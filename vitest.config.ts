@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A runtime warning (DeprecationWarning…) fails the test that caused it (issue 31 item 7).
+    setupFiles: ['test/support/failOnWarning.ts'],
   },
 });

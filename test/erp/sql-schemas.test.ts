@@ -38,6 +38,21 @@ describe.skipIf(!pgService.available)('PostgreSQL: a schema of the ERP', () => {
     expect(got).toEqual(['Müller', 'Schulz']);
   });
 
+  it('sets the schema before the first query of every session, keeping its capitals', async () => {
+    const mixed = `Erp_${tag}`;
+    await admin.query(`CREATE SCHEMA "${mixed}"`);
+    try {
+      await admin.query(`CREATE TABLE "${mixed}".auftraege (id INT PRIMARY KEY, changed INT NOT NULL)`);
+      await admin.query(`INSERT INTO "${mixed}".auftraege VALUES (7, 1)`);
+      const source = await createSource({ ...serviceConnection('postgres', pgService), schema: mixed, poolSize: 2 }, { query: 'SELECT id, changed FROM auftraege', cursor: 'changed', key: 'id' }, TEST_CTX);
+      const got = (await collect(source, {})).map((i) => i.record.id);
+      await source.close();
+      expect(got).toEqual([7]);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${mixed}" CASCADE`);
+    }
+  });
+
   it('writes to schema.table with its child table, from a connection without a schema', async () => {
     const sink = await createSink(serviceConnection('postgres', pgService), {
       table: `${schema}.auftraege`,

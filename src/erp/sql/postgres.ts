@@ -36,7 +36,11 @@ export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEn
         password: conn.password ?? env.PGPASSWORD,
         database: conn.database ?? env.PGDATABASE,
       };
-  return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: tlsOptions(conn, baseDir, 'postgres'), types: typeParsers, options: `-c TimeZone=UTC${readonly ? ' -c default_transaction_read_only=on' : ''}`, application_name: 'shopsync' };
+  // Session settings travel in the startup packet, so they hold before the first query: a `SET` sent from
+  // pool.on('connect') raced that query on the same client (pg's "already executing a query" warning, an error in pg 9).
+  // The schema is a validated identifier (no space, no quote); quoted, it keeps its case.
+  const searchPath = conn.schema === undefined ? '' : ` -c search_path="${conn.schema}"`;
+  return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: tlsOptions(conn, baseDir, 'postgres'), types: typeParsers, options: `-c TimeZone=UTC${readonly ? ' -c default_transaction_read_only=on' : ''}${searchPath}`, application_name: 'shopsync' };
 }
 
 function where(settings: pg.PoolConfig): string {
@@ -104,13 +108,6 @@ export async function openPostgres(conn: PostgresConnection, env: NodeJS.Process
   });
   const run = (client: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[]): Promise<Row[]> =>
     guarded(fail, sql, async () => (await client.query(sql, params as unknown[])).rows as Row[]);
-  if (conn.schema !== undefined) {
-    const schema = conn.schema;
-    // Every pooled session resolves unqualified names in the ERP's schema; the name is escaped by pg itself.
-    pool.on('connect', (client) => {
-      client.query(`SET search_path TO ${pg.escapeIdentifier(schema)}`).catch((err: unknown) => logger.warn({ err: causeText(err), schema }, 'cannot set the search_path'));
-    });
-  }
   await checkAnswers(pool, fail);
 
   return {
