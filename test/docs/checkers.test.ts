@@ -63,9 +63,9 @@ describe('the CLI checker', () => {
 
 describe('the shell reader', () => {
   it('joins continued lines, keeps quoted words, takes VAR=value prefixes and trailing comments', () => {
-    const [a, b, c] = shellCommands("BENCH_QUICK=1 npm run bench   # quick sizes\nnpx shopsync sandbox --token 'ci=products:read' \\\n  --port 8081 &\ncurl -H \"Authorization: Bearer $T\" http://x | jq .\n");
+    const [a, b, c] = shellCommands("BENCH_QUICK=1 npm run bench   # quick sizes\nshopsync sandbox --token 'ci=products:read' \\\n  --port 8081 &\ncurl -H \"Authorization: Bearer $T\" http://x | jq .\n");
     expect(a).toMatchObject({ assignments: { BENCH_QUICK: '1' }, argv: ['npm', 'run', 'bench'], comment: 'quick sizes' });
-    expect(b).toMatchObject({ argv: ['npx', 'shopsync', 'sandbox', '--token', 'ci=products:read', '--port', '8081'], background: true });
+    expect(b).toMatchObject({ argv: ['shopsync', 'sandbox', '--token', 'ci=products:read', '--port', '8081'], background: true });
     expect(shopsyncArgs(b?.argv ?? [])).toEqual(['sandbox', '--token', 'ci=products:read', '--port', '8081']);
     expect(c?.argv).toEqual(['curl', '-H', 'Authorization: Bearer $T', 'http://x']);
   });

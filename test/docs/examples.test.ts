@@ -19,7 +19,7 @@ const tsBlocks = blocks.filter((b) => TS_LANGS.has(b.lang));
 const label = (b: Block) => `${where(b)} ${b.lang}${b.marker ? ` ${b.marker}` : ''}`;
 
 /** npm's own commands the docs may use; `npm run <script>` must name a script of package.json. */
-const NPM_COMMANDS = new Set(['install', 'ci', 'start', 'test', 'rebuild', 'prune']);
+const NPM_COMMANDS = new Set(['install', 'ci', 'start', 'test', 'rebuild', 'prune', 'link']);
 /** Other programs the docs may show; anything else is a typo or needs adding here deliberately. */
 const OTHER_PROGRAMS = new Set(['export', 'curl', 'docker', 'jq', 'openssl', 'kill', 'sleep', 'cd', 'mkdir', 'cp', 'git', 'pg_dump']);
 /** Development tools of the repository run through npx. */
@@ -35,10 +35,11 @@ async function commandProblem(cmd: ShellCommand): Promise<string | undefined> {
     if (sub === 'run') return script && scripts.includes(script) ? undefined : `package.json has no script "${script}" (it has ${scripts.join(', ')})`;
     return sub && NPM_COMMANDS.has(sub) ? undefined : `npm ${sub} is not a command the docs should need`;
   }
+  if (program === 'npx' && sub === 'shopsync') return 'shopsync is not published on npm: npx would fetch a stranger\'s package of that name; write `shopsync` (README: npm link)';
   if (program === 'npx') return sub && NPX_TOOLS.has(sub) ? undefined : `npx ${sub}: not a tool of this repository's devDependencies the docs should need`;
   if (program === 'docker' && sub === 'build') return existsSync(join(ROOT, 'Dockerfile')) ? undefined : 'no Dockerfile';
   if (program !== undefined && OTHER_PROGRAMS.has(program)) return undefined;
-  return `unknown program "${program}" (a shopsync command is written shopsync, npx shopsync or node bin/shopsync.js)`;
+  return `unknown program "${program}" (a shopsync command is written shopsync or node bin/shopsync.js)`;
 }
 
 describe('the docs', () => {
@@ -97,7 +98,7 @@ describe('shell commands in the docs', () => {
     for (const file of docFiles()) {
       // Inline code outside fenced blocks.
       const prose = readFileSync(file, 'utf8').replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?\n\s*\2\s*$/gm, '');
-      for (const m of prose.matchAll(/`((?:npx )?shopsync [^`]+)`/g)) {
+      for (const m of prose.matchAll(/`(shopsync [^`]+)`/g)) {
         const problem = synopsisProblem((m[1] as string).replace(/\\\|/g, '|'));
         if (problem) problems.push(`${file.slice(ROOT.length + 1)}: \`${m[1]}\`: ${problem}`);
       }

@@ -106,10 +106,9 @@ function toCommand(words: string[], source: string, background: boolean, line: n
   return { assignments, argv: words.slice(i), source, comment: '', background, line };
 }
 
-/** The shopsync arguments of a command that runs shopsync (`shopsync`, `npx shopsync`, `node bin/shopsync.js`), else undefined. */
+/** The shopsync arguments of a command that runs shopsync (`shopsync`, `node bin/shopsync.js`), else undefined. Never through npx: the name is not published. */
 export function shopsyncArgs(argv: readonly string[]): string[] | undefined {
   if (argv[0] === 'shopsync') return argv.slice(1);
-  if (argv[0] === 'npx' && argv[1] === 'shopsync') return argv.slice(2);
   if (argv[0] === 'node' && /(^|\/)bin\/shopsync\.js$/.test(argv[1] ?? '')) return argv.slice(2);
   return undefined;
 }
