@@ -4,4 +4,5 @@ export { configSchema, shopsOf, type Config, type PipelineConfig } from './schem
 export { shopConfigSchema, shopClientOptions, type ShopConfig } from './shop.js';
 export { dashboardConfigSchema, type DashboardConfig } from './server.js';
 export { cronSchema, timezoneSchema } from './schedule.js';
-export { interpolateString, resolveReference } from './interpolate.js';
+export { interpolateString, resolveReference, type Reference } from './interpolate.js';
+export { connectionOrigin, type OriginOf, type ValueOrigin } from './origins.js';

@@ -20,6 +20,18 @@ export interface Resolved {
   readonly fromFile: boolean;
   /** The path of a `${file:…}` as written in the config (not one from a NAME_FILE variable). */
   readonly fileWritten?: string;
+  /** Where the value was found, for messages that say which variable to check. */
+  readonly reference: Reference;
+}
+
+/** Which `${…}` gave a value its text, and where that text came from. */
+export interface Reference {
+  /** The reference as written: `${ERP_DB_PASSWORD}`, `${ERP_DB_HOST:-127.0.0.1}`, `${file:secrets/pw}`. */
+  readonly written: string;
+  /** The variable read (`ERP_DB_PASSWORD`), or `ERP_DB_PASSWORD_FILE` when that named the file; absent for `${file:…}`. */
+  readonly variable?: string;
+  /** The variable's value, the file a NAME_FILE variable names, a `${file:…}`, or the default after `:-`. */
+  readonly from: 'env' | 'env-file' | 'file' | 'default';
 }
 
 /** A reference that could not be resolved; the loader turns it into a ConfigError with a line. */
@@ -48,18 +60,19 @@ function readSecretFile(path: string, baseDir: string, reference: string): strin
 
 /** Resolve one reference body (`NAME`, `NAME:-default`, `file:/path`). */
 export function resolveReference(body: string, sources: InterpolationSources): Resolved {
+  const written = `\${${body}}`;
   if (body.startsWith('file:')) {
-    const written = body.slice(5).trim();
-    return { value: readSecretFile(written, sources.baseDir, body), fromFile: true, fileWritten: written };
+    const path = body.slice(5).trim();
+    return { value: readSecretFile(path, sources.baseDir, body), fromFile: true, fileWritten: path, reference: { written, from: 'file' } };
   }
   const dflt = body.indexOf(':-');
   const name = (dflt >= 0 ? body.slice(0, dflt) : body).trim();
   if (!NAME.test(name)) throw new InterpolationFailure(body, 'expected ${NAME}, ${NAME:-default} or ${file:/path}');
   const direct = sources.env[name];
-  if (direct !== undefined && direct !== '') return { value: direct, fromFile: false };
+  if (direct !== undefined && direct !== '') return { value: direct, fromFile: false, reference: { written, variable: name, from: 'env' } };
   const fileVar = sources.env[`${name}_FILE`];
-  if (fileVar) return { value: readSecretFile(fileVar, sources.baseDir, body), fromFile: true };
-  if (dflt >= 0) return { value: body.slice(dflt + 2), fromFile: false };
+  if (fileVar) return { value: readSecretFile(fileVar, sources.baseDir, body), fromFile: true, reference: { written, variable: `${name}_FILE`, from: 'env-file' } };
+  if (dflt >= 0) return { value: body.slice(dflt + 2), fromFile: false, reference: { written, variable: name, from: 'default' } };
   throw new InterpolationFailure(body, `set the environment variable ${name} (or ${name}_FILE to a file holding the value)`);
 }
 
@@ -74,6 +87,8 @@ export interface InterpolatedString {
   readonly changed: boolean;
   /** The paths of its `${file:…}` references as written (the loader checks they stay in the config folder). */
   readonly files: readonly string[];
+  /** Every reference in the string, in order. */
+  readonly references: readonly Reference[];
 }
 
 /** Replace every `${…}` in a string; `$${` stays a literal `${`. */
@@ -81,16 +96,18 @@ export function interpolateString(text: string, sources: InterpolationSources): 
   let fromFile = false;
   let count = 0;
   const files: string[] = [];
+  const references: Reference[] = [];
   const value = text.replace(REFERENCE, (match: string, body: string | undefined) => {
     if (body === undefined) return '${';
     count += 1;
     const r = resolveReference(body, sources);
     fromFile ||= r.fromFile;
     if (r.fileWritten !== undefined) files.push(r.fileWritten);
+    references.push(r.reference);
     return r.value;
   });
   const whole = count === 1 && /^\$\{[^}]*\}$/.test(text);
-  return { value, whole, fromFile, changed: count > 0 || value !== text, files };
+  return { value, whole, fromFile, changed: count > 0 || value !== text, files, references };
 }
 
 /**

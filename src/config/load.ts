@@ -8,11 +8,12 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit, type
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { formatPath as formatIssuePath } from '../util/paths.js';
-import { coerceScalar, interpolateString, InterpolationFailure, type InterpolationSources } from './interpolate.js';
+import { coerceScalar, interpolateString, InterpolationFailure, type InterpolationSources, type Reference } from './interpolate.js';
 import { ALLOW_OUTSIDE_KEY, leavesFolder, OUTSIDE_HINT, PATH_OUTSIDE, pathsOutside } from './paths.js';
 import { describeLocation, type StateLocation } from '../state/location.js';
 import { configSchema, shopsOf, type Config } from './schema.js';
 import { suggestKey } from './suggest.js';
+import { originLookup, settingOrigin, type OriginOf } from './origins.js';
 import { formatYamlProblem, yamlSyntaxProblem } from '../util/yamlSyntax.js';
 
 /** Where the config is found when neither `--config` nor SHOPSYNC_CONFIG says. */
@@ -33,6 +34,8 @@ export interface LoadedConfig {
   readonly secrets: readonly string[];
   /** Things that work but should be fixed (a secret written into the file…). */
   readonly warnings: readonly string[];
+  /** Where a value was written and which `${…}` set it (for messages that point into the file). */
+  readonly origin?: OriginOf;
 }
 
 /** Options of `loadConfig`. */
@@ -104,10 +107,11 @@ export function parseConfigText(text: string, file: string, options: LoadConfigO
     }
   }
   collectKnownSecrets(config, secrets);
+  const origin = originLookup(doc, file, lines, interpolated.references);
   warnings.push(...unsafeSettings(config, file));
   const location: StateLocation =
     config.state.kind === 'postgres'
-      ? { kind: 'postgres', url: config.state.url ?? '', schema: config.state.schema }
+      ? { kind: 'postgres', url: config.state.url ?? '', schema: config.state.schema, origin: settingOrigin(origin, ['state', 'url']) }
       : { kind: 'sqlite', path: config.state.path === ':memory:' ? ':memory:' : isAbsolute(config.state.path) ? config.state.path : resolve(baseDir, config.state.path) };
   return {
     config,
@@ -117,6 +121,7 @@ export function parseConfigText(text: string, file: string, options: LoadConfigO
     statePath: describeLocation(location),
     secrets: [...secrets].filter((s) => s.length >= 4),
     warnings,
+    origin,
   };
 }
 
@@ -132,6 +137,8 @@ interface Interpolated {
   /** Scalars read as a number, true/false or null from a whole `${…}`, with the text as set. */
   readonly typed: Map<Scalar, string>;
   readonly files: readonly FileReference[];
+  /** The `${…}` references of each interpolated scalar. */
+  readonly references: Map<Scalar, readonly Reference[]>;
 }
 
 /** Replace `${…}` in every scalar value; remember secrets; warn about secrets written inline. */
@@ -146,8 +153,10 @@ function interpolateDocument(
   const done = new WeakSet<object>();
   const typed = new Map<Scalar, string>();
   const files: FileReference[] = [];
+  const references = new Map<Scalar, readonly Reference[]>();
   /** A plain scalar that was one whole reference is read as YAML would read it; the text is kept in case the key wants text. */
-  const assign = (node: Scalar, r: { value: string; whole: boolean }) => {
+  const assign = (node: Scalar, r: { value: string; whole: boolean; references: readonly Reference[] }) => {
+    if (r.references.length > 0) references.set(node, r.references);
     const value = r.whole && node.type === Scalar.PLAIN ? coerceScalar(r.value) : r.value;
     if (typeof value !== 'string') typed.set(node, r.value);
     node.value = value;
@@ -193,7 +202,7 @@ function interpolateDocument(
       }
     },
   });
-  return { typed, files };
+  return { typed, files, references };
 }
 
 /**

@@ -56,9 +56,9 @@ export function sinkSchemaFor(kind: Connection['kind']) {
 
 async function openSql(conn: Connection, ctx: ConnectorContext, readonly: boolean): Promise<SqlDriver> {
   const env = ctx.env ?? process.env;
-  if (conn.kind === 'postgres') return openPostgres(conn, env, ctx.logger, readonly, ctx.baseDir);
-  if (conn.kind === 'mysql') return openMysql(conn, env, ctx.logger, readonly, ctx.baseDir);
-  if (conn.kind === 'sqlite') return openSqlite(conn, ctx.baseDir, readonly);
+  if (conn.kind === 'postgres') return openPostgres(conn, env, ctx.logger, readonly, ctx.baseDir, ctx.origin);
+  if (conn.kind === 'mysql') return openMysql(conn, env, ctx.logger, readonly, ctx.baseDir, ctx.origin);
+  if (conn.kind === 'sqlite') return openSqlite(conn, ctx.baseDir, readonly, ctx.origin);
   throw new ConfigError(`connection kind ${conn.kind} is not SQL`);
 }
 

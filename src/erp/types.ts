@@ -167,4 +167,32 @@ export interface ConnectorContext {
   readonly baseDir: string;
   /** Environment for connection settings (defaults to process.env). */
   readonly env?: NodeJS.ProcessEnv;
+  /** Where the connection was configured, so its errors can point there. */
+  readonly origin?: ConnectionOrigin;
+}
+
+/** Where a connection was configured: what its errors name besides host and database. */
+export interface ConnectionOrigin {
+  /** Its name under `connections:`. */
+  readonly name: string;
+  /** `/etc/shopsync/shopsync.yaml:8`, or how it was given (`--db-url`). */
+  readonly where?: string;
+  /** Each field written in the connection (`password`): its line, and the `${…}` that set it. */
+  readonly fields?: Readonly<Record<string, FieldOrigin>>;
+  /** Given by `shopsync init`'s options (--db-url, --db-schema), not by a config file. */
+  readonly init?: boolean;
+  /** The pipeline block that uses it: `pipelines[1].source` with its line. */
+  readonly part?: { readonly key: string; readonly where?: string };
+}
+
+/** One field of a connection as written. */
+export interface FieldOrigin {
+  /** `line 12`. */
+  readonly where: string;
+  /** The variables that gave it its value (`ERP_DB_PASSWORD`, `ERP_DB_PASSWORD_FILE`), as the config reads them. */
+  readonly variables: readonly string[];
+  /** The `${…}` references as written (`${ERP_DB_PASSWORD}`); empty when the value is written inline. */
+  readonly references: readonly string[];
+  /** Every reference fell back to its `:-default`. */
+  readonly defaulted?: boolean;
 }

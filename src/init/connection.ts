@@ -5,7 +5,7 @@
  * file of its own, so no secret ever lands in shopsync.yaml).
  */
 import path from 'node:path';
-import type { ConnectionInput } from '../erp/index.js';
+import type { ConnectionInput, ConnectionOrigin, FieldOrigin } from '../erp/index.js';
 import type { ShopAnswer, SourceAnswer } from './answers.js';
 import { INIT_CODES, InitError } from './errors.js';
 
@@ -105,3 +105,20 @@ export function planConnection(source: SourceAnswer, cwd: string, configDir: str
 export function filePattern(file: string): string {
   return path.basename(file).replace(/\d[\d_.-]*\d|\d/g, '*');
 }
+
+/** The name init gives the ERP connection in the config it writes. */
+export const INIT_CONNECTION = 'erp';
+
+/** What connector errors say about the connection init reads: its options, not a config file. */
+export function initOrigin(source: SourceAnswer): ConnectionOrigin {
+  const fields: Record<string, FieldOrigin> = {};
+  const given = (where: string, variables: readonly string[] = []): FieldOrigin => ({ where, variables, references: variables.map((v) => `\${${v}}`) });
+  if (source.kind === 'postgres' || source.kind === 'mysql') {
+    for (const f of ['host', 'port', 'user', 'database'] as const) if (source[f] !== undefined || source.url) fields[f] = given(source[f] !== undefined ? 'your answer' : '--db-url');
+    if (source.passwordEnv) fields.password = given('--db-password-env', [source.passwordEnv]);
+    else if (source.password !== undefined || source.url) fields.password = given(source.password !== undefined ? 'your answer' : '--db-url');
+    if (source.kind === 'postgres' && source.schema) fields.schema = given('--db-schema');
+  }
+  return { name: INIT_CONNECTION, where: "init's options", init: true, fields };
+}
+

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Logger } from '../log.js';
 import { getResource, type ResourceDef } from '../shop/registry/index.js';
 import { answersSchema, type Answers, type AnswersInput, type SourceAnswer } from './answers.js';
-import { filePattern, planConnection, planShop } from './connection.js';
+import { filePattern, initOrigin, planConnection, planShop } from './connection.js';
 import { sourceQuery } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { introspect, type IntrospectResult } from './introspect/index.js';
@@ -114,7 +114,7 @@ export async function runInit(input: AnswersInput, io: InitIo, hooks: InitHooks 
   if (!hooks.shopChecked) io.say(shopLine(shop.live.baseUrl, check));
 
   const connection = planConnection(answers.source, io.cwd, configDir);
-  const source = await introspect(answers.source, connection.live, { logger: io.logger, baseDir: io.cwd }, answers.sampleRows);
+  const source = await introspect(answers.source, connection.live, { logger: io.logger, baseDir: io.cwd, origin: initOrigin(answers.source) }, answers.sampleRows);
   const needsCursor = answers.source.kind !== 'file';
   let proposal = propose(source.introspection, { resource, language: answers.language, needsCursor, ...(answers.key ? { key: answers.key } : {}), ...(answers.cursor ? { cursor: answers.cursor } : {}), map: answers.map });
   for (const line of summariseColumns(sourceLabel(answers.source), source.introspection)) io.say(line);

@@ -10,7 +10,7 @@ import { confirm, input, password, select } from '@inquirer/prompts';
 import { openSqlReader } from '../erp/index.js';
 import { allResources } from '../shop/registry/index.js';
 import { draftInput, shopAnswerSchema, type AnswersInput, type Draft, type ShopAnswer, type SourceAnswer } from './answers.js';
-import { planConnection, planShop } from './connection.js';
+import { initOrigin, planConnection, planShop } from './connection.js';
 import { InitError, INIT_CODES } from './errors.js';
 import { targetFields } from './fields.js';
 import type { InitIo, ReviewContext } from './index.js';
@@ -52,7 +52,7 @@ async function askShop(draft: Draft, io: InitIo): Promise<{ url: string; auth: S
 }
 
 async function askTable(source: SourceAnswer, io: InitIo): Promise<{ table?: string; query?: string }> {
-  const driver = await openSqlReader(planConnection(source, io.cwd, io.cwd).live, { logger: io.logger, baseDir: io.cwd });
+  const driver = await openSqlReader(planConnection(source, io.cwd, io.cwd).live, { logger: io.logger, baseDir: io.cwd, origin: initOrigin(source) });
   let tables: string[];
   try {
     const schema = await driver.defaultSchema();

@@ -5,7 +5,7 @@
  * in memory, so trying the config leaves no state file behind.
  */
 import type { LoadedConfig } from '../config/index.js';
-import { loadConfig } from '../config/index.js';
+import { connectionOrigin, loadConfig } from '../config/index.js';
 import { createSource, type Source } from '../erp/index.js';
 import type { Logger } from '../log.js';
 import { mappingsCheckCommand } from '../mapping/cli.js';
@@ -53,7 +53,7 @@ export async function verify(configFile: string, pipelineName: string, records: 
     if (!connector) throw new Error(`the written config has no connection ${connection}`);
     // Init has just read the file, so it is complete: no settle time for the dry run.
     const sourceSettings = connector.kind === 'files' ? { ...settings, stability: { mode: 'settle', settleMs: 0 } } : settings;
-    const ctx = { logger: logger.child({ pipeline: p.name }), baseDir: loaded.baseDir, env };
+    const ctx = { logger: logger.child({ pipeline: p.name }), baseDir: loaded.baseDir, env, origin: connectionOrigin(loaded, connection, { pipeline: loaded.config.pipelines.indexOf(p), side: 'source' }) };
     const dryRun = await runPipeline(
       { ...p, options: { ...p.options, pageSize: Math.min(p.options.pageSize, records) } },
       {

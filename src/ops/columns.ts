@@ -4,7 +4,7 @@
  * first records that show every column (src/pipeline/sourceColumns.ts), and each missing column is
  * named with its mapping file:line and the nearest real column.
  */
-import type { LoadedConfig, PipelineConfig } from '../config/index.js';
+import { connectionOrigin, type LoadedConfig, type PipelineConfig } from '../config/index.js';
 import { createSource } from '../erp/index.js';
 import type { SourceItem } from '../erp/types.js';
 import type { Logger } from '../log.js';
@@ -31,7 +31,7 @@ export async function checkSourceColumns(loaded: LoadedConfig, p: PipelineConfig
   const { connection: name, ...settings } = p.source as { connection: string } & Record<string, unknown>;
   const connection = loaded.config.connections[name];
   if (!connection) return undefined;
-  const source = await createSource(connection, settings as never, { logger, baseDir: loaded.baseDir });
+  const source = await createSource(connection, settings as never, { logger, baseDir: loaded.baseDir, origin: connectionOrigin(loaded, name, { pipeline: loaded.config.pipelines.indexOf(p), side: 'source' }) });
   try {
     const iterator = source.read({ pageSize: 100, readOnly: true })[Symbol.asyncIterator]();
     const kept: SourceItem[] = [];

@@ -8,7 +8,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { shopsOf, type LoadedConfig, type PipelineConfig, type ShopConfig } from '../config/index.js';
+import { connectionOrigin, shopsOf, type LoadedConfig, type PipelineConfig, type ShopConfig } from '../config/index.js';
 import { createSink, createSource } from '../erp/index.js';
 import { errorLine } from '../errors.js';
 import { checkSourceColumns } from './columns.js';
@@ -85,7 +85,6 @@ async function scopeChecks(shop: ShopConfig, token: string, p: PipelineConfig): 
 /** Connectors of one pipeline: opened (which checks them) and one record read, folders writable. */
 async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: Logger): Promise<DoctorCheck[]> {
   const out: DoctorCheck[] = [];
-  const ctx = { logger, baseDir: loaded.baseDir };
   for (const side of ['source', 'sink'] as const) {
     const block = p[side] as ({ connection: string } & Record<string, unknown>) | undefined;
     if (!block) continue;
@@ -96,6 +95,7 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
       continue;
     }
     const { connection: _c, ...settings } = block;
+    const ctx = { logger, baseDir: loaded.baseDir, origin: connectionOrigin(loaded, block.connection, { pipeline: loaded.config.pipelines.indexOf(p), side }) };
     let late: SourceWatermark | undefined;
     try {
       if (side === 'source') {

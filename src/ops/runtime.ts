@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedConfig, PipelineConfig } from '../config/index.js';
-import { shopClientOptions, shopsOf } from '../config/index.js';
+import { connectionOrigin, shopClientOptions, shopsOf } from '../config/index.js';
 import { createSink, createSource } from '../erp/index.js';
 import { StateError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -177,12 +177,13 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     const ctx = { logger: logger.child({ pipeline: p.name }), baseDir: loaded.baseDir };
     const { connection: sourceConn, ...sourceCfg } = p.source ?? { connection: '' };
     const { connection: sinkConn, ...sinkCfg } = p.sink ?? { connection: '' };
+    const index = config.pipelines.indexOf(p);
     return {
       state,
       shop: shopOf(p),
       mapping: await mappingOf(p),
-      source: p.source ? () => createSource(config.connections[sourceConn], sourceCfg as never, ctx) : undefined,
-      sink: p.sink ? () => createSink(config.connections[sinkConn], sinkCfg as never, ctx) : undefined,
+      source: p.source ? () => createSource(config.connections[sourceConn], sourceCfg as never, { ...ctx, origin: connectionOrigin(loaded, sourceConn, { pipeline: index, side: 'source' }) }) : undefined,
+      sink: p.sink ? () => createSink(config.connections[sinkConn], sinkCfg as never, { ...ctx, origin: connectionOrigin(loaded, sinkConn, { pipeline: index, side: 'sink' }) }) : undefined,
       logger,
       events,
     };

@@ -1,7 +1,15 @@
 /** Where a state lives, and how that is shown without secrets. */
 
 /** A SQLite file, or a schema in a PostgreSQL database. */
-export type StateLocation = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string; readonly schema: string };
+export type StateLocation =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      readonly schema: string;
+      /** Where the URL was configured, for messages: `state.url (/etc/shopsync/shopsync.yaml:47, from STATE_DATABASE_URL)`. */
+      readonly origin?: string;
+    };
 
 import { redactUrl } from '../util/net.js';
 

@@ -7,7 +7,10 @@ import type { Logger } from '../../log.js';
 import type { MysqlConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
 import { NETWORK_CODES, statementCause, textField, valuesClause, type Row, type RowRefusal, type SqlDriver } from './driver.js';
-import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
+import type { ConnectionOrigin } from '../types.js';
+import { missingTableHint } from './missing.js';
+import { checkAnswers, failureOf, guarded, inTransaction, type Classified } from './server.js';
+import { resolveServer, type ServerDefaults } from './settings.js';
 import { certificateHint, tlsOptions, type TlsOptions } from './tls.js';
 
 const DATE_TIME_TYPES = new Set(['DATETIME', 'TIMESTAMP', 'DATETIME2', 'TIMESTAMP2']);
@@ -16,18 +19,20 @@ function withIdentity(tls: TlsOptions | undefined): (TlsOptions & { verifyIdenti
   return tls && { ...tls, verifyIdentity: tls.rejectUnauthorized };
 }
 
+/** MariaDB/MySQL's fallback variables (MYSQL_URL only when the connection names neither url nor host) and defaults. */
+export const MYSQL_DEFAULTS: ServerDefaults = {
+  fallbacks: { url: 'MYSQL_URL', host: 'MYSQL_HOST', port: 'MYSQL_PORT', user: 'MYSQL_USER', password: 'MYSQL_PASSWORD', database: 'MYSQL_DATABASE' },
+  host: '127.0.0.1',
+  port: 3306,
+  user: 'root',
+};
+
 /** Settings after env fallbacks (MYSQL_URL, MYSQL_HOST, MYSQL_PORT, MYSQL_USER, MYSQL_PASSWORD, MYSQL_DATABASE). */
 export function mysqlSettings(conn: MysqlConnection, env: NodeJS.ProcessEnv, baseDir = process.cwd()): mysql.PoolOptions {
-  const url = conn.url ?? (conn.host === undefined ? env.MYSQL_URL : undefined);
-  const base: mysql.PoolOptions = url
-    ? { uri: url }
-    : {
-        host: conn.host ?? env.MYSQL_HOST ?? '127.0.0.1',
-        port: conn.port ?? (env.MYSQL_PORT ? Number(env.MYSQL_PORT) : 3306),
-        user: conn.user ?? env.MYSQL_USER ?? 'root',
-        password: conn.password ?? env.MYSQL_PASSWORD,
-        database: conn.database ?? env.MYSQL_DATABASE,
-      };
+  const used = resolveServer(conn, env, MYSQL_DEFAULTS);
+  const base: mysql.PoolOptions = used.url
+    ? { uri: used.url.value }
+    : { host: used.host.value, port: Number(used.port.value), user: used.user.value, password: conn.password ?? env.MYSQL_PASSWORD, database: used.database.value };
   return {
     ...base,
     connectionLimit: conn.poolSize,
@@ -57,18 +62,16 @@ function driverCode(err: unknown): string {
 }
 
 /** mysql2 error codes: network and protocol failures, unknown database, refused login. */
-function classify(err: unknown, sqlHint: string): Classified {
+function classify(err: unknown): Classified {
   const code = driverCode(err);
   const certificate = certificateHint(err);
-  if (certificate !== undefined) return { kind: CONNECTOR_CODES.unreachable, hint: certificate };
+  if (certificate !== undefined) return { kind: CONNECTOR_CODES.unreachable, hint: certificate.trim() };
   if (NETWORK_CODES.has(code) || code.startsWith('PROTOCOL_') || code === 'ER_CON_COUNT_ERROR' || (err as { fatal?: unknown }).fatal === true) {
-    return { kind: CONNECTOR_CODES.unreachable, hint: ' Check that the server runs and that url or host/port (MYSQL_HOST/MYSQL_PORT) are right.' };
+    return { kind: CONNECTOR_CODES.unreachable, about: 'network' };
   }
-  if (code === 'ER_BAD_DB_ERROR') return { kind: CONNECTOR_CODES.unreachable, hint: ' Create the database or fix `database` (MYSQL_DATABASE).' };
-  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') {
-    return { kind: CONNECTOR_CODES.authFailed, hint: ' Check user/password (MYSQL_USER/MYSQL_PASSWORD) and the grants.' };
-  }
-  return { kind: CONNECTOR_CODES.queryFailed, hint: sqlHint };
+  if (code === 'ER_BAD_DB_ERROR') return { kind: CONNECTOR_CODES.unreachable, about: 'database' };
+  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') return { kind: CONNECTOR_CODES.authFailed, about: 'login' };
+  return { kind: CONNECTOR_CODES.queryFailed };
 }
 
 /**
@@ -104,10 +107,17 @@ function refusal(err: unknown): RowRefusal | undefined {
   return { dbCode: `${name} (${String(errno)})`, reason: textField(cause, 'sqlMessage') ?? cause.message, tooLong: errno === 1406 };
 }
 
+const TABLES_SQL = "SELECT CONCAT(table_schema, '.', table_name) AS name FROM information_schema.tables WHERE table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')";
+
+/** `Table 'test.artikel' doesn't exist`: the name between the quotes (MariaDB gives it in no field of its own). */
+function tableInMessage(err: unknown): string | undefined {
+  const text = textField(err as Readonly<Record<string, unknown>>, 'sqlMessage') ?? '';
+  return /'([^']+)'/.exec(text)?.[1];
+}
+
 /** Open a MariaDB/MySQL pool and check that it answers. */
-export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean, baseDir: string): Promise<SqlDriver> {
+export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean, baseDir: string, origin?: ConnectionOrigin): Promise<SqlDriver> {
   const settings = mysqlSettings(conn, env, baseDir);
-  const at = settings.uri ? redactUrl(settings.uri) : `${settings.host}:${settings.port}/${settings.database ?? '(no database)'}`;
   const pool = mysql.createPool(settings);
   // A source never writes to the ERP, whatever its query says: its sessions are read-only.
   if (readonly) {
@@ -121,16 +131,35 @@ export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, l
   const fail = failureOf({
     connector: 'mysql',
     label: 'MariaDB/MySQL',
-    at,
+    used: resolveServer(conn, env, MYSQL_DEFAULTS),
+    ...(origin ? { origin } : {}),
+    loginHint: "and that this user may log in from this host (CREATE USER / GRANT … TO 'user'@'host')",
     secrets: [settings.password, settings.uri],
     classify,
     details: (err) => ({ driverCode: driverCode(err) || undefined }),
   });
+  /** ER_NO_SUCH_TABLE (1146): the database searched, and the tables it has. */
+  const explain = async (err: unknown): Promise<string | undefined> => {
+    if ((err as { errno?: unknown }).errno !== 1146) return undefined;
+    const [rows] = await pool.query('SELECT DATABASE() AS s');
+    const current = String((rows as { s?: unknown }[])[0]?.s ?? '');
+    // MariaDB names the table with its database; in the connection's own database that is the unqualified name the query wrote.
+    const named = tableInMessage(err);
+    const table = current && named?.toLowerCase().startsWith(`${current.toLowerCase()}.`) ? named.slice(current.length + 1) : named;
+    const [list] = await pool.query(TABLES_SQL);
+    return missingTableHint({ kind: 'mysql', ...(table ? { table } : {}), searched: current ? [current] : [], tables: (list as { name: unknown }[]).map((r) => String(r.name)), ...(origin ? { origin } : {}) });
+  };
+  // Only a statement on the pool is explained: one inside a transaction holds a connection the explanation might wait for.
   const run = (client: mysql.Pool | mysql.PoolConnection, sql: string, params: readonly unknown[]): Promise<Row[]> =>
-    guarded(fail, sql, async () => {
-      const [rows] = await client.execute(sql, params as mysql.ExecuteValues);
-      return Array.isArray(rows) ? (rows as Row[]) : [];
-    });
+    guarded(
+      fail,
+      sql,
+      async () => {
+        const [rows] = await client.execute(sql, params as mysql.ExecuteValues);
+        return Array.isArray(rows) ? (rows as Row[]) : [];
+      },
+      client === pool ? explain : undefined,
+    );
   await checkAnswers(pool, fail);
 
   return {
@@ -139,7 +168,7 @@ export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, l
     // mysql2's escapeId quotes each part of `database.table` and doubles backticks.
     quote: (name) => mysql.escapeId(name),
     query: (sql, params) => run(pool, sql, params),
-    tables: async () => (await run(pool, 'SELECT CONCAT(table_schema, \'.\', table_name) AS name FROM information_schema.tables WHERE table_schema NOT IN (\'mysql\', \'information_schema\', \'performance_schema\', \'sys\')', [])).map((r) => String(r.name)),
+    tables: async () => (await run(pool, TABLES_SQL, [])).map((r) => String(r.name)),
     defaultSchema: async () => String((await run(pool, 'SELECT DATABASE() AS s', []))[0]?.s ?? ''),
     upsertSql(table, columns, keys, rowCount) {
       const q = (name: string) => mysql.escapeId(name);

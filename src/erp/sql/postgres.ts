@@ -7,7 +7,10 @@ import type { Logger } from '../../log.js';
 import type { PostgresConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
 import { NETWORK_CODES, statementCause, textField, valuesClause, type Row, type RowRefusal, type SqlDriver } from './driver.js';
-import { checkAnswers, failureOf, guarded, inTransaction, redactUrl, type Classified } from './server.js';
+import type { ConnectionOrigin } from '../types.js';
+import { identifierAt, missingTableHint } from './missing.js';
+import { checkAnswers, failureOf, guarded, inTransaction, type Classified } from './server.js';
+import { resolveServer, type ServerDefaults } from './settings.js';
 import { certificateHint, tlsOptions } from './tls.js';
 
 const TEXT_TIMESTAMP_OIDS = new Set([1114, 1184]);
@@ -25,17 +28,20 @@ const typeParsers = {
   },
 } as pg.CustomTypesConfig;
 
+/** PostgreSQL's fallback variables (read by pg too) and shopsync's defaults. */
+export const POSTGRES_DEFAULTS: ServerDefaults = {
+  fallbacks: { host: 'PGHOST', port: 'PGPORT', user: 'PGUSER', password: 'PGPASSWORD', database: 'PGDATABASE' },
+  host: '127.0.0.1',
+  port: 5432,
+  user: 'postgres',
+};
+
 /** Settings after env fallbacks (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE); sources get read-only sessions. */
 export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEnv, readonly = false, baseDir = process.cwd()): pg.PoolConfig {
+  const used = resolveServer(conn, env, POSTGRES_DEFAULTS);
   const base: pg.PoolConfig = conn.url
     ? { connectionString: conn.url }
-    : {
-        host: conn.host ?? env.PGHOST ?? '127.0.0.1',
-        port: conn.port ?? (env.PGPORT ? Number(env.PGPORT) : 5432),
-        user: conn.user ?? env.PGUSER ?? 'postgres',
-        password: conn.password ?? env.PGPASSWORD,
-        database: conn.database ?? env.PGDATABASE,
-      };
+    : { host: used.host.value, port: Number(used.port.value), user: used.user.value, password: conn.password ?? env.PGPASSWORD, database: used.database.value };
   // Session settings travel in the startup packet, so they hold before the first query: a `SET` sent from
   // pool.on('connect') raced that query on the same client (pg's "already executing a query" warning, an error in pg 9).
   // The schema is a validated identifier (no space, no quote); quoted, it keeps its case.
@@ -43,24 +49,21 @@ export function postgresSettings(conn: PostgresConnection, env: NodeJS.ProcessEn
   return { ...base, max: conn.poolSize, connectionTimeoutMillis: conn.connectTimeoutMs, ssl: tlsOptions(conn, baseDir, 'postgres'), types: typeParsers, options: `-c TimeZone=UTC${readonly ? ' -c default_transaction_read_only=on' : ''}${searchPath}`, application_name: 'shopsync' };
 }
 
-function where(settings: pg.PoolConfig): string {
-  if (settings.connectionString) return redactUrl(settings.connectionString);
-  return `${settings.host}:${settings.port}/${settings.database ?? '(default database)'}`;
+function sqlStateOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** SQLSTATE classes and codes: 08 connection, 57P shutdown, 3D000 no database, 28 auth, 42P10 no unique index for ON CONFLICT. */
-function classify(err: unknown, sqlHint: string): Classified {
-  const sqlState = (err as { code?: unknown }).code;
-  const code = typeof sqlState === 'string' ? sqlState : undefined;
+function classify(err: unknown): Classified {
+  const code = sqlStateOf(err);
   const certificate = certificateHint(err);
-  if (certificate !== undefined) return { kind: CONNECTOR_CODES.unreachable, hint: certificate };
-  if (code === undefined || NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) {
-    return { kind: CONNECTOR_CODES.unreachable, hint: ' Check that the server runs and that url or host/port (PGHOST/PGPORT) are right.' };
-  }
-  if (code === '3D000') return { kind: CONNECTOR_CODES.unreachable, hint: ' Create the database or fix `database` (PGDATABASE).' };
-  if (code.startsWith('28')) return { kind: CONNECTOR_CODES.authFailed, hint: ' Check user/password (PGUSER/PGPASSWORD) and pg_hba.conf.' };
-  if (code === '42P10') return { kind: CONNECTOR_CODES.queryFailed, hint: ` The sink's key columns need a primary key or unique index.${sqlHint}` };
-  return { kind: CONNECTOR_CODES.queryFailed, hint: sqlHint };
+  if (certificate !== undefined) return { kind: CONNECTOR_CODES.unreachable, hint: certificate.trim() };
+  if (code === undefined || NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) return { kind: CONNECTOR_CODES.unreachable, about: 'network' };
+  if (code === '3D000') return { kind: CONNECTOR_CODES.unreachable, about: 'database' };
+  if (code.startsWith('28')) return { kind: CONNECTOR_CODES.authFailed, about: 'login' };
+  if (code === '42P10') return { kind: CONNECTOR_CODES.queryFailed, hint: "The sink's key columns need a primary key or unique index." };
+  return { kind: CONNECTOR_CODES.queryFailed };
 }
 
 /**
@@ -89,8 +92,10 @@ function quote(name: string): string {
   return name.split('.').map((part) => pg.escapeIdentifier(part)).join('.');
 }
 
+const TABLES_SQL = `SELECT table_schema || '.' || table_name AS name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`;
+
 /** Open a PostgreSQL pool and check that it answers. */
-export async function openPostgres(conn: PostgresConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean, baseDir: string): Promise<SqlDriver> {
+export async function openPostgres(conn: PostgresConnection, env: NodeJS.ProcessEnv, logger: Logger, readonly: boolean, baseDir: string, origin?: ConnectionOrigin): Promise<SqlDriver> {
   const settings = postgresSettings(conn, env, readonly, baseDir);
   const pool = new pg.Pool(settings);
   // An idle client losing its server must not crash the process; the next query reports it.
@@ -98,16 +103,25 @@ export async function openPostgres(conn: PostgresConnection, env: NodeJS.Process
   const fail = failureOf({
     connector: 'postgres',
     label: 'PostgreSQL',
-    at: where(settings),
+    used: resolveServer(conn, env, POSTGRES_DEFAULTS),
+    ...(origin ? { origin } : {}),
+    loginHint: 'and that pg_hba.conf lets this user in from this host',
     secrets: [settings.password === undefined ? undefined : String(settings.password), conn.url],
     classify,
-    details: (err) => {
-      const code = (err as { code?: unknown }).code;
-      return { sqlState: typeof code === 'string' ? code : undefined };
-    },
+    details: (err) => ({ sqlState: sqlStateOf(err) }),
   });
+  const listTables = async (): Promise<string[]> => (await pool.query<{ name: string }>(TABLES_SQL)).rows.map((r) => r.name);
+  /** A relation the statement names does not exist (42P01): where the search path looked, and what is there. */
+  const explain = async (err: unknown, sql: string): Promise<string | undefined> => {
+    if (sqlStateOf(err) !== '42P01') return undefined;
+    // current_schemas(false): the schemas of the search path that exist, as the failed statement's session resolved them.
+    const path = (await pool.query<{ searched: string[]; asked: string }>("SELECT current_schemas(false)::text[] AS searched, current_setting('search_path') AS asked")).rows[0];
+    const table = identifierAt(sql, (err as { position?: unknown }).position);
+    return missingTableHint({ kind: 'postgres', ...(table ? { table } : {}), searched: path?.searched ?? [], ...(path ? { asked: path.asked } : {}), tables: await listTables(), ...(origin ? { origin } : {}) });
+  };
+  // Only a statement on the pool is explained: one inside a transaction holds a client the explanation might wait for.
   const run = (client: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[]): Promise<Row[]> =>
-    guarded(fail, sql, async () => (await client.query(sql, params as unknown[])).rows as Row[]);
+    guarded(fail, sql, async () => (await client.query(sql, params as unknown[])).rows as Row[], client === pool ? explain : undefined);
   await checkAnswers(pool, fail);
 
   return {
@@ -115,7 +129,7 @@ export async function openPostgres(conn: PostgresConnection, env: NodeJS.Process
     style: 'dollar',
     quote,
     query: (sql, params) => run(pool, sql, params),
-    tables: async () => (await run(pool, `SELECT table_schema || '.' || table_name AS name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`, [])).map((r) => String(r.name)),
+    tables: async () => (await run(pool, TABLES_SQL, [])).map((r) => String(r.name)),
     defaultSchema: async () => String((await run(pool, 'SELECT current_schema() AS s', []))[0]?.s ?? 'public'),
     upsertSql(table, columns, keys, rowCount) {
       const q = quote;

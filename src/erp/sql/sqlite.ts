@@ -5,6 +5,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { SqliteConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
+import type { ConnectionOrigin } from '../types.js';
+import { missingTableHint } from './missing.js';
 import { sqlExcerpt, statementCause, textField, valuesClause, type Executor, type Row, type RowRefusal, type SqlDriver } from './driver.js';
 
 /** better-sqlite3 binds numbers, strings, bigints, buffers and null only. */
@@ -32,16 +34,27 @@ function refusal(err: unknown): RowRefusal | undefined {
   return { dbCode: code, reason: cause.message, tooLong: false };
 }
 
+const TABLES_SQL = "SELECT 'main.' || name AS name FROM sqlite_master WHERE type IN ('table', 'view')";
+
 /** Open a SQLite file; it must exist (a typo must not silently create an empty database). */
-export async function openSqlite(conn: SqliteConnection, baseDir: string, readonly: boolean): Promise<SqlDriver> {
+export async function openSqlite(conn: SqliteConnection, baseDir: string, readonly: boolean, origin?: ConnectionOrigin): Promise<SqlDriver> {
   const file = path.resolve(baseDir, conn.path);
+  const named = origin ? ` (connection ${origin.name}${origin.where ? `, ${origin.where}` : ''})` : '';
   let db: Database.Database;
   try {
     db = new Database(file, { readonly, fileMustExist: true, timeout: conn.busyTimeoutMs });
     db.defaultSafeIntegers(true);
   } catch (err) {
-    throw connectorError('sqlite', CONNECTOR_CODES.unreachable, `SQLite database ${file} cannot be opened: ${causeText(err)}. Check \`path\` (relative to the config file's folder) and file permissions.`, { cause: err });
+    const pathAt = origin?.fields?.path ? `, ${origin.fields.path.where}` : '';
+    throw connectorError('sqlite', CONNECTOR_CODES.unreachable, `SQLite database ${file}${named} cannot be opened: ${causeText(err)}. Check \`path\` (relative to the config file's folder${pathAt}) and file permissions.`, { cause: err });
   }
+  /** SQLite has no code of its own for a missing table: its message, which SQLite never translates, says it. */
+  const explain = (err: unknown): string => {
+    const table = /^no such table: (\S+)/.exec((err as Error).message)?.[1];
+    if (table === undefined) return '';
+    const tables = (db.prepare(TABLES_SQL).all() as { name: unknown }[]).map((r) => String(r.name));
+    return ` ${missingTableHint({ kind: 'sqlite', table, searched: ['main'], file, tables, ...(origin ? { origin } : {}) })}`;
+  };
   const statements = new Map<string, Database.Statement>();
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -65,7 +78,7 @@ export async function openSqlite(conn: SqliteConnection, baseDir: string, readon
         busy ? CONNECTOR_CODES.unreachable : CONNECTOR_CODES.queryFailed,
         busy
           ? `SQLite database ${file} is locked by another process: ${causeText(err)}. Retry later or raise busyTimeoutMs.`
-          : `SQLite query failed on ${file}: ${causeText(err)}. SQL: ${sqlExcerpt(sql)}`,
+          : `SQLite query failed on ${file}${named}: ${causeText(err)}.${explain(err)} SQL: ${sqlExcerpt(sql)}`,
         { cause: err, details: { driverCode: typeof code === 'string' ? code : undefined } },
       );
     }
@@ -78,7 +91,7 @@ export async function openSqlite(conn: SqliteConnection, baseDir: string, readon
     style: 'question',
     quote: quoteSqlite,
     query: exec.query,
-    tables: async () => (await exec.query("SELECT 'main.' || name AS name FROM sqlite_master WHERE type IN ('table', 'view')", [])).map((r) => String(r.name)),
+    tables: async () => (await exec.query(TABLES_SQL, [])).map((r) => String(r.name)),
     defaultSchema: async () => 'main',
     upsertSql(table, columns, keys, rowCount) {
       const q = quoteSqlite;

@@ -3,7 +3,7 @@
  * SQLite) and export files (CSV, JSON, NDJSON, XML). Each column is analysed from sample values
  * as the pipeline's source will deliver them.
  */
-import { openSqlReader, type ConnectionInput } from '../../erp/index.js';
+import { openSqlReader, type ConnectionInput, type ConnectionOrigin } from '../../erp/index.js';
 import type { Logger } from '../../log.js';
 import type { SourceAnswer } from '../answers.js';
 import { analyseColumn, dominantLocale } from '../columns.js';
@@ -47,7 +47,7 @@ function columnsOf(records: readonly Record<string, unknown>[], declared: Readon
 }
 
 /** Read a sample of the source and describe its columns. */
-export async function introspect(source: SourceAnswer, connection: ConnectionInput, ctx: { logger: Logger; baseDir: string }, sampleRows: number): Promise<IntrospectResult> {
+export async function introspect(source: SourceAnswer, connection: ConnectionInput, ctx: { logger: Logger; baseDir: string; origin?: ConnectionOrigin }, sampleRows: number): Promise<IntrospectResult> {
   if (source.kind === 'file') {
     const s = await sampleFile(source, ctx.baseDir, sampleRows);
     if (s.records.length === 0) throw new InitError(INIT_CODES.source, `${source.path} holds no records to learn the columns from; point init at an export with data`);

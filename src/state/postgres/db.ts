@@ -61,8 +61,11 @@ export function endpoint(url: string): { host: string; port: number } {
 
 const NETWORK = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'ECONNABORTED']);
 
-/** A failed connection as a StateError naming host and port and what to check; never the password. */
-export function connectionError(err: unknown, url: string): StateError | undefined {
+/**
+ * A failed connection as a StateError naming host and port and what to check (the config's
+ * `state.url` with its line when `origin` says where it is); never the password.
+ */
+export function connectionError(err: unknown, url: string, origin?: string): StateError | undefined {
   if (err instanceof StateError) return undefined;
   const code = (err as { code?: unknown }).code;
   const text = err instanceof Error ? err.message : String(err);
@@ -75,16 +78,17 @@ export function connectionError(err: unknown, url: string): StateError | undefin
   }
   const cause = password ? text.split(password).join('***') : text;
   const at = `PostgreSQL at ${host}:${port}`;
+  const setting = origin ?? "the state's url";
   const details = { host, port, ...(typeof code === 'string' ? { sqlState: code } : {}) };
   if (typeof code === 'string' && code.startsWith('28')) {
-    return new StateError('STATE_AUTH_FAILED', `the state's ${at} refused the login (${cause}); check user and password in the state URL (STATE_DATABASE_URL) and pg_hba.conf`, { details });
+    return new StateError('STATE_AUTH_FAILED', `the state's ${at} refused the login (${cause}); check user and password in ${setting} and pg_hba.conf`, { details });
   }
   if (code === '3D000') {
-    return new StateError('STATE_UNREACHABLE', `the state's ${at} has no such database (${cause}); create it or fix the database in the state URL (STATE_DATABASE_URL)`, { details });
+    return new StateError('STATE_UNREACHABLE', `the state's ${at} has no such database (${cause}); create it or fix the database in ${setting}`, { details });
   }
   const network = typeof code === 'string' && (NETWORK.has(code) || code.startsWith('08') || code.startsWith('57P'));
   if (network || /timeout|terminated|Connection ended|connect/i.test(text)) {
-    return new StateError('STATE_UNREACHABLE', `the state's ${at} cannot be reached (${cause}); check the state URL (STATE_DATABASE_URL) and that the server runs and accepts connections there`, { details });
+    return new StateError('STATE_UNREACHABLE', `the state's ${at} cannot be reached (${cause}); check ${setting} and that the server runs and accepts connections there`, { details });
   }
   return undefined;
 }

@@ -40,6 +40,8 @@ export interface PostgresLocation {
   readonly url: string;
   /** Schema holding the state's tables. @default shopsync */
   readonly schema: string;
+  /** Where the URL was configured (`state.url (shopsync.yaml:47)`), named by connection errors. */
+  readonly origin?: string;
 }
 
 /** What every shop's view shares: the pool and the stores without a shop. */
@@ -123,12 +125,12 @@ export async function openPostgresState(location: PostgresLocation, options: { l
   const settings = settingsFor(location.url, schema);
   const pool = new pg.Pool({ ...settings, max: 10 });
   // A pooled connection the server drops while idle must not crash the process; the next query reports it.
-  pool.on('error', (err) => logger.warn({ err: connectionError(err, location.url)?.message ?? err.message }, 'idle state connection to PostgreSQL failed'));
+  pool.on('error', (err) => logger.warn({ err: connectionError(err, location.url, location.origin)?.message ?? err.message }, 'idle state connection to PostgreSQL failed'));
   try {
     await migrate(pool, schema, logger);
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw connectionError(err, location.url) ?? err;
+    throw connectionError(err, location.url, location.origin) ?? err;
   }
   const statistics = new Statistics(pool, logger);
   const shared: Shared = {
@@ -140,7 +142,7 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     seen: new PgSeen(pool),
     events: new PgEvents(pool),
     deadLetters: new PgDeadLetters(pool),
-    locks: new PgLocks(pool, settings, location.url, schema, logger),
+    locks: new PgLocks(pool, settings, location.url, schema, logger, location.origin),
     replicas: new PgReplicas(pool),
     incidents: new PgIncidents(pool),
     retention: new PgRetention(pool, schema, logger),

@@ -35,6 +35,8 @@ export class PgLocks implements LockStore {
     private readonly url: string,
     private readonly schema: string,
     private readonly logger: Logger,
+    /** Where the URL was configured, for connection errors. */
+    private readonly origin?: string,
   ) {}
 
   /** The advisory key's first half: one lock space per schema. */
@@ -129,7 +131,7 @@ export class PgLocks implements LockStore {
         SELECT set_config('idle_session_timeout', '0', false) WHERE current_setting('server_version_num')::int >= 140000`);
     } catch (err) {
       await session.end().catch(() => undefined);
-      throw connectionError(err, this.url) ?? err;
+      throw connectionError(err, this.url, this.origin) ?? err;
     }
     this.sessions.add(session);
     return session;
