@@ -260,20 +260,33 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** Turn zod issues into one ConfigError listing each issue with its line. */
 function configIssues(error: z.ZodError, doc: Document, file: string, lineOf: (o: number | undefined) => number | undefined, secrets: ReadonlySet<string>): ConfigError {
-  const items = error.issues.flatMap((issue) => expandUnion(issue)).map((issue) => {
+  const issues = error.issues.flatMap((issue) => expandUnion(issue));
+  const typos = new Map(issues.map((issue) => [issue, typoOf(issue)] as const));
+  // A misspelt key is one mistake: `cursr` unknown and `cursor` missing are reported once, as the typo.
+  const corrected = new Set([...typos].flatMap(([issue, typo]) => (typo ? [JSON.stringify([...issue.path, typo])] : [])));
+  const items = issues.filter((issue) => !(issue.code === 'invalid_type' && corrected.has(JSON.stringify(issue.path)))).map((issue) => {
     const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    const unknownKey = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? issue.keys[0] : undefined;
     const { node, exact } = nearestNode(doc, path);
-    const line = lineOf(node?.range?.[0]) ?? 1;
+    // An unknown key is named on its own line, not on the line of the block holding it.
+    const line = lineOf(unknownKey === undefined ? node?.range?.[0] : (keyNode(node, unknownKey)?.range?.[0] ?? node?.range?.[0])) ?? 1;
     const key = formatPath(path);
     // Custom checks (cron, time zone, connection names…) name the value in their own message.
-    const got = issue.code === 'custom' ? '' : exact && isScalar(node) ? describeValue(node.value, key, secrets) : exact ? '' : ' (missing)';
-    const typo = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? suggestKey(configSchema, path, issue.keys[0]) : undefined;
+    const got = issue.code === 'custom' || unknownKey !== undefined ? '' : exact && isScalar(node) ? describeValue(node.value, key, secrets) : exact ? '' : ' (missing)';
+    const typo = typos.get(issue);
     const hint = typo ? `; did you mean "${typo}"?` : '';
     return { line, key, message: `${file}:${line}: ${key}: ${issue.message}${got}${hint}` };
   });
   const first = items[0];
   const message = items.length === 1 ? first.message : `${file}: ${items.length} problems:\n  ${items.map((i) => i.message).join('\n  ')}`;
   return new ConfigError(message, { file, line: first?.line, key: first?.key, details: { issues: items } });
+}
+
+/** The known key an unknown one is a typo of: from the config schema, or the connector's schema's (`suggestion`, set by schema.ts). */
+function typoOf(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys' || issue.keys.length !== 1) return undefined;
+  const given = (issue as { suggestion?: unknown }).suggestion;
+  return typeof given === 'string' ? given : suggestKey(configSchema, issue.path.filter((p): p is string | number => typeof p !== 'symbol'), issue.keys[0]!);
 }
 
 /** For an invalid discriminated union, zod reports one issue; keep the most specific one. */
@@ -288,6 +301,13 @@ function expandUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
 
 function depth(issues: readonly z.core.$ZodIssue[]): number {
   return Math.max(0, ...issues.map((i) => i.path.length));
+}
+
+/** The key node `key` of a mapping node. */
+function keyNode(node: Node | undefined, key: string): Node | undefined {
+  if (!isMap(node)) return undefined;
+  const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+  return pair?.key as Node | undefined;
 }
 
 /** The node at `path`, or the nearest ancestor that exists. */

@@ -10,6 +10,7 @@ import { pipelineEntrySchema } from './pipelines.js';
 import { timezoneSchema } from './schedule.js';
 import { DEFAULT_SHOP } from '../state/store.js';
 import { shopConfigSchema, type ShopConfig } from './shop.js';
+import { suggestKey } from './suggest.js';
 
 const SHOP_NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -113,7 +114,11 @@ export const configSchema = z
           const schema = field[0] === 'source' ? sourceSchemaFor(connection.kind) : sinkSchemaFor(connection.kind);
           const checked = schema.safeParse(settings);
           if (!checked.success) {
-            for (const issue of checked.error.issues) ctx.addIssue({ ...issue, path: ['pipelines', i, field[0], ...issue.path] } as never);
+            for (const issue of checked.error.issues) {
+              // The config schema cannot be walked into a connector's settings: name the nearest key from the connector's own schema.
+              const typo = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? suggestKey(schema, issue.path.filter((k): k is string | number => typeof k !== 'symbol'), issue.keys[0]!) : undefined;
+              ctx.addIssue({ ...issue, ...(typo ? { suggestion: typo } : {}), path: ['pipelines', i, field[0], ...issue.path] } as never);
+            }
           }
         } else {
           const known = Object.keys(cfg.connections);

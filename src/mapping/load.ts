@@ -14,7 +14,9 @@ export async function loadMapping(file: string, options: LoadOptions = {}): Prom
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new MappingError('MAPPING_READ', `${file}: cannot read the mapping file (${(err as Error).message})`, { file, cause: err });
+    // The path as the user gave it may be relative: the message names the file that was looked for.
+    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT' ? '; check the path (a relative one is read from the current folder, or in a pipeline from the config file\'s folder)' : '';
+    throw new MappingError('MAPPING_READ', `${path.resolve(file)}: cannot read the mapping file (${(err as Error).message})${missing}`, { file, cause: err });
   }
   return compileMapping(text, file, options);
 }

@@ -22,6 +22,7 @@ import { cursorTime } from '../erp/sql/lookback.js';
 import { WATERMARK_LANE, watermarkView } from '../pipeline/sourceWatermark.js';
 import { markCrashedRuns } from '../pipeline/crashed.js';
 import { trackShopContact, type ShopContact } from './readiness.js';
+import { didYouMean } from '../util/suggest.js';
 
 /** Options of `openRuntime`. */
 export interface RuntimeOptions {
@@ -158,7 +159,10 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
 
   const pipeline = (name: string): PipelineConfig => {
     const p = config.pipelines.find((q) => q.name === name);
-    if (!p) throw new StateError('UNKNOWN_PIPELINE', `no pipeline named "${name}" in ${loaded.file}; known: ${names.join(', ') || '(none)'}`);
+    if (!p) {
+      const near = didYouMean(name, names);
+      throw new StateError('UNKNOWN_PIPELINE', `no pipeline named "${name}" in ${loaded.file}; known: ${names.join(', ') || '(none)'}${near ? `; did you mean "${near}"?` : ''}`);
+    }
     return p;
   };
 

@@ -77,7 +77,7 @@ describe('loadConfig', () => {
     const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: t0000000\n\ndashbord:\n  port: 1\n');
     expect(err.message).toContain('dashbord');
     expect(err.message).toContain('did you mean "dashboard"?');
-    expect(err.line).toBe(1);
+    expect(err.line).toBe(5);
   });
 
   it('suggests the key a typo meant, inside blocks and pipelines too, and nothing for a key unlike any', () => {

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { parsePositive } from '../args.js';
 import type { CliContext } from '../context.js';
+import { errorLine } from '../../errors.js';
 
 /** Register the command group. */
 export function mappingsCommand(ctx: CliContext): Command {
@@ -36,7 +37,10 @@ export function mappingsCommand(ctx: CliContext): Command {
           ),
         );
       } else {
-        for (const s of sources) ctx.print(s.problem ? `source columns: pipeline ${s.pipeline}: [MAPPING_SOURCE_COLUMN_MISSING] ${s.problem}` : `source columns: pipeline ${s.pipeline}: every column ${s.mapping} reads is there (${s.records} record(s) looked at)`);
+        for (const s of sources) {
+          const problem = 'unreadable' in s ? s.problem : `[MAPPING_SOURCE_COLUMN_MISSING] ${s.problem}`;
+          ctx.print(s.problem ? `source columns: pipeline ${s.pipeline}: ${problem}` : `source columns: pipeline ${s.pipeline}: every column ${s.mapping} reads is there (${s.records} record(s) looked at)`);
+        }
       }
       ctx.exitCode = sources.some((s) => s.problem) ? Math.max(exitCode, 1) : exitCode;
     });
@@ -82,7 +86,8 @@ async function sourceColumns(ctx: CliContext, cmd: Command, files: readonly stri
   const reports = [];
   for (const p of loaded.config.pipelines) {
     if (wanted.size > 0 && !wanted.has(resolveMappingPath(p.mapping, loaded.baseDir))) continue;
-    const report = await checkSourceColumns(loaded, p, logger);
+    // A source that cannot be read is that pipeline's problem: the others are still checked.
+    const report = await checkSourceColumns(loaded, p, logger).catch((err: unknown) => ({ pipeline: p.name, mapping: p.mapping, records: 0, problem: errorLine(err), unreadable: true }));
     if (report) reports.push(report);
   }
   return reports;
