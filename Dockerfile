@@ -1,8 +1,9 @@
-# shopsync container: a long-lived daemon beside the ERP.
-#   docker build -t shopsync .
+# shopsync container: a long-lived daemon beside the ERP (docs/operations.md, "Container").
+#   docker build -t shopsync .        (buildah/podman: add --format docker, or HEALTHCHECK is dropped)
 #   docker run -v $PWD/shopsync.yaml:/app/shopsync.yaml:ro -v shopsync-state:/app/state \
 #     -e SHOP_TOKEN=… shopsync
 # The config is read from /app/shopsync.yaml (SHOPSYNC_CONFIG); state lives in the /app/state volume.
+# Built and run by `npm run test:container` (test/container/image.test.ts).
 
 # ---- build: full dependencies (TypeScript, node-gyp toolchain for better-sqlite3) ----
 FROM node:20-bookworm-slim AS build
@@ -17,8 +18,12 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts ./scripts
+# better-sqlite3 needs only its compiled addon at run time: its SQLite sources and object files
+# (about 26 MB) stay behind.
 RUN npm run build \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && cd node_modules/better-sqlite3 \
+ && rm -rf deps src build/Release/obj build/Release/obj.target build/Release/.deps build/Release/test_extension.node build/Release/sqlite3.a build/deps
 
 # ---- runtime: production dependencies (with the compiled better-sqlite3) and dist only ----
 FROM node:20-bookworm-slim AS runtime
@@ -31,6 +36,10 @@ COPY --from=build /app/dist/src ./dist/src
 COPY package.json shopsync.example.yaml ./
 COPY bin ./bin
 COPY mappings ./mappings
+# The JSON Schemas that `shopsync init` and the example config point editors at, and the docs the
+# CLI's messages name (docs/*.md; .dockerignore leaves the screenshots out).
+COPY schemas ./schemas
+COPY docs ./docs
 RUN chmod 0755 bin/shopsync.js \
  && ln -s /app/bin/shopsync.js /usr/local/bin/shopsync \
  && mkdir -p /app/state \
