@@ -1,5 +1,5 @@
 /**
- * `npm run sim -- [--runs N] [--steps M] [--seed S] [--state postgres] [--minutes T] [--short]`
+ * `npm run sim -- [--runs N] [--steps M] [--seed S] [--state postgres] [--minutes T] [--shrink-minutes T] [--short]`
  * explores; `npm run sim -- --replay <file>` replays a saved history; `--mutation <name>` runs the
  * same in a temporary copy of the repository with test/sim/mutations/<name>.patch applied (see
  * test/sim/mutate.ts). Prints the seed, the coverage and, on a failure, the shrunk history, which
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     state: { type: 'string', default: 'sqlite' },
     minutes: { type: 'string' },
+    'shrink-minutes': { type: 'string', default: '10' },
     replay: { type: 'string' },
     mutation: { type: 'string' },
     short: { type: 'boolean', default: false },
@@ -34,7 +35,7 @@ function coverageLine(r: ExploreResult): string {
   return [
     `histories ${r.histories}, steps ${c.steps} (${c.faultSteps} under faults), runs ${c.runs} in-process + ${c.cliRuns} CLI (${c.failedRuns} failed, as faults allow)`,
     `kills ${c.kills}, 429s ${c.rateLimited}, network failures (resets and lost answers) ${c.networkFailures}, late commits ${c.lateCommits}, skewed writes ${c.skewedWrites}`,
-    `bad rows ${c.badRows}, shop edits ${c.shopEdits}, shop orders ${c.shopOrders} (${c.refusedOrders} the import table refuses), dlq retries ${c.retries}, repairs ${c.reconciles}, mapping changes ${c.mappingChanges}`,
+    `file drops ${c.fileDrops} (${c.redeliveries} again under a name picked up before), bad rows ${c.badRows}, shop edits ${c.shopEdits}, shop orders ${c.shopOrders} (${c.refusedOrders} the import table refuses), dlq retries ${c.retries}, repairs ${c.reconciles}, mapping changes ${c.mappingChanges}`,
   ].join('\n  ');
 }
 
@@ -46,7 +47,7 @@ async function main(): Promise<number> {
     const sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
     try {
       const r = await replay(values.replay, sandbox, values.state === 'postgres' ? 'postgres' : undefined);
-      console.log(`replayed ${values.replay}: every invariant held (${r.log.length} steps)`);
+      console.log(`replayed ${values.replay}: every invariant held\n${r.log.join('\n')}`);
       return 0;
     } catch (err) {
       if (!(err instanceof HistoryFailure)) throw err;
@@ -69,6 +70,7 @@ async function main(): Promise<number> {
     weights: values.short ? SHORT_WEIGHTS : LONG_WEIGHTS,
     ...(process.env.SIM_LOOKBACK !== undefined ? { lookback: process.env.SIM_LOOKBACK } : {}),
     ...(values.minutes ? { timeLimitMs: Number(values.minutes) * 60_000 } : {}),
+    shrinkLimitMs: Number(values['shrink-minutes']) * 60_000,
     onHistory: (i, r) => {
       if (process.env.SIM_LOG) console.log((r instanceof HistoryFailure ? r.result : r).log.join('\n'));
       if ((i + 1) % 10 === 0 || r instanceof HistoryFailure) {

@@ -54,7 +54,7 @@ async function quiesce(m: Model, sim: Sim): Promise<void> {
   sim.log.push('— quiescence —');
   if (m.faults !== 'off') await new SetFaults('off').run(m, sim);
   while (m.open.length > 0) await new CommitLate().run(m, sim);
-  for (const pipeline of ['products', 'orders'] as const) {
+  for (const pipeline of ['products', 'files', 'orders'] as const) {
     for (let tries = 0; tries < 3; tries++) {
       await new Sync(pipeline).run(m, sim);
       if (settled(sim)) break;

@@ -126,6 +126,25 @@ export function cursorWithinReach(s: Seen): string[] {
   return out;
 }
 
+/** A file delivery is an arrival, not a name: after a run of the files pipeline that settled, every row of the latest picked-up delivery of each article is in the shop as the mapping makes it, or lettered with a reason when refused. */
+export function fileDeliveriesArrive(s: Seen): string[] {
+  const { o } = s;
+  if (o.kind !== 'run' || o.pipeline !== 'files' || !settled(o.summary.status)) return [];
+  const shop = byModel(s.obs);
+  const letters = s.obs.letters.filter((l) => l.pipeline === 'files');
+  const out: string[] = [];
+  for (const { row, projection } of s.m.deliverableFiles()) {
+    const d = drift(s.m, projection, shop.get(row.sku)?.[0]);
+    if (d) out.push(`${row.sku} of a delivery picked up: ${d}`);
+  }
+  for (const row of s.m.fileRows.values()) {
+    if (validPrice(row.price)) continue;
+    const letter = letters.find((l) => l.erpKey === row.sku);
+    if (!letter || letter.reason.trim() === '') out.push(`${row.sku} (price ${JSON.stringify(row.price)} in a delivery) has no dead letter with a reason`);
+  }
+  return out;
+}
+
 /** No product exists twice in the shop (products_model), and the shop holds none the ERP never had. */
 export function shopHasEachProductOnce(s: Seen): string[] {
   const out: string[] = [];
@@ -217,7 +236,7 @@ export function runCountsMatchWhatArrived(s: Seen): string[] {
     const c = o.summary.counts;
     return got.inserts === c.created && got.updates === c.updated ? [] : [`the pull counted created ${c.created}, updated ${c.updated}; the table received ${got.inserts} inserts, ${got.updates} updates`];
   }
-  const counts = o.kind === 'run' && o.pipeline === 'products' ? o.summary.counts : o.kind === 'cli' && !o.exit.killed ? runsOf(s.obs, o.exit.pid).at(-1)?.counts : undefined;
+  const counts = o.kind === 'run' && (o.pipeline === 'products' || o.pipeline === 'files') ? o.summary.counts : o.kind === 'cli' && !o.exit.killed ? runsOf(s.obs, o.exit.pid).at(-1)?.counts : undefined;
   if (!counts || (o.kind !== 'run' && o.kind !== 'cli')) return [];
   const fresh = [...new Set(s.obs.products.map((p) => String(p.products_model)))].filter((model) => !o.before.shopModels.has(model));
   const { created, updated } = counts;
@@ -239,6 +258,7 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   refusedRowsHaveLetters,
   repairLettersRefusedRows,
   cursorWithinReach,
+  fileDeliveriesArrive,
   shopHasEachProductOnce,
   ordersAreTheCustomers,
   noRunLeftRunning,
@@ -257,7 +277,7 @@ export function checkInvariants(m: Model, o: Outcome, obs: Observation, checkKno
     .flatMap(([invariant, check]) => check(seen).map((details) => ({ invariant, details })));
   const shop = byModel(obs);
   for (const [sku, fields] of m.tolerated) {
-    const row = m.products.get(sku);
+    const row = m.products.get(sku) ?? m.fileRows.get(sku);
     const have = shop.get(sku)?.[0];
     if (!row || !have || !validPrice(row.price)) continue;
     const want = projectionOf(row, m.mappingVersion);

@@ -55,6 +55,9 @@ export interface Coverage {
   refusedOrders: number;
   mappingChanges: number;
   retries: number;
+  fileDrops: number;
+  /** Deliveries under a name a run had already picked up once: read again from their first row. */
+  redeliveries: number;
   reconciles: number;
   faultSteps: number;
   rateLimited: number;
@@ -63,7 +66,7 @@ export interface Coverage {
 }
 
 export function emptyCoverage(): Coverage {
-  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0 };
+  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0 };
 }
 
 /** A time on the simulated clock as the ERP writes it. */
@@ -119,11 +122,17 @@ export class Model {
   /**
    * Values the shop may show besides the projection, per SKU and field: a shop edit the pipeline
    * does not know about (it sends only what changed in the ERP), or the name under the mapping
-   * before a change for a row not read since. Gone once the row changes in the ERP, once the shop
-   * shows the projection (the value cannot come back), and after a repair.
+   * before a change for a row not read since. Gone once the shop shows the projection (the value
+   * cannot come back) and after a repair; an ERP write alone does not end it (see `commit`).
    */
   readonly tolerated = new Map<string, Map<keyof Projection, Set<string | number>>>();
   readonly orders: ShopOrder[] = [];
+  /** Rows of file deliveries a run has picked up, the latest delivery of each SKU: what the shop must show. */
+  readonly fileRows = new Map<string, ErpProduct>();
+  /** Deliveries waiting in the inbox, by name (a new one under the same name replaces one not picked up). */
+  readonly dropped = new Map<string, ErpProduct[]>();
+  /** File names a run has picked up at least once. */
+  readonly pickedUp = new Set<string>();
   /** Every SKU the ERP ever had: the shop may hold no other product. */
   readonly everSku = new Set<string>();
   readonly coverage = emptyCoverage();
@@ -141,16 +150,18 @@ export class Model {
     return this.open.some((t) => t.row.sku === sku);
   }
 
-  /** A row committed now (or stamped earlier: a late commit, a clock behind). */
+  /**
+   * A row committed now (or stamped earlier: a late commit, a clock behind). Tolerated shop values
+   * stay: a pipeline sends a record only when its payload differs from the one the shop last
+   * accepted, so an ERP write that ends where it was leaves a staff edit in place.
+   */
   commit(row: ErpProduct): void {
     this.products.set(row.sku, row);
     this.everSku.add(row.sku);
-    this.tolerated.delete(row.sku);
   }
 
   delete(sku: string): void {
     this.products.delete(sku);
-    this.tolerated.delete(sku);
   }
 
   begin(row: ErpProduct): OpenTransaction {
@@ -181,6 +192,11 @@ export class Model {
   /** Committed rows the mapping takes, with what the shop must show for each. */
   deliverable(): { row: ErpProduct; projection: Projection }[] {
     return [...this.products.values()].filter((r) => validPrice(r.price)).map((row) => ({ row, projection: projectionOf(row, this.mappingVersion) }));
+  }
+
+  /** Rows of picked-up file deliveries the mapping takes, with what the shop must show for each. */
+  deliverableFiles(): { row: ErpProduct; projection: Projection }[] {
+    return [...this.fileRows.values()].filter((r) => validPrice(r.price)).map((row) => ({ row, projection: projectionOf(row, this.mappingVersion) }));
   }
 
   /** Committed rows the mapping refuses. */

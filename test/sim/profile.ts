@@ -26,6 +26,8 @@ export interface ExploreOptions {
   readonly lookback?: string;
   /** Stop drawing new histories (and shrinking) after this long. */
   readonly timeLimitMs?: number;
+  /** Stop shrinking after this long: the smallest failing history so far is the answer. @default 600000 */
+  readonly shrinkLimitMs?: number;
   /** Called after every history the generator drew (not the shrinking's). */
   readonly onHistory?: (index: number, result: HistoryResult | HistoryFailure) => void;
 }
@@ -72,8 +74,12 @@ export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promi
   let drawn = 0;
   let shrinking = false;
   let shrinkRuns = 0;
+  let shrinkStarted = 0;
+  const shrinkLimitMs = o.shrinkLimitMs ?? 600_000;
   let last: HistoryFailure | undefined;
   const property = fc.asyncProperty(fc.commands([commandArbitrary(o.weights ?? SHORT_WEIGHTS)], { maxCommands: o.steps, size: 'max' }), async (cmds) => {
+    // Out of shrinking time: every further candidate counts as passing, so fast-check settles on the smallest failure so far.
+    if (shrinking && Date.now() - shrinkStarted > shrinkLimitMs) return;
     if (shrinking) shrinkRuns++;
     try {
       const result = await runHistory(cmds, { sandbox: shop, state: o.state, ...(o.lookback !== undefined ? { lookback: o.lookback } : {}) });
@@ -89,6 +95,7 @@ export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promi
         o.onHistory?.(drawn, err);
         drawn++;
       }
+      if (!shrinking) shrinkStarted = Date.now();
       shrinking = true;
       last = err;
       throw err;
@@ -121,7 +128,7 @@ export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promi
 /** Keep a failure under test/sim/regressions/<date>-<seed>.json; returns the file. */
 export function saveRegression(f: SavedFailure, folder = REGRESSIONS): string {
   mkdirSync(folder, { recursive: true });
-  const file = join(folder, `${new Date().toISOString().slice(0, 10)}-${f.seed}.json`);
+  const file = join(folder, `${f.mutation ? `${f.mutation}-` : ''}${new Date().toISOString().slice(0, 10)}-${f.seed}.json`);
   writeFileSync(file, `${JSON.stringify(f, null, 2)}\n`);
   return file;
 }

@@ -19,7 +19,7 @@ const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 
 describe('the simulation, short profile', () => {
   it(`holds every invariant over ${SHORT_PROFILE.runs} histories of up to ${SHORT_PROFILE.steps} steps from seed ${SHORT_PROFILE.seed}`, { timeout: 240_000 }, async () => {
-    const result = await explore({ ...SHORT_PROFILE, state: 'sqlite', weights: SHORT_WEIGHTS }, sandbox);
+    const result = await explore({ ...SHORT_PROFILE, state: 'sqlite', weights: SHORT_WEIGHTS, shrinkLimitMs: 60_000 }, sandbox);
     const f = result.failure;
     expect(f, f ? `${f.message}\n\nseed ${f.seed}, path "${f.path}"; shrunk history:\n${f.log.join('\n')}\n\nkeep it: npm run sim -- --runs ${SHORT_PROFILE.runs} --steps ${SHORT_PROFILE.steps} --seed ${SHORT_PROFILE.seed} --short` : '').toBeUndefined();
     expect(result.histories).toBe(SHORT_PROFILE.runs);

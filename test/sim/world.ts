@@ -5,7 +5,7 @@
  * (`openRuntime`), and the sandbox shop over HTTP, shared by the histories of one process and
  * emptied between them. The CLI steps spawn `bin/shopsync.js` on the same config and state.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -85,6 +85,8 @@ export class World {
   readonly dir: string;
   readonly erpFile: string;
   readonly configFile: string;
+  /** Where the ERP drops its files for the `files` pipeline. */
+  readonly inbox: string;
   /** The simulation's own connection to the ERP: it writes products and reads the import table. */
   readonly erp: Database.Database;
   /** A client of its own for the customers and shop staff of the simulation (not the pipelines' client). */
@@ -103,6 +105,8 @@ export class World {
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'shopsync-sim-'));
     this.erpFile = join(this.dir, 'erp.sqlite');
+    this.inbox = join(this.dir, 'exchange', 'in');
+    mkdirSync(this.inbox, { recursive: true });
     this.configFile = join(this.dir, 'shopsync.yaml');
     this.erp = new Database(this.erpFile);
     this.erp.pragma('journal_mode = WAL');
@@ -150,6 +154,7 @@ shop:
   retry: { retries: 8, baseDelayMs: 5, maxDelayMs: 200 }
 connections:
   erp: { kind: sqlite, path: erp.sqlite }
+  drop: { kind: files, folder: exchange }
 pipelines:
   - name: products
     direction: push
@@ -157,6 +162,13 @@ pipelines:
     mapping: products.yaml
     batchSize: 4
     source: { connection: erp, query: "SELECT sku, name, price, qty, updated_at FROM products", cursor: updated_at, key: sku${lookback} }
+    options: { pageSize: 6, concurrency: 3 }
+  - name: files
+    direction: push
+    resource: products
+    mapping: products.yaml
+    batchSize: 4
+    source: { connection: drop, folder: in, format: csv, key: sku }
     options: { pageSize: 6, concurrency: 3 }
   - name: orders
     direction: pull
@@ -186,6 +198,24 @@ ${state}`,
     await this.runtime.close();
     this.writeFiles();
     await this.openRuntime();
+  }
+
+  /**
+   * The ERP delivers a finished CSV file into the inbox, written a minute ago (settled: the inbox
+   * takes it at once); returns whether it replaced a delivery of that name nobody had picked up.
+   */
+  dropFile(name: string, rows: readonly { sku: string; name: string; price: string; qty: string }[]): boolean {
+    const file = join(this.inbox, name);
+    const replaced = existsSync(file);
+    writeFileSync(file, `sku,name,price,qty\n${rows.map((r) => `${r.sku},${r.name},${r.price},${r.qty}`).join('\n')}\n`);
+    const at = new Date(Date.now() - 60_000);
+    utimesSync(file, at, at);
+    return replaced;
+  }
+
+  /** Whether a delivery of that name is still waiting in the inbox (not yet claimed by a run). */
+  waiting(name: string): boolean {
+    return existsSync(join(this.inbox, name));
   }
 
   /** A request to the sandbox's control endpoints (never faulted). */

@@ -135,7 +135,9 @@ export class CommitLate extends SimCommand {
     return m.open.length > 0;
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
-    const tx = m.open[0]!;
+    const tx = m.open[0];
+    // The step's start may have committed it already: it had been open too long for the lookback.
+    if (!tx) return world('nothing left open');
     sim.writeRow(tx.row);
     m.finish(tx);
     return world(`tx ${tx.id} (${tx.row.sku}, stamped ${tx.row.stamp}) commits`);
@@ -170,5 +172,37 @@ export class Tick extends SimCommand {
   protected async act(m: Model): Promise<Outcome> {
     m.clockMs += this.minutes * 60_000;
     return world(`ERP clock ${m.now}`);
+  }
+}
+
+/** The two file names the ERP delivers, each with SKUs of its own (so the order between them never matters). */
+export const FILE_RANGES: Readonly<Record<string, number>> = { 'artikel.csv': 0, 'preise.csv': 20 };
+
+/**
+ * The ERP drops a finished CSV of `count` articles into the inbox under a name it used before
+ * (each delivery must be read from its first row); `bad` puts a price the mapping refuses in its
+ * first row. A delivery under a name still waiting in the inbox replaces it, as a file system does.
+ */
+export class DropFile extends SimCommand {
+  readonly name = 'DropFile';
+  constructor(readonly file: string, readonly count: number, readonly cents: number, readonly bad: boolean) {
+    super({ file, count, cents, bad });
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const base = FILE_RANGES[this.file] ?? 0;
+    const rows = Array.from({ length: this.count }, (_, i) => ({
+      sku: `F-${String(base + i).padStart(3, '0')}`,
+      name: `Datei ${base + i}`,
+      price: this.bad && i === 0 ? 'zwölf' : (1 + ((i * this.cents) % 500) / 10).toFixed(2),
+      qty: String((i + this.cents) % 13),
+      stamp: m.now,
+    }));
+    const replaced = sim.world.dropFile(this.file, rows);
+    for (const r of rows) m.everSku.add(r.sku);
+    m.dropped.set(this.file, rows);
+    m.coverage.fileDrops++;
+    if (m.pickedUp.has(this.file)) m.coverage.redeliveries++;
+    if (this.bad) m.coverage.badRows++;
+    return world(replaced ? 'replaces a delivery not yet picked up' : undefined);
   }
 }

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { CATALOG } from '../model.js';
 import type { Args, SimCommand } from './base.js';
-import { BadRow, BeginLongTransaction, BulkWrite, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
+import { BadRow, BeginLongTransaction, BulkWrite, DropFile, FILE_RANGES, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
 import { ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
 import { FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
 
@@ -20,6 +20,7 @@ export interface Weights {
   readonly lateAndSkew: number;
   readonly badRows: number;
   readonly shop: number;
+  readonly files: number;
   readonly faults: number;
   readonly sync: number;
   readonly cli: number;
@@ -28,7 +29,7 @@ export interface Weights {
 }
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
-export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, badRows: 2, shop: 3, faults: 4, sync: 8, cli: 1, kill: 2, repairs: 2 };
+export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 2, repairs: 2 };
 export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.3, kill: 0.6 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
@@ -52,11 +53,13 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.shop * 0.4, fc.tuple(n, fc.constantFrom('price' as const, 'name' as const)).map(([i, f]) => new ShopEdit(i, f))),
     pick(w.shop * 0.6, fc.tuple(fc.integer({ min: 1, max: 3 }), fc.boolean()).map(([lines, long]) => new ShopOrder(lines, long))),
     pick(w.faults, fc.constantFrom(...Object.keys(FAULT_PROFILES)).map((p) => new SetFaults(p))),
-    pick(w.sync * 0.75, fc.constant(null).map(() => new Sync('products'))),
-    pick(w.sync * 0.25, fc.constant(null).map(() => new Sync('orders'))),
+    pick(w.files, fc.tuple(fc.constantFrom(...Object.keys(FILE_RANGES)), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 97 }), fc.boolean()).map(([f, count, cents, bad]) => new DropFile(f, count, cents, bad && cents % 3 === 0))),
+    pick(w.sync * 0.55, fc.constant(null).map(() => new Sync('products'))),
+    pick(w.sync * 0.25, fc.constant(null).map(() => new Sync('files'))),
+    pick(w.sync * 0.2, fc.constant(null).map(() => new Sync('orders'))),
     pick(w.cli, fc.constant(null).map(() => new CliSync(null))),
     pick(w.kill, fc.integer({ min: 0, max: 250 }).map((ms) => new CliSync(ms))),
-    pick(w.repairs * 0.4, fc.constantFrom('products' as const, 'orders' as const).map((p) => new RetryDeadLetters(p))),
+    pick(w.repairs * 0.4, fc.constantFrom('products' as const, 'files' as const, 'orders' as const).map((p) => new RetryDeadLetters(p))),
     pick(w.repairs * 0.3, fc.constant(null).map(() => new Reconcile())),
     pick(w.repairs * 0.3, fc.constant(null).map(() => new ChangeMapping())),
     pick(w.faults * 0.3, fc.constantFrom('adaptive' as const, 'fixed' as const).map((mode) => new SetRateMode(mode))),
@@ -79,9 +82,10 @@ export const COMMANDS: Readonly<Record<string, Build>> = {
   ShopEdit: (a) => new ShopEdit(Number(a.n), a.field as 'price' | 'name'),
   ShopOrder: (a) => new ShopOrder(Number(a.lines), Boolean(a.longName)),
   SetFaults: (a) => new SetFaults(String(a.profile)),
-  Sync: (a) => new Sync(a.pipeline as 'products' | 'orders'),
+  DropFile: (a) => new DropFile(String(a.file), Number(a.count), Number(a.cents), Boolean(a.bad)),
+  Sync: (a) => new Sync(a.pipeline as 'products' | 'files' | 'orders'),
   CliSync: (a) => new CliSync(a.killAfterMs === null ? null : Number(a.killAfterMs)),
-  RetryDeadLetters: (a) => new RetryDeadLetters(a.pipeline as 'products' | 'orders'),
+  RetryDeadLetters: (a) => new RetryDeadLetters(a.pipeline as 'products' | 'files' | 'orders'),
   Reconcile: () => new Reconcile(),
   ChangeMapping: () => new ChangeMapping(),
   SetRateMode: (a) => new SetRateMode(a.mode as 'adaptive' | 'fixed'),

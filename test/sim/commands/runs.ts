@@ -15,15 +15,26 @@ export const BIN = resolve(import.meta.dirname, '../../../bin/shopsync.js');
 /** An in-process run of a pipeline (`shopsync sync <pipeline>` without the process). */
 export class Sync extends SimCommand {
   readonly name = 'Sync';
-  constructor(readonly pipeline: 'products' | 'orders') {
+  constructor(readonly pipeline: 'products' | 'files' | 'orders') {
     super({ pipeline });
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
     const summary = await sim.world.runtime.run(this.pipeline, { mode: 'sync' });
+    if (this.pipeline === 'files') pickedUp(m, sim);
     m.coverage.runs++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: this.pipeline, summary, before };
+  }
+}
+
+/** Deliveries no longer waiting in the inbox were claimed by the run: from now on the shop must show their rows. */
+function pickedUp(m: Model, sim: Sim): void {
+  for (const [name, rows] of m.dropped) {
+    if (sim.world.waiting(name)) continue;
+    for (const r of rows) m.fileRows.set(r.sku, r);
+    m.dropped.delete(name);
+    m.pickedUp.add(name);
   }
 }
 
@@ -77,7 +88,7 @@ export class CliSync extends SimCommand {
 /** `shopsync dlq retry --all` for a pipeline, in-process. */
 export class RetryDeadLetters extends SimCommand {
   readonly name = 'RetryDeadLetters';
-  constructor(readonly pipeline: 'products' | 'orders') {
+  constructor(readonly pipeline: 'products' | 'files' | 'orders') {
     super({ pipeline });
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
@@ -107,7 +118,7 @@ export class Reconcile extends SimCommand {
 export class ChangeMapping extends SimCommand {
   readonly name = 'ChangeMapping';
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
-    for (const { row, projection } of m.deliverable()) m.tolerate(row.sku, 'name', projection.name);
+    for (const { row, projection } of [...m.deliverable(), ...m.deliverableFiles()]) m.tolerate(row.sku, 'name', projection.name);
     m.mappingVersion = 1 - m.mappingVersion;
     await sim.world.reconfigure({ mappingVersion: m.mappingVersion });
     m.coverage.mappingChanges++;
