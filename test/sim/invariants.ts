@@ -145,6 +145,22 @@ export function fileDeliveriesArrive(s: Seen): string[] {
   return out;
 }
 
+/** A backfill that settled delivered every committed row stamped in its range (after `from`, up to `to`) as the mapping makes it, or lettered it. */
+export function backfillDeliversItsRange(s: Seen): string[] {
+  const { o } = s;
+  if (o.kind !== 'run' || !o.range || !settled(o.summary.status)) return [];
+  const { from, to } = o.range;
+  const shop = byModel(s.obs);
+  const lettered = new Set(s.obs.letters.filter((l) => l.pipeline === 'products').map((l) => l.erpKey));
+  const inRange = (stamp: string) => stamp > from && stamp <= to;
+  const out = o.before.deliverable.filter(({ row }) => inRange(row.stamp)).flatMap(({ row, projection }) => {
+    const d = drift(s.m, projection, shop.get(row.sku)?.[0]);
+    return d ? [`${row.sku} stamped ${row.stamp}, inside the backfill ${from}..${to}: ${d}`] : [];
+  });
+  for (const row of o.before.refused) if (inRange(row.stamp) && !lettered.has(row.sku)) out.push(`${row.sku} (refused) stamped ${row.stamp}, inside the backfill ${from}..${to}, has no letter`);
+  return out;
+}
+
 /** No product exists twice in the shop (products_model), and the shop holds none the ERP never had. */
 export function shopHasEachProductOnce(s: Seen): string[] {
   const out: string[] = [];
@@ -259,6 +275,7 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   repairLettersRefusedRows,
   cursorWithinReach,
   fileDeliveriesArrive,
+  backfillDeliversItsRange,
   shopHasEachProductOnce,
   ordersAreTheCustomers,
   noRunLeftRunning,

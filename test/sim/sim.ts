@@ -37,7 +37,7 @@ export interface CliExit {
 /** What one step did. */
 export type Outcome =
   | { readonly kind: 'world'; readonly note?: string }
-  | { readonly kind: 'run'; readonly pipeline: string; readonly summary: RunSummary; readonly before: Snapshot }
+  | { readonly kind: 'run'; readonly pipeline: string; readonly summary: RunSummary; readonly before: Snapshot; readonly range?: { readonly from: string; readonly to: string } }
   | { readonly kind: 'cli'; readonly pipeline: string; readonly exit: CliExit; readonly before: Snapshot }
   | { readonly kind: 'repair'; readonly status: string; readonly error?: string; readonly before: Snapshot };
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { CATALOG } from '../model.js';
 import type { Args, SimCommand } from './base.js';
 import { BadRow, BeginLongTransaction, BulkWrite, DropFile, FILE_RANGES, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
-import { ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
+import { Backfill, ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
 import { FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
 
 export { SimCommand } from './base.js';
@@ -18,6 +18,8 @@ export { SetFaults } from './shop.js';
 export interface Weights {
   readonly erp: number;
   readonly lateAndSkew: number;
+  /** Minutes passing in the ERP between writes, so a run reads rows stamped further apart than the lookback. */
+  readonly time: number;
   readonly badRows: number;
   readonly shop: number;
   readonly files: number;
@@ -29,7 +31,7 @@ export interface Weights {
 }
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
-export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 2, repairs: 2 };
+export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 2, repairs: 2 };
 export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.3, kill: 0.6 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
@@ -45,10 +47,10 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.erp * 0.15, fc.tuple(n, fc.integer({ min: 0, max: 99 })).map(([i, q]) => new UpdateProduct(i, 'qty', String(q)))),
     pick(w.erp * 0.1, fc.tuple(n, fc.constantFrom('Neu', 'Sommer', 'Winter')).map(([i, s]) => new UpdateProduct(i, 'name', `Artikel ${i} ${s}`))),
     pick(w.erp * 0.15, n.map((i) => new DeleteProduct(i))),
-    pick(w.lateAndSkew * 0.35, fc.tuple(n, price).map(([i, p]) => new BeginLongTransaction(i, p))),
-    pick(w.lateAndSkew * 0.25, fc.constant(null).map(() => new CommitLate())),
-    pick(w.lateAndSkew * 0.2, fc.tuple(n, price).map(([i, p]) => new SkewedWrite(i, p))),
-    pick(w.lateAndSkew * 0.2, fc.integer({ min: 1, max: 6 }).map((minutes) => new Tick(minutes))),
+    pick(w.lateAndSkew * 0.4, fc.tuple(n, price).map(([i, p]) => new BeginLongTransaction(i, p))),
+    pick(w.lateAndSkew * 0.3, fc.constant(null).map(() => new CommitLate())),
+    pick(w.lateAndSkew * 0.3, fc.tuple(n, price).map(([i, p]) => new SkewedWrite(i, p))),
+    pick(w.time, fc.integer({ min: 1, max: 6 }).map((minutes) => new Tick(minutes))),
     pick(w.badRows, fc.tuple(n, fc.constantFrom('price-text' as const, 'no-key' as const)).map(([i, k]) => new BadRow(i, k))),
     pick(w.shop * 0.4, fc.tuple(n, fc.constantFrom('price' as const, 'name' as const)).map(([i, f]) => new ShopEdit(i, f))),
     pick(w.shop * 0.6, fc.tuple(fc.integer({ min: 1, max: 3 }), fc.boolean()).map(([lines, long]) => new ShopOrder(lines, long))),
@@ -61,6 +63,7 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.kill, fc.integer({ min: 0, max: 250 }).map((ms) => new CliSync(ms))),
     pick(w.repairs * 0.4, fc.constantFrom('products' as const, 'files' as const, 'orders' as const).map((p) => new RetryDeadLetters(p))),
     pick(w.repairs * 0.3, fc.constant(null).map(() => new Reconcile())),
+    pick(w.repairs * 0.3, fc.integer({ min: 1, max: 30 }).map((minutes) => new Backfill(minutes))),
     pick(w.repairs * 0.3, fc.constant(null).map(() => new ChangeMapping())),
     pick(w.faults * 0.3, fc.constantFrom('adaptive' as const, 'fixed' as const).map((mode) => new SetRateMode(mode))),
   );
@@ -87,6 +90,7 @@ export const COMMANDS: Readonly<Record<string, Build>> = {
   CliSync: (a) => new CliSync(a.killAfterMs === null ? null : Number(a.killAfterMs)),
   RetryDeadLetters: (a) => new RetryDeadLetters(a.pipeline as 'products' | 'files' | 'orders'),
   Reconcile: () => new Reconcile(),
+  Backfill: (a) => new Backfill(Number(a.minutesBack)),
   ChangeMapping: () => new ChangeMapping(),
   SetRateMode: (a) => new SetRateMode(a.mode as 'adaptive' | 'fixed'),
 };

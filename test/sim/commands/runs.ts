@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import type { Model } from '../model.js';
+import { stampOf, type Model } from '../model.js';
 import type { CliExit, Outcome, Sim } from '../sim.js';
 import { SimCommand } from './base.js';
 
@@ -82,6 +82,22 @@ export class CliSync extends SimCommand {
     m.coverage.cliRuns++;
     if (exit.killed) m.coverage.kills++;
     return { kind: 'cli', pipeline: 'products', exit, before };
+  }
+}
+
+/** `shopsync backfill products --from <now less N minutes> --to <now>`, in-process: its own lane and checkpoint, the incremental cursor untouched. */
+export class Backfill extends SimCommand {
+  readonly name = 'Backfill';
+  constructor(readonly minutesBack: number) {
+    super({ minutesBack });
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const before = await sim.snapshot(m);
+    const range = { from: stampOf(m.clockMs - this.minutesBack * 60_000), to: m.now };
+    const summary = await sim.world.runtime.run('products', { mode: 'backfill', range });
+    m.coverage.runs++;
+    if (summary.status === 'failed') m.coverage.failedRuns++;
+    return { kind: 'run', pipeline: 'products:backfill', summary, before, range };
   }
 }
 
