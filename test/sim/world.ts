@@ -147,7 +147,7 @@ export class World {
       `# written by test/sim/world.ts
 shop:
   baseUrl: ${this.sandbox.url}
-  token: ${this.sandbox.token}
+  token: \${SHOP_TOKEN}
   rateLimit: { requests: 1000, intervalMs: 1000, mode: ${this.rateMode} }
   concurrency: 4
   batchSize: 4
@@ -182,13 +182,18 @@ ${state}`,
   }
 
   private async openRuntime(): Promise<void> {
-    const loaded = await loadConfig(this.configFile, { env: {} });
+    const loaded = await loadConfig(this.configFile, { env: this.env });
     this.runtime = await openRuntime(loaded, {
       logger: silentLogger,
       onClientEvent: (e) => {
         if (e.type === 'request' && e.status === 'network') this.networkFailures++;
       },
     });
+  }
+
+  /** The environment the config reads (the shop's token, as a secret is given). */
+  get env(): Record<string, string> {
+    return { SHOP_TOKEN: this.sandbox.token };
   }
 
   /** Switch the products mapping or the rate limit's mode (the in-process runtime opens again, as a restarted daemon would). */

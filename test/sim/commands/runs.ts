@@ -42,7 +42,7 @@ function pickedUp(m: Model, sim: Sim): void {
 async function cliSync(sim: Sim, killAfterMs: number | null): Promise<CliExit> {
   const child = spawn(process.execPath, [BIN, 'sync', 'products', '--config', sim.world.configFile, '--json'], {
     cwd: sim.world.dir,
-    env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0' },
+    env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0', ...sim.world.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
