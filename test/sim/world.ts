@@ -96,7 +96,7 @@ export class World {
   private mappingVersion = 0;
   private rateMode: 'adaptive' | 'fixed' = 'adaptive';
   private schema: string | undefined;
-  /** Shop requests of in-process runs that failed on the network, by the fault profile active then. */
+  /** Shop requests of in-process runs that failed on the network (resets and lost answers). */
   networkFailures = 0;
 
   private constructor(
