@@ -171,13 +171,15 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
       for (const reader of ['to the end', 'after the first line', 'before the first write'] as const) {
         // A daemon's output is never "read to the end"; before the first write it needs time to start.
         if (c.daemonMs !== undefined && reader === 'to the end') continue;
-        const stopAfter = c.daemonMs === undefined ? undefined : reader === 'before the first write' ? c.daemonMs + 4000 : c.daemonMs;
+        const stopAfter = c.daemonMs === undefined ? undefined : reader === 'before the first write' ? c.daemonMs + 5000 : c.daemonMs;
         runs.push([reader, await spawnCli(await c.args(), env, cwd, reader, stopAfter)]);
       }
       const expected = c.daemonMs !== undefined ? 0 : runs[0]![1].code;
       for (const [reader, r] of runs) {
         if (STACK.test(r.stderr)) problems.push(`${name}, reader gone ${reader}: a stack trace on stderr:\n${r.stderr.slice(0, 1500)}`);
-        if (r.code !== expected) problems.push(`${name}, reader gone ${reader}: exit ${r.code ?? r.signal}, expected ${expected} (${c.daemonMs !== undefined ? 'stopped by SIGTERM' : 'as with the output read to the end'}); stderr:\n${r.stderr.slice(0, 1500)}`);
+        // Unseen, a daemon on a busy machine may still be starting when SIGTERM comes, before it listens for signals: then Node's default ends it.
+        const stillStarting = c.daemonMs !== undefined && reader === 'before the first write' && r.signal === 'SIGTERM';
+        if (r.code !== expected && !stillStarting) problems.push(`${name}, reader gone ${reader}: exit ${r.code ?? r.signal}, expected ${expected} (${c.daemonMs !== undefined ? 'stopped by SIGTERM' : 'as with the output read to the end'}); stderr:\n${r.stderr.slice(0, 1500)}`);
       }
       // The first line is there for the reader that took it.
       const taken = runs.find(([reader]) => reader === 'after the first line')![1];
