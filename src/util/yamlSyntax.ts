@@ -83,132 +83,150 @@ interface Found {
 
 type At = (offset: number) => { line: number; col: number };
 
+/** What every reading of an error gets: the error, where it is, its line, and the document around it. */
+interface Reading {
+  readonly doc: Document;
+  readonly errors: readonly YAMLError[];
+  readonly e: YAMLError;
+  readonly start: { line: number; col: number };
+  /** The text of the error's line. */
+  readonly text: string;
+  /** ` (the parser's message)`, appended to each reason. */
+  readonly said: string;
+  readonly yamlText: string;
+  readonly lineText: (n: number) => string;
+  readonly at: At;
+}
+
 /** The parser's message without its position and excerpt (prettyErrors adds them; we show our own). */
 const parserMessage = (e: YAMLError): string => e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
 
+/** Read the first error by its code and the lines around it; the first reading that applies wins. */
 function explain(doc: Document, errors: readonly YAMLError[], yamlText: string, lineText: (n: number) => string, at: At): Found {
-  return { ...explainError(doc, errors, yamlText, lineText, at), parser: parserMessage(errors[0]!) };
-}
-
-/** The first error, read by its code and the lines around it. */
-function explainError(doc: Document, errors: readonly YAMLError[], yamlText: string, lineText: (n: number) => string, at: At): Found {
   const e = errors[0]!;
   const start = at(e.pos[0]);
-  const parser = parserMessage(e);
-  const said = ` (${parser})`;
-  const text = lineText(start.line);
+  const r: Reading = { doc, errors, e, start, text: lineText(start.line), said: ` (${parserMessage(e)})`, yamlText, lineText, at };
+  const found = referenceInFlow(r) ?? tabIndent(r) ?? implicitKey(r) ?? unclosedOpening(r) ?? misaligned(r) ?? duplicateKey(r) ?? reservedStart(r);
+  return { ...(found ?? { line: start.line, column: start.col, reason: parserMessage(e), hint: `${GENERAL} ${QUOTING}` }), parser: parserMessage(e) };
+}
 
-  // `${VAR}` inside a flow collection: `{` starts a nested mapping there.
+/** `${VAR}` inside a flow collection: there `{` starts a nested mapping. */
+function referenceInFlow({ e, start, text, said }: Reading): Found | undefined {
   const ref = /\$\{[^}]*\}/.exec(text);
-  if (ref && /[{[]/.test(text.slice(0, ref.index)) && ['UNEXPECTED_TOKEN', 'MISSING_CHAR', 'BAD_INDENT'].includes(e.code)) {
+  if (!ref || !/[{[]/.test(text.slice(0, ref.index)) || !['UNEXPECTED_TOKEN', 'MISSING_CHAR', 'BAD_INDENT'].includes(e.code)) return undefined;
+  return {
+    line: start.line,
+    column: ref.index + 1,
+    reason: `\`${ref[0]}\` inside { } or [ ] reads as the start of a nested mapping${said}`,
+    hint: `quote \`${ref[0]}\` inside { } or [ ] ("${ref[0]}"), or write the block one key per line. ${QUOTING}`,
+  };
+}
+
+function tabIndent({ e, start, text, said }: Reading): Found | undefined {
+  if (e.code !== 'TAB_AS_INDENT' && !(e.code === 'BAD_INDENT' && /^ *\t/.test(text))) return undefined;
+  return { line: start.line, column: 1, reason: `line ${start.line} is indented with a tab${said}`, hint: `replace the tab at the start of line ${start.line} with spaces. ${GENERAL}` };
+}
+
+/**
+ * The parser took a line for part of a key: the next line is indented deeper than this key (the
+ * parser blames this line; the next one is wrong), this key has no space after its colon, a list
+ * item stands among keys, or a value holds an unquoted ": ".
+ */
+function implicitKey({ errors, e, start, text, said, lineText, at }: Reading): Found | undefined {
+  if (e.code !== 'BLOCK_AS_IMPLICIT_KEY' && e.code !== 'MULTILINE_IMPLICIT_KEY') return undefined;
+  const multi = errors.find((x) => x.code === 'MULTILINE_IMPLICIT_KEY');
+  const endLine = multi ? at(multi.pos[1]).line : start.line;
+  const above = keyLine(text);
+  if (endLine > start.line) {
+    // A key with no space after its colon (`database:erp`) is text, so the next key reads as part of it.
+    const glued = /^([ \t]*(?:-[ \t]+)*)([\w.-]+):(\S.*)$/.exec(text);
+    if (glued && e.code === 'MULTILINE_IMPLICIT_KEY') {
+      return {
+        line: start.line,
+        column: glued[1]!.length + glued[2]!.length + 2,
+        reason: `\`${glued[2]}:${glued[3]}\` has no space after its colon, so YAML reads it as text, not as a key${said}`,
+        hint: `put a space after the colon: \`${glued[2]}: ${secretShown(glued[2]!, glued[3]!)}\`. ${GENERAL}`,
+      };
+    }
+    const culprit = lineText(endLine);
+    const below = keyLine(culprit);
+    if (above && below) {
+      return {
+        line: endLine,
+        column: indentOf(culprit) + 1,
+        lines: [start.line, endLine],
+        reason: `\`${below.key}:\` is indented deeper than \`${above.key}:\` on line ${start.line}, so YAML reads it as part of that value${said}`,
+        hint: `indent \`${below.key}:\` to column ${above.column}, like \`${above.key}:\` on line ${start.line}. ${GENERAL}`,
+      };
+    }
+  }
+  if (text.trim().startsWith('- ') || text.trim() === '-') {
     return {
       line: start.line,
-      column: ref.index + 1,
-      reason: `\`${ref[0]}\` inside { } or [ ] reads as the start of a nested mapping${said}`,
-      hint: `quote \`${ref[0]}\` inside { } or [ ] ("${ref[0]}"), or write the block one key per line. ${QUOTING}`,
+      column: indentOf(text) + 1,
+      reason: `a list item stands among the keys of a mapping${said}`,
+      hint: `put the list under a key of its own (\`key:\` on the line before, the items indented below it), or indent the item under the key it belongs to. ${GENERAL}`,
     };
   }
-
-  if (e.code === 'TAB_AS_INDENT' || (e.code === 'BAD_INDENT' && /^ *\t/.test(text))) {
-    return { line: start.line, column: 1, reason: `line ${start.line} is indented with a tab${said}`, hint: `replace the tab at the start of line ${start.line} with spaces. ${GENERAL}` };
+  if (e.code === 'BLOCK_AS_IMPLICIT_KEY' && above && above.value.includes(': ')) {
+    return {
+      line: start.line,
+      column: start.col,
+      reason: `the value of \`${above.key}:\` holds ": ", which starts another mapping${said}`,
+      hint: `quote the value, since ": " inside it starts a mapping: \`${above.key}: ${quoted(secretShown(above.key, above.value))}\`. ${QUOTING}`,
+    };
   }
+  return undefined;
+}
 
-  if (e.code === 'BLOCK_AS_IMPLICIT_KEY' || e.code === 'MULTILINE_IMPLICIT_KEY') {
-    const multi = errors.find((x) => x.code === 'MULTILINE_IMPLICIT_KEY');
-    const endLine = multi ? at(multi.pos[1]).line : start.line;
-    const above = keyLine(text);
-    if (endLine > start.line && multi) {
-      const culprit = lineText(endLine);
-      const below = keyLine(culprit);
-      // A key with no space after its colon (`database:erp`) is text, so the next key reads as part of it.
-      const glued = /^([ \t]*(?:-[ \t]+)*)([\w.-]+):(\S.*)$/.exec(text);
-      if (glued && e.code === 'MULTILINE_IMPLICIT_KEY') {
-        return {
-          line: start.line,
-          column: glued[1]!.length + glued[2]!.length + 2,
-          reason: `\`${glued[2]}:${glued[3]}\` has no space after its colon, so YAML reads it as text, not as a key${said}`,
-          hint: `put a space after the colon: \`${glued[2]}: ${secretShown(glued[2]!, glued[3]!)}\`. ${GENERAL}`,
-        };
-      }
-      if (above && below) {
-        return {
-          line: endLine,
-          column: indentOf(culprit) + 1,
-          lines: [start.line, endLine],
-          reason: `\`${below.key}:\` is indented deeper than \`${above.key}:\` on line ${start.line}, so YAML reads it as part of that value${said}`,
-          hint: `indent \`${below.key}:\` to column ${above.column}, like \`${above.key}:\` on line ${start.line}. ${GENERAL}`,
-        };
-      }
-    }
-    if (text.trim().startsWith('- ') || text.trim() === '-') {
-      return {
-        line: start.line,
-        column: indentOf(text) + 1,
-        reason: `a list item stands among the keys of a mapping${said}`,
-        hint: `put the list under a key of its own (\`key:\` on the line before, the items indented below it), or indent the item under the key it belongs to. ${GENERAL}`,
-      };
-    }
-    if (e.code === 'BLOCK_AS_IMPLICIT_KEY' && above && above.value.includes(': ')) {
-      return {
-        line: start.line,
-        column: start.col,
-        reason: `the value of \`${above.key}:\` holds ": ", which starts another mapping${said}`,
-        hint: `quote the value, since ": " inside it starts a mapping: \`${above.key}: ${quoted(secretShown(above.key, above.value))}\`. ${QUOTING}`,
-      };
-    }
-  }
+/** A `{`, `[` or quote that never closes: named where it opens, not where the parser gave up. */
+function unclosedOpening({ doc, e, said, yamlText, lineText, at }: Reading): Found | undefined {
+  if (e.code !== 'BAD_INDENT' && e.code !== 'MISSING_CHAR') return undefined;
+  const open = unclosed(doc, yamlText, e.pos[0]);
+  if (!open) return undefined;
+  const o = at(open.offset);
+  const quote = open.char === "'" || open.char === '"';
+  const comment = !quote && / #/.test(lineText(o.line).slice(o.col)) ? ` On line ${o.line}, " #" starts a comment, which hides the rest of the line: quote a value that holds " #".` : '';
+  const close = open.char === '{' ? '}' : open.char === '[' ? ']' : open.char;
+  return {
+    line: o.line,
+    column: o.col,
+    reason: `the ${open.char} opened on line ${o.line} is never closed${said}`,
+    hint: quote
+      ? `close the ${open.char} opened on line ${o.line} at the end of its value${open.char === "'" ? " (inside '…' a ' is written '')" : ' (inside "…" a " is written \\")'}.`
+      : `close the ${open.char} opened on line ${o.line} with ${close}, or write the block one key per line.${comment}`,
+  };
+}
 
-  if (e.code === 'BAD_INDENT' || e.code === 'MISSING_CHAR') {
-    const open = unclosed(doc, yamlText, e.pos[0]);
-    if (open) {
-      const o = at(open.offset);
-      const opened = lineText(o.line);
-      const comment = open.char !== "'" && open.char !== '"' && / #/.test(opened.slice(o.col)) ? ` On line ${o.line}, " #" starts a comment, which hides the rest of the line: quote a value that holds " #".` : '';
-      const close = open.char === '{' ? '}' : open.char === '[' ? ']' : open.char;
-      return {
-        line: o.line,
-        column: o.col,
-        reason: `the ${open.char} opened on line ${o.line} is never closed${said}`,
-        hint:
-          open.char === "'" || open.char === '"'
-            ? `close the ${open.char} opened on line ${o.line} at the end of its value${open.char === "'" ? " (inside '…' a ' is written '')" : ' (inside "…" a " is written \\")'}.`
-            : `close the ${open.char} opened on line ${o.line} with ${close}, or write the block one key per line.${comment}`,
-      };
-    }
-  }
+/** A key that starts in another column than the keys of its mapping. */
+function misaligned({ e, start, text, said, lineText }: Reading): Found | undefined {
+  if (e.code !== 'BAD_INDENT') return undefined;
+  const key = keyLine(text);
+  const sibling = siblingAbove(start.line, indentOf(text), lineText);
+  if (!key || !sibling) return undefined;
+  return {
+    line: start.line,
+    column: indentOf(text) + 1,
+    lines: [sibling.line, start.line],
+    reason: `\`${key.key}:\` starts at column ${indentOf(text) + 1}, \`${sibling.key}:\` on line ${sibling.line} at column ${sibling.column}${said}`,
+    hint: `indent \`${key.key}:\` to column ${sibling.column}, like \`${sibling.key}:\` on line ${sibling.line}. ${GENERAL}`,
+  };
+}
 
-  if (e.code === 'BAD_INDENT') {
-    const key = keyLine(text);
-    const sibling = siblingAbove(start.line, indentOf(text), lineText);
-    if (key && sibling) {
-      return {
-        line: start.line,
-        column: indentOf(text) + 1,
-        lines: [sibling.line, start.line],
-        reason: `\`${key.key}:\` starts at column ${indentOf(text) + 1}, \`${sibling.key}:\` on line ${sibling.line} at column ${sibling.column}${said}`,
-        hint: `indent \`${key.key}:\` to column ${sibling.column}, like \`${sibling.key}:\` on line ${sibling.line}. ${GENERAL}`,
-      };
-    }
-  }
+function duplicateKey({ e, start, text, said, lineText }: Reading): Found | undefined {
+  const key = e.code === 'DUPLICATE_KEY' ? keyLine(text) : undefined;
+  if (!key) return undefined;
+  const first = earlierKey(start.line, key, lineText);
+  return {
+    line: start.line,
+    column: indentOf(text) + 1,
+    reason: `\`${key.key}\` is given twice in one mapping${first ? ` (also on line ${first})` : ''}${said}`,
+    hint: `keep one \`${key.key}:\`${first ? ` (line ${first} or line ${start.line})` : ''}; a second one would silently replace the first.`,
+  };
+}
 
-  if (e.code === 'DUPLICATE_KEY') {
-    const key = keyLine(text);
-    const first = key ? earlierKey(start.line, key, lineText) : undefined;
-    if (key) {
-      return {
-        line: start.line,
-        column: indentOf(text) + 1,
-        reason: `\`${key.key}\` is given twice in one mapping${first ? ` (also on line ${first})` : ''}${said}`,
-        hint: `keep one \`${key.key}:\`${first ? ` (line ${first} or line ${start.line})` : ''}; a second one would silently replace the first.`,
-      };
-    }
-  }
-
-  if (e.code === 'BAD_SCALAR_START') {
-    return { line: start.line, column: start.col, reason: `a value starts with a character YAML reserves${said}`, hint: QUOTING };
-  }
-
-  return { line: start.line, column: start.col, reason: parser, hint: `${GENERAL} ${QUOTING}` };
+function reservedStart({ e, start, said }: Reading): Found | undefined {
+  return e.code === 'BAD_SCALAR_START' ? { line: start.line, column: start.col, reason: `a value starts with a character YAML reserves${said}`, hint: QUOTING } : undefined;
 }
 
 /** The nearest key above `line` that is indented more than `indent`, before a line indented as little or less. */

@@ -72,9 +72,12 @@ describe('a missing table', () => {
     );
   });
 
-  it('points init at --db-schema', () => {
+  it('points init at --db-schema and --table', () => {
+    expect(missingTableHint({ kind: 'postgres', table: 'artikel', searched: ['public'], tables, origin: { name: 'erp', init: true } })).toContain(
+      'A table artikel exists in schema archiv: pass --db-schema archiv, or give --table archiv.artikel. Otherwise fix the table name (--table, --query).',
+    );
     expect(missingTableHint({ kind: 'postgres', table: 'kunde', searched: ['public'], tables, origin: { name: 'erp', init: true } })).toBe(
-      'Table kunde is not in schema public (the search path: no --db-schema given). Tables there: t. Fix the table name in the query, or pass --db-schema <schema>.',
+      'Table kunde is not in schema public (the search path: no --db-schema given). Tables there: t. Fix the table name (--table, --query), or pass --db-schema <schema>.',
     );
   });
 

@@ -65,9 +65,9 @@ export function missingTableHint(m: MissingTable): string {
     const near = didYouMean(unquoted, there.map((t) => t.slice(t.lastIndexOf('.') + 1)));
     if (near !== undefined && near.toLowerCase() !== unquoted.toLowerCase()) out.push(`Did you mean ${near}?`);
     elsewhere = m.tables.filter((t) => !inScope(t) && t.slice(t.indexOf('.') + 1).toLowerCase() === unquoted.toLowerCase());
-    if (elsewhere.length > 0) out.push(`A table ${name} exists in ${place} ${elsewhere.map((t) => t.slice(0, t.indexOf('.'))).join(', ')}: ${howToLook(m, elsewhere[0]!.slice(0, elsewhere[0]!.indexOf('.')))}, or write ${elsewhere[0]} in the query.`);
+    if (elsewhere.length > 0) out.push(`A table ${name} exists in ${place} ${elsewhere.map((t) => t.slice(0, t.indexOf('.'))).join(', ')}: ${howToLook(m, elsewhere[0]!.slice(0, elsewhere[0]!.indexOf('.')))}, or ${m.origin?.init ? `give --table ${elsewhere[0]}` : `write ${elsewhere[0]} in the query`}.`);
   }
-  const query = `the table name in the query${m.origin?.part ? ` (${m.origin.part.key}${m.origin.part.where ? `, ${m.origin.part.where}` : ''})` : ''}`;
+  const query = m.origin?.init ? 'the table name (--table, --query)' : `the table name in the query${m.origin?.part ? ` (${m.origin.part.key}${m.origin.part.where ? `, ${m.origin.part.where}` : ''})` : ''}`;
   out.push(elsewhere.length > 0 ? `Otherwise fix ${query}.` : m.kind === 'sqlite' ? `Fix ${query}.` : `Fix ${query}, or ${howToLook(m)}.`);
   return out.join(' ');
 }
