@@ -124,8 +124,9 @@ export class Reconcile extends SimCommand {
     const report = await sim.world.runtime.reconcile('products', { repair: true });
     m.coverage.reconciles++;
     const status = report.repair?.status ?? 'succeeded';
-    // Whatever the shop showed besides the projection (staff edits, names under the old mapping) was drift, and is repaired now.
-    if (status === 'succeeded' || status === 'partial') m.tolerated.clear();
+    // Whatever the shop showed besides the projection of an ERP row (staff edits, names under the old mapping) was drift, and is
+    // repaired now; the files pipeline's articles are not the products pipeline's to reconcile.
+    if (status === 'succeeded' || status === 'partial') for (const sku of before.deliverable.map((d) => d.row.sku)) m.tolerated.delete(sku);
     return { kind: 'repair', status, ...(report.repair?.error ? { error: report.repair.error.code } : {}), before };
   }
 }
