@@ -244,7 +244,7 @@ export function pullDeliversEachOrderOnce(s: Seen): string[] {
   return out;
 }
 
-/** A run's counts are what arrived: a pull's created and updated are the inserts and updates the import table received; a push's new products were counted created (or updated, when a lost answer made the create an update). */
+/** A run's counts are what arrived: a pull's created and updated are the inserts and updates the import table received; a push counted no create the shop lacks, and a push that settled counted every new product as created (or updated, when a lost answer made the create an update). */
 export function runCountsMatchWhatArrived(s: Seen): string[] {
   const { o } = s;
   if (o.kind === 'run' && o.pipeline === 'orders') {
@@ -252,12 +252,14 @@ export function runCountsMatchWhatArrived(s: Seen): string[] {
     const c = o.summary.counts;
     return got.inserts === c.created && got.updates === c.updated ? [] : [`the pull counted created ${c.created}, updated ${c.updated}; the table received ${got.inserts} inserts, ${got.updates} updates`];
   }
-  const counts = o.kind === 'run' && (o.pipeline === 'products' || o.pipeline === 'files') ? o.summary.counts : o.kind === 'cli' && !o.exit.killed ? runsOf(s.obs, o.exit.pid).at(-1)?.counts : undefined;
-  if (!counts || (o.kind !== 'run' && o.kind !== 'cli')) return [];
+  const run = o.kind === 'run' && (o.pipeline === 'products' || o.pipeline === 'files') ? o.summary : o.kind === 'cli' && !o.exit.killed ? runsOf(s.obs, o.exit.pid).at(-1) : undefined;
+  if (!run || (o.kind !== 'run' && o.kind !== 'cli')) return [];
   const fresh = [...new Set(s.obs.products.map((p) => String(p.products_model)))].filter((model) => !o.before.shopModels.has(model));
-  const { created, updated } = counts;
-  if (created > fresh.length || fresh.length > created + updated) return [`the push counted created ${created}, updated ${updated}, but ${fresh.length} products are new in the shop (${fresh.join(', ')})`];
-  if (!o.before.networkFaults && created !== fresh.length) return [`without lost answers the push counted created ${created}, but ${fresh.length} products are new in the shop`];
+  const { created, updated } = run.counts;
+  if (created > fresh.length) return [`the push counted created ${created}, but only ${fresh.length} products are new in the shop (${fresh.join(', ')})`];
+  // A run that failed may leave sends unsettled whose creates landed (a lost answer it gave up on): only a settled run accounts for every new product.
+  if (settled(run.status) && fresh.length > created + updated) return [`the push ended ${run.status} and counted created ${created}, updated ${updated}, but ${fresh.length} products are new in the shop (${fresh.join(', ')})`];
+  if (!o.before.networkFaults && settled(run.status) && created !== fresh.length) return [`without lost answers the push counted created ${created}, but ${fresh.length} products are new in the shop`];
   return [];
 }
 

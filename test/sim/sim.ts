@@ -32,6 +32,8 @@ export interface CliExit {
   readonly signal: NodeJS.Signals | null;
   readonly killed: boolean;
   readonly output: string;
+  /** The runs the process left in the state, as a history line shows them. */
+  runs?: string;
 }
 
 /** What one step did. */
@@ -197,7 +199,7 @@ function describe(o: Outcome): string {
       return ` → ${o.summary.status}${o.summary.error ? ` [${o.summary.error.code}]` : ''} read ${c.read} created ${c.created} updated ${c.updated} unchanged ${c.unchanged} lettered ${c.deadLettered}`;
     }
     case 'cli':
-      return o.exit.killed ? ` → SIGKILL (pid ${o.exit.pid})` : ` → exit ${o.exit.code}`;
+      return `${o.exit.killed ? ` → SIGKILL (pid ${o.exit.pid})` : ` → exit ${o.exit.code}`}${o.exit.runs ? `: ${o.exit.runs}` : ''}`;
     case 'repair':
       return ` → repair ${o.status}${o.error ? ` [${o.error}]` : ''}`;
   }

@@ -79,6 +79,8 @@ export class CliSync extends SimCommand {
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
     const exit = await cliSync(sim, this.killAfterMs);
+    const runs = (await sim.world.runtime.state.runs.list({ limit: 20 })).filter((r) => r.pid === exit.pid);
+    exit.runs = runs.map((r) => `run ${r.id} ${r.status}${r.error?.code ? ` [${String(r.error.code)}]` : ''} created ${r.counts.created} updated ${r.counts.updated} lettered ${r.counts.deadLettered}`).join('; ');
     m.coverage.cliRuns++;
     if (exit.killed) m.coverage.kills++;
     return { kind: 'cli', pipeline: 'products', exit, before };
