@@ -138,6 +138,11 @@ export class Model {
   readonly coverage = emptyCoverage();
   /** The fault profile in force. */
   faults = 'off';
+  /**
+   * A CLI process was killed and no products run has settled since: requests it had sent may
+   * still land in the shop (the shop finishes a request whose client died), as lost answers do.
+   */
+  killInFlight = false;
   /** The shop client's `rateLimit.mode`. */
   rateMode: 'adaptive' | 'fixed' = 'adaptive';
 

@@ -21,7 +21,7 @@ export interface Snapshot {
   readonly receiptSeq: number;
   /** Faults that make requests fail (not latency alone) were in force. */
   readonly faultsOn: boolean;
-  /** Faults that lose a request on the network (resets, lost answers) were in force. */
+  /** Faults that lose a request on the network (resets, lost answers) were in force, or a killed process's requests may still land. */
   readonly networkFaults: boolean;
 }
 
@@ -115,7 +115,7 @@ export class Sim {
       shopModels: new Set(this.shopModels),
       receiptSeq: seq.s,
       faultsOn: this.world.faultsOn,
-      networkFaults: f === 'reset' || f === 'lost' || f === 'mixed',
+      networkFaults: f === 'reset' || f === 'lost' || f === 'mixed' || m.killInFlight,
     };
   }
 

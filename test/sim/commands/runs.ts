@@ -22,6 +22,7 @@ export class Sync extends SimCommand {
     const before = await sim.snapshot(m);
     const summary = await sim.world.runtime.run(this.pipeline, { mode: 'sync' });
     if (this.pipeline === 'files') pickedUp(m, sim);
+    if (this.pipeline === 'products' && (summary.status === 'succeeded' || summary.status === 'partial')) m.killInFlight = false;
     m.coverage.runs++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: this.pipeline, summary, before };
@@ -83,6 +84,8 @@ export class CliSync extends SimCommand {
     exit.runs = runs.map((r) => `run ${r.id} ${r.status}${r.error?.code ? ` [${String(r.error.code)}]` : ''} created ${r.counts.created} updated ${r.counts.updated} lettered ${r.counts.deadLettered}`).join('; ');
     m.coverage.cliRuns++;
     if (exit.killed) m.coverage.kills++;
+    if (exit.killed) m.killInFlight = true;
+    else if (/^run \d+ (succeeded|partial)/.test(exit.runs ?? '')) m.killInFlight = false;
     return { kind: 'cli', pipeline: 'products', exit, before };
   }
 }
