@@ -32,7 +32,7 @@ export interface Weights {
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
 export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 2, repairs: 2 };
-export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.3, kill: 0.6 };
+export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.5, kill: 1.2 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
 const price = fc.constantFrom('4.99', '10.00', '12.50', '99.90', '0.50');
