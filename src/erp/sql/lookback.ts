@@ -94,8 +94,15 @@ export function cursorTime(value: CursorValue): { readonly ms: number; readonly 
  * writes `12:00:42Z` and `12:00:42.5Z` with different lengths, which text order gets wrong.
  */
 export function atOrBefore(p: CursorPosition, upTo: CursorPosition): boolean {
-  const a = cursorTime(p.value);
+  return atOrBeforeOf(upTo)(p);
+}
+
+/** `atOrBefore` against one bound, parsed once (it is asked for every record a run reads). */
+export function atOrBeforeOf(upTo: CursorPosition): (p: CursorPosition) => boolean {
   const b = cursorTime(upTo.value);
-  if (a && b && a.zoned === b.zoned && a.ms !== b.ms) return a.ms < b.ms;
-  return comparePositions(p, upTo) <= 0;
+  return (p) => {
+    const a = cursorTime(p.value);
+    if (a && b && a.zoned === b.zoned && a.ms !== b.ms) return a.ms < b.ms;
+    return comparePositions(p, upTo) <= 0;
+  };
 }

@@ -4,7 +4,7 @@
  * the state. A batch the shop rejects as a whole is split until the bad record is isolated.
  */
 import type { CursorPosition, SourceItem } from '../../erp/types.js';
-import { atOrBefore } from '../../erp/sql/lookback.js';
+import { atOrBeforeOf } from '../../erp/sql/lookback.js';
 import { contentHash } from '../hash.js';
 import { AbortedError } from '../../errors.js';
 import { OutcomeUnknownError, ShopApiError, ShopUnreachableError } from '../../shop/errors.js';
@@ -99,10 +99,10 @@ export class PushEngine {
     let readError: unknown;
     const chunk: PushInput[] = [];
     try {
-      const upTo = this.o.readAgainUpTo;
+      const readAgain = this.o.readAgainUpTo ? atOrBeforeOf(this.o.readAgainUpTo) : undefined;
       for await (const it of items) {
         // A row read again by the lookback counts only once it turns out new or changed (see `lookedAgain`).
-        const reread = upTo !== undefined && atOrBefore(it.position, upTo);
+        const reread = readAgain !== undefined && readAgain(it.position);
         if (!reread) this.o.counts.read++;
         const seq = wm.track(it.position);
         chunk.push({ seq, erpKey: it.key, record: it.record, position: it.position, refused: it.refused, origin: it.origin, reread });
