@@ -37,12 +37,13 @@ export interface JobInfo {
 }
 
 /** Why a run job was added. */
-export type RunReason = 'schedule' | 'manual' | 'handback' | 'lane-busy';
+/** `wake`: a trigger (NOTIFY, file, hook, poll) saw a change; coalesced like a tick. */
+export type RunReason = 'schedule' | 'manual' | 'handback' | 'lane-busy' | 'wake';
 
 /** The payload of a run job. */
 export const runPayloadSchema = z.object({
   pipeline: z.string().min(1),
-  reason: z.enum(['schedule', 'manual', 'handback', 'lane-busy']).default('manual'),
+  reason: z.enum(['schedule', 'manual', 'handback', 'lane-busy', 'wake']).default('manual'),
   /** The replica (or CLI) that added it. */
   by: z.string().optional(),
 });
@@ -130,7 +131,8 @@ export class JobStore {
    */
   async enqueueRun(pipeline: string, options: EnqueueOptions): Promise<Enqueued> {
     const key = runJobKey(pipeline);
-    if (options.reason === 'schedule') {
+    const coalesced = options.reason === 'schedule' || options.reason === 'wake';
+    if (coalesced) {
       const waiting = await this.query<{ attempts: number; max_attempts: number }>(`SELECT attempts, max_attempts FROM ${this.q}.jobs WHERE key = $1 AND locked_at IS NULL`, [key]);
       const row = waiting.rows[0];
       if (row && row.attempts > 0 && row.attempts < row.max_attempts) return { outcome: 'retry-pending' };
@@ -140,7 +142,7 @@ export class JobStore {
       queueName: laneQueue(pipeline),
       jobKey: key,
       // A tick keeps the waiting job's time (coalescing never postpones work); anything else means "now" (or after delayMs).
-      jobKeyMode: options.reason === 'schedule' ? 'preserve_run_at' : 'replace',
+      jobKeyMode: coalesced ? 'preserve_run_at' : 'replace',
       maxAttempts: options.maxAttempts,
       ...(options.delayMs ? { runAt: new Date(Date.now() + options.delayMs) } : {}),
     });

@@ -21,6 +21,7 @@ import { dashboardDeps } from './dashboard.js';
 import { StateError } from '../errors.js';
 import type { Replica } from '../jobs/index.js';
 import type { JobOutcome } from '../jobs/engine.js';
+import { startTriggers, type Triggers } from '../triggers/index.js';
 
 /** Options of `startDaemon`. */
 export interface DaemonOptions {
@@ -47,6 +48,8 @@ export interface Daemon {
   readonly server: OpsServer;
   /** The replica (job engine, heartbeat) when the state is in PostgreSQL. */
   readonly replica?: Replica;
+  /** The pipelines' triggers (started with the clock). */
+  readonly triggers: () => Triggers | undefined;
   /** Start the clock (when `startSchedule: false` was given). */
   startSchedule(): void;
   /** Stop: scheduler (with grace), server, runtime. */
@@ -59,7 +62,7 @@ export type JobKind = 'sync' | 'complete' | 'reconcile';
 /** The scheduler's jobs: each pipeline under its name, complete reads as `<name>#complete`, reconciliations as `<name>#reconcile`. */
 export function scheduledJobs(pipelines: LoadedConfig['config']['pipelines']): SchedulablePipeline[] {
   return pipelines.flatMap((p) => [
-    { name: p.name, ...(p.schedule ? { schedule: p.schedule } : {}), ...(p.timezone ? { timezone: p.timezone } : {}) },
+    { name: p.name, ...(p.schedule ? { schedule: p.schedule } : {}), ...(p.timezone ? { timezone: p.timezone } : {}), ...(p.trigger ? { debounceMs: p.trigger.debounce } : {}) },
     ...(p.completeSchedule ? [{ name: `${p.name}#complete`, schedule: p.completeSchedule, ...(p.timezone ? { timezone: p.timezone } : {}) }] : []),
     ...(p.reconcile?.schedule ? [{ name: `${p.name}#reconcile`, schedule: p.reconcile.schedule, ...((p.reconcile.timezone ?? p.timezone) ? { timezone: p.reconcile.timezone ?? p.timezone } : {}) }] : []),
   ]);
@@ -183,7 +186,13 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     // Unref'd: a background sweep nothing waits on; the daemon's servers keep the process alive.
     sweep.unref();
     closers.push(async () => clearInterval(sweep));
-    if (options.startSchedule !== false) scheduler.start();
+    let triggers: Triggers | undefined;
+    const startClock = async (): Promise<void> => {
+      scheduler.start();
+      // Wake-ups go through the scheduler: it coalesces them, and with replicas its run() turns them into a job of the lane.
+      triggers ??= await startTriggers(runtime, (pipeline, cause) => scheduler.wake(pipeline, cause), logger);
+    };
+    if (options.startSchedule !== false) await startClock();
     logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath, ...(replica ? { replica: replica.name } : {}) }, 'shopsync daemon started');
 
     let closing: Promise<CloseResult> | undefined;
@@ -193,9 +202,13 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       scheduler,
       server,
       ...(replica ? { replica } : {}),
-      startSchedule: () => scheduler.start(),
+      triggers: () => triggers,
+      startSchedule: () => {
+        startClock().catch((err: unknown) => logger.error({ err: errorLine(err) }, 'starting the triggers failed; the schedules run'));
+      },
       close() {
         closing ??= (async () => {
+          await triggers?.close();
           let result = await scheduler.close(config.daemon.shutdownGraceMs);
           if (replica) {
             const stopped = await replica.stop(config.daemon.shutdownGraceMs);

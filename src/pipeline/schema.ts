@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { cronSchema, timezoneSchema } from '../config/schedule.js';
 import { getResource, isResourceName, resources } from '../shop/registry/index.js';
+import { triggerSchema } from '../triggers/schema.js';
 
 const connectorRef = z.looseObject({
   /** Name of a connection under `connections:`; the other keys are the connector's own config. */
@@ -103,6 +104,8 @@ export const pipelineSchema = z
     schedule: z.string().min(1).optional(),
     /** IANA time zone of `schedule`. */
     timezone: z.string().min(1).optional(),
+    /** What wakes the pipeline besides its schedule: NOTIFY, a file watcher, a signed hook, short polling (docs/triggers.md). */
+    trigger: triggerSchema.optional(),
     /** Cron expression of complete reads (the whole source, then `onMissing`); the daemon runs them besides `schedule`. */
     completeSchedule: cronSchema.optional(),
     /** Scheduled reconciliation of the ERP with the shop (push pipelines). */

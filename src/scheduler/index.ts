@@ -3,6 +3,11 @@
  * once — a tick that arrives while the previous run is still going is skipped and logged — and
  * closing stops the clock, asks in-flight runs to stop at their next checkpoint and waits for
  * them within a grace period.
+ *
+ * Wake-ups (triggers: NOTIFY, file watcher, hook, polling) are coalesced, unlike ticks: the first
+ * one starts a run after the pipeline's debounce, those during the debounce join it, and those
+ * while a run is going ask for exactly one follow-up run when it ends — a change committed after
+ * the run read past it is then never left waiting for the next tick.
  */
 import { createTask, type ScheduledTask } from 'node-cron';
 import { StateError } from '../errors.js';
@@ -15,12 +20,14 @@ export interface SchedulablePipeline {
   readonly schedule?: string;
   /** IANA zone of the expression. @default the scheduler's `timezone` */
   readonly timezone?: string;
+  /** How long wake-ups gather before the run starts. @default 200 */
+  readonly debounceMs?: number;
 }
 
 /** Why a run started. */
 export interface RunRequest {
   readonly pipeline: string;
-  readonly reason: 'schedule' | 'manual';
+  readonly reason: 'schedule' | 'manual' | 'wake';
   /** The tick that triggered the run (schedule) or the time it was asked for (manual). */
   readonly at: Date;
   /** Aborted when the scheduler closes: stop at the next checkpoint. */
@@ -55,6 +62,8 @@ export interface Scheduler {
   nextRun(pipeline: string): Date | null;
   /** Whether a run of the pipeline is in flight. */
   isRunning(pipeline: string): boolean;
+  /** Ask for a run because the source changed: coalesced (one run, at most one follow-up); ignored once closed. */
+  wake(pipeline: string, cause: string): void;
   /** Run a pipeline now (dashboard, startup); rejects with RUN_IN_PROGRESS when it is already running. */
   runNow(pipeline: string): Promise<void>;
   /** Stop ticking, abort in-flight runs at their next checkpoint, wait up to `graceMs` for them. */
@@ -68,6 +77,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const tasks = new Map<string, ScheduledTask>();
   const running = new Map<string, Promise<void>>();
   const controller = new AbortController();
+  /** Pipelines woken while running: one follow-up each when the run ends. */
+  const followUps = new Set<string>();
+  /** Debounce timers of woken, idle pipelines. */
+  const gathering = new Map<string, NodeJS.Timeout>();
   let closed = false;
 
   function launch(pipeline: string, reason: RunRequest['reason'], at: Date): Promise<void> {
@@ -77,9 +90,33 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       .catch((err: unknown) => {
         log.error({ pipeline, err }, 'pipeline run threw');
       })
-      .finally(() => running.delete(pipeline));
+      .finally(() => {
+        running.delete(pipeline);
+        if (followUps.delete(pipeline) && !closed) void launch(pipeline, 'wake', new Date());
+      });
     running.set(pipeline, done);
     return done;
+  }
+
+  function wake(pipeline: string, cause: string): void {
+    if (closed || !known.has(pipeline)) return;
+    if (running.has(pipeline)) {
+      if (!followUps.has(pipeline)) log.debug({ pipeline, cause }, 'woken while running: one follow-up run when it ends');
+      followUps.add(pipeline);
+      return;
+    }
+    if (gathering.has(pipeline)) return;
+    const timer = setTimeout(() => {
+      gathering.delete(pipeline);
+      if (closed) return;
+      if (running.has(pipeline)) {
+        followUps.add(pipeline);
+        return;
+      }
+      log.debug({ pipeline, cause }, 'woken');
+      void launch(pipeline, 'wake', new Date());
+    }, known.get(pipeline)?.debounceMs ?? 200);
+    gathering.set(pipeline, timer);
   }
 
   function tick(pipeline: string, date: Date): void {
@@ -112,6 +149,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     isRunning(pipeline) {
       return running.has(pipeline);
     },
+    wake,
     async runNow(pipeline) {
       if (!known.has(pipeline)) throw new StateError('UNKNOWN_PIPELINE', `no pipeline named "${pipeline}"; known: ${[...known.keys()].join(', ')}`);
       if (closed) throw new StateError('SCHEDULER_CLOSED', 'shopsync is shutting down');
@@ -120,6 +158,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     async close(graceMs = 30_000) {
       closed = true;
+      for (const timer of gathering.values()) clearTimeout(timer);
+      gathering.clear();
+      followUps.clear();
       await Promise.all([...tasks.values()].map((t) => t.destroy()));
       tasks.clear();
       const inFlight = [...running.keys()];
