@@ -39,6 +39,8 @@ export function hintFor(code: string): string | undefined {
       return 'run the same command again: it continues from the last checkpoint. Please report this with the log (LOG_LEVEL=debug): a wait inside shopsync or a connector held nothing that kept the process alive';
     case 'SHOP_UNAVAILABLE':
       return 'the shop answered 5xx after every retry: try again later, or raise shop.retry.retries';
+    case 'SHOP_CIRCUIT_OPEN':
+      return "the shop's circuit breaker is open (the shop kept failing): nothing was sent and nothing is lost; the breaker probes the shop at the time named and closes when it answers (docs/operations.md, Circuit breaker)";
     default:
       return undefined;
   }

@@ -76,6 +76,22 @@ export const shopConfigSchema = z
         maxDelayMs: positiveInt.default(30_000),
       })
       .prefault({}),
+    /**
+     * The shop's circuit breaker (docs/operations.md, "Circuit breaker"): after `failures` requests in
+     * a row gave up with the shop down (no answer, timeout, 5xx after every retry; never a 4xx or 429),
+     * runs of this shop fail fast with SHOP_CIRCUIT_OPEN and send nothing until a probe (one record of
+     * a list) is answered.
+     */
+    circuitBreaker: z
+      .strictObject({
+        /** Requests in a row that gave up with the shop down before it opens; 0 = never. @default 5 */
+        failures: z.coerce.number().int().min(0).default(5),
+        /** Wait before the first probe. @default 30000 */
+        probeAfterMs: positiveInt.default(30_000),
+        /** Longest wait between probes (each failed probe doubles the wait). @default 600000 */
+        maxProbeAfterMs: positiveInt.default(600_000),
+      })
+      .prefault({}),
   })
   .superRefine((shop, ctx) => {
     if (!shop.token === !shop.oauth) {
@@ -103,5 +119,6 @@ export function shopClientOptions(shop: ShopConfig): ShopClientOptions {
     batchSize: shop.batchSize,
     timeoutMs: shop.timeoutMs,
     maxResponseBytes: shop.maxResponseBytes,
+    breaker: shop.circuitBreaker,
   };
 }

@@ -50,6 +50,17 @@ export class TransportError extends ShopApiError {
  */
 export class ShopUnreachableError extends TransportError {}
 
+/**
+ * SHOP_CIRCUIT_OPEN: the shop's circuit breaker is open after many attempts in a row found it down
+ * (client/breaker.ts); nothing was sent. An unreachable shop to the pipelines: the run stops, its
+ * records stay for the next run. `details.probeAt` says when the breaker tries the shop again.
+ */
+export class ShopCircuitOpenError extends ShopUnreachableError {
+  constructor(message: string, options: ShopErrorOptions = {}) {
+    super('SHOP_CIRCUIT_OPEN', message, options);
+  }
+}
+
 /** A write whose answer was lost: it may or may not have taken effect; the caller must reconcile. */
 export class OutcomeUnknownError extends TransportError {}
 

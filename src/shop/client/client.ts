@@ -4,6 +4,7 @@ import { resolveOptions } from './options.js';
 import { createTokenSource } from './auth.js';
 import { RequestQueue } from './queue.js';
 import { createHttp, Transport } from './http.js';
+import { CircuitBreaker } from './breaker.js';
 import { writeInBatches } from './batches.js';
 import { readList, readPages } from './exports.js';
 import { checkFilters } from './filters.js';
@@ -27,6 +28,13 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
   const tokens = createTokenSource(settings.auth, { http, baseUrl: settings.baseUrl, timeoutMs: settings.timeoutMs, maxResponseBytes: settings.maxResponseBytes, retries: settings.retries, baseDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs });
   const queue = new RequestQueue({ mode: settings.mode, concurrency: settings.concurrency, intervalCap: settings.intervalCap, intervalMs: settings.intervalMs, onEvent: settings.onEvent, shared: settings.sharedLimiter });
   const transport = new Transport(http, tokens, queue, settings);
+  const breaker = new CircuitBreaker(settings.breaker, () => transport.probe(), (change) => {
+    const { state: _state, ...snapshot } = change.snapshot;
+    if (change.state === 'open') logger.warn({ circuit: change.snapshot }, `shop circuit breaker open: ${change.reason}; runs of this shop fail fast (SHOP_CIRCUIT_OPEN) until a probe at ${snapshot.probeAt} is answered`);
+    else logger.info({ circuit: change.snapshot }, 'shop circuit breaker closed: the probe was answered; requests go out again');
+    settings.onEvent({ type: 'circuit', reason: change.reason, ...change.snapshot });
+  });
+  transport.useBreaker(breaker);
 
   const exportPages = (name: string, opts: ExportOptions = {}): AsyncIterable<ExportPageResult> => {
     const resource = resourceOf(name);
@@ -101,6 +109,7 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
     },
     queueDepth: () => queue.depth(),
     rate: () => queue.rate(),
+    circuit: () => breaker.snapshot(),
     async close() {
       tokens.close();
       await queue.close();

@@ -7,7 +7,9 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { AbortedError } from '../../errors.js';
 import { scrubSecrets } from '../../log.js';
-import { OutcomeUnknownError, ResponseTooLargeError, ShopApiError, ShopUnreachableError, TransportError } from '../errors.js';
+import { OutcomeUnknownError, ResponseTooLargeError, ShopApiError, ShopCircuitOpenError, ShopUnreachableError, TransportError } from '../errors.js';
+import { allResources, isResourceName, getResource } from '../registry/index.js';
+import type { CircuitBreaker } from './breaker.js';
 import { formatBytes } from '../../util/bytes.js';
 import type { HttpMethod } from '../registry/index.js';
 import type { TokenSource } from './auth.js';
@@ -32,6 +34,8 @@ export interface RequestSpec {
   readonly signal?: AbortSignal;
   /** Incremented once per HTTP attempt (retries included). */
   readonly counter?: { requests: number };
+  /** The circuit breaker's own probe: it goes out while the breaker is open. */
+  readonly probe?: boolean;
 }
 
 /** An HTTP answer of any status. */
@@ -43,12 +47,23 @@ export interface Answer {
   readonly afterLostAnswer: boolean;
 }
 
+/** What one HTTP attempt came back with. */
+interface AttemptResult {
+  readonly response?: AxiosResponse;
+  readonly failure?: { code?: string; message: string };
+  readonly sent: boolean;
+  readonly wireMs: number;
+}
+
 /** Sends requests; shared by every operation of one client. */
 export class Transport {
   readonly #http: AxiosInstance;
   readonly #tokens: TokenSource;
   readonly #queue: RequestQueue;
   readonly #options: ResolvedOptions;
+  #breaker: CircuitBreaker | undefined;
+  /** The resource of the last request: the probe reads one record of it (the token has its scope). */
+  #lastResource: string | undefined;
 
   constructor(http: AxiosInstance, tokens: TokenSource, queue: RequestQueue, options: ResolvedOptions) {
     this.#http = http;
@@ -57,13 +72,71 @@ export class Transport {
     this.#options = options;
   }
 
+  /** Every attempt asks this breaker first and tells it how the shop answered. */
+  useBreaker(breaker: CircuitBreaker): void {
+    this.#breaker = breaker;
+  }
+
+  /**
+   * The breaker's probe: one GET of one record of a list (the resource last asked for, else the
+   * registry's first list), through the rate-limited queue; resolves when the shop answered below 500.
+   */
+  async probe(): Promise<void> {
+    const last = this.#lastResource !== undefined && isResourceName(this.#lastResource) ? getResource(this.#lastResource) : undefined;
+    const resource = [last, ...allResources].find((r) => r?.ops.export?.method === 'GET' && r.ops.export.paging.kind === 'limit-offset' && !r.ops.export.path.includes('{'));
+    if (!resource?.ops.export) throw new Error('no list in the registry to probe the shop with');
+    const spec: RequestSpec = { resource: resource.name, method: 'GET', path: resource.ops.export.path, params: { limit: 1 }, repeatSafe: true, probe: true };
+    const token = await this.#tokens.token();
+    const { response, failure, sent, wireMs } = await this.#attempt(spec, token);
+    const status = response ? response.status : 'network';
+    this.#options.onEvent({ type: 'request', resource: spec.resource, method: 'GET', status, durationMs: sent ? Math.round(wireMs) : 0, attempt: 1 });
+    if (!response) throw new Error(`the probe (GET ${spec.path}?limit=1) got no answer: ${failure?.message ?? 'network error'}`);
+    if (response.status >= 500) throw new Error(`the probe (GET ${spec.path}?limit=1) was answered HTTP ${response.status}`);
+  }
+
+  /** The breaker refused an attempt: a write an earlier attempt of which may have landed is OUTCOME_UNKNOWN, not "nothing sent". */
+  #refused(spec: RequestSpec, err: unknown, afterLostAnswer: boolean): unknown {
+    if (!(err instanceof ShopCircuitOpenError) || !afterLostAnswer || spec.method === 'GET') return err;
+    return this.#unknown(spec, `an answer to ${spec.method} ${spec.path} was lost and the shop's circuit breaker opened before it could be repeated (${err.message})`, 'SHOP_CIRCUIT_OPEN');
+  }
+
+  /**
+   * What an attempt said about the shop: an answer below 500 proves it is there (the breaker's count
+   * starts again); otherwise how it failed, which counts once the request gives up (see `send`).
+   */
+  #observe(spec: RequestSpec, response: AxiosResponse | undefined, failure: { code?: string; message: string } | undefined): string | undefined {
+    if (response) {
+      if (response.status >= 500 && !notTransient(response.data)) return `HTTP ${response.status} to ${spec.method} ${spec.path}`;
+    } else if (failure?.code !== RESPONSE_TOO_LARGE) {
+      return spec.signal?.aborted ? undefined : `no answer to ${spec.method} ${spec.path}: ${failure?.message ?? 'network error'}`;
+    }
+    this.#breaker?.answered();
+    return undefined;
+  }
+
+  /**
+   * Send a request, retrying where the policy allows; resolves with the final answer. A request that
+   * gave up with the shop down (no answer, 5xx after every retry) counts once towards the breaker:
+   * counting whole requests, not attempts, lets a shop that recovers within the retries never open it.
+   */
+  async send(request: RequestSpec): Promise<Answer> {
+    const down: { last?: string } = {};
+    try {
+      const answer = await this.#send(request, down);
+      if (down.last !== undefined && answer.status >= 500) this.#breaker?.failed(down.last);
+      return answer;
+    } catch (err) {
+      if (down.last !== undefined && !(err instanceof ShopCircuitOpenError) && !(err instanceof AbortedError)) this.#breaker?.failed(down.last);
+      throw err;
+    }
+  }
+
   /** Remove every known secret from a text bound for a log line or an error message. */
   scrub(text: string): string {
     return scrubSecrets(text, this.#tokens.secrets());
   }
 
-  /** Send a request, retrying where the policy allows; resolves with the final answer. */
-  async send(request: RequestSpec): Promise<Answer> {
+  async #send(request: RequestSpec, down: { last?: string }): Promise<Answer> {
     // A signal of its own per request: many concurrent batches share the caller's signal, and
     // listeners on a derived signal do not pile up on the caller's.
     const spec: RequestSpec = request.signal ? { ...request, signal: AbortSignal.any([request.signal]) } : request;
@@ -75,9 +148,20 @@ export class Transport {
     const firstAttempt = Date.now();
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortedError(`stopped before ${label} was sent`);
-      const token = await this.#tokens.token(spec.signal);
-      const started = Date.now();
-      const { response, failure, sent, wireMs } = await this.#attempt(spec, token);
+      this.#lastResource = spec.resource;
+      let outcome: AttemptResult;
+      let token: string;
+      let started: number;
+      try {
+        await this.#breaker?.admit();
+        token = await this.#tokens.token(spec.signal);
+        started = Date.now();
+        outcome = await this.#attempt(spec, token);
+      } catch (err) {
+        throw this.#refused(spec, err, afterLostAnswer);
+      }
+      const { response, failure, sent, wireMs } = outcome;
+      down.last = this.#observe(spec, response, failure);
       if (!response && spec.signal?.aborted) {
         if (sent && !spec.repeatSafe) throw this.#unknown(spec, `stopped while waiting for the answer to ${label}`, failure?.code);
         throw new AbortedError(`stopped while sending ${label}`);
@@ -147,7 +231,7 @@ export class Transport {
   }
 
   /** One HTTP attempt through the queue; network failures come back as their code and a scrubbed message. */
-  async #attempt(spec: RequestSpec, token: string): Promise<{ response?: AxiosResponse; failure?: { code?: string; message: string }; sent: boolean; wireMs: number }> {
+  async #attempt(spec: RequestSpec, token: string): Promise<AttemptResult> {
     let sent = false;
     // Time on the wire only (not the wait in the queue): what the rate controller reads as the shop's latency.
     let wireStart = 0;
@@ -156,6 +240,8 @@ export class Transport {
     const deadline = new Deadline(this.#options.timeoutMs);
     try {
       const response = await this.#queue.run(() => {
+        // An attempt that waited in the queue while the breaker opened does not go out.
+        if (!spec.probe) this.#breaker?.check();
         sent = true;
         wireStart = performance.now();
         if (spec.counter) spec.counter.requests += 1;

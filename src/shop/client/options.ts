@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { valueAt } from '../../util/paths.js';
 import type { SharedRateLimiter } from '../rate/index.js';
+import { BREAKER_DEFAULTS, type BreakerOptions } from './breaker.js';
 import type { ClientEvent, RateLimitOptions, ShopAuth, ShopClientOptions } from './types.js';
 
 /** Options with every default filled in. */
@@ -23,6 +24,7 @@ export interface ResolvedOptions {
   readonly logger: Logger;
   readonly onEvent: (event: ClientEvent) => void;
   readonly sharedLimiter?: SharedRateLimiter;
+  readonly breaker: BreakerOptions;
 }
 
 const positiveInt = (what: string) =>
@@ -53,6 +55,7 @@ const optionsSchema = z.object({
   batchSize: positiveInt('batchSize'),
   timeoutMs: positiveInt('timeoutMs'),
   maxResponseBytes: positiveInt('maxResponseBytes'),
+  breaker: z.object({ failures: nonNegativeInt('breaker.failures'), probeAfterMs: positiveInt('breaker.probeAfterMs'), maxProbeAfterMs: positiveInt('breaker.maxProbeAfterMs') }),
 });
 
 /**
@@ -91,6 +94,7 @@ export function resolveOptions(options: ShopClientOptions): ResolvedOptions {
     batchSize: options.batchSize ?? 100,
     timeoutMs: options.timeoutMs ?? 30_000,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    breaker: { ...BREAKER_DEFAULTS, ...options.breaker },
   };
   const parsed = optionsSchema.safeParse(merged);
   if (!parsed.success) {

@@ -8,6 +8,7 @@ import type { MessageEntry, ClaimsResponse, AttachmentListing, DeleteResponse } 
 import type { ShopApiError } from '../errors.js';
 import type { RateSnapshot, SharedRateLimiter } from '../rate/index.js';
 import type { MediaFile, MediaUploadResult } from './media.js';
+import type { BreakerOptions, BreakerSnapshot } from './breaker.js';
 
 /** How the client authenticates. */
 export type ShopAuth =
@@ -72,6 +73,8 @@ export interface ShopClientOptions {
    * client does not close it. @default none: this process's limits only
    */
   readonly sharedLimiter?: SharedRateLimiter;
+  /** The shop's circuit breaker (client/breaker.ts). @default 10 failures, first probe after 30 s, at most every 10 min */
+  readonly breaker?: Partial<BreakerOptions>;
 }
 
 /** Something the client saw, for metrics and logs. */
@@ -84,7 +87,9 @@ export type ClientEvent =
   /** An attempt waited for the budget shared with other replicas (it was used up, or the shop paused). */
   | { readonly type: 'shared-wait'; readonly waitedMs: number }
   /** Another replica met a 429: this client pauses and slows down as if it had. */
-  | { readonly type: 'shared-pause'; readonly retryAfterMs: number };
+  | { readonly type: 'shared-pause'; readonly retryAfterMs: number }
+  /** The circuit breaker opened (the shop kept failing) or closed (a probe was answered). */
+  | ({ readonly type: 'circuit'; readonly reason: string } & BreakerSnapshot);
 
 /** What happened to one record of a write. */
 export interface RecordOutcome {
@@ -175,6 +180,8 @@ export interface ShopClient {
   queueDepth(): { readonly size: number; readonly pending: number };
   /** The queue's current limits (requests per second, in flight, adaptive phase). */
   rate(): RateSnapshot;
+  /** Where the shop's circuit breaker stands. */
+  circuit(): BreakerSnapshot;
   /** Stop the queue and drop cached tokens. */
   close(): Promise<void>;
 }
