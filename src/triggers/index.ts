@@ -8,6 +8,8 @@ import type { Runtime } from '../ops/runtime.js';
 import type { PipelineConfig } from '../config/index.js';
 import type { TriggerConfig } from './schema.js';
 import type { TriggerHandle, TriggerStatus, WakeCause } from './types.js';
+import { wakeupCounter } from './metrics.js';
+import { notifyTrigger } from './notify/index.js';
 
 export { triggerSchema, notifyChannel, type TriggerConfig } from './schema.js';
 export type { TriggerHandle, TriggerStatus, Wake, WakeCause } from './types.js';
@@ -28,7 +30,9 @@ export interface TriggerKind {
 }
 
 /** Every kind shopsync has; each file adds its own entry. */
-const KINDS: readonly TriggerKind[] = [];
+const KINDS: readonly TriggerKind[] = [
+  notifyTrigger,
+];
 
 /** The running triggers of a daemon. */
 export interface Triggers {
@@ -40,6 +44,7 @@ export interface Triggers {
 export async function startTriggers(runtime: Runtime, wake: (pipeline: string, cause: WakeCause, detail?: string) => void, logger: Logger): Promise<Triggers> {
   const log = logger.child({ component: 'triggers' });
   const handles: TriggerHandle[] = [];
+  const wakeups = wakeupCounter(runtime.metrics.registry);
   try {
     for (const pipeline of runtime.loaded.config.pipelines) {
       const trigger = pipeline.trigger;
@@ -47,7 +52,7 @@ export async function startTriggers(runtime: Runtime, wake: (pipeline: string, c
       for (const kind of KINDS) {
         if (trigger[kind.key] === undefined || kind.key === 'debounce') continue;
         const pipelineLog = log.child({ pipeline: pipeline.name, trigger: kind.key });
-        handles.push(await kind.start({ pipeline, trigger, runtime, logger: pipelineLog, wake: (cause, detail) => wake(pipeline.name, cause, detail) }));
+        handles.push(await kind.start({ pipeline, trigger, runtime, logger: pipelineLog, wake: (cause, detail) => { wakeups.inc({ shop: pipeline.shop, pipeline: pipeline.name, cause }); wake(pipeline.name, cause, detail); } }));
       }
     }
   } catch (err) {

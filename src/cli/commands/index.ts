@@ -6,6 +6,7 @@ import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { dlqCommand } from './dlq.js';
+import { erpCommand } from './erp.js';
 import { jobsCommand } from './jobs.js';
 import { mappingsCommand } from './mappings.js';
 import { reconcileCommand } from './reconcile.js';
@@ -27,6 +28,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(jobsCommand(ctx));
   program.addCommand(stateCommand(ctx));
   program.addCommand(doctorCommand(ctx));
+  program.addCommand(erpCommand(ctx));
   program.addCommand(mappingsCommand(ctx));
   program.addCommand(sandboxCommand(ctx));
   program.addCommand(demoCommand(ctx));

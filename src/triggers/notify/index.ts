@@ -1,0 +1,54 @@
+/**
+ * `trigger: { notify: true }`: a push pipeline on a PostgreSQL source is woken by NOTIFY on its
+ * channel (installed by `shopsync erp notify-setup`), and once after every (re)connect of its
+ * listener, so a change whose notification fell into a disconnect still goes out.
+ */
+import { postgresSettings } from '../../erp/sql/postgres.js';
+import type { TriggerKind } from '../index.js';
+import type { TriggerHandle } from '../types.js';
+import { startListener } from './listener.js';
+import { notifySourceOf } from './source.js';
+
+export { startListener, LISTENER_APPLICATION_NAME, type Listener, type ListenerOptions } from './listener.js';
+export { applyNotifySetup, notifySetupScript, notifySetupSql, notifyTriggerName, NOTIFY_FUNCTION, type AppliedSetup, type NotifySetup, type NotifySetupOptions } from './setup.js';
+export { notifySourceOf, tablesNamedIn, NOTIFY_CODES, type NotifySource } from './source.js';
+
+/** The NOTIFY trigger kind (listed in src/triggers/index.ts). */
+export const notifyTrigger: TriggerKind = {
+  key: 'notify',
+  async start({ pipeline, runtime, wake, logger }): Promise<TriggerHandle> {
+    // Throws TRIGGER_NOTIFY_NOT_POSTGRES for a source that cannot NOTIFY: misuse, refused at start.
+    const source = notifySourceOf(pipeline, runtime.loaded.config.connections);
+    // The source's own settings (TLS, search_path, time zone), read-only: the listener only LISTENs and asks SELECT 1.
+    const { max: _pool, ...client } = postgresSettings(source.connection, process.env, true, runtime.loaded.baseDir);
+    let lastWakeAt: string | undefined;
+    const listener = startListener({
+      client,
+      channel: source.channel,
+      logger: logger.child({ channel: source.channel }),
+      onNotify: (table) => {
+        lastWakeAt = new Date().toISOString();
+        // The payload is only a hint for the log: the run reads from its cursor, whatever was sent.
+        wake('notify', table.slice(0, 63));
+      },
+      onConnected: () => {
+        lastWakeAt = new Date().toISOString();
+        wake('reconnect');
+      },
+    });
+    return {
+      status: () => {
+        const state = listener.state();
+        const error = listener.lastError();
+        return {
+          pipeline: pipeline.name,
+          kind: 'notify',
+          state: state === 'listening' ? 'listening' : 'reconnecting',
+          detail: state === 'listening' ? `LISTEN ${source.channel}` : `LISTEN ${source.channel}: ${state === 'connecting' ? 'connecting' : `down, retrying${error ? ` (${error})` : ''}`}`,
+          ...(lastWakeAt ? { lastWakeAt } : {}),
+        };
+      },
+      close: () => listener.close(),
+    };
+  },
+};
