@@ -8,6 +8,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ClientEvent } from '../shop/client/types.js';
 import type { RateSnapshot } from '../shop/rate/index.js';
 import { DEFAULT_SHOP } from '../state/index.js';
+import { LATENCY_BUCKETS } from '../pipeline/latency.js';
 
 /** Metric families and the hooks that feed them. */
 export interface Metrics {
@@ -20,6 +21,8 @@ export interface Metrics {
   runFinished(pipeline: string, status: string, at: Date): void;
   /** Seed the last-success time from the state (after a restart). */
   lastSuccessAt(pipeline: string, at: Date): void;
+  /** Records a pipeline delivered, with their change latency in seconds (clamped at 0); `skewed` of them were stamped after the shop's answer. */
+  changesDelivered(pipeline: string, seconds: readonly number[], skewed?: number): void;
   /** A scheduled tick was skipped because the previous run was still going. */
   tickSkipped(pipeline: string): void;
   /** Text exposition for /metrics. */
@@ -84,6 +87,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'Shop API request latency by resource, method and HTTP status (network = no answer)',
     labelNames: ['shop', 'resource', 'method', 'status'] as const,
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const changeLatency = new Histogram({
+    name: 'shopsync_change_latency_seconds',
+    help: 'Change timestamp of a delivered record (its timestamp cursor) to the shop\'s answer to the write that carried it; incremental syncs only, unchanged records not counted',
+    labelNames: ['shop', 'pipeline'] as const,
+    buckets: [...LATENCY_BUCKETS],
+    registers: [registry],
+  });
+  const changeSkew = new Counter({
+    name: 'shopsync_change_latency_skew_total',
+    help: 'Delivered records whose change timestamp lay after the shop\'s answer (the ERP clock ahead of this host, or a naive timestamp read in the wrong zone); counted as 0 in shopsync_change_latency_seconds',
+    labelNames: ['shop', 'pipeline'] as const,
     registers: [registry],
   });
   const throttled = new Counter({
@@ -206,6 +222,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     lastSuccessAt(pipeline, at) {
       lastSuccess.set({ shop: shopOf(pipeline), pipeline }, Math.floor(at.getTime() / 1000));
+    },
+    changesDelivered(pipeline, seconds, skewed = 0) {
+      const labels = { shop: shopOf(pipeline), pipeline };
+      for (const s of seconds) changeLatency.observe(labels, s);
+      if (skewed > 0) changeSkew.inc(labels, skewed);
     },
     tickSkipped(pipeline) {
       skipped.inc({ shop: shopOf(pipeline), pipeline });

@@ -151,6 +151,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   // A record the source could not use counts as `unreadable`, so an alert on it needs no code list.
   events.on('record-settled', (e) => metrics.recordsSettled(e.pipeline, e.unreadable ? 'unreadable' : e.outcome));
   events.on('run-finished', (e) => metrics.runFinished(e.summary.pipeline, e.summary.status, new Date()));
+  events.on('changes-delivered', (e) => metrics.changesDelivered(e.pipeline, e.seconds, e.skewed));
   for (const run of await state.runs.latestByPipeline()) {
     if (run.status === 'succeeded' && run.finishedAt) metrics.lastSuccessAt(run.pipeline, new Date(run.finishedAt));
   }

@@ -26,6 +26,8 @@ export type SyncEvent =
     }
   | { readonly type: 'batch-sent'; readonly runId: number; readonly pipeline: string; readonly resource: string; readonly operation: 'create' | 'update'; readonly size: number; readonly requests: number; readonly durationMs: number }
   | { readonly type: 'batch-split'; readonly runId: number; readonly pipeline: string; readonly size: number; readonly code: string }
+  /** Records the shop took, with their change latency (change timestamp → the shop's answer), clamped at 0; `skewed` of them were below 0. */
+  | { readonly type: 'changes-delivered'; readonly runId: number; readonly pipeline: string; readonly resource: string; readonly seconds: readonly number[]; readonly skewed: number }
   | { readonly type: 'request-throttled'; readonly pipeline?: string; readonly resource: string; readonly retryAfterMs: number }
   | { readonly type: 'checkpoint'; readonly runId: number; readonly pipeline: string; readonly lane: string; readonly position: CursorPosition }
   | { readonly type: 'run-finished'; readonly summary: RunSummary }

@@ -15,6 +15,7 @@ import { pipelineSchema, type PipelineDefinition, type PipelineDefinitionInput }
 import { PushEngine } from './push/runner.js';
 import { pullRun } from './pull.js';
 import { LowWaterMark } from './watermark.js';
+import { naiveOffsetOf } from './latency.js';
 import { capOf, readWatermark, WATERMARK_LANE, watermarkRow } from './sourceWatermark.js';
 import { reportExhausted, waitingLetters } from './waitingLetters.js';
 import { handleMissing, ReadTally } from './missing/index.js';
@@ -207,6 +208,8 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       ...(dryRun ? {} : { cursorName: o.cursorName, watermark }),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(lookBack && after ? { readAgainUpTo: after } : {}),
+      // Only changes read after a stored cursor measure the sync: a first sync, a backfill or a complete read delivers records changed long ago.
+      ...(lookBack && !dryRun ? { changeLatency: { naiveOffsetMs: naiveOffsetOf(safe) ?? 0 } } : {}),
     });
     // Letters that only wait for another record (the article a stock update targets, a manufacturer) are tried again by sync runs once their back-off is over, before the source's newer versions.
     const due = o.mode === 'sync' ? await waitingLetters(deps.state, def.name) : undefined;

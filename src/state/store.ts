@@ -211,6 +211,18 @@ export interface RunStore {
   list(filter?: RunFilter): Promise<RunRecord[]>;
   /** The latest run of each pipeline. */
   latestByPipeline(): Promise<RunRecord[]>;
+  /** Store a run's change-latency histogram (JSON, replacing the one before; see src/pipeline/latency.ts). */
+  saveLatency(id: number, latency: unknown): Promise<void>;
+  /** The change-latency histograms of runs started at or after `since` (Unix ms), every shop's. */
+  latencySince(since: number): Promise<RunLatencyRow[]>;
+}
+
+/** A run's stored change-latency histogram (JSON text). */
+export interface RunLatencyRow {
+  readonly runId: number;
+  readonly pipeline: string;
+  readonly shop: string;
+  readonly latencyJson: string;
 }
 
 /** Per-record events. */

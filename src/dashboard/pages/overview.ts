@@ -10,6 +10,7 @@ import { shopLinks, shopOfPipeline } from './shops.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
 import { previewHref } from './preview.js';
 import { replicasPanel } from './replicas.js';
+import { lastHourLatency, latencyText } from './latency.js';
 
 /** How the overview describes a pipeline's state. */
 export type PipelineState = 'idle' | 'running' | 'failing';
@@ -47,6 +48,7 @@ async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: S
   const dead = await state.deadLetters.count(p.name);
   const cursor = await state.cursors.get(p.name);
   const held = watermarkView(await state.cursors.get(p.name, WATERMARK_LANE));
+  const latency = p.direction === 'push' ? (await lastHourLatency(ctx)).get(p.name) : undefined;
   const shown = running ?? last;
   const errorLine = last && !running ? runErrorLine(last.error) : undefined;
   const markup = html`<section class="panel card ${st}" data-pipeline="${p.name}">
@@ -61,6 +63,7 @@ async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: S
   }</dd>
 ${shown ? html`<dt>Records</dt><dd>${countsLine(shown)}</dd>` : ''}
 ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''}
+${p.direction === 'push' ? html`<dt>Change latency</dt><dd>${latencyText(latency)}</dd>` : ''}
 <dt>Cursor</dt><dd>${cursorText(cursor)}</dd>
 ${held ? html`<dt>Watermark</dt><dd data-watermark="${held.by}"${held.by === 'transactions' && held.heldForSeconds >= 60 ? html` class="issue warning"` : ''}>${watermarkText(held)}</dd>` : ''}
 <dt>Next run</dt><dd>${p.schedule ? html`${timeCell(p.nextRun(), now)} <span class="muted small">(<code>${p.schedule}</code>)</span>` : html`<span class="muted">not scheduled</span>`}</dd>

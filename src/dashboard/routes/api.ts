@@ -8,6 +8,7 @@ import { toMinutePoints } from '../pages/charts.js';
 import { lookupRecord } from '../pages/records.js';
 import { runFilterFromQuery } from '../pages/runs.js';
 import { DEFAULT_SHOP } from '../../state/index.js';
+import { recentLatency } from '../../pipeline/latency.js';
 import { firstValues } from './pages.js';
 import type { RouteEnv } from './env.js';
 
@@ -21,26 +22,31 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
 
   app.get('/api/stream', (request, reply) => env.live.serve(request, reply));
 
-  app.get('/api/overview', async () => ({
-    shopRates: deps.shopRates?.() ?? {},
-    pipelines: await Promise.all(deps.pipelines.map(async (p) => {
-      const running = (await deps.state.runs.list({ pipeline: p.name, status: 'running', limit: 1 }))[0];
-      const last = (await deps.state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
-      return {
-        name: p.name,
-        shop: p.shop ?? DEFAULT_SHOP,
-        resource: p.resource,
-        direction: p.direction,
-        schedule: p.schedule,
-        state: pipelineState(running, last),
-        nextRun: p.nextRun()?.toISOString(),
-        currentRun: running,
-        lastRun: last,
-        cursor: await deps.state.cursors.get(p.name),
-        deadLetters: await deps.state.deadLetters.count(p.name),
-      };
-    })),
-  }));
+  app.get('/api/overview', async () => {
+    const latency = await recentLatency(deps.state);
+    return {
+      shopRates: deps.shopRates?.() ?? {},
+      pipelines: await Promise.all(deps.pipelines.map(async (p) => {
+        const running = (await deps.state.runs.list({ pipeline: p.name, status: 'running', limit: 1 }))[0];
+        const last = (await deps.state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
+        return {
+          name: p.name,
+          shop: p.shop ?? DEFAULT_SHOP,
+          resource: p.resource,
+          direction: p.direction,
+          schedule: p.schedule,
+          state: pipelineState(running, last),
+          nextRun: p.nextRun()?.toISOString(),
+          currentRun: running,
+          lastRun: last,
+          cursor: await deps.state.cursors.get(p.name),
+          deadLetters: await deps.state.deadLetters.count(p.name),
+          // p50/p95 of the last hour's delivered changes (change timestamp → shop answer), from every replica's runs.
+          changeLatency: latency.get(p.name) ?? null,
+        };
+      })),
+    };
+  });
   app.get('/api/runs', async (request) => {
     const filter = runFilterFromQuery(firstValues(request.query));
     return { runs: await deps.state.runs.list({ ...filter, limit: (filter.limit ?? 51) - 1 }) };

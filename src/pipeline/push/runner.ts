@@ -25,6 +25,7 @@ import { KeyLanes, type PushInput } from './keys.js';
 import { WaitingRoom } from './waiting.js';
 import { sourceFingerprint } from './sourceHash.js';
 import type { Settlement, WorkItem } from './work.js';
+import { ChangeLatencyRecorder, type ChangeLatencyOptions } from './latency.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -37,6 +38,8 @@ export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'bat
   readonly signal?: AbortSignal;
   /** The cursor an earlier run stored, when the source reads from before it (lookback): records up to it are read again. */
   readonly readAgainUpTo?: CursorPosition;
+  /** Observe the change latency of delivered records (incremental syncs from a stored cursor). */
+  readonly changeLatency?: ChangeLatencyOptions;
 }
 
 /** What the lookback of one run found: rows read again as an earlier run left them, and rows committed late. */
@@ -78,6 +81,7 @@ export class PushEngine {
   private readonly concurrency: number;
   private readonly o: PrepareDeps & PushEngineOptions;
   readonly lookback: LookbackTally = { rechecked: 0, late: 0 };
+  private readonly latency: ChangeLatencyRecorder | undefined;
 
   constructor(options: PushEngineOptions) {
     const references = new ReferenceCache(options.state);
@@ -87,6 +91,8 @@ export class PushEngine {
     this.batchSize = options.def.batchSize;
     this.concurrency = options.def.options.concurrency;
     this.settleTarget = settleTargetOf(options);
+    const { state, runId, def, resource, events, logger } = options;
+    this.latency = options.changeLatency && !options.dryRun ? new ChangeLatencyRecorder({ ...options.changeLatency, state, runId, pipeline: def.name, resource: resource.name, logger, ...(events ? { events } : {}) }) : undefined;
   }
 
   private get stopping(): boolean {
@@ -226,6 +232,7 @@ export class PushEngine {
     await this.pump(true);
     await this.retryWaiting();
     await this.flushImmediate();
+    await this.latency?.flush();
   }
 
   /**
@@ -325,6 +332,8 @@ export class PushEngine {
     const started = Date.now();
     const payloads = items.map((item) => wirePayload(resource, item));
     const result = op === 'create' ? await shop.create(resource.name as never, payloads, { batchSize: items.length }) : await shop.update(resource.name as never, payloads, { batchSize: items.length });
+    // The shop's confirmation of what this request carried: the end of each delivered record's change latency.
+    const answeredAt = Date.now();
     this.o.counts.requests += result.requests;
     this.o.events?.emit({ type: 'batch-sent', runId, pipeline: def.name, resource: resource.name, operation: op, size: items.length, requests: result.requests, durationMs: Date.now() - started });
     const whole = rejectedAsWhole(result.outcomes);
@@ -347,6 +356,7 @@ export class PushEngine {
     const gone = this.gone.splice(0);
     if (gone.length > 0) await this.forgetGone(gone);
     await this.settle([...this.immediate.splice(0), ...settled]);
+    this.latency?.delivered(settled, answeredAt);
     for (const s of settled) this.lanes.release(s.item.erpKey);
   }
 

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type pg from 'pg';
 import { CRASHED_ERROR, toRun, type RunRow } from '../rows.js';
 import { COUNT_COLUMNS, countValues, runWhere } from '../filters.js';
-import type { RunFilter, RunStore } from '../store.js';
+import type { RunFilter, RunLatencyRow, RunStore } from '../store.js';
 import type { RunCounts, RunMode, RunRecord, RunStatus } from '../types.js';
 import { Where } from '../where.js';
 import { execute, one, query } from './db.js';
@@ -56,6 +56,15 @@ export class PgRuns implements RunStore {
     const where = runWhere(filter, new Where(true));
     const sql = `SELECT * FROM runs ${where} ORDER BY started_at DESC, id DESC LIMIT ${where.next(0)} OFFSET ${where.next(1)}`;
     return (await query<RunRow>(this.pool, sql, [...where.params, filter.limit ?? 50, filter.offset ?? 0])).map(toRun);
+  }
+
+  async saveLatency(id: number, latency: unknown): Promise<void> {
+    await execute(this.pool, 'UPDATE runs SET latency_json = $1 WHERE id = $2', [JSON.stringify(latency), id]);
+  }
+
+  async latencySince(since: number): Promise<RunLatencyRow[]> {
+    const rows = await query<{ id: number; pipeline: string; shop: string; latency_json: string }>(this.pool, 'SELECT id, pipeline, shop, latency_json FROM runs WHERE started_at >= $1 AND latency_json IS NOT NULL', [since]);
+    return rows.map((r) => ({ runId: Number(r.id), pipeline: r.pipeline, shop: r.shop, latencyJson: r.latency_json }));
   }
 
   async latestByPipeline(): Promise<RunRecord[]> {

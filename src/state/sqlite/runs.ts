@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { CRASHED_ERROR, toRun, type RunRow } from '../rows.js';
 import { COUNT_COLUMNS, countValues, runWhere } from '../filters.js';
-import type { RunFilter, RunStore } from '../store.js';
+import type { RunFilter, RunLatencyRow, RunStore } from '../store.js';
 import type { RunCounts, RunMode, RunRecord, RunStatus } from '../types.js';
 import { Where } from '../where.js';
 import { cached, type Db } from './db.js';
@@ -61,6 +61,16 @@ export class SqliteRuns implements RunStore {
     return cached<(string | number)[], RunRow>(this.db, `SELECT * FROM runs ${where} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`)
       .all(...where.params, filter.limit ?? 50, filter.offset ?? 0)
       .map(toRun);
+  }
+
+  async saveLatency(id: number, latency: unknown): Promise<void> {
+    cached<[string, number]>(this.db, 'UPDATE runs SET latency_json = ? WHERE id = ?').run(JSON.stringify(latency), id);
+  }
+
+  async latencySince(since: number): Promise<RunLatencyRow[]> {
+    return cached<[number], { id: number; pipeline: string; shop: string; latency_json: string }>(this.db, 'SELECT id, pipeline, shop, latency_json FROM runs WHERE started_at >= ? AND latency_json IS NOT NULL')
+      .all(since)
+      .map((r) => ({ runId: Number(r.id), pipeline: r.pipeline, shop: r.shop, latencyJson: r.latency_json }));
   }
 
   async latestByPipeline(): Promise<RunRecord[]> {
