@@ -32,21 +32,35 @@ export interface CopyReport {
 
 const total = (c: TableCounts) => STATE_TABLES.reduce((n, t) => n + c[t], 0);
 
-/** Copy every table of `from` into `to`; the target must be empty unless `force`. */
-export async function copyState(from: StateStore, to: StateStore, options: CopyOptions = {}): Promise<CopyReport> {
+/** The target of a copy as the checks see it: an open state, or a peek at one (`peekState`, for a dry run that must not create it). */
+export interface CopyTarget {
+  readonly location: string;
+  readonly backend: string;
+  readonly counts: TableCounts;
+}
+
+/** What a copy would do, without writing: the checks (not the same state, an empty target unless `force`) and the counts. */
+export async function planCopy(from: StateStore, to: CopyTarget, options: Pick<CopyOptions, 'force'> = {}): Promise<CopyReport> {
   if (from.location === to.location && from.backend === to.backend) {
     throw new StateError('STATE_COPY_SAME', `source and target are the same state (${from.location}); give two different places`);
   }
   const counts = await from.dump.counts();
-  const existing = await to.dump.counts();
-  const base = { from: from.location, to: to.location, counts, replaced: existing };
+  const existing = to.counts;
   if (total(existing) > 0 && options.force !== true) {
     const held = STATE_TABLES.filter((t) => existing[t] > 0).map((t) => `${t} ${existing[t]}`);
     throw new StateError('STATE_TARGET_NOT_EMPTY', `the target state ${to.location} is not empty (${held.join(', ')}); copy into an empty state, or pass --force to replace what it holds`, {
       details: { ...existing },
     });
   }
-  if (options.dryRun === true) return { dryRun: true, ...base };
+  return { dryRun: true, from: from.location, to: to.location, counts, replaced: existing };
+}
+
+/** Copy every table of `from` into `to`; the target must be empty unless `force`. */
+export async function copyState(from: StateStore, to: StateStore, options: CopyOptions = {}): Promise<CopyReport> {
+  const plan = await planCopy(from, { location: to.location, backend: to.backend, counts: await to.dump.counts() }, options);
+  if (options.dryRun === true) return plan;
+  const { counts, replaced: existing } = plan;
+  const base = { from: plan.from, to: plan.to, counts, replaced: existing };
   if (total(existing) > 0) await to.dump.clear();
   for (const table of STATE_TABLES) {
     let copied = 0;

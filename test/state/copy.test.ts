@@ -1,4 +1,6 @@
 /** `shopsync state copy`: a whole state moves between SQLite and PostgreSQL, row for row, ids kept. */
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -97,6 +99,34 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const report = await copyState(source, target, { dryRun: true });
     expect(report).toMatchObject({ dryRun: true, counts: await source.dump.counts() });
     expect(Object.values(await target.dump.counts()).every((n) => n === 0)).toBe(true);
+  });
+
+  it('creates nothing on a `--dry-run`: no PostgreSQL schema, no SQLite file; a non-empty target is still refused', async () => {
+    const from = sqliteLocation() as StateLocation & { kind: 'sqlite' };
+    const source = await BACKENDS.sqlite.open(from);
+    await fill(source);
+    await source.close();
+    const to = postgresLocation();
+    const dry = await cli(['state', 'copy', '--from', from.path, '--to', to.url, '--schema', to.schema, '--dry-run', '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, counts: { refs: 251, events: 250 }, to: `${to.url}#${to.schema}` });
+    expect(await BACKENDS.postgres.sql({ ...to, schema: 'public' }, 'SELECT schema_name FROM information_schema.schemata WHERE schema_name = ?', to.schema)).toEqual([]);
+
+    const file = (sqliteLocation() as StateLocation & { kind: 'sqlite' }).path;
+    const toSqlite = await cli(['state', 'copy', '--from', from.path, '--to', file, '--dry-run']);
+    expect(toSqlite.code, toSqlite.stderr).toBe(0);
+    expect(toSqlite.stdout).toContain('would copy');
+    expect(existsSync(file), 'the dry run created the SQLite file').toBe(false);
+    expect(existsSync(dirname(file)), 'the dry run created the folder of the SQLite file').toBe(false);
+
+    // A target that already holds a state: the dry run refuses it as the copy would, and leaves it as it was.
+    const loc = postgresLocation();
+    const full = await BACKENDS.postgres.open(loc);
+    await full.write((tx) => tx.refs.put('products', 'ONLY-IN-TARGET', 1));
+    const refused = await cli(['state', 'copy', '--from', from.path, '--to', loc.url, '--schema', loc.schema, '--dry-run']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('not empty (refs 1)');
+    expect(await full.dump.counts()).toMatchObject({ refs: 1, events: 0 });
   });
 
   it('refuses a target that holds a state unless forced, and then replaces it', async () => {

@@ -136,18 +136,19 @@ export function stateCommand(ctx: CliContext): Command {
       if (from.kind === 'sqlite' && !existsSync(from.path)) throw new UsageError(`${from.path} does not exist; --from names the state to copy`);
       const logger = ctx.logger(cmd, 'stderr');
       const { openState } = await import('../../state/index.js');
-      const { copyState } = await import('../../state/copy.js');
+      const { copyState, planCopy } = await import('../../state/copy.js');
+      const { peekState } = await import('../../state/peek.js');
       const source = await openState(from, { logger });
       try {
-        const target = await openState(to, { logger });
+        // A dry run only looks at the target: opening it would create the file or schema and apply the migrations.
+        const target = opts.dryRun === true ? undefined : await openState(to, { logger });
         try {
           const held = await liveLocks(source);
           if (held.length > 0) throw new UsageError(`the source state is in use (${inUse(held)}); stop every shopsync process using it, then copy`);
-          const report = await copyState(source, target, {
-            dryRun: opts.dryRun === true,
-            force: opts.force === true,
-            onTable: (table, copied, total) => logger.debug({ table, copied, total }, 'state copy progress'),
-          }).catch((err: unknown) => {
+          const run = target
+            ? copyState(source, target, { force: opts.force === true, onTable: (table, copied, total) => logger.debug({ table, copied, total }, 'state copy progress') })
+            : peekState(to).then((peeked) => planCopy(source, peeked, { force: opts.force === true }));
+          const report = await run.catch((err: unknown) => {
             if (err instanceof StateError && (err.code === 'STATE_TARGET_NOT_EMPTY' || err.code === 'STATE_COPY_SAME')) throw new UsageError(err.message);
             throw err;
           });
@@ -157,7 +158,7 @@ export function stateCommand(ctx: CliContext): Command {
           const rows = Object.values(report.counts).reduce((a, b) => a + b, 0);
           ctx.print(`${report.dryRun ? 'would copy' : 'copied'} ${rows} rows from ${report.from} to ${report.to}`);
         } finally {
-          await target.close();
+          await target?.close();
         }
       } finally {
         await source.close();
