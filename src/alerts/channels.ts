@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { AlertsConfig } from './config.js';
 import type { AlertMessage } from './incidents.js';
+import { DEFAULT_SHOP } from '../state/store.js';
 
 /** One way to send a message. */
 export interface AlertChannel {
@@ -50,11 +51,14 @@ export function emailChannel(cfg: NonNullable<AlertsConfig['email']>): AlertChan
   return {
     name: 'email',
     async send(message) {
+      // The shop in the subject and a header of its own, so mail rules can route per shop (per client of an agency).
+      const named = message.shop !== undefined && message.shop !== DEFAULT_SHOP;
       await transport.sendMail({
         from: cfg.from,
         to: cfg.to,
-        subject: `[shopsync] ${message.state === 'firing' ? 'ALERT' : 'resolved'}: ${message.title}`,
-        text: `${message.text}\n\nincident: ${message.incident}\nsince: ${message.since}\nat: ${message.at}\n`,
+        subject: `[shopsync${named ? ` ${message.shop}` : ''}] ${message.state === 'firing' ? 'ALERT' : 'resolved'}: ${message.title}`,
+        text: `${message.text}\n\nincident: ${message.incident}\n${message.shop ? `shop: ${message.shop}\n` : ''}since: ${message.since}\nat: ${message.at}\n`,
+        ...(message.shop ? { headers: { 'X-Shopsync-Shop': message.shop } } : {}),
       });
     },
   };

@@ -1,6 +1,6 @@
 /**
  * Incidents and the messages about them. An incident (`run-failed:products`, `stale:stock`,
- * `shop-auth`) sends one message when it opens and one when it recovers, never more in between;
+ * `shop-auth:at`) sends one message when it opens and one when it recovers, never more in between;
  * every message is scrubbed of the config's secrets, and at most `maxPerHour` messages go out per
  * hour from the whole deployment (the rest are logged).
  *
@@ -16,10 +16,30 @@ import type { Logger } from '../log.js';
 import type { IncidentMessage, IncidentStore } from '../state/index.js';
 import type { AlertChannel } from './channels.js';
 
-/** The kinds of incident. */
-/** `mass-delete`: the mass-deletion guard refused a pipeline's onMissing step; `reconcile-drift`: a reconciliation found more drift than `reconcile.alertAbove`. */
-/** `watermark-held`: an ERP transaction stayed open longer than `alerts.watermarkHeldMinutes` and holds a pipeline's cursor back. */
-export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'shop-auth' | 'mass-delete' | 'reconcile-drift' | 'watermark-held';
+/**
+ * The kinds of incident. `mass-delete`: the mass-deletion guard refused a pipeline's onMissing
+ * step; `reconcile-drift`: a reconciliation found more drift than `reconcile.alertAbove`;
+ * `watermark-held`: an ERP transaction stayed open longer than `alerts.watermarkHeldMinutes` and
+ * holds a pipeline's cursor back; `shop-auth`: a shop refuses the credentials; `shop-paused`: a
+ * shop failing for long is no longer asked. `shop-auth` and `shop-paused` concern a shop as a whole
+ * (keyed by shop); the others a pipeline (keyed by pipeline, which has one shop).
+ */
+export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'shop-auth' | 'shop-paused' | 'mass-delete' | 'reconcile-drift' | 'watermark-held';
+
+/** What an incident is about: a pipeline (and its shop), or a shop as a whole. */
+export interface IncidentScope {
+  readonly pipeline?: string;
+  readonly shop?: string;
+}
+
+/** An incident's id: `kind:pipeline` when it has a pipeline (a pipeline has one shop, and ids stay as they were), else `kind:shop`, else `kind`. */
+export function incidentId(kind: IncidentKind, scope: IncidentScope): string {
+  const key = scope.pipeline ?? scope.shop;
+  return key ? `${kind}:${key}` : kind;
+}
+
+/** The scope of the older call `fire(kind, pipeline, …)`. */
+const scopeOf = (where: string | undefined | IncidentScope): IncidentScope => (typeof where === 'string' ? { pipeline: where } : (where ?? {}));
 
 /** What a channel receives. */
 export interface AlertMessage {
@@ -27,6 +47,8 @@ export interface AlertMessage {
   readonly kind: IncidentKind;
   readonly state: 'firing' | 'resolved';
   readonly pipeline?: string;
+  /** The shop it concerns (every incident of a pipeline carries its pipeline's shop): for routing per client. */
+  readonly shop?: string;
   readonly title: string;
   readonly text: string;
   /** When the incident opened. */
@@ -66,11 +88,12 @@ export class Incidents {
     return this.store.listOpen();
   }
 
-  /** Open an incident (a message goes out only from the call that opened it). */
-  async fire(kind: IncidentKind, pipeline: string | undefined, title: string, text: string): Promise<void> {
-    const id = pipeline ? `${kind}:${pipeline}` : kind;
+  /** Open an incident (a message goes out only from the call that opened it); `where` is a pipeline's name or `{ pipeline?, shop? }`. */
+  async fire(kind: IncidentKind, where: string | undefined | IncidentScope, title: string, text: string): Promise<void> {
+    const scope = scopeOf(where);
+    const id = incidentId(kind, scope);
     const at = this.now();
-    const message: Stored = { incident: id, kind, state: 'firing', ...(pipeline ? { pipeline } : {}), title: this.scrub(title), text: this.scrub(text), at: new Date(at).toISOString() };
+    const message: Stored = { incident: id, kind, state: 'firing', ...this.fields(scope), title: this.scrub(title), text: this.scrub(text), at: new Date(at).toISOString() };
     const claim = randomUUID();
     let opened: boolean;
     try {
@@ -84,10 +107,11 @@ export class Incidents {
     if (opened) await this.deliver(claim, { ...message, since: message.at });
   }
 
-  /** Close an incident, if open (one recovery message, from the call that closed it). */
-  async resolve(kind: IncidentKind, pipeline: string | undefined, title: string, text: string): Promise<void> {
-    const id = pipeline ? `${kind}:${pipeline}` : kind;
-    const message: Stored = { incident: id, kind, state: 'resolved', ...(pipeline ? { pipeline } : {}), title: this.scrub(title), text: this.scrub(text), at: new Date(this.now()).toISOString() };
+  /** Close an incident, if open (one recovery message, from the call that closed it); `where` as in `fire`. */
+  async resolve(kind: IncidentKind, where: string | undefined | IncidentScope, title: string, text: string): Promise<void> {
+    const scope = scopeOf(where);
+    const id = incidentId(kind, scope);
+    const message: Stored = { incident: id, kind, state: 'resolved', ...this.fields(scope), title: this.scrub(title), text: this.scrub(text), at: new Date(this.now()).toISOString() };
     const claim = randomUUID();
     const since = await this.store.resolve(id, JSON.stringify(message), claim, this.leaseMs);
     if (since === undefined) return;
@@ -107,6 +131,10 @@ export class Incidents {
 
   private restore(row: IncidentMessage): AlertMessage {
     return { ...(JSON.parse(row.message) as Stored), since: new Date(row.since).toISOString() };
+  }
+
+  private fields(scope: IncidentScope): { pipeline?: string; shop?: string } {
+    return { ...(scope.pipeline ? { pipeline: scope.pipeline } : {}), ...(scope.shop ? { shop: scope.shop } : {}) };
   }
 
   private now(): number {

@@ -5,6 +5,11 @@
  * `reconcile.alertAbove`, each with its recovery. Wired to the pipelines' event stream and a
  * one-minute check of the state. Every replica watches its own runs; the incidents themselves are
  * kept in the state, so the deployment sends each message once (see incidents.ts).
+ *
+ * Every message carries its shop (`shop` in the body), and what concerns a shop as a whole is
+ * kept per shop: `shop-auth:at` opens on a run of shop at refused for its credentials and closes
+ * only on a successful run of shop at, so fifty shops do not take turns opening and closing one
+ * incident.
  */
 import type { Logger } from '../log.js';
 import type { RunSummary, SyncEvents } from '../pipeline/index.js';
@@ -12,14 +17,18 @@ import { progressOf } from '../pipeline/crashed.js';
 import type { StateStore } from '../state/index.js';
 import { emailChannel, webhookChannel, type AlertChannel } from './channels.js';
 import type { AlertsConfig } from './config.js';
-import { Incidents } from './incidents.js';
+import { Incidents, type IncidentScope } from './incidents.js';
+import { singleShop, type AlertShops } from './shops.js';
 
 export { alertsConfigSchema, type AlertsConfig } from './config.js';
-export { Incidents, type AlertMessage, type IncidentKind } from './incidents.js';
+export { Incidents, incidentId, type AlertMessage, type IncidentKind, type IncidentScope } from './incidents.js';
+export { alertShopsOf, type AlertShops } from './shops.js';
 export type { AlertChannel } from './channels.js';
 
 /** Codes of a shop that refuses shopsync's credentials. */
 const AUTH_CODES = new Set(['UNAUTHORIZED', 'INSUFFICIENT_SCOPE']);
+/** Runs that ended and can tell whether the shop took the credentials. */
+const ENDED = ['succeeded', 'partial', 'failed'] as const;
 
 /** What the alert watcher needs. */
 export interface AlertDeps {
@@ -29,6 +38,8 @@ export interface AlertDeps {
   readonly scheduled: readonly string[];
   readonly secrets: readonly string[];
   readonly logger: Logger;
+  /** The shops (`alertShopsOf(loaded)`): each pipeline's shop and the setting of its credentials. @default one shop, `shop:` */
+  readonly shops?: AlertShops;
   /** For tests. */
   readonly now?: () => number;
   readonly channels?: readonly AlertChannel[];
@@ -64,6 +75,13 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   if (channels.length === 0) return undefined;
   const logger = deps.logger.child({ component: 'alerts' });
   const now = deps.now ?? Date.now;
+  const shops = deps.shops ?? singleShop;
+  const scopeOf = (pipeline: string): IncidentScope => ({ pipeline, shop: shops.of(pipeline) });
+  /** `products-at (shop at, run 12)`; the lone `shop:` is not named. */
+  const whereOf = (pipeline: string, shop: string, detail?: string): string => {
+    const parts = [...(shops.named(shop) ? [`shop ${shop}`] : []), ...(detail ? [detail] : [])];
+    return parts.length > 0 ? `${pipeline} (${parts.join(', ')})` : pipeline;
+  };
   const incidents = new Incidents(channels, deps.state.incidents, { maxPerHour: cfg.maxPerHour, secrets: deps.secrets, logger, now, leaseMs: deps.leaseMs ?? leaseFor(cfg) });
   const pending = new Set<Promise<void>>();
   // A failed handler (the state unreachable) is logged; a rejection left unhandled would end the daemon.
@@ -73,33 +91,55 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     void p.finally(() => pending.delete(p));
   };
 
+  /**
+   * Close `shop-auth:<shop>` after a good run of that shop, unless another of its pipelines was
+   * refused in its last run (a token lacking one pipeline's scope): one pipeline's success does not
+   * prove the credentials of another. Read from the state, so it holds across replicas.
+   */
+  const resolveShopAuth = async (shop: string, pipeline: string, where: string, status: string): Promise<void> => {
+    const open = await incidents.list();
+    // `shop-auth` without a shop: opened by a version that kept one incident for all shops.
+    const legacy = open.includes('shop-auth');
+    if (!legacy && !open.includes(`shop-auth:${shop}`)) return;
+    const others = (shops.pipelines(shop) ?? (await deps.state.runs.latestByPipeline()).filter((r) => r.shop === shop).map((r) => r.pipeline)).filter((p) => p !== pipeline);
+    for (const other of others) {
+      const last = (await deps.state.runs.list({ pipeline: other, status: [...ENDED], limit: 1 }))[0];
+      if (last?.status === 'failed' && AUTH_CODES.has(String(last.error?.code))) return;
+    }
+    const label = shops.label(shop);
+    await incidents.resolve('shop-auth', { shop }, `${label} accepts shopsync's credentials again`, `${where} finished ${status}.`);
+    if (legacy) await incidents.resolve('shop-auth', undefined, `${label} accepts shopsync's credentials again`, `${where} finished ${status}.`);
+  };
+
   const onRun = async (s: RunSummary): Promise<void> => {
     if (s.mode === 'dry-run') return;
     const jobs: Promise<void>[] = [];
-    const where = `${s.pipeline} (run ${s.runId})`;
+    const shop = shops.of(s.pipeline);
+    const scope: IncidentScope = { pipeline: s.pipeline, shop };
+    const where = whereOf(s.pipeline, shop, `run ${s.runId}`);
     if (s.status === 'failed') {
-      jobs.push(incidents.fire('run-failed', s.pipeline, `${s.pipeline} failed`, `${where} failed: [${s.error?.code ?? 'ERROR'}] ${s.error?.message ?? ''}`));
-      if (s.error && AUTH_CODES.has(s.error.code)) jobs.push(incidents.fire('shop-auth', undefined, 'the shop refuses shopsync\'s credentials', `${where}: [${s.error.code}] ${s.error.message}. Check shop.token (or shop.oauth) and the token's scopes.`));
+      jobs.push(incidents.fire('run-failed', scope, `${s.pipeline} failed`, `${where} failed: [${s.error?.code ?? 'ERROR'}] ${s.error?.message ?? ''}`));
+      if (s.error && AUTH_CODES.has(s.error.code)) jobs.push(incidents.fire('shop-auth', { shop }, `${shops.label(shop)} refuses shopsync's credentials`, `${where}: [${s.error.code}] ${s.error.message}. Check ${shops.credentials(shop)} and the token's scopes.`));
     } else if (s.status === 'succeeded' || s.status === 'partial') {
-      jobs.push(incidents.resolve('run-failed', s.pipeline, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
-      jobs.push(incidents.resolve('shop-auth', undefined, 'the shop accepts shopsync\'s credentials again', `${where} finished ${s.status}.`));
-      jobs.push(incidents.resolve('stale', s.pipeline, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
+      jobs.push(incidents.resolve('run-failed', scope, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
+      jobs.push(resolveShopAuth(shop, s.pipeline, where, s.status));
+      jobs.push(incidents.resolve('stale', scope, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
     }
     if (s.missing?.refused) {
-      jobs.push(incidents.fire('mass-delete', s.pipeline, `${s.pipeline}: mass deletion refused`, `${where}: [${s.missing.refused.code}] ${s.missing.refused.message}`));
+      jobs.push(incidents.fire('mass-delete', scope, `${s.pipeline}: mass deletion refused`, `${where}: [${s.missing.refused.code}] ${s.missing.refused.message}`));
     } else if (s.missing?.decided) {
-      jobs.push(incidents.resolve('mass-delete', s.pipeline, `${s.pipeline}: records gone from the ERP handled again`, `${where}: ${s.missing.deactivated} deactivated, ${s.missing.deleted} deleted.`));
+      jobs.push(incidents.resolve('mass-delete', scope, `${s.pipeline}: records gone from the ERP handled again`, `${where}: ${s.missing.deactivated} deactivated, ${s.missing.deleted} deleted.`));
     }
     const wm = s.watermark;
     if (wm?.by === 'transactions') {
       const heldMs = wm.openSince === undefined ? 0 : Date.parse(wm.checkedAt) - Date.parse(wm.openSince);
       if (heldMs > cfg.watermarkHeldMinutes * 60_000) {
-        jobs.push(incidents.fire('watermark-held', s.pipeline, `${s.pipeline}: an ERP transaction holds the cursor back`, `${where}: a transaction in the ERP database has been open since ${wm.openSince} (${Math.round(heldMs / 60_000)} min); the cursor waits before it so its rows are not skipped, and every run reads again from there. A forgotten open transaction (an idle session, a stuck batch job) also blocks the database's cleanup: find it in pg_stat_activity / information_schema.innodb_trx and end it.`));
-      } else jobs.push(incidents.resolve('watermark-held', s.pipeline, `${s.pipeline}: no ERP transaction holds the cursor any more`, `${where}: the oldest open transaction is ${Math.round(heldMs / 1000)} s old.`));
+        jobs.push(incidents.fire('watermark-held', scope, `${s.pipeline}: an ERP transaction holds the cursor back`, `${where}: a transaction in the ERP database has been open since ${wm.openSince} (${Math.round(heldMs / 60_000)} min); the cursor waits before it so its rows are not skipped, and every run reads again from there. A forgotten open transaction (an idle session, a stuck batch job) also blocks the database's cleanup: find it in pg_stat_activity / information_schema.innodb_trx and end it.`));
+      } else jobs.push(incidents.resolve('watermark-held', scope, `${s.pipeline}: no ERP transaction holds the cursor any more`, `${where}: the oldest open transaction is ${Math.round(heldMs / 1000)} s old.`));
     }
     const letters = await deps.state.deadLetters.count(s.pipeline);
-    if (s.counts.deadLettered > 0) jobs.push(incidents.fire('dead-letters', s.pipeline, `${s.pipeline}: records refused`, `${where} dead-lettered ${s.counts.deadLettered} record(s)${s.counts.unreadable ? `, ${s.counts.unreadable} of them unreadable input` : ''}; ${letters} letter(s) wait. See \`shopsync dlq list --pipeline ${s.pipeline}\` or the dashboard's dead letters.`));
-    else if (letters === 0) jobs.push(incidents.resolve('dead-letters', s.pipeline, `${s.pipeline}: no dead letters left`, `${where}: every dead letter was delivered or dropped.`));
+    if (s.counts.deadLettered > 0) jobs.push(incidents.fire('dead-letters', scope, `${s.pipeline}: records refused`, `${where} dead-lettered ${s.counts.deadLettered} record(s)${s.counts.unreadable ? `, ${s.counts.unreadable} of them unreadable input` : ''}; ${letters} letter(s) wait. See \`shopsync dlq list --pipeline ${s.pipeline}\` or the dashboard's dead letters.`));
+    else if (letters === 0) jobs.push(incidents.resolve('dead-letters', scope, `${s.pipeline}: no dead letters left`, `${where}: every dead letter was delivered or dropped.`));
     await Promise.all(jobs);
   };
   const unsubscribeRuns = deps.events.on('run-finished', (e) => track(onRun(e.summary)));
@@ -108,18 +148,18 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     track(
       incidents.fire(
         'run-failed',
-        run.pipeline,
+        { pipeline: run.pipeline, shop: run.shop },
         `${run.pipeline} stopped without finishing`,
-        `${run.pipeline} (run ${run.id}, ${run.mode}, started ${run.startedAt}${run.host ? ` on ${run.host}` : ''}${run.pid ? ` as pid ${run.pid}` : ''}) stopped without finishing: the process running it ended (killed, crashed, out of memory or the machine went down) after ${progressOf(run)}. It is marked crashed; the next run continues from its last checkpoint. Check that process's log and the machine's memory and disk.`,
+        `${whereOf(run.pipeline, run.shop, `run ${run.id}, ${run.mode}, started ${run.startedAt}${run.host ? ` on ${run.host}` : ''}${run.pid ? ` as pid ${run.pid}` : ''}`)} stopped without finishing: the process running it ended (killed, crashed, out of memory or the machine went down) after ${progressOf(run)}. It is marked crashed; the next run continues from its last checkpoint. Check that process's log and the machine's memory and disk.`,
       ),
     ),
   );
   const unsubscribeReconcile = deps.events.on('reconcile-finished', (e) => {
     const c = e.counts;
     if (e.drift > e.alertAbove) {
-      const text = `${e.pipeline} (shop ${e.shop}): ${e.drift} record(s) drift, more than reconcile.alertAbove ${e.alertAbove}: ${c.onlyInErp ?? 0} only in the ERP, ${c.onlyInShop ?? 0} only in the shop, ${c.different ?? 0} different. See the dashboard's Reconcile page (report ${e.reportId}); \`shopsync reconcile ${e.pipeline} --repair\` pushes them again.`;
-      track(incidents.fire('reconcile-drift', e.pipeline, `${e.pipeline}: ERP and shop drift apart`, text));
-    } else track(incidents.resolve('reconcile-drift', e.pipeline, `${e.pipeline}: ERP and shop agree again`, `${e.pipeline}: drift ${e.drift} (alert above ${e.alertAbove}).`));
+      const text = `${whereOf(e.pipeline, e.shop)}: ${e.drift} record(s) drift, more than reconcile.alertAbove ${e.alertAbove}: ${c.onlyInErp ?? 0} only in the ERP, ${c.onlyInShop ?? 0} only in the shop, ${c.different ?? 0} different. See the dashboard's Reconcile page (report ${e.reportId}); \`shopsync reconcile ${e.pipeline} --repair\` pushes them again.`;
+      track(incidents.fire('reconcile-drift', { pipeline: e.pipeline, shop: e.shop }, `${e.pipeline}: ERP and shop drift apart`, text));
+    } else track(incidents.resolve('reconcile-drift', { pipeline: e.pipeline, shop: e.shop }, `${e.pipeline}: ERP and shop agree again`, `${whereOf(e.pipeline, e.shop)}: drift ${e.drift} (alert above ${e.alertAbove}).`));
   });
   const unsubscribe = () => {
     unsubscribeRuns();
@@ -134,7 +174,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
       const lastMs = last ? Date.parse(last) : undefined;
       if (lastMs !== undefined && now() - lastMs <= limit) continue;
       if (lastMs === undefined && now() - started <= limit) continue;
-      await incidents.fire('stale', pipeline, `${pipeline} has not run successfully for ${cfg.staleAfterMinutes} minutes`, `${pipeline}: last successful run ${last ?? 'never (since the daemon started)'}; the sync may have stopped silently. Check the dashboard and the log.`);
+      await incidents.fire('stale', scopeOf(pipeline), `${pipeline} has not run successfully for ${cfg.staleAfterMinutes} minutes`, `${whereOf(pipeline, shops.of(pipeline))}: last successful run ${last ?? 'never (since the daemon started)'}; the sync may have stopped silently. Check the dashboard and the log.`);
     }
   };
   const started = now();

@@ -65,7 +65,7 @@ export const configSchema = z
       .strictObject({
         /** How long SIGTERM waits for in-flight runs to settle or checkpoint. @default 30000 */
         shutdownGraceMs: z.coerce.number().int().min(0).default(30_000),
-        /** /readyz reports not ready when the last shop request failed (network, 401, 5xx). @default true */
+        /** /readyz reports not ready when every shop is failing (no answer, 401/403, 5xx): then the fault is likely on this side (network, DNS, proxy). One shop down is reported per shop (`/shops`, the details of /readyz), not as this replica's readiness. @default true */
         readyNeedsShop: z.boolean().default(true),
       })
       .prefault({}),

@@ -12,9 +12,9 @@ import type { LoadedConfig } from '../config/index.js';
 import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createScheduler, type CloseResult, type SchedulablePipeline, type Scheduler } from '../scheduler/index.js';
-import { readiness } from './readiness.js';
+import { everyShopFailing, probedCheck, readiness } from './readiness.js';
 import { openRuntime, type Runtime } from './runtime.js';
-import { startAlerts } from '../alerts/index.js';
+import { alertShopsOf, startAlerts } from '../alerts/index.js';
 import { startRetention } from './retention.js';
 import { startOpsServer, type OpsServer } from './server.js';
 import { dashboardDeps } from './dashboard.js';
@@ -138,11 +138,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
         }
       },
     });
-    const stateOk = () => {
-      runtime.state.schemaVersion().catch(() => undefined);
-      // Not the path: /readyz is open to probes, and the log of the start names the state.
-      return { ok: true, detail: `open (${loaded.state.kind})` };
-    };
+    // Not the path: /readyz is open to probes, and the log of the start names the state.
+    const stateOk = probedCheck(() => runtime.state.schemaVersion(), `answers (${loaded.state.kind})`);
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
     const server = await startOpsServer({
       host: options.host ?? config.dashboard.host,
@@ -152,12 +149,17 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       metrics: runtime.metrics,
       logger,
       version: options.version,
+      // Shops are details of /readyz and of /shops; with readyNeedsShop only "every shop fails" makes this replica unready.
       readiness: () =>
-        readiness({
-          state: stateOk,
-          ...(config.daemon.readyNeedsShop ? { shop: () => runtime.shopContact.check() } : {}),
-          ...(replica ? { replica: () => replica.readiness() } : {}),
-        }),
+        readiness(
+          {
+            state: stateOk,
+            ...(config.daemon.readyNeedsShop ? { shops: () => everyShopFailing(runtime.shopHealth()) } : {}),
+            ...(replica ? { replica: () => replica.readiness() } : {}),
+          },
+          runtime.shopHealth,
+        ),
+      shops: runtime.shopHealth,
       register: async (app) => {
         if (serveDashboard) {
           const { registerDashboard } = await import('../dashboard/index.js');
@@ -174,6 +176,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       state: runtime.state,
       scheduled: config.pipelines.filter((p) => p.schedule !== undefined).map((p) => p.name),
       secrets: loaded.secrets,
+      shops: alertShopsOf(loaded),
       logger,
     });
     if (alerts) closers.push(() => alerts.stop());

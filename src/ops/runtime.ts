@@ -21,7 +21,7 @@ import { createMetrics, type CursorTimes, type Metrics } from './metrics.js';
 import { cursorTime } from '../erp/sql/lookback.js';
 import { WATERMARK_LANE, watermarkView } from '../pipeline/sourceWatermark.js';
 import { markCrashedRuns } from '../pipeline/crashed.js';
-import { trackShopContact, type ShopContact } from './readiness.js';
+import { trackShopHealth, type ShopHealth } from './shopHealth.js';
 import { didYouMean } from '../util/suggest.js';
 
 /** Options of `openRuntime`. */
@@ -43,7 +43,8 @@ export interface Runtime {
   shop(name: string): ShopClient;
   readonly events: SyncEvents;
   readonly metrics: Metrics;
-  readonly shopContact: ShopContact;
+  /** Each shop's health as this process's clients saw it, in config order (src/ops/shopHealth.ts). */
+  shopHealth(): ShopHealth[];
   readonly logger: Logger;
   /** A pipeline by name; throws UNKNOWN_PIPELINE naming the known ones. */
   pipeline(name: string): PipelineConfig;
@@ -116,7 +117,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     deadLetters: async () => Object.fromEntries(await Promise.all(names.map(async (n) => [n, await state.deadLetters.count(n)] as const))),
     cursors: () => cursorTimesOf(state, names),
   });
-  const shopContact = trackShopContact();
+  const shopHealth = trackShopHealth(Object.keys(shopsOf(config)));
   const events = new SyncEvents();
   const throttled = events.clientObserver();
   // Several processes on one PostgreSQL state share each shop's rate limit (docs/shared-rate-limit.md).
@@ -135,7 +136,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
         logger: shopLogger,
         onEvent: (event) => {
           metrics.clientEvent(event, name);
-          shopContact.observe(event);
+          shopHealth.observe(name, event);
           throttled(event);
           options.onClientEvent?.(event);
         },
@@ -151,6 +152,11 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   // A record the source could not use counts as `unreadable`, so an alert on it needs no code list.
   events.on('record-settled', (e) => metrics.recordsSettled(e.pipeline, e.unreadable ? 'unreadable' : e.outcome));
   events.on('run-finished', (e) => metrics.runFinished(e.summary.pipeline, e.summary.status, new Date()));
+  // An OAuth token endpoint refusing the client sends no API request: the run's error is all there is to see.
+  events.on('run-finished', ({ summary: s }) => {
+    const shopName = config.pipelines.find((p) => p.name === s.pipeline)?.shop;
+    if (shopName && s.error?.code === 'UNAUTHORIZED' && shopHealth.of(shopName)?.tokenAccepted !== false) shopHealth.refused(shopName, s.error.code, s.error.message);
+  });
   events.on('changes-delivered', (e) => metrics.changesDelivered(e.pipeline, e.seconds, e.skewed));
   for (const run of await state.runs.latestByPipeline()) {
     if (run.status === 'succeeded' && run.finishedAt) metrics.lastSuccessAt(run.pipeline, new Date(run.finishedAt));
@@ -202,7 +208,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     shopOf,
     events,
     metrics,
-    shopContact,
+    shopHealth: () => shopHealth.shopHealth(),
     logger,
     pipeline,
     async run(name, runOptions = {}) {

@@ -7,7 +7,8 @@
  * - every route answers only to the Host names `hostRefusal` accepts (DNS rebinding);
  * - /metrics follows the dashboard's read rule (with a token: the token);
  * - /healthz and /readyz stay open for probes, but their details (the version, what each check
- *   found) are given only to a reader the dashboard would let in.
+ *   found, each shop's health) are given only to a reader the dashboard would let in;
+ * - /shops (each shop's health, for monitoring) follows the dashboard's read rule, as /metrics.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ConfigError } from '../errors.js';
@@ -15,6 +16,7 @@ import type { Logger } from '../log.js';
 import { assertSafeBinding, createAccessCheck, hostRefusal } from '../dashboard/security.js';
 import type { Metrics } from './metrics.js';
 import type { ReadinessReport } from './readiness.js';
+import type { ShopHealth } from './shopHealth.js';
 
 /** Options of `startOpsServer`. */
 export interface OpsServerOptions {
@@ -24,6 +26,8 @@ export interface OpsServerOptions {
   readonly port?: number;
   readonly metrics: Metrics;
   readonly readiness: () => ReadinessReport;
+  /** Each shop's health for `GET /shops`; no route without it. */
+  readonly shops?: () => readonly ShopHealth[];
   /** Dashboard token; needed to bind beyond loopback, and then asked for by /metrics. */
   readonly token?: string;
   /** Host names answered besides those of this machine (`dashboard.allowedHosts`). */
@@ -66,8 +70,22 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     const report = options.readiness();
     // Which check fails is for the probe; what it found (addresses, replica names, times) is for the operator.
     const checks = readRefusal(request) ? Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { ok: check.ok }])) : report.checks;
-    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks });
+    const shops = report.shops && !readRefusal(request) ? { shops: report.shops } : {};
+    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks, ...shops });
   });
+  const shopsOf = options.shops;
+  if (shopsOf) {
+    // For monitoring, not for probing: one shop down is that shop's problem, not this replica's (docs/replicas.md).
+    app.get('/shops', async (request, reply) => {
+      const refusal = readRefusal(request);
+      if (refusal) {
+        if (refusal.status === 401) reply.header('www-authenticate', 'Bearer realm="shopsync"');
+        return reply.code(refusal.status).type('text/plain; charset=utf-8').send(`${refusal.message} /shops needs it as a bearer token.`);
+      }
+      const shops = shopsOf();
+      return { failing: shops.filter((s) => s.health === 'failing').map((s) => s.name), shops };
+    });
+  }
   app.get('/metrics', async (request, reply) => {
     const refusal = readRefusal(request);
     if (refusal) {

@@ -162,7 +162,7 @@ describe('alerts', () => {
     start();
     finish({ pipeline: 'products', status: 'failed', error: { code: 'UNAUTHORIZED', message: `the shop refused Bearer ${SECRET_TOKEN}` } });
     await settle();
-    expect(messages().map((m) => m.incident).sort()).toEqual(['run-failed:products', 'shop-auth']);
+    expect(messages().map((m) => m.incident).sort()).toEqual(['run-failed:products', 'shop-auth:default']);
     expect(mails).toHaveLength(2);
     expect(mails.join('\n')).toMatch(/Subject: \[shopsync\] ALERT: the shop refuses shopsync's credentials/);
     for (const body of [...hooks.map((h) => h.body), ...mails]) {
@@ -181,7 +181,7 @@ describe('alerts', () => {
     await new Promise((r) => setTimeout(r, 100));
     finish({ pipeline: 'products', status: 'succeeded' });
     await settle();
-    const auth = messages().filter((m) => m.incident === 'shop-auth');
+    const auth = messages().filter((m) => m.incident === 'shop-auth:default');
     expect(auth.map((m) => m.state)).toEqual(['firing', 'resolved']);
     const subjects = mails.map((m) => /Subject: (.*)/.exec(m)?.[1]).filter((s) => s?.includes('credentials'));
     expect(subjects).toEqual(["[shopsync] ALERT: the shop refuses shopsync's credentials", "[shopsync] resolved: the shop accepts shopsync's credentials again"]);

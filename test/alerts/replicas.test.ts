@@ -95,10 +95,10 @@ describe.skipIf(!postgresAvailable)('alerts of three replicas on one PostgreSQL 
       ['run-failed:prices', 'firing'],
       ['run-failed:products', 'firing'],
       ['run-failed:stock', 'firing'],
-      ['shop-auth', 'firing'],
+      ['shop-auth:default', 'firing'],
       ['stale:orders', 'firing'],
     ]);
-    expect(await c.watcher.incidents.list()).toEqual(['run-failed:prices', 'run-failed:products', 'run-failed:stock', 'shop-auth', 'stale:orders']);
+    expect(await c.watcher.incidents.list()).toEqual(['run-failed:prices', 'run-failed:products', 'run-failed:stock', 'shop-auth:default', 'stale:orders']);
     received = [];
     // Recoveries, each seen by the replica that ran the pipeline; several replicas report success of the token.
     finish(c, { pipeline: 'orders', status: 'succeeded' });
@@ -110,10 +110,10 @@ describe.skipIf(!postgresAvailable)('alerts of three replicas on one PostgreSQL 
       ['run-failed:prices', 'resolved'],
       ['run-failed:products', 'resolved'],
       ['run-failed:stock', 'resolved'],
-      ['shop-auth', 'resolved'],
+      ['shop-auth:default', 'resolved'],
       ['stale:orders', 'resolved'],
     ]);
-    const auth = received.find((m) => m.incident === 'shop-auth');
+    const auth = received.find((m) => m.incident === 'shop-auth:default');
     expect(auth?.text).toMatch(/finished succeeded/);
   });
 

@@ -145,7 +145,7 @@ describe('what /readyz tells', () => {
     try {
       const res = await fetch(`${daemon.url}/readyz`);
       const body = await res.text();
-      expect(JSON.parse(body)).toMatchObject({ status: 'ready', checks: { state: { ok: true }, shop: { ok: true } } });
+      expect(JSON.parse(body)).toMatchObject({ status: 'ready', checks: { state: { ok: true }, shops: { ok: true } } });
       expect(body).not.toContain('state.db');
       expect(body).not.toContain(dirname(file));
     } finally {

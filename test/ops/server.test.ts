@@ -5,7 +5,8 @@ import { silentLogger } from '../../src/log.js';
 import { SyncEvents } from '../../src/pipeline/events.js';
 import { openState, type StateStore } from '../../src/state/index.js';
 import { createMetrics } from '../../src/ops/metrics.js';
-import { readiness, trackShopContact } from '../../src/ops/readiness.js';
+import { everyShopFailing, readiness } from '../../src/ops/readiness.js';
+import { trackShopHealth } from '../../src/ops/shopHealth.js';
 import { startOpsServer, type OpsServer } from '../../src/ops/server.js';
 import { ConfigError } from '../../src/errors.js';
 
@@ -24,39 +25,51 @@ describe('startOpsServer', () => {
     expect(await res.json()).toMatchObject({ status: 'ok', version: '0.1.0' });
   });
 
-  it('reports /readyz 503 with the failing check once the shop stops answering, 200 when it answers again', async () => {
-    const shop = trackShopContact();
+  it('reports /readyz 503 only when this process is the problem: its state, or every shop failing; one shop down is a detail', async () => {
+    const shops = trackShopHealth(['de', 'at']);
     let stateOpen = true;
     server = await startOpsServer({
       port: 0,
       metrics: createMetrics(),
       logger: silentLogger,
       readiness: () =>
-        readiness({
-          state: () => ({ ok: stateOpen, detail: stateOpen ? 'open' : 'closed' }),
-          shop: () => shop.check(),
-        }),
+        readiness(
+          {
+            state: () => ({ ok: stateOpen, detail: stateOpen ? 'open' : 'closed' }),
+            shops: () => everyShopFailing(shops.shopHealth()),
+          },
+          () => shops.shopHealth(),
+        ),
+      shops: () => shops.shopHealth(),
     });
     const ready = async () => {
       const res = await fetch(`${server!.url}/readyz`);
-      return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, { ok: boolean; detail: string }> } };
+      return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, { ok: boolean; detail: string }>; shops: { name: string; health: string }[] } };
     };
+    const request = (status: number | 'network') => ({ type: 'request' as const, resource: 'products', method: 'GET', status, durationMs: 5, attempt: 1 });
     expect((await ready()).status).toBe(200);
-    shop.observe({ type: 'request', resource: 'products', method: 'GET', status: 'network', durationMs: 30000, attempt: 1 });
-    const down = await ready();
-    expect(down.status).toBe(503);
-    expect(down.body.checks.shop).toMatchObject({ ok: false });
-    expect(down.body.checks.shop.detail).toContain('no answer');
-    shop.observe({ type: 'request', resource: 'products', method: 'GET', status: 429, durationMs: 5, attempt: 2 });
+    shops.observe('at', request('network'));
+    const oneDown = await ready();
+    expect(oneDown.status).toBe(200);
+    expect(oneDown.body.checks.shops.detail).toContain('failing: at');
+    expect(oneDown.body.shops.map((s) => [s.name, s.health])).toEqual([['de', 'unknown'], ['at', 'failing']]);
+    shops.observe('de', request(401));
+    const allDown = await ready();
+    expect(allDown.status).toBe(503);
+    expect(allDown.body.checks.shops.detail).toMatch(/every shop fails .*de: HTTP 401.*at: no answer/);
+    shops.observe('de', request(429));
     expect((await ready()).status).toBe(200);
-    shop.observe({ type: 'request', resource: 'products', method: 'GET', status: 401, durationMs: 5, attempt: 1 });
-    expect((await ready()).status).toBe(503);
-    shop.observe({ type: 'request', resource: 'products', method: 'GET', status: 200, durationMs: 5, attempt: 1 });
     stateOpen = false;
     const noState = await ready();
     expect(noState.status).toBe(503);
     expect(noState.body.checks.state.ok).toBe(false);
-    expect(noState.body.checks.shop.ok).toBe(true);
+    expect(noState.body.checks.shops.ok).toBe(true);
+    const list = (await (await fetch(`${server.url}/shops`)).json()) as { failing: string[]; shops: { name: string; health: string; reachable: boolean | null; tokenAccepted: boolean | null }[] };
+    expect(list.failing).toEqual(['at']);
+    expect(list.shops).toMatchObject([
+      { name: 'de', health: 'ok', reachable: true, tokenAccepted: true },
+      { name: 'at', health: 'failing', reachable: false, tokenAccepted: null },
+    ]);
   });
 
   it('exposes the listed series on /metrics from a registry of its own', async () => {
@@ -203,6 +216,20 @@ describe('startOpsServer: who may read what (DNS rebinding, tokens, details)', (
     const ok = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain('shopsync_process_resident_memory_bytes');
+  });
+
+  it('asks for the dashboard token on /shops, and gives the shops\' health in /readyz only with it', async () => {
+    const shops = trackShopHealth(['b2b-kunde-mueller']);
+    state = await openState(':memory:');
+    server = await startOpsServer({ port: 0, metrics: createMetrics(), logger: silentLogger, token: TOKEN, readiness: () => readiness({}, () => shops.shopHealth()), shops: () => shops.shopHealth() });
+    const none = await fetch(`${server.url}/shops`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await none.text()).not.toContain('mueller');
+    const bearer = { headers: { authorization: `Bearer ${TOKEN}` } };
+    expect(await (await fetch(`${server.url}/shops`, bearer)).json()).toMatchObject({ failing: [], shops: [{ name: 'b2b-kunde-mueller', health: 'unknown' }] });
+    expect(await (await fetch(`${server.url}/readyz`)).text()).not.toContain('mueller');
+    expect(await (await fetch(`${server.url}/readyz`, bearer)).json()).toMatchObject({ status: 'ready', shops: [{ name: 'b2b-kunde-mueller' }] });
   });
 
   it('keeps /healthz and /readyz open for probes but gives their details (version, check details) only with the token', async () => {
