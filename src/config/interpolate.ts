@@ -12,6 +12,8 @@ export interface InterpolationSources {
   readonly env: NodeJS.ProcessEnv;
   /** Folder relative `${file:…}` paths resolve against (the config file's folder). */
   readonly baseDir: string;
+  /** Leave `${shop.…}` as written: a template's value, filled in per shop when templates are expanded (templates.ts). */
+  readonly keepShop?: boolean;
 }
 
 /** One resolved reference: its value and whether it came from a file (then it is a secret). */
@@ -99,6 +101,7 @@ export function interpolateString(text: string, sources: InterpolationSources): 
   const references: Reference[] = [];
   const value = text.replace(REFERENCE, (match: string, body: string | undefined) => {
     if (body === undefined) return '${';
+    if (sources.keepShop && body.startsWith('shop.')) return match;
     count += 1;
     const r = resolveReference(body, sources);
     fromFile ||= r.fromFile;

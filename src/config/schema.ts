@@ -11,6 +11,7 @@ import { timezoneSchema } from './schedule.js';
 import { DEFAULT_SHOP } from '../state/store.js';
 import { shopConfigSchema, type ShopConfig } from './shop.js';
 import { suggestKey } from './suggest.js';
+import { templatesSchema } from './templates.js';
 
 const SHOP_NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -21,6 +22,10 @@ export const configSchema = z
     shop: shopConfigSchema.optional(),
     /** Several shops by name (`de`, `at`, `b2b`…); pipelines name theirs with `shop:`. May stand beside `shop:` (then `default` is taken). */
     shops: z.record(z.string().regex(SHOP_NAME, 'shop names use letters, digits, `_`, `-` and `.`'), shopConfigSchema).optional(),
+    /** Folder of shop files (`<name>.yaml`, one shop each), relative to the config file. @default shops.d, when it exists */
+    shopsDir: z.string().min(1).optional(),
+    /** Pipelines written once and expanded per shop as `<template>-<shop>` (docs/shops.md). */
+    templates: templatesSchema,
     /** Named ERP connections that pipelines refer to by name. */
     connections: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'connection names use letters, digits, _ and -'), connectionSchema).default({}),
     pipelines: z.array(pipelineEntrySchema).default([]),

@@ -5,6 +5,8 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../shop/client/options.js';
 import { DEFAULT_MAX_FIELD_BYTES } from '../mapping/guards.js';
 
 const positiveInt = z.coerce.number().int().positive();
+/** A shop variable's name, as `${shop.<name>}` refers to it. */
+const VAR_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /** OAuth client credentials (client_credentials grant). */
 const oauthSchema = z.strictObject({
@@ -92,8 +94,26 @@ export const shopConfigSchema = z
         maxProbeAfterMs: positiveInt.default(600_000),
       })
       .prefault({}),
+    /**
+     * The shop's own values for templates and mappings (`priceColumn`, `language`, `currency`, a
+     * category map…): `${shop.priceColumn}` in a template or a mapping file, `$shop.priceColumn` in a
+     * JSONata expression; `${shop.name}` is the shop's name. @default {}
+     */
+    vars: z.record(z.string().regex(VAR_NAME, 'variable names use letters, digits and `_`, starting with a letter'), z.unknown()).default({}),
+    /**
+     * Seconds after each tick of a template's schedule that this shop's pipelines start (0–3599), so
+     * fifty shops on one five-minute schedule do not all start in the same second. @default 0
+     */
+    scheduleOffsetSeconds: z.coerce.number().int().min(0).max(3599).optional(),
+    /**
+     * This shop's changes to the top-level templates, by template name: any pipeline setting
+     * (`schedule`, `batchSize`, `options`, `source`…), merged over the template; `false` leaves the
+     * template out for this shop.
+     */
+    templates: z.record(z.string(), z.union([z.literal(false), z.record(z.string(), z.unknown())])).default({}),
   })
   .superRefine((shop, ctx) => {
+    if ('name' in shop.vars) ctx.addIssue({ code: 'custom', path: ['vars', 'name'], message: '`${shop.name}` is the shop\'s name; give this variable another name' });
     if (!shop.token === !shop.oauth) {
       ctx.addIssue({
         code: 'custom',

@@ -21,6 +21,7 @@ import { didYouMean } from '../util/suggest.js';
 import type { CompiledMapping, Finding, LoadOptions, MappingContext, MappingResult, RegistryLike } from './types.js';
 import type { SourceFile } from './folders.js';
 import { parseYamlSource, type YamlSource } from './yaml.js';
+import { fillShopVariables } from './vars.js';
 
 /** The shop registry as a RegistryLike. */
 export const shopRegistry: RegistryLike = {
@@ -34,7 +35,9 @@ const DEFAULT_FALSE = [false, 'false', 0, '0'];
 /** Compile mapping YAML; throws MappingFileError listing every problem with file:line:column. */
 export function compileMapping(yamlText: string, fileName: string, options: LoadOptions = {}): CompiledMapping {
   const registry = options.registry ?? shopRegistry;
-  const src = parseYamlSource(yamlText, fileName);
+  const filled = fillShopVariables(parseYamlSource(yamlText, fileName), options.vars);
+  if (filled.problems.length > 0) throw new MappingFileError(fileName, filled.problems);
+  const src = filled.src;
   const parsed = mappingFileSchema.safeParse(src.data);
   if (!parsed.success) throw new MappingFileError(fileName, zodProblems(src, parsed.error.issues));
   const file = parsed.data;
@@ -175,7 +178,8 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     ...rowKeys(file.key, file.row_key),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     usesExpressions: expressions.length > 0,
-    fingerprint: createHash('sha256').update(yamlText).digest('hex'),
+    // A shop variable changes what the file maps to: its values are part of the fingerprint (only when used, so other fingerprints stay as they were).
+    fingerprint: createHash('sha256').update(filled.used && options.vars ? `${yamlText}\n${JSON.stringify(options.vars)}` : yamlText).digest('hex'),
   };
 
   if (expressions.length === 0) {
@@ -192,7 +196,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   return {
     ...base,
     async apply(record, ctx) {
-      const expr = createExprRuntime(expressions);
+      const expr = createExprRuntime(expressions, options.vars);
       const settled = new Map<number, { value: unknown; errors: MappingError[]; warnings: Finding[]; files: SourceFile[] }>();
       // Expressions only read the source, never each other: one pass discovers them, one more uses their values.
       for (let pass = 0; pass < 8; pass++) {

@@ -146,8 +146,8 @@ function failureOf(err: unknown): ExpressionFailure {
   return new ExpressionFailure(err instanceof Error ? err.message : String((err as { message?: unknown } | undefined)?.message ?? err));
 }
 
-/** Per-apply expression runtime: caches results by (input item, rule id), collects pending evaluations. */
-export function createExprRuntime(expressions: readonly CompiledExpression[]): ExprRuntime & { readonly pending: Promise<void>[] } {
+/** Per-apply expression runtime: caches results by (input item, rule id), collects pending evaluations; `shop` is bound as `$shop`. */
+export function createExprRuntime(expressions: readonly CompiledExpression[], shop?: Readonly<Record<string, unknown>>): ExprRuntime & { readonly pending: Promise<void>[] } {
   // Keyed by the input item and then by rule and position: `$index` differs for equal items at different positions.
   const cache = new Map<unknown, Map<string, unknown>>();
   const pending: Promise<void>[] = [];
@@ -168,6 +168,8 @@ export function createExprRuntime(expressions: readonly CompiledExpression[]): E
         rows: scope.rows,
         index: scope.index,
         reference: (resource: string, key: unknown) => ctx.lookupReference(resource, String(key)),
+        // The pipeline's shop variables (`$shop.priceColumn`), as `${shop.…}` in the file.
+        shop: shop ?? {},
       };
       pending.push(
         expressions[ruleId].evaluate(scope.item, bindings).then(

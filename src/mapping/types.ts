@@ -59,6 +59,11 @@ export interface LoadOptions {
    * record with GUARD_FIELD_TOO_LARGE (`shop.maxFieldBytes` in shopsync.yaml). @default 1 MiB
    */
   readonly maxFieldBytes?: number;
+  /**
+   * The pipeline's shop variables: `${shop.<name>}` in the file, `$shop` in its expressions (./vars.ts).
+   * Absent when a file is checked on its own: references stay as written.
+   */
+  readonly vars?: Readonly<Record<string, unknown>>;
 }
 
 /**

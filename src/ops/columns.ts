@@ -27,7 +27,7 @@ export interface ColumnReport {
 export async function checkSourceColumns(loaded: LoadedConfig, p: PipelineConfig, logger: Logger): Promise<ColumnReport | undefined> {
   if (p.direction !== 'push' || !p.source) return undefined;
   const mappingFile = resolveMappingPath(p.mapping, loaded.baseDir);
-  const mapping = await loadMapping(mappingFile);
+  const mapping = await loadMapping(mappingFile, { vars: p.vars });
   const { connection: name, ...settings } = p.source as { connection: string } & Record<string, unknown>;
   const connection = loaded.config.connections[name];
   if (!connection) return undefined;

@@ -86,6 +86,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
   const logger = options.logger;
   const runtime = await openRuntime(loaded, { logger });
   const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
+  // A broken shop file stops only its shop: said once per shop at every start, as an error (its message names file and line).
+  for (const b of loaded.brokenShops) logger.error({ shop: b.name, file: b.file, line: b.line, pipelines: b.pipelines }, `shop ${b.name} is broken and its pipelines do not run (the other shops' do): ${b.message}`);
   try {
     const daemonLock = loaded.state.kind === 'sqlite' ? await singleDaemonLock(runtime, loaded.statePath) : undefined;
     const beat = setInterval(() => {

@@ -140,6 +140,8 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
 /** Run every check; the config is already loaded (a config that does not load is the first failure, reported by the caller). */
 export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLogger): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [{ name: 'config', ok: true, detail: `${loaded.file} is valid (${loaded.config.pipelines.length} pipelines)` }];
+  // A broken shop file fails its own check; the other shops are checked as usual.
+  for (const b of loaded.brokenShops) checks.push({ name: `shop ${b.name}`, ok: false, detail: `broken, its pipelines do not run${b.pipelines.length ? ` (${b.pipelines.join(', ')})` : ''}: ${b.message}` });
   try {
     const state = await openState(loaded.state, { logger });
     try {

@@ -167,6 +167,8 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   const pipeline = (name: string): PipelineConfig => {
     const p = config.pipelines.find((q) => q.name === name);
     if (!p) {
+      const broken = loaded.brokenShops.find((b) => b.pipelines.includes(name));
+      if (broken) throw new StateError('UNKNOWN_PIPELINE', `pipeline ${name} does not run: its shop ${broken.name} is broken (${broken.file}:${broken.line}): ${broken.message}`);
       const near = didYouMean(name, names);
       throw new StateError('UNKNOWN_PIPELINE', `no pipeline named "${name}" in ${loaded.file}; known: ${names.join(', ') || '(none)'}${near ? `; did you mean "${near}"?` : ''}`);
     }
@@ -176,7 +178,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   const mappingOf = (p: PipelineConfig): Promise<CompiledMapping> => {
     let m = mappings.get(p.name);
     if (!m) {
-      m = loadMapping(resolveMappingPath(p.mapping, loaded.baseDir), { maxFieldBytes: shopsOf(config)[p.shop]?.maxFieldBytes });
+      m = loadMapping(resolveMappingPath(p.mapping, loaded.baseDir), { maxFieldBytes: shopsOf(config)[p.shop]?.maxFieldBytes, vars: p.vars });
       m.catch(() => mappings.delete(p.name));
       mappings.set(p.name, m);
     }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { backfillCommand } from './backfill.js';
+import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
@@ -28,6 +29,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(jobsCommand(ctx));
   program.addCommand(stateCommand(ctx));
   program.addCommand(doctorCommand(ctx));
+  program.addCommand(configCommand(ctx));
   program.addCommand(erpCommand(ctx));
   program.addCommand(mappingsCommand(ctx));
   program.addCommand(sandboxCommand(ctx));
