@@ -22,6 +22,7 @@ import { StateError } from '../errors.js';
 import type { Replica } from '../jobs/index.js';
 import type { JobOutcome } from '../jobs/engine.js';
 import { startTriggers, type Triggers } from '../triggers/index.js';
+import { registerHooks } from '../triggers/hookRoute.js';
 
 /** Options of `startDaemon`. */
 export interface DaemonOptions {
@@ -167,6 +168,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
           const { registerDashboard } = await import('../dashboard/index.js');
           await registerDashboard(app, dashboardDeps(runtime, scheduler, { host: options.host ?? config.dashboard.host, token: config.dashboard.token }, replica));
         }
+        await registerHooks(app, runtime, logger);
         await options.register?.(app);
       },
     });

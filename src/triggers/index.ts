@@ -10,6 +10,9 @@ import type { TriggerConfig } from './schema.js';
 import type { TriggerHandle, TriggerStatus, WakeCause } from './types.js';
 import { wakeupCounter } from './metrics.js';
 import { notifyTrigger } from './notify/index.js';
+import { watchTrigger } from './watch.js';
+import { hookTrigger } from './hook.js';
+import { pollTrigger } from './poll.js';
 
 export { triggerSchema, notifyChannel, type TriggerConfig } from './schema.js';
 export type { TriggerHandle, TriggerStatus, Wake, WakeCause } from './types.js';
@@ -32,6 +35,9 @@ export interface TriggerKind {
 /** Every kind shopsync has; each file adds its own entry. */
 const KINDS: readonly TriggerKind[] = [
   notifyTrigger,
+  watchTrigger,
+  hookTrigger,
+  pollTrigger,
 ];
 
 /** The running triggers of a daemon. */

@@ -15,12 +15,20 @@ export const triggerSchema = z.strictObject({
    * NOTIFY once per statement. `true` uses the channel `shopsync_<pipeline>` (lower-cased, `-`/`.` → `_`).
    */
   notify: z.union([z.literal(true), z.strictObject({ channel: z.string().regex(CHANNEL, 'a channel name uses a–z, digits and _, at most 63').optional() })]).optional(),
-  /** File-drop source: watch its inbox folder and wake when a file is complete (its size stood still for `stableMs`). */
-  watch: z.union([z.literal(true), z.strictObject({ stableMs: z.coerce.number().int().min(50).max(600_000).default(1000) })]).optional(),
+  /**
+   * File-drop source: watch its inbox folder and wake when a file is complete as the source judges it
+   * (`stability`: unchanged for `settleMs`, or its marker file) — one definition for watcher and
+   * reader. `rescan`: look at the folder this often anyway (events lost, network shares). @default rescan 30s
+   */
+  watch: z
+    .union([z.literal(true), z.strictObject({ rescan: durationSchema.default(30_000) })], {
+      error: 'expected watch: true or watch: { rescan: 30s }; when a file is complete is the source\'s stability.settleMs (or marker), not a setting of the watcher',
+    })
+    .optional(),
   /** Any source: `POST /hooks/<pipeline>` on the daemon wakes it, signed with this secret (HMAC-SHA256, replay-protected). */
   hook: z.strictObject({ secret: z.string().min(16, 'a hook secret needs at least 16 characters; take it from the environment: secret: ${HOOK_SECRET}') }).optional(),
   /** SQL source (MariaDB/MySQL, or any without NOTIFY): ask "anything newer than the cursor?" this often (e.g. `2s`). */
-  poll: durationSchema.optional(),
+  poll: durationSchema.refine((ms) => ms >= 100, 'poll at most every 100ms, e.g. poll: 2s').optional(),
   /** Wake-ups within this long after the first become one run. @default 200ms */
   debounce: durationSchema.default(200),
 });

@@ -66,6 +66,16 @@ export function byName(a: string, b: string): number {
 }
 
 /**
+ * Whether the source takes a file of this name at all (once it is complete): it matches the
+ * pattern and is neither a dot-file, a name writers use while writing (`.tmp`, `.part`, `~`…) nor
+ * a marker. The one definition of the file watcher (src/triggers/watch.ts) and of `readyFiles`.
+ */
+export function takesName(name: string, cfg: FileSourceConfig, pattern = globToRegExp(cfg.pattern ?? `*.${cfg.format}`)): boolean {
+  if (name.startsWith('.') || IN_PROGRESS.test(name) || !pattern.test(name)) return false;
+  return !(cfg.stability.mode === 'marker' && name.endsWith(cfg.stability.markerSuffix));
+}
+
+/**
  * Files in the inbox that match the pattern and are completely written, in name order. A file the
  * pattern takes but whose name cannot be handled (not UTF-8, too long) is handed to `unusable` and
  * left in place.
@@ -80,13 +90,12 @@ export async function readyFiles(folder: string, cfg: FileSourceConfig, now = Da
     const name = e.name.toString('utf8');
     const problem = nameProblem(e.name, name);
     if (problem === undefined) names.add(name);
-    else if (!name.startsWith('.') && !IN_PROGRESS.test(name) && !(cfg.stability.mode === 'marker' && name.endsWith(cfg.stability.markerSuffix)) && pattern.test(name)) unusable?.({ name, reason: problem }, e.name);
+    else if (takesName(name, cfg, pattern)) unusable?.({ name, reason: problem }, e.name);
   }
   const ready: string[] = [];
   for (const name of [...names].sort(byName)) {
-    if (name.startsWith('.') || IN_PROGRESS.test(name) || !pattern.test(name)) continue;
+    if (!takesName(name, cfg, pattern)) continue;
     if (cfg.stability.mode === 'marker') {
-      if (name.endsWith(cfg.stability.markerSuffix)) continue;
       if (names.has(name + cfg.stability.markerSuffix)) ready.push(name);
       continue;
     }
@@ -97,12 +106,18 @@ export async function readyFiles(folder: string, cfg: FileSourceConfig, now = Da
 
 /** Settle mode: the file was not written to for `settleMs` (a writer appending keeps it unready). Marker mode: always. */
 export async function settled(file: string, cfg: FileSourceConfig, now = Date.now()): Promise<boolean> {
-  if (cfg.stability.mode === 'marker') return true;
+  const at = await settlesAt(file, cfg);
+  return at !== undefined && now >= at;
+}
+
+/** When the file counts as settled if nothing writes to it before (epoch ms; 0 = now); undefined when it is gone. */
+export async function settlesAt(file: string, cfg: FileSourceConfig): Promise<number | undefined> {
+  if (cfg.stability.mode === 'marker') return 0;
   const first = await stat(file).catch(() => undefined);
-  if (!first) return false;
+  if (!first) return undefined;
   // mtimeMs has sub-millisecond precision and can lie a fraction ahead of Date.now(): with no settle
   // time asked for, a file written this very millisecond is ready, not "from the future".
-  return cfg.stability.settleMs === 0 || now - first.mtimeMs >= cfg.stability.settleMs;
+  return cfg.stability.settleMs === 0 ? 0 : first.mtimeMs + cfg.stability.settleMs;
 }
 
 /**

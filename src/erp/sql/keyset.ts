@@ -26,7 +26,7 @@ const MAX_PAGE_GROWTH = 4;
  * The key as a bound value. SQLite compares an integer with a text value as "integer is smaller" when
  * the column has no affinity (computed keys), which would skip rows: integer-looking keys bind as numbers.
  */
-function keyParam(driver: SqlDriver, key: string): string | number {
+export function keyParam(driver: SqlDriver, key: string): string | number {
   return driver.kind === 'sqlite' && /^-?(0|[1-9]\d{0,14})$/.test(key) ? Number(key) : key;
 }
 
