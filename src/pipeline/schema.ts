@@ -111,6 +111,10 @@ export const pipelineSchema = z
     /** Scheduled reconciliation of the ERP with the shop (push pipelines). */
     reconcile: reconcileSchema.optional(),
     options: pipelineOptionsSchema.prefault({}),
+    /** The config template this pipeline was expanded from (set by the config loader); absent for a pipeline written out. */
+    template: z.string().optional(),
+    /** Values of `${shop.…}` in the mapping file (`$shop` in its expressions); the config loader fills in the shop's `vars:` and `name`. @default {} */
+    vars: z.record(z.string(), z.unknown()).default({}),
   })
   .superRefine((p, ctx) => {
     if (p.direction === 'pull' && (p.options.onMissing !== 'ignore' || p.options.inactiveWhen || p.completeSchedule || p.reconcile)) {

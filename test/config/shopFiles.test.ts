@@ -46,7 +46,7 @@ describe('shops from shops.d', () => {
     expect(Object.keys(shopsOf(loaded.config)).sort()).toEqual(['at', 'ch', 'de']);
     expect(loaded.config.pipelines.map((p) => `${p.name}@${p.shop}`).sort()).toEqual(['products-at@at', 'products-ch@ch', 'products-de@de']);
     const at = loaded.config.pipelines.find((p) => p.name === 'products-at')!;
-    expect((at.source as { query: string }).query).toBe("SELECT * FROM artikel WHERE gruppe = 'AT'");
+    expect((at.source as unknown as { query: string }).query).toBe("SELECT * FROM artikel WHERE gruppe = 'AT'");
     expect(at.vars).toEqual({ priceGroup: 'AT', name: 'at' });
     expect(at.template).toBe('products');
     expect(loaded.brokenShops).toEqual([]);
