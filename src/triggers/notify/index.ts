@@ -10,7 +10,7 @@ import { startListener } from './listener.js';
 import { notifySourceOf } from './source.js';
 
 export { startListener, LISTENER_APPLICATION_NAME, type Listener, type ListenerOptions } from './listener.js';
-export { applyNotifySetup, notifySetupScript, notifySetupSql, notifyTriggerName, NOTIFY_FUNCTION, type AppliedSetup, type NotifySetup, type NotifySetupOptions } from './setup.js';
+export { applyNotifySetup, applyNotifySetupTo, notifySetupScript, notifySetupSql, notifyTriggerName, NOTIFY_FUNCTION, type AppliedSetup, type NotifySetup, type NotifySetupOptions } from './setup.js';
 export { notifySourceOf, tablesNamedIn, NOTIFY_CODES, type NotifySource } from './source.js';
 
 /** The NOTIFY trigger kind (listed in src/triggers/index.ts). */
@@ -25,7 +25,7 @@ export const notifyTrigger: TriggerKind = {
     const listener = startListener({
       client,
       channel: source.channel,
-      logger: logger.child({ channel: source.channel }),
+      logger,
       onNotify: (table) => {
         lastWakeAt = new Date().toISOString();
         // The payload is only a hint for the log: the run reads from its cursor, whatever was sent.

@@ -13,7 +13,10 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ConnectorError } from '../../errors.js';
+import type { PostgresConnection } from '../../erp/connection.js';
 import type { Executor, SqlDriver } from '../../erp/sql/driver.js';
+import { openPostgres } from '../../erp/sql/postgres.js';
+import { silentLogger, type Logger } from '../../log.js';
 
 /** The trigger function's name (one for every channel: the channel is the trigger's argument). */
 export const NOTIFY_FUNCTION = 'shopsync_notify';
@@ -146,6 +149,25 @@ export async function applyNotifySetup(driver: Pick<SqlDriver, 'transaction'>, s
   } catch (err) {
     if (sqlStateOf(err) === '42501') throw privilegeError(err, setup, user);
     throw err;
+  }
+}
+
+/**
+ * Install (or remove) a channel's triggers on a PostgreSQL connection in one call: opens it with
+ * the connector's own settings (env fallbacks, TLS, `schema:` as search_path), applies, closes.
+ * For programs (the latency bench); the CLI does the same through `shopsync erp notify-setup`.
+ */
+export async function applyNotifySetupTo(
+  connection: PostgresConnection,
+  options: Omit<NotifySetupOptions, 'schema'> & { readonly drop?: boolean },
+  context: { readonly env?: NodeJS.ProcessEnv; readonly logger?: Logger; readonly baseDir?: string } = {},
+): Promise<AppliedSetup> {
+  const setup = notifySetupSql({ channel: options.channel, tables: options.tables, ...(connection.schema ? { schema: connection.schema } : {}) });
+  const driver = await openPostgres(connection, context.env ?? process.env, context.logger ?? silentLogger, false, context.baseDir ?? process.cwd());
+  try {
+    return await applyNotifySetup(driver, setup, options.drop ? 'drop' : 'install');
+  } finally {
+    await driver.close();
   }
 }
 
