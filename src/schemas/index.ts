@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { configSchema } from '../config/schema.js';
+import { shopConfigSchema } from '../config/shop.js';
 import { fieldNames } from '../mapping/targets.js';
 import { mappingFileSchema } from '../mapping/schema.js';
 import { allResources } from '../shop/registry/index.js';
@@ -35,7 +36,22 @@ function allowPlaceholders(node: unknown): unknown {
 /** The JSON Schema of `shopsync.yaml` (the input side: defaults may be left out). */
 export function configJsonSchema(): JsonSchema {
   const schema = allowPlaceholders(z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' })) as JsonSchema;
-  return { ...schema, title: 'shopsync.yaml', $id: 'https://shopsync.dev/schemas/shopsync.schema.json' };
+  return { ...schema, ...EXTENSIONS, title: 'shopsync.yaml', $id: 'https://shopsync.dev/schemas/shopsync.schema.json' };
+}
+
+/** Top-level `x-…` blocks hold YAML anchors for merge keys; shopsync ignores them. */
+const EXTENSIONS: JsonSchema = { patternProperties: { '^x-': {} } };
+
+/** The JSON Schema of one shop file in `shops.d/` (a shop block, optionally with its `name:`). */
+export function shopFileJsonSchema(): JsonSchema {
+  const schema = allowPlaceholders(z.toJSONSchema(shopConfigSchema, { io: 'input', unrepresentable: 'any' })) as JsonSchema & { properties: Record<string, JsonSchema> };
+  return {
+    ...schema,
+    ...EXTENSIONS,
+    properties: { name: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'The shop name. @default the file name without .yaml' }, ...schema.properties },
+    title: 'shopsync shop file (shops.d/<name>.yaml)',
+    $id: 'https://shopsync.dev/schemas/shop.schema.json',
+  };
 }
 
 /** The JSON Schema of a mapping file, with the registry's target fields per resource. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema, mappingJsonSchema } from '../../src/schemas/index.js';
+import { configJsonSchema, mappingJsonSchema, shopFileJsonSchema } from '../../src/schemas/index.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
@@ -20,6 +20,21 @@ describe('editor schemas', () => {
   it('are current in schemas/ (regenerate with npm run schemas)', () => {
     expect(JSON.parse(read('schemas/mapping.schema.json'))).toEqual(JSON.parse(JSON.stringify(mappingJsonSchema())));
     expect(JSON.parse(read('schemas/shopsync.schema.json'))).toEqual(JSON.parse(JSON.stringify(configJsonSchema())));
+    expect(JSON.parse(read('schemas/shop.schema.json'))).toEqual(JSON.parse(JSON.stringify(shopFileJsonSchema())));
+  });
+
+  it('examples/agency: the config and every shop file name their schemas and validate against them', () => {
+    const validateShop = ajv.compile(shopFileJsonSchema());
+    const config = read('examples/agency/shopsync.yaml');
+    expect(config.split('\n')[0]).toBe('# yaml-language-server: $schema=../../schemas/shopsync.schema.json');
+    expect(validateConfig(parse(config, { merge: true })), JSON.stringify(validateConfig.errors)).toBe(true);
+    const shops = readdirSync(join(root, 'examples/agency/shops.d'));
+    expect(shops.length).toBe(3);
+    for (const file of shops) {
+      const text = read(`examples/agency/shops.d/${file}`);
+      expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=../../../schemas/shop.schema.json');
+      expect(validateShop(parse(text)), `${file}: ${JSON.stringify(validateShop.errors)}`).toBe(true);
+    }
   });
 
   it.each(mappings)('mappings/%s names the mapping schema and validates against it', (file) => {
