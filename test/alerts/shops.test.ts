@@ -216,3 +216,27 @@ describe('shop-auth of a shop whose token lacks one pipeline\'s scope', () => {
     expect(received.slice(before).find((m) => m.incident === 'shop-auth:at')).toMatchObject({ shop: 'at', text: expect.stringContaining('Check shops.at.token (/etc/shopsync/shopsync.yaml:2, from TOKEN)') });
   });
 });
+
+describe('an incident left by a version with one shop-auth for all shops', () => {
+  it('is closed, once, by the first shop whose credentials are accepted again', async () => {
+    const state = await openState(':memory:');
+    const events = new SyncEvents();
+    const config = loaded('shops:\n  at: { baseUrl: "http://127.0.0.1:1", token: "${TOKEN}" }', ['products-at@at']);
+    const legacy = { incident: 'shop-auth', kind: 'shop-auth', state: 'firing', title: "the shop refuses shopsync's credentials", text: 'products (run 3): [UNAUTHORIZED] …', at: '2026-11-01T00:00:00.000Z' };
+    expect(await state.incidents.open('shop-auth', Date.parse(legacy.at), JSON.stringify(legacy), 'old-version', 60_000)).toBe(true);
+    await state.incidents.sent('shop-auth', 'old-version');
+    const watcher = startAlerts(alertsConfigSchema.parse({ webhook: { url: hookUrl, retries: 0 } }), { events, state, scheduled: [], secrets: [], shops: alertShopsOf(config), logger: silentLogger })!;
+    const before = received.length;
+    try {
+      for (let i = 0; i < 2; i++) {
+        events.emit({ type: 'run-finished', summary: { runId: i + 1, pipeline: 'products-at', mode: 'sync', status: 'succeeded', counts: emptyCounts(), durationMs: 5 } });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(await state.incidents.listOpen()).toEqual([]);
+    } finally {
+      await watcher.stop();
+      await state.close();
+    }
+    expect(received.slice(before).map((m) => [m.incident, m.state, m.since])).toEqual([['shop-auth', 'resolved', legacy.at]]);
+  });
+});

@@ -31,7 +31,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     await until(async () => (await shopProducts(sandbox)).size >= 40);
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { state: { ok: true }, shop: { ok: true } } });
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { state: { ok: true }, shops: { ok: true } } });
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/shopsync_records_total\{shop="default",pipeline="products",outcome="created"\} [1-9]\d*/);
     expect(metrics).toMatch(/shopsync_shop_request_duration_seconds_count\{shop="default",resource="products",method="POST",status="200"\} [1-9]/);
