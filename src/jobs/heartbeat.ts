@@ -70,10 +70,14 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
 
   const reapOne = async (r: ReplicaInfo): Promise<boolean> => {
     // Unlock first, then remove the row: a reaper that dies in between leaves the row for the next one.
+    const held = await jobs.lockedBy(r.workerIds);
     const { superseded } = await jobs.freeWorkers(r.workerIds);
     const removed = await state.replicas.remove(r.id, { silentForMs: options.deadAfterMs });
-    if (removed) {
-      log.warn({ replica: r.name, host: r.host, pid: r.pid, silentMs: r.heartbeatAgeMs, workers: r.workerIds.length, superseded }, 'replica silent for too long: counted as dead, its jobs and lanes freed for the live replicas');
+    if (removed && held === 0) {
+      // Nothing to free: a replica that is simply no longer there (rows a restore brought back, an exit that left its row).
+      log.info({ replica: r.name, host: r.host, pid: r.pid, silentMs: r.heartbeatAgeMs }, 'removed the row of a replica that is gone (no heartbeat, held no jobs)');
+    } else if (removed) {
+      log.warn({ replica: r.name, host: r.host, pid: r.pid, silentMs: r.heartbeatAgeMs, workers: r.workerIds.length, held, superseded }, 'replica silent for too long: counted as dead, its jobs and lanes freed for the live replicas');
       await jobs.nudge(Math.max(1, r.workerIds.length));
     }
     return removed;

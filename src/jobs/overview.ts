@@ -2,10 +2,19 @@
 import type { ReplicaInfo, StateStore } from '../state/index.js';
 import type { JobInfo, JobStore } from './store.js';
 
+/**
+ * How a replica row stands: `alive` beat within `deadAfterMs`; `silent` stopped beating while its
+ * workers hold jobs (those lanes wait until a live replica reaps it); `gone` stopped beating and
+ * holds nothing: a replica that is no longer there (rows a restore brought back, or one that exited
+ * without removing its row), removed by the next live replica without anything to free.
+ */
+export type ReplicaState = 'alive' | 'silent' | 'gone';
+
 /** A replica with what it runs. */
 export interface ReplicaView extends ReplicaInfo {
   /** Beat within `deadAfterMs`. */
   readonly alive: boolean;
+  readonly state: ReplicaState;
   /** Pipelines of the jobs its workers hold. */
   readonly running: readonly string[];
 }
@@ -30,12 +39,17 @@ export async function replicasOverview(state: StateStore, jobs: JobStore, deadAf
     const replica = j.lockedBy ? byWorker.get(j.lockedBy)?.name : undefined;
     return replica ? { ...j, replica } : j;
   });
-  const replicas: ReplicaView[] = rows.map((r) => ({
-    ...r,
-    alive: r.heartbeatAgeMs <= deadAfterMs,
-    running: list.filter((j) => j.lockedBy !== null && r.workerIds.includes(j.lockedBy)).map((j) => j.pipeline ?? `job ${j.id}`),
-  }));
+  const replicas: ReplicaView[] = rows.map((r) => {
+    const running = list.filter((j) => j.lockedBy !== null && r.workerIds.includes(j.lockedBy)).map((j) => j.pipeline ?? `job ${j.id}`);
+    const alive = r.heartbeatAgeMs <= deadAfterMs;
+    return { ...r, alive, state: replicaState(alive, running.length), running };
+  });
   return { replicas, jobs: jobViews };
+}
+
+/** `alive`, `silent` (not beating, holds jobs) or `gone` (not beating, holds nothing). */
+export function replicaState(alive: boolean, jobsHeld: number): ReplicaState {
+  return alive ? 'alive' : jobsHeld > 0 ? 'silent' : 'gone';
 }
 
 /** A duration for a table cell: 850ms, 12s, 4m 05s, 2h 10m. */

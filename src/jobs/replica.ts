@@ -13,6 +13,7 @@ import { registerJobMetrics } from './metrics.js';
 import { jobsSchemaOf } from './names.js';
 import { replicasOverview, type ReplicasOverview } from './overview.js';
 import { JobStore, type Enqueued, type RunReason } from './store.js';
+import { TickClaims } from './ticks.js';
 
 /** A running replica. */
 export interface Replica {
@@ -20,8 +21,11 @@ export interface Replica {
   readonly jobs: JobStore;
   readonly engine: JobEngine;
   readonly heartbeat: Heartbeat;
-  /** Ask for a run (a tick: coalesced into the lane's waiting job). */
-  enqueue(pipeline: string, reason: RunReason): Promise<Enqueued>;
+  /**
+   * Ask for a run (a tick: coalesced into the lane's waiting job). A tick given with `tick` is
+   * claimed first, so of all replicas ticking it only one adds the job (`tick-taken` for the rest).
+   */
+  enqueue(pipeline: string, reason: RunReason, options?: { readonly tick?: Date }): Promise<Enqueued>;
   /** Ask for a run now and wait until a replica has run it (or `timeoutMs` passed). */
   runNow(pipeline: string, timeoutMs?: number): Promise<void>;
   /** /readyz: the engine takes jobs and the heartbeat reaches the state. */
@@ -55,7 +59,14 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
     });
     runtime.metrics.registry.setDefaultLabels({ replica: name });
     registerJobMetrics(runtime.metrics.registry, () => jobs.counts());
-    const enqueue = (pipeline: string, reason: RunReason) => jobs.enqueueRun(pipeline, { reason, by: name, maxAttempts: settings.maxAttempts });
+    const ticks = new TickClaims(jobs);
+    const enqueue = async (pipeline: string, reason: RunReason, options: { readonly tick?: Date } = {}): Promise<Enqueued> => {
+      const tick = reason === 'schedule' ? options.tick : undefined;
+      if (tick && !(await ticks.claim(pipeline, tick, name))) return { outcome: 'tick-taken' };
+      const added = await jobs.enqueueRun(pipeline, { reason, by: name, maxAttempts: settings.maxAttempts });
+      if (tick) await ticks.settle(pipeline, tick, added.outcome === 'retry-pending' ? 'retry-pending' : added.coalesced ? 'coalesced' : 'added');
+      return added;
+    };
     return {
       name,
       jobs,

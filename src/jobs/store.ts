@@ -12,6 +12,7 @@ import { StateError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { laneQueue, pipelineOfQueue, RUN_TASK, runJobKey } from './names.js';
 import { workerLogger } from './logger.js';
+import { ticksTableSql } from './ticks.js';
 
 /** Where a job stands: waiting, running on a replica, waiting for a retry after a failure, or given up (failing). */
 export type JobState = 'queued' | 'running' | 'retrying' | 'failed';
@@ -69,9 +70,11 @@ export interface EnqueueOptions {
 
 /** What adding a run did. */
 export interface Enqueued {
-  /** `added`: a job now waits (new, or the waiting one coalesced); `retry-pending`: a tick left a job waiting for its retry alone. */
-  readonly outcome: 'added' | 'retry-pending';
+  /** `added`: a job now waits (new, or the waiting one coalesced); `retry-pending`: a tick left a job waiting for its retry alone; `tick-taken`: another replica claimed this tick (src/jobs/ticks.ts). */
+  readonly outcome: 'added' | 'retry-pending' | 'tick-taken';
   readonly jobId?: string;
+  /** The request folded into a job of the lane that already waited (no job of its own). */
+  readonly coalesced?: boolean;
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -146,7 +149,8 @@ export class JobStore {
       maxAttempts: options.maxAttempts,
       ...(options.delayMs ? { runAt: new Date(Date.now() + options.delayMs) } : {}),
     });
-    return { outcome: 'added', jobId: String(job.id) };
+    // A fresh job has revision 0; the engine bumps it when a request folds into the waiting one.
+    return { outcome: 'added', jobId: String(job.id), ...(job.revision > 0 ? { coalesced: true } : {}) };
   }
 
   /** Whether a job is still there (not yet completed). */
@@ -174,6 +178,13 @@ export class JobStore {
     );
     for (const r of rows.rows) out[r.state] = Number(r.n);
     return out;
+  }
+
+  /** How many jobs these workers hold (locked). */
+  async lockedBy(workerIds: readonly string[]): Promise<number> {
+    if (workerIds.length === 0) return 0;
+    const r = await this.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.q}._private_jobs WHERE locked_by = ANY($1::text[])`, [workerIds]);
+    return Number(r.rows[0]?.n ?? 0);
   }
 
   /**
@@ -271,6 +282,7 @@ async function migrateUnderLock(url: string, schema: string, logger: Logger): Pr
     const utils = await makeWorkerUtils({ connectionString: url, schema, maxPoolSize: 1, logger: workerLogger(logger) });
     try {
       await utils.migrate();
+      await client.query(ticksTableSql(schema));
     } finally {
       await utils.release();
     }

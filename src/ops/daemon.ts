@@ -119,14 +119,17 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       timezone: config.timezone,
       logger,
       onSkip: (job) => runtime.metrics.tickSkipped(jobOf(job).pipeline),
-      run: async ({ pipeline: job, signal, reason }) => {
+      run: async ({ pipeline: job, signal, reason, at }) => {
         const { pipeline, kind } = jobOf(job);
         if (replica) {
           // Every replica keeps its own clock (schedules may have seconds, which the engine's crontab cannot
-          // express); a tick only asks for a job, and the lane's job key folds the replicas' ticks into one.
+          // express); a tick is claimed once across replicas, and only the claimer asks for a job (src/jobs/ticks.ts).
           try {
-            const r = await replica.enqueue(job, reason);
-            logger.debug({ pipeline, kind, reason, ...r }, reason === 'schedule' ? 'tick: run job asked for' : 'run job asked for');
+            const r = await replica.enqueue(job, reason, reason === 'schedule' ? { tick: at } : {});
+            if (r.coalesced && reason === 'schedule') {
+              runtime.metrics.tickSkipped(pipeline);
+              logger.warn({ pipeline, kind, tick: at.toISOString(), jobId: r.jobId }, 'skipped scheduled run: a run job of this pipeline still waits (its lane is busy); this tick folded into it');
+            } else logger.debug({ pipeline, kind, reason, ...r }, reason === 'schedule' ? 'tick: run job asked for' : 'run job asked for');
           } catch (err) {
             logger.error({ pipeline, kind, err: errorLine(err) }, 'could not add the run job');
           }

@@ -124,7 +124,7 @@ export function statusCommand(ctx: CliContext): Command {
               ? 'REPLICAS: none running'
               : table(
                   ['REPLICA', 'HOST', 'PID', 'STATE', 'HEARTBEAT', 'RUNNING'],
-                  seen.replicas.map((r) => [r.name, r.host, String(r.pid), r.alive ? 'alive' : 'SILENT', `${ageText(r.heartbeatAgeMs)} ago`, r.running.join(', ') || '-']),
+                  seen.replicas.map((r) => [r.name, r.host, String(r.pid), r.state === 'silent' ? 'SILENT' : r.state, `${ageText(r.heartbeatAgeMs)} ago`, r.running.join(', ') || '-']),
                 ),
           );
           const waiting = seen.jobs.filter((j) => j.state !== 'running');

@@ -16,7 +16,7 @@ export function replicasPanel(overview: ReplicasOverview | undefined): SafeHtml 
   const { replicas, jobs } = overview;
   const failing = jobs.filter((j) => j.state === 'failed');
   const replicaRows = replicas.map(
-    (r) => html`<tr data-replica="${r.name}"><td><b>${r.name}</b> <span class="muted small">${r.host} · pid ${String(r.pid)}</span></td><td><span class="badge b-${r.alive ? 'ok' : 'bad'}">${r.alive ? 'alive' : 'silent'}</span></td><td>${formatDuration(r.heartbeatAgeMs)} ago</td><td>${r.running.length ? r.running.join(', ') : html`<span class="muted">idle</span>`}</td></tr>`,
+    (r) => html`<tr data-replica="${r.name}"><td><b>${r.name}</b> <span class="muted small">${r.host} · pid ${String(r.pid)}</span></td><td><span class="badge b-${r.state === 'alive' ? 'ok' : r.state === 'silent' ? 'bad' : 'idle'}">${r.state}</span></td><td>${formatDuration(r.heartbeatAgeMs)} ago</td><td>${r.running.length ? r.running.join(', ') : html`<span class="muted">idle</span>`}</td></tr>`,
   );
   const jobRows = jobs.map(
     (j) => html`<tr data-job="${j.id}" data-job-state="${JOB_LABEL[j.state]}"><td>${j.pipeline ?? html`<span class="muted">job ${j.id}</span>`}</td><td>${jobBadge(j.state)}</td><td>${formatDuration(j.ageMs)}</td><td>${j.replica ?? (j.state === 'running' ? html`<span class="muted">unknown (dead?)</span>` : html`<span class="muted">–</span>`)}</td><td>${String(j.attempts)}/${String(j.maxAttempts)}</td><td class="small">${j.reason ?? ''}</td><td class="issue error small">${j.lastError ?? ''}</td></tr>`,

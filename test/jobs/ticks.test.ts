@@ -1,0 +1,82 @@
+/**
+ * One scheduled tick is one run, however many replicas tick it. Three `shopsync run` replicas (separate
+ * processes, one PostgreSQL state) keep their own clocks on an every-second schedule; a tick reaches
+ * all three within milliseconds, and before the claims each of them could add its own run once the
+ * first one's job had started. The schedule here fires for 20 consecutive seconds and then pauses
+ * for 40, so the count of runs can be settled while nothing ticks: the runs table must show one run
+ * per tick, except ticks that arrived while a run of the lane still waited, which are skipped, logged
+ * and counted in `shopsync_skipped_ticks_total` (and none are lost).
+ */
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../cli/support.js';
+import { useSandbox } from '../support/sandbox.js';
+import { sleep, until } from '../support/wait.js';
+import { deployment, overlaps } from './fixture.js';
+import { postgresAvailable, sql } from './support.js';
+
+const TICKS = 20;
+/** Time for three replicas to start before the first tick of the burst. */
+const LEAD_MS = 25_000;
+
+const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
+
+/** A seconds field that fires on `TICKS` consecutive seconds from `first` (wrapping into the next minute as a list). */
+function burst(first: Date): string {
+  const s = first.getUTCSeconds();
+  return Array.from({ length: TICKS }, (_, i) => (s + i) % 60).join(',');
+}
+
+async function skippedTicks(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('shopsync_skipped_ticks_total{') && l.includes('pipeline="products"'))
+    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+}
+
+describe.skipIf(!postgresAvailable)('scheduled ticks across replicas', () => {
+  it('runs each tick of three replicas ticking together exactly once, and counts the ticks it skips', { timeout: 180_000 }, async () => {
+    const first = new Date(Math.ceil((Date.now() + LEAD_MS) / 1000) * 1000);
+    const last = new Date(first.getTime() + (TICKS - 1) * 1000);
+    const d = await deployment(sandbox, { products: 30, orders: 0, requestsPerSecond: 60, heartbeatMs: 500, deadAfterMs: 5000, schedule: `${burst(first)} * * * * *`, ordersPipeline: false });
+    try {
+      const replicas = await Promise.all(['t1', 't2', 't3'].map((n) => d.spawn(n)));
+      expect(Date.now(), 'the replicas started before the first tick of the burst (raise LEAD_MS on a slow machine)').toBeLessThan(first.getTime());
+      // The burst, then until every job of it has run (the next burst is 40 s away).
+      await sleep(last.getTime() - Date.now() + 500);
+      const jobs = pg.escapeIdentifier(`${d.schema}_jobs`);
+      await until(async () => (await sql(`SELECT 1 FROM ${jobs}.jobs`)).length === 0 && (await d.state.runs.list({ status: 'running', limit: 5 })).length === 0, 30_000, 100).catch(async (err: unknown) => {
+        throw new Error(`jobs left after the burst: ${JSON.stringify(await sql(`SELECT id, key, attempts, last_error, locked_by, run_at FROM ${jobs}.jobs`))}; runs ${JSON.stringify((await d.runs('products')).map((r) => [r.id, r.status, r.startedAt, r.error]))}`, { cause: err });
+      });
+      const skipped = (await Promise.all(replicas.map((r) => skippedTicks(r.url)))).reduce((a, b) => a + b, 0);
+      for (const r of replicas) r.proc.child.kill('SIGTERM');
+      for (const r of replicas) expect((await r.proc.exited).code).toBe(0);
+
+      const claims = await sql<{ tick: Date; claimed_by: string; outcome: string | null }>(`SELECT tick, claimed_by, outcome FROM ${jobs}.ticks WHERE job = 'products' AND tick BETWEEN $1 AND $2 ORDER BY tick`, [first, last]);
+      // Every tick of the burst claimed once: none lost, none twice (the claims' key is (job, tick)).
+      expect(claims.map((c) => c.tick.getTime())).toEqual(Array.from({ length: TICKS }, (_, i) => first.getTime() + i * 1000));
+      expect(claims.filter((c) => c.outcome === null), 'a claimed tick that added no job and was not recorded as skipped').toEqual([]);
+      const ran = claims.filter((c) => c.outcome === 'added').length;
+      const folded = claims.filter((c) => c.outcome !== 'added').length;
+
+      // The runs table is the witness: one run per tick that added a job, none before the burst, never two at once.
+      const runs = await d.runs('products');
+      expect(runs.filter((r) => Date.parse(r.startedAt) < first.getTime())).toEqual([]);
+      expect(runs.filter((r) => r.status !== 'succeeded').map((r) => `#${r.id} ${r.status}`)).toEqual([]);
+      expect(runs).toHaveLength(ran);
+      expect(runs.length + folded).toBe(TICKS);
+      expect(overlaps(runs)).toEqual([]);
+      // Skipped ticks are not silent: each is in the metric of the replica that claimed it.
+      expect(skipped).toBe(claims.filter((c) => c.outcome === 'coalesced').length);
+      expect(ran, 'most ticks run (only a tick arriving while a run still waits is skipped)').toBeGreaterThanOrEqual(TICKS - 5);
+      if (process.env.SHOW_FIGURES) {
+        const by = new Map<string, number>();
+        for (const c of claims) by.set(c.claimed_by, (by.get(c.claimed_by) ?? 0) + 1);
+        console.info(`${TICKS} ticks: ${ran} runs, ${folded} skipped; claimed by ${[...by].map(([k, v]) => `${k} ${v}`).join(', ')}; runs on pids ${[...new Set(runs.map((r) => r.pid))].join(', ')}`);
+      }
+    } finally {
+      await d.close();
+    }
+  });
+});
