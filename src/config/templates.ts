@@ -10,6 +10,7 @@ import type { ShopConfig } from './shop.js';
 import { offsetSchedule, ScheduleOffsetError } from './scheduleOffset.js';
 import type { Locate, Place } from './document.js';
 import { formatPath } from '../util/paths.js';
+import { didYouMean } from '../util/suggest.js';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -74,10 +75,20 @@ export function shopVariables(shop: string, ...layers: readonly Readonly<Record<
 export function expandTemplates(templates: Readonly<Record<string, TemplateConfig>>, shops: readonly ShopEntry[]): Expansion {
   const expanded: Expanded[] = [];
   const problems: ShopProblem[] = [];
+  // A change to a template that does not exist would be ignored without a word: it is the shop's mistake.
+  for (const shop of shops) {
+    for (const name of Object.keys(shop.config.templates)) {
+      if (name in templates) continue;
+      const near = didYouMean(name, Object.keys(templates));
+      const place = shop.locate(['templates', name]);
+      problems.push({ shop: shop.name, place, message: `templates.${name}: no template named "${name}"${near ? `; did you mean "${near}"?` : ''} (known: ${Object.keys(templates).join(', ') || 'none'})` });
+    }
+  }
   for (const [name, template] of Object.entries(templates)) {
     const { shops: wanted, vars: defaults, ...body } = template;
     for (const shop of shops) {
       if (wanted !== 'all' && !wanted.includes(shop.name)) continue;
+      if (problems.some((p) => p.shop === shop.name)) continue;
       const override = shop.config.templates[name];
       if (override === false) continue;
       const vars = shopVariables(shop.name, defaults, shop.config.vars);

@@ -111,6 +111,12 @@ describe('shops from shops.d', () => {
     expect(loaded.brokenShops[0]).toMatchObject({ name: 'at', line: 1, pipelines: ['orders-at', 'products-at'] });
   });
 
+  it('marks a shop broken whose file changes a template that does not exist, rather than ignoring the change', async () => {
+    const loaded = await loadConfig(layout(MAIN, { 'de.yaml': shop('de'), 'at.yaml': `${shop('at')}templates:\n  prodcts: { batchSize: 10 }\n` }), { env });
+    expect(loaded.config.pipelines.map((p) => p.name)).toEqual(['products-de']);
+    expect(loaded.brokenShops[0]!.message).toMatch(/at\.yaml:6: templates\.prodcts: no template named "prodcts"; did you mean "products"\?/);
+  });
+
   it('still refuses a mistake of the template itself, at its line in the main file', async () => {
     const err = await loadConfig(layout(MAIN.replace('resource: products', 'resource: prodcts'), { 'de.yaml': shop('de') }), { env }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);

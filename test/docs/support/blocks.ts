@@ -17,7 +17,7 @@ export function docFiles(): string[] {
 }
 
 /** Markers a YAML block may carry; what each means is in docs/CONTRIBUTING-docs.md. */
-export const YAML_MARKERS = ['shopsync-config', 'config-fragment', 'pipeline-fragment', 'source-fragment', 'mapping', 'mapping-fragment', 'schema-line', 'skip-doc-test'] as const;
+export const YAML_MARKERS = ['shopsync-config', 'config-fragment', 'pipeline-fragment', 'source-fragment', 'shop-file', 'mapping', 'mapping-fragment', 'schema-line', 'skip-doc-test'] as const;
 /** Markers a shell block may carry (none = every command is parsed). */
 export const SHELL_MARKERS = ['doc-test', 'skip-doc-test'] as const;
 export const SHELL_LANGS = new Set(['sh', 'bash', 'shell', 'console']);

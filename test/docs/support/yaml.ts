@@ -83,6 +83,8 @@ export async function checkConfigText(text: string, label: string): Promise<void
   } catch (err) {
     throw new Error(`${label}: ${(err as Error).message}`);
   }
+  // A shop's own mistake does not stop a config (it marks the shop broken); in an example it is the example's mistake.
+  if (loaded.brokenShops.length > 0) throw new Error(`${label}: ${loaded.brokenShops.map((s) => s.message).join('\n')}`);
   for (const p of loaded.config.pipelines) {
     const file = resolveMappingPath(p.mapping, baseDir);
     if (!existsSync(file)) continue;
@@ -115,6 +117,14 @@ export async function checkYamlBlock(b: Block): Promise<void> {
         if (!connection) throw new Error(`${label}: source-fragment needs connection=<name>`);
         const source = deepMerge(baseSource(connection), doc);
         await checkConfigText(stringify(deepMerge(BASE_CONFIG, { pipelines: [{ ...basePipeline({}), source }] })), label);
+        break;
+      }
+      case 'shop-file': {
+        // A shops.d/<name>.yaml: checked as that shop of a config whose templates are the ones it changes.
+        if (!isObj(doc)) throw new Error(`${label}: a shop file is a map of shop settings`);
+        const { name = 'doc', ...shop } = doc;
+        const templates = Object.fromEntries(Object.keys(isObj(shop.templates) ? shop.templates : {}).map((t) => [t, { ...basePipeline({}), name: undefined, source: baseSource('erp') }]));
+        await checkConfigText(stringify(deepMerge(BASE_CONFIG, { shops: { [String(name)]: shop }, templates })), label);
         break;
       }
       case 'mapping':
@@ -161,7 +171,7 @@ function checkSchemaLine(line: string, label: string): void {
 }
 
 /** Top-level keys of shopsync.yaml (an unmarked block made only of these is read as a config fragment). */
-export const CONFIG_KEYS = new Set(['shop', 'connections', 'pipelines', 'timezone', 'state', 'dashboard', 'alerts', 'daemon', 'log']);
+export const CONFIG_KEYS = new Set(['shop', 'shops', 'shopsDir', 'templates', 'connections', 'pipelines', 'timezone', 'state', 'dashboard', 'alerts', 'daemon', 'log']);
 
 /** The marker an unmarked YAML block is checked as, or undefined when it cannot be told. */
 export function impliedYamlMarker(b: Block): 'config-fragment' | 'mapping' | undefined {
