@@ -1,7 +1,8 @@
 /**
  * Readiness of a daemon with two shops when one goes down: the replica stays ready (it can do its
  * work), /readyz names the shop that is down in its details, and /shops reports each shop's
- * health; a request to the other shop never hides the one that is down.
+ * health; a request to the other shop never hides the one that is down. And the state check, which
+ * asks the state database rather than assuming it answers.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startDaemon } from '../../src/ops/daemon.js';
+import { probedCheck } from '../../src/ops/readiness.js';
 import type { ShopHealth } from '../../src/ops/shopHealth.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { productsMapping } from '../support/mappings.js';
@@ -98,5 +100,32 @@ describe('readiness of a replica with several shops', () => {
     } finally {
       await daemon.close();
     }
+  });
+});
+
+describe('the state check of /readyz', () => {
+  it('reports what the last probe of the state found, and fails a probe that hangs past its limit', async () => {
+    let clock = 0;
+    let answer: () => Promise<unknown> = async () => 3;
+    const check = probedCheck(() => answer(), 'answers (postgres)', { timeoutMs: 5000, now: () => clock });
+    expect(check()).toEqual({ ok: true, detail: 'answers (postgres) (first check under way)' });
+    await new Promise((r) => setImmediate(r));
+    expect(check()).toEqual({ ok: true, detail: 'answers (postgres)' });
+    answer = async () => {
+      throw new Error('connect ECONNREFUSED 10.0.0.5:5432');
+    };
+    await new Promise((r) => setImmediate(r));
+    check();
+    await new Promise((r) => setImmediate(r));
+    expect(check()).toEqual({ ok: false, detail: 'does not answer: connect ECONNREFUSED 10.0.0.5:5432' });
+    let release: () => void = () => undefined;
+    answer = () => new Promise<void>((resolve) => (release = resolve));
+    await new Promise((r) => setImmediate(r));
+    check();
+    clock += 6000;
+    expect(check()).toEqual({ ok: false, detail: 'no answer for 6 s' });
+    release();
+    await new Promise((r) => setImmediate(r));
+    expect(check()).toEqual({ ok: true, detail: 'answers (postgres)' });
   });
 });
