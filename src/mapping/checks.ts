@@ -24,6 +24,8 @@ export function checkTargets(src: YamlSource, file: MappingFile, resource: Resou
         out.push(problem(src, 'GUARD_IGNORED_FIELD', `\`${name}\`: ${ignored[name]}`, here, 'key'));
         continue;
       }
+      // A target naming a shop variable (`languages.${shop.language}.products_name`) is checked once a pipeline fills it in (`shopsync config check`).
+      if (name.includes('${shop.')) continue;
       const res = resolveTarget(schema, name);
       if (!res.ok) {
         const full = prefix ? `${prefix}.${name}` : name;
