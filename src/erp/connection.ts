@@ -38,6 +38,10 @@ const serverFields = {
   poolSize: z.coerce.number().int().min(1).max(64).default(4),
   /** Give up connecting after this long. @default 10000 */
   connectTimeoutMs: z.coerce.number().int().positive().default(10_000),
+  /** Pipelines (shops) of one process reading the same query with the same cursor share one database round trip (read once, fan out; src/erp/sql/sharedReads.ts). @default true */
+  shareReads: z.boolean().default(true),
+  /** How long a shared answer stays reusable by runs that began before its query started. @default 2000 */
+  shareReadsWindowMs: z.coerce.number().int().min(0).max(60_000).default(2000),
 };
 
 /** TLS options that mean nothing without `ssl: true` are refused rather than silently ignored. */
@@ -72,6 +76,10 @@ export const sqliteConnectionSchema = z.strictObject({
   path: z.string().min(1),
   /** Wait this long for a lock held by the ERP. @default 5000 */
   busyTimeoutMs: z.coerce.number().int().nonnegative().default(5000),
+  /** Pipelines (shops) of one process reading the same query with the same cursor share one database round trip (read once, fan out; src/erp/sql/sharedReads.ts). @default true */
+  shareReads: z.boolean().default(true),
+  /** How long a shared answer stays reusable by runs that began before its query started. @default 2000 */
+  shareReadsWindowMs: z.coerce.number().int().min(0).max(60_000).default(2000),
 });
 
 /** A folder tree where an ERP drops and picks up files. */

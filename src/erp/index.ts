@@ -5,6 +5,8 @@
  * A *connection* says where the data lives (validated by `connectionSchema`); the per-pipeline
  * *source* or *sink* config says what to read or write there (`sourceSchema`, `sinkSchema`).
  */
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { connectionSchema, type Connection, type ConnectionInput } from './connection.js';
@@ -75,7 +77,19 @@ export async function createSource(connection: ConnectionInput | Connection, sou
   if (conn.kind === 'files') return fileSource(conn, parseConfig(fileSourceSchema, sourceConfig, 'source'), { ...ctx, logger });
   if (conn.kind === 'http') return httpSource(conn, parseConfig(httpSourceSchema, sourceConfig, 'source'), { ...ctx, logger });
   const cfg = parseConfig(sqlSourceSchema, sourceConfig, 'source');
-  return keysetSource(await openSql(conn, ctx, true), cfg, logger);
+  const share = { identity: shareIdentity(conn, ctx), label: ctx.origin?.name ?? conn.name ?? conn.kind, settings: { enabled: conn.shareReads, windowMs: conn.shareReadsWindowMs } };
+  return keysetSource(await openSql(conn, ctx, true), cfg, logger, share);
+}
+
+/**
+ * What makes two SQL connections the same database for shared reads: the connection as configured,
+ * the folder relative paths resolve in, and the environment variables the drivers fall back to
+ * (two configs in one process may name different databases `erp`). A digest: passwords stay out of keys.
+ */
+function shareIdentity(conn: Connection, ctx: ConnectorContext): string {
+  const env = ctx.env ?? process.env;
+  const fallbacks = Object.entries(env).filter(([k]) => /^(PG|MYSQL)/.test(k)).sort(([a], [b]) => a.localeCompare(b));
+  return createHash('sha256').update(JSON.stringify([conn, resolve(ctx.baseDir), fallbacks])).digest('hex');
 }
 
 /** Validate the configs and open a sink; throws ConfigError for bad config, ConnectorError when unreachable. */

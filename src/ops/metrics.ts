@@ -9,6 +9,7 @@ import type { ClientEvent } from '../shop/client/types.js';
 import type { RateSnapshot } from '../shop/rate/index.js';
 import { DEFAULT_SHOP } from '../state/index.js';
 import { LATENCY_BUCKETS } from '../pipeline/latency.js';
+import { registerErpQueryMetrics } from '../erp/sql/sharedReads.js';
 
 /** Metric families and the hooks that feed them. */
 export interface Metrics {
@@ -57,6 +58,7 @@ export interface MetricsOptions {
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'shopsync_' });
+  registerErpQueryMetrics(registry);
 
   const records = new Counter({
     name: 'shopsync_records_total',

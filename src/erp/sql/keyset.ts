@@ -15,6 +15,14 @@ import type { SqlDriver } from './driver.js';
 import { attachChildren, groupRows } from './nested.js';
 import { compileNamed, paramNames } from './params.js';
 import { openTransactions } from './openTransactions.js';
+import { sharedReader, type ShareSettings } from './sharedReads.js';
+
+/** How a source shares its page reads: the connection as resolved (identity), its name for the metric, its settings. */
+export interface SourceShare {
+  readonly identity: string;
+  readonly label: string;
+  readonly settings: ShareSettings;
+}
 
 const DEFAULT_PAGE_SIZE = 500;
 /** A page query slower than this scanned rather than walked an index: fewer, larger pages then cost less. */
@@ -82,8 +90,10 @@ function pageRecords(cfg: SqlSourceConfig, rows: readonly ErpRecord[], full: boo
 }
 
 /** Create the keyset source over an open driver (which it owns and closes). */
-export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Logger): Source {
+export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Logger, share?: SourceShare): Source {
   const connector = driver.kind;
+  // Identical page reads of other pipelines (other shops) that began no earlier than this source are shared (sharedReads.ts).
+  const reader = sharedReader(driver, share?.identity ?? '', share?.label ?? connector, share?.settings ?? { enabled: false, windowMs: 0 });
   const used = paramNames(cfg.query);
   const untilInClient = used.has('cursor') && !used.has('until');
   const keyColumns = keyList(cfg.key);
@@ -124,10 +134,10 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
     for (;;) {
       if (options.signal?.aborted) throw new AbortedError();
       const compiled = pageQuery(driver, cfg, after, options.until, limit);
-      const started = performance.now();
-      const rows = (await driver.query(compiled.sql, compiled.params)).map(jsonSafeRow);
+      const page = await reader.read(compiled.sql, compiled.params);
+      const rows = page.rows.map(jsonSafeRow);
       const full = rows.length >= limit;
-      if (full && performance.now() - started > SLOW_PAGE_MS) size = Math.min(size * 2, pageSize * MAX_PAGE_GROWTH);
+      if (full && page.queryMs > SLOW_PAGE_MS) size = Math.min(size * 2, pageSize * MAX_PAGE_GROWTH);
       const { records, complete } = pageRecords(cfg, rows, full);
       if (!complete) {
         limit *= 2; // one key has more joined rows than the page holds

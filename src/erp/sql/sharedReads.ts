@@ -1,0 +1,120 @@
+/**
+ * Read once, fan out: identical page queries of SQL sources in one process share one database round
+ * trip. With many shops, each shop's pipeline reads the same ERP query (same connection, same SQL,
+ * same cursor) in the same tick; the first reader asks the database and the others get its rows.
+ *
+ * What may be shared, and why it is safe: a reader joins a query that is still running, or reuses
+ * its rows for up to `windowMs` after it answered, only when that query *started after the reader's
+ * source was opened* (the run began). Rows read at any moment after a run began are rows that run
+ * could have read itself at that moment, so sharing never hands a run an older view than it would
+ * have had on its own: a change committed before a run (a tick, a wake-up) is never hidden from it.
+ * A run that opens after the query started asks the database again. Only identical text and
+ * parameters match; failures are not kept (each later reader tries again).
+ *
+ * The shared rows are frozen; each reader turns them into its own records (`jsonSafeRow` copies
+ * every value), so no consumer sees another's changes. `shopsync_erp_queries_total{connection,
+ * shared}` counts page reads that went to the database (`shared="false"`) and those served from
+ * another reader's query (`shared="true"`).
+ */
+import { Counter, type Registry } from 'prom-client';
+import type { Executor, Row } from './driver.js';
+
+/** How a connection shares reads: `enabled: false` asks the database for every read. */
+export interface ShareSettings {
+  readonly enabled: boolean;
+  /** How long answered rows stay reusable by runs that began before the query started. */
+  readonly windowMs: number;
+}
+
+/** One page read: its rows and how long the database took (the same for every reader, so pages grow alike). */
+export interface SharedRead {
+  readonly rows: readonly Row[];
+  readonly queryMs: number;
+}
+
+interface Entry {
+  readonly startedAt: number;
+  settledAt?: number;
+  readonly promise: Promise<SharedRead>;
+}
+
+const entries = new Map<string, Entry>();
+const counts = new Map<string, { own: number; shared: number }>();
+
+function count(connection: string, shared: boolean): void {
+  const c = counts.get(connection) ?? { own: 0, shared: 0 };
+  if (shared) c.shared++;
+  else c.own++;
+  counts.set(connection, c);
+}
+
+/** Page reads per connection so far in this process: `own` went to the database, `shared` were served from another reader's query. */
+export function erpQueryCounts(): ReadonlyMap<string, { readonly own: number; readonly shared: number }> {
+  return counts;
+}
+
+/** `shopsync_erp_queries_total{connection,shared}` on a registry (read from this process's counts when scraped). */
+export function registerErpQueryMetrics(registry: Registry): void {
+  new Counter({
+    name: 'shopsync_erp_queries_total',
+    help: 'Page reads of SQL sources: shared="false" went to the database, shared="true" were served from an identical query of another pipeline (read once, fan out)',
+    labelNames: ['connection', 'shared'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [connection, c] of counts) {
+        this.inc({ connection, shared: 'false' }, c.own);
+        this.inc({ connection, shared: 'true' }, c.shared);
+      }
+    },
+  });
+}
+
+/** Parameters as a stable text (bigint and Date included), part of the share key. */
+function paramText(params: readonly unknown[]): string {
+  return JSON.stringify(params, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Date ? `D${v.toISOString()}` : v));
+}
+
+/**
+ * A reader of one source over `driver`: `read(sql, params)` shares identical reads of sources of the
+ * same `identity` (the connection as resolved: driver, place, database; never only its name) that
+ * started after this reader opened. `label` names the connection in the metric.
+ */
+export function sharedReader(driver: Executor, identity: string, label: string, settings: ShareSettings): { read(sql: string, params: readonly unknown[]): Promise<SharedRead> } {
+  const openedAt = performance.now();
+  // A reader asking again for what it already got wants a newer answer (a source read twice): never its own again.
+  const seen = new WeakSet<Entry>();
+  return {
+    async read(sql, params) {
+      const key = settings.enabled ? `${identity}\u0000${sql}\u0000${paramText(params)}` : undefined;
+      const now = performance.now();
+      const found = key === undefined ? undefined : entries.get(key);
+      if (found && !seen.has(found) && found.startedAt >= openedAt && (found.settledAt === undefined || now - found.settledAt <= settings.windowMs)) {
+        seen.add(found);
+        count(label, true);
+        return found.promise;
+      }
+      count(label, false);
+      const promise = driver.query(sql, params).then((rows) => {
+        for (const row of rows) Object.freeze(row);
+        return { rows: Object.freeze(rows), queryMs: performance.now() - now };
+      });
+      if (key === undefined) return promise;
+      const entry: Entry = { startedAt: now, promise };
+      seen.add(entry);
+      entries.set(key, entry);
+      const forget = () => {
+        if (entries.get(key) === entry) entries.delete(key);
+      };
+      promise.then(
+        () => {
+          entry.settledAt = performance.now();
+          // Unref'd: nothing waits on the clean-up of a kept answer.
+          setTimeout(forget, settings.windowMs).unref();
+        },
+        forget,
+      );
+      return promise;
+    },
+  };
+}
