@@ -4,6 +4,7 @@ import { html, type SafeHtml } from './html.js';
 /** Navigation entries, in menu order. */
 const NAV: readonly { href: string; label: string; key: string }[] = [
   { href: '/', label: 'Overview', key: 'overview' },
+  { href: '/shop-health', label: 'Shops', key: 'shops' },
   { href: '/runs', label: 'Runs', key: 'runs' },
   { href: '/dead-letters', label: 'Dead letters', key: 'dead-letters' },
   { href: '/records', label: 'Records', key: 'records' },
@@ -67,7 +68,7 @@ export function csrfField(token: string): SafeHtml {
 /** A coloured badge for a run status, pipeline state or record outcome. */
 export function badge(value: string): SafeHtml {
   const tone: Record<string, string> = {
-    succeeded: 'ok', created: 'ok', updated: 'ok', delivered: 'ok', 'in sync': 'ok', idle: 'idle', unchanged: 'idle', skipped: 'idle', deactivated: 'warn', deleted: 'warn',
+    succeeded: 'ok', ok: 'ok', created: 'ok', updated: 'ok', delivered: 'ok', 'in sync': 'ok', idle: 'idle', unchanged: 'idle', skipped: 'idle', deactivated: 'warn', deleted: 'warn',
     'would-create': 'run', 'would-update': 'run', running: 'run', partial: 'warn', aborted: 'warn',
     failed: 'bad', failing: 'bad', crashed: 'bad', 'dead-lettered': 'bad', refused: 'bad',
   };

@@ -39,6 +39,23 @@ export interface DashboardPipeline {
   nextRun(): Date | undefined;
 }
 
+/** One shop's health as the daemon's clients saw it (`runtime.shopHealth()`, src/ops/shopHealth.ts). */
+export interface DashboardShopHealth {
+  readonly name: string;
+  /** `ok`: the last answer proved the shop is there and takes the credentials; `failing`: it did not; `unknown`: no request yet. */
+  readonly health: 'ok' | 'failing' | 'unknown';
+  /** Whether the last request got an answer; null before the first. */
+  readonly reachable: boolean | null;
+  /** Whether the shop last took the credentials; null until an answer told. */
+  readonly tokenAccepted: boolean | null;
+  readonly lastRequestAt: string | null;
+  /** Last answer that proved the shop there and the credentials good. */
+  readonly lastSuccessAt: string | null;
+  /** Since when every request failed; null while ok. */
+  readonly failingSince?: string | null;
+  readonly lastError: { readonly message: string; readonly at: string } | null;
+}
+
 /** A progress notice the dashboard relays to open pages (run started, record settled, run finished…). */
 export interface DashboardNotice {
   readonly type: string;
@@ -70,6 +87,10 @@ export interface DashboardDeps {
   readonly events: Pick<SyncEvents, 'onAny'>;
   /** Each shop client's current rate and requests in flight (adaptive or fixed), by shop name. */
   readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
+  /** Each shop's health as this process's clients saw it; without it the shops page derives what it can from the runs. */
+  readonly shopHealth?: () => readonly DashboardShopHealth[];
+  /** A scheduled pipeline without a successful run for this long is failing (`alerts.staleAfterMinutes`). @default 120 */
+  readonly staleAfterMinutes?: number;
   /** Replicas and jobs (a daemon on a PostgreSQL state); the overview shows them. */
   readonly replicas?: () => Promise<ReplicasOverview>;
   /** Dashboard token; required when `host` is not a loopback address. */

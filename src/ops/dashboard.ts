@@ -25,6 +25,8 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
     reports: runtime.reports,
     events: runtime.events,
     shopRates: () => Object.fromEntries([...runtime.shops].map(([name, client]) => [name, client.rate()])),
+    shopHealth: () => runtime.shopHealth(),
+    staleAfterMinutes: runtime.loaded.config.alerts.staleAfterMinutes,
     token: server.token,
     host: server.host,
     logger: runtime.logger,

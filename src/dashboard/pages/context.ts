@@ -1,6 +1,6 @@
 /** What every page renderer receives. */
 import type { StateStore, RunRecord } from '../../state/index.js';
-import type { DashboardPipeline } from '../types.js';
+import type { DashboardPipeline, DashboardShopHealth } from '../types.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
 import type { ReplicasOverview } from '../../jobs/overview.js';
 
@@ -10,6 +10,10 @@ export interface PageContext {
   readonly pipelines: readonly DashboardPipeline[];
   /** Each shop client's current limits, by shop name, when the daemon has clients. */
   readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
+  /** Each shop's health, when the daemon tracks it. */
+  readonly shopHealth?: () => readonly DashboardShopHealth[];
+  /** Minutes without a successful run after which a scheduled pipeline is stale (failing). */
+  readonly staleAfterMinutes?: number;
   /** Replicas and jobs, when the daemon runs as replicas. */
   readonly replicas?: () => Promise<ReplicasOverview>;
   readonly csrfToken: string;

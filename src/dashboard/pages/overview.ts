@@ -4,24 +4,17 @@ import type { RunRecord, StoredCursor } from '../../state/index.js';
 import { formatCount, formatDuration, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField } from '../layout.js';
-import type { DashboardPipeline } from '../types.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
-import { shopLinks, shopOfPipeline } from './shops.js';
+import { pipelineViews, shopOfPipeline, type PipelineState, type PipelineView } from '../pipeline-views.js';
+import { matchesStatus, parseStatusFilter, STATUS_FILTERS } from '../../pipeline/failing.js';
+import { rateWords, shopSelect, shopsOf, SHOPS_PATH } from './shops.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
 import { previewHref } from './preview.js';
 import { replicasPanel } from './replicas.js';
 import { lastHourLatency, latencyText } from './latency.js';
 
-/** How the overview describes a pipeline's state. */
-export type PipelineState = 'idle' | 'running' | 'failing';
-
-/** A pipeline's state from its runs: running while a run is open; failing when the last run failed or left failed records. */
-export function pipelineState(running: RunRecord | undefined, last: RunRecord | undefined): PipelineState {
-  if (running) return 'running';
-  if (!last) return 'idle';
-  if (last.status === 'failed' || last.status === 'crashed' || last.counts.failed > 0) return 'failing';
-  return 'idle';
-}
+/** Shops beyond this many get one tile linking to the shops page instead of a rate tile each. */
+const RATE_TILES_UP_TO = 4;
 
 function cursorText(cursor: StoredCursor | undefined): SafeHtml {
   if (!cursor) return html`<span class="muted">not set (next run reads from the start)</span>`;
@@ -40,14 +33,11 @@ ${c.warnings > 0 ? html`<span class="badge b-warn">${formatCount(c.warnings)} ${
 </span>`;
 }
 
-async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: SafeHtml; state: PipelineState; dead: number; name: string }> {
-  const { state, now } = ctx;
-  const running = (await state.runs.list({ pipeline: p.name, status: 'running', limit: 1 }))[0];
-  const last = (await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
-  const st = pipelineState(running, last);
-  const dead = await state.deadLetters.count(p.name);
-  const cursor = await state.cursors.get(p.name);
-  const held = watermarkView(await state.cursors.get(p.name, WATERMARK_LANE));
+async function card(ctx: PageContext, v: PipelineView): Promise<{ markup: SafeHtml; state: PipelineState; dead: number; name: string }> {
+  const { now } = ctx;
+  const { pipeline: p, running, last, state: st, deadLetters: dead } = v;
+  const cursor = v.cursors.get('incremental');
+  const held = watermarkView(v.cursors.get(WATERMARK_LANE));
   const latency = p.direction === 'push' ? (await lastHourLatency(ctx)).get(p.name) : undefined;
   const shown = running ?? last;
   const errorLine = last && !running ? runErrorLine(last.error) : undefined;
@@ -63,6 +53,7 @@ async function card(ctx: PageContext, p: DashboardPipeline): Promise<{ markup: S
   }</dd>
 ${shown ? html`<dt>Records</dt><dd>${countsLine(shown)}</dd>` : ''}
 ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''}
+${v.failing ? html`<dt>Failing</dt><dd class="issue error" data-failing="${v.reasons.map((r) => r.code).join(' ')}">${v.reasons.map((r, i) => html`${i ? html`<br>` : ''}${r.text}`)}</dd>` : ''}
 ${p.direction === 'push' ? html`<dt>Change latency</dt><dd>${latencyText(latency)}</dd>` : ''}
 <dt>Cursor</dt><dd>${cursorText(cursor)}</dd>
 ${held ? html`<dt>Watermark</dt><dd data-watermark="${held.by}"${held.by === 'transactions' && held.heldForSeconds >= 60 ? html` class="issue warning"` : ''}>${watermarkText(held)}</dd>` : ''}
@@ -80,35 +71,51 @@ ${p.direction === 'push' ? html`<a href="${previewHref(p.name)}" data-preview-li
 }
 
 /** A shop client's pace: requests per second and in flight, and whether it is still finding them. */
-function rateStat(shop: string, rate: RateSnapshot, named: boolean): SafeHtml {
-  const how = rate.mode === 'fixed' ? 'fixed rate' : rate.phase === 'slow-start' ? 'adaptive, growing' : 'adaptive';
+function rateStat(ctx: PageContext, shop: string, rate: RateSnapshot, named: boolean): SafeHtml {
+  const how = rateWords(rate, ctx.shopHealth?.().find((h) => h.name === shop));
   const learnt = rate.learntLimitPerSecond !== undefined ? html` · shop refused above ${String(rate.learntLimitPerSecond)}/s` : '';
   return html`<div class="panel stat" data-shop-rate="${shop}"><div class="v">${String(rate.requestsPerSecond)}/s</div><div class="k">${named ? html`shop <b>${shop}</b>` : 'shop'} requests (${how}, ${formatCount(rate.concurrency)} in flight${learnt})</div></div>`;
 }
 
-/** Render the overview. */
+/** The filter form: shop and status (`/?shop=at&status=failing`). */
+function filters(ctx: PageContext, failing: number): SafeHtml {
+  const status = ctx.query.status ?? '';
+  const labels: Record<string, string> = { '': 'all', failing: `failing (${formatCount(failing)})`, running: 'running', ok: 'not failing' };
+  return html`<form class="panel filters" method="get" action="/" data-overview-filter>
+${shopSelect(ctx, ctx.query.shop)}
+<label>Status<select name="status" data-status-filter>${['', ...STATUS_FILTERS].map((s) => html`<option value="${s}"${status === s ? html` selected` : ''}>${labels[s] ?? s}</option>`)}</select></label>
+<button type="submit">Filter</button> <a href="/">Reset</a>${failing > 0 && status !== 'failing' ? html` <a href="/?${ctx.query.shop ? `shop=${encodeURIComponent(ctx.query.shop)}&` : ''}status=failing" data-only-failing>Only the ${formatCount(failing)} failing</a>` : ''}
+</form>`;
+}
+
+/** Render the overview (`?shop=` one shop, `?status=failing|running|ok`); failing pipelines come first. */
 export async function overviewPage(ctx: PageContext): Promise<PageResult> {
   const shop = ctx.query.shop;
-  const pipelines = ctx.pipelines.filter((p) => shop === undefined || shopOfPipeline(p) === shop);
+  const status = parseStatusFilter(ctx.query.status);
+  if (status === 'invalid') return { title: 'Overview', nav: 'overview', status: 400, live: false, body: html`<h1>Overview</h1><p class="flash bad">No status "${ctx.query.status ?? ''}": use ${STATUS_FILTERS.join(', ')} (or none for all).</p><p><a href="/">All pipelines</a></p>` };
+  // The tiles count the shop's pipelines; the cards show those the status keeps.
+  const { views, replicas } = await pipelineViews(ctx, shop !== undefined ? { shop } : {});
+  const shown = views.filter((v) => matchesStatus(status, { failing: v.failing, running: v.running !== undefined }));
   const cards: Awaited<ReturnType<typeof card>>[] = [];
-  for (const p of pipelines) cards.push(await card(ctx, p));
-  const running = cards.filter((c) => c.state === 'running').length;
-  const replicas = await ctx.replicas?.();
-  // A lane whose job was given up counts as failing even when its last run is older than the job's failures.
-  const failedJobs = new Set((replicas?.jobs ?? []).filter((j) => j.state === 'failed' && j.pipeline !== undefined && pipelines.some((p) => p.name === j.pipeline)).map((j) => j.pipeline));
-  const failing = new Set([...cards.filter((c) => c.state === 'failing').map((c) => c.name), ...failedJobs]).size;
-  const dead = cards.reduce((n, c) => n + c.dead, 0);
-  const rates = Object.entries(ctx.shopRates?.() ?? {}).filter(([name]) => shop === undefined || name === shop);
+  for (const v of shown) cards.push(await card(ctx, v));
+  const running = views.filter((v) => v.running).length;
+  const failing = views.filter((v) => v.failing).length;
+  const dead = views.reduce((n, v) => n + v.deadLetters, 0);
+  const allRates = ctx.shopRates?.() ?? {};
+  const rates = Object.entries(allRates).filter(([name]) => shop === undefined || name === shop);
+  const shops = shopsOf(ctx.pipelines);
+  const failingShops = new Set(views.filter((v) => v.failing).map((v) => v.shop));
+  for (const h of ctx.shopHealth?.() ?? []) if (h.health === 'failing' && (shop === undefined || h.name === shop)) failingShops.add(h.name);
   const body = html`<h1>Overview</h1>
-${shopLinks(ctx, '/')}
+${shops.length > 1 || failing > 0 ? filters(ctx, failing) : ''}
 <div class="summary-grid">
-<div class="panel stat"><div class="v">${formatCount(pipelines.length)}</div><div class="k">pipelines</div></div>
+<div class="panel stat"><div class="v">${formatCount(views.length)}</div><div class="k">pipelines</div></div>
 <div class="panel stat"><div class="v">${formatCount(running)}</div><div class="k">running</div></div>
-<div class="panel stat"><div class="v"${failing > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(failing)}</div><div class="k">failing</div></div>
+<div class="panel stat"><a href="/?${shop ? `shop=${encodeURIComponent(shop)}&` : ''}status=failing"><div class="v"${failing > 0 ? html` style="color:var(--bad)"` : ''} data-failing-count="${failing}">${formatCount(failing)}</div><div class="k">failing</div></a></div>
 <div class="panel stat"><div class="v"${dead > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(dead)}</div><div class="k">dead letters</div></div>
-${rates.map(([name, rate]) => rateStat(name, rate, Object.keys(ctx.shopRates?.() ?? {}).length > 1))}
+${rates.length > RATE_TILES_UP_TO ? html`<div class="panel stat"><a href="${SHOPS_PATH}"><div class="v"${failingShops.size > 0 ? html` style="color:var(--bad)"` : ''}>${formatCount(failingShops.size)} / ${formatCount(shops.length)}</div><div class="k">shops failing: see Shops</div></a></div>` : rates.map(([name, rate]) => rateStat(ctx, name, rate, Object.keys(allRates).length > 1))}
 </div>
 ${replicasPanel(replicas)}
-${cards.length ? html`<div class="cards">${cards.map((c) => c.markup)}</div>` : html`<div class="panel empty">No pipelines are configured.</div>`}`;
+${cards.length ? html`<div class="cards">${cards.map((c) => c.markup)}</div>` : html`<div class="panel empty">${views.length ? 'No pipeline matches this filter.' : 'No pipelines are configured.'}</div>`}`;
   return { title: 'Overview', nav: 'overview', body, running: running > 0 };
 }

@@ -1,11 +1,21 @@
-/** The shops a dashboard narrows its pages to: the shops of the configured pipelines. */
-import { DEFAULT_SHOP } from '../../state/index.js';
+/**
+ * Shops: one table row per shop (fifty shops stay readable) with its health as this process's
+ * clients saw it (reachable, token accepted, last answer), its request rate, its last successful
+ * run, open dead letters and its failing pipelines; failing shops first. Also the shop filters of
+ * the other pages and the shop-rate tiles of the overview.
+ */
+import type { RateSnapshot } from '../../shop/rate/index.js';
+import { formatCount, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
-import type { DashboardPipeline } from '../types.js';
-import type { PageContext } from './context.js';
+import { badge } from '../layout.js';
+import { pipelineViews, shopOfPipeline, type PipelineView } from '../pipeline-views.js';
+import type { DashboardPipeline, DashboardShopHealth } from '../types.js';
+import { dateOf, type PageContext, type PageResult } from './context.js';
 
-/** The shop of a pipeline (`default` when it names none). */
-export const shopOfPipeline = (p: DashboardPipeline): string => p.shop ?? DEFAULT_SHOP;
+export { shopOfPipeline } from '../pipeline-views.js';
+
+/** Where the shops page is served (`/shops` itself is the daemon's JSON health endpoint). */
+export const SHOPS_PATH = '/shop-health';
 
 /** The distinct shops of the pipelines, in config order. */
 export function shopsOf(pipelines: readonly DashboardPipeline[]): string[] {
@@ -19,11 +29,100 @@ export function shopSelect(ctx: PageContext, current: string | undefined): SafeH
   return html`<label>Shop<select name="shop" data-shop-filter><option value="">all shops</option>${shops.map((s) => html`<option value="${s}"${current === s ? html` selected` : ''}>${s}</option>`)}</select></label>`;
 }
 
-/** Links that narrow a page to one shop; nothing when the deployment serves one shop. */
-export function shopLinks(ctx: PageContext, path: string): SafeHtml {
-  const shops = shopsOf(ctx.pipelines);
-  if (shops.length < 2) return html``;
-  const current = ctx.query.shop;
-  const link = (shop: string | undefined, label: string) => html`<a href="${path}${shop ? `?shop=${encodeURIComponent(shop)}` : ''}"${current === shop ? html` aria-current="page"` : ''}>${label}</a>`;
-  return html`<nav class="shop-filter" data-shop-filter>Shop: ${link(undefined, 'all')}${shops.map((s) => html` · ${link(s, s)}`)}</nav>`;
+/**
+ * How a shop client paces itself, in words. While the shop's requests fail (down, token refused)
+ * the adaptive controller hears nothing (a refused connection is no answer) and stays where it
+ * was, still in slow start: that is "held", never "growing".
+ */
+export function rateWords(rate: RateSnapshot, health: DashboardShopHealth | undefined): string {
+  if (health?.health === 'failing') return `${rate.mode === 'fixed' ? 'fixed rate' : 'adaptive'}, held: not learning while requests fail`;
+  if (rate.mode === 'fixed') return 'fixed rate';
+  return rate.phase === 'slow-start' ? 'adaptive, growing' : 'adaptive';
+}
+
+/** One shop's row: what the state and this process know of it. */
+export interface ShopRow {
+  readonly name: string;
+  /** From this process's clients; `unknown` without a tracker or before the first request. */
+  readonly health: DashboardShopHealth['health'];
+  readonly reachable: boolean | null;
+  readonly tokenAccepted: boolean | null;
+  readonly lastAnswerAt: string | null;
+  readonly lastError: string | null;
+  readonly failingSince: string | null;
+  readonly rate?: RateSnapshot & { readonly words: string };
+  /** Latest finish of a succeeded or partial run of its pipelines. */
+  readonly lastSuccessAt: string | null;
+  readonly pipelines: number;
+  readonly failingPipelines: readonly string[];
+  readonly running: number;
+  readonly deadLetters: number;
+  /** The shop needs a look: its requests fail, or a pipeline of it is failing. */
+  readonly failing: boolean;
+}
+
+/** The rows of every shop (or the failing ones), failing first, from pipeline views read once. */
+export function shopRows(ctx: Pick<PageContext, 'pipelines' | 'shopRates' | 'shopHealth'>, views: readonly PipelineView[]): ShopRow[] {
+  const health = new Map((ctx.shopHealth?.() ?? []).map((h) => [h.name, h]));
+  const rates = ctx.shopRates?.() ?? {};
+  const names = [...new Set([...shopsOf(ctx.pipelines), ...health.keys()])];
+  const rows = names.map((name): ShopRow => {
+    const mine = views.filter((v) => v.shop === name);
+    const h = health.get(name);
+    const rate = rates[name];
+    const successes = mine.map((v) => v.lastSuccessAt).filter((t): t is string => t !== undefined).sort();
+    const failingPipelines = mine.filter((v) => v.failing).map((v) => v.pipeline.name);
+    return {
+      name,
+      health: h?.health ?? 'unknown',
+      reachable: h?.reachable ?? null,
+      tokenAccepted: h?.tokenAccepted ?? null,
+      lastAnswerAt: h?.lastSuccessAt ?? null,
+      lastError: h?.lastError?.message ?? null,
+      failingSince: h?.failingSince ?? null,
+      ...(rate ? { rate: { ...rate, words: rateWords(rate, h) } } : {}),
+      lastSuccessAt: successes.at(-1) ?? null,
+      pipelines: mine.length,
+      failingPipelines,
+      running: mine.filter((v) => v.running).length,
+      deadLetters: mine.reduce((n, v) => n + v.deadLetters, 0),
+      failing: h?.health === 'failing' || failingPipelines.length > 0,
+    };
+  });
+  return [...rows.filter((r) => r.failing), ...rows.filter((r) => !r.failing)];
+}
+
+const yesNo = (v: boolean | null, yes: string, no: string): SafeHtml => (v === null ? html`<span class="muted">–</span>` : v ? html`<span class="badge b-ok">${yes}</span>` : html`<span class="badge b-bad">${no}</span>`);
+
+function row(r: ShopRow, now: Date): SafeHtml {
+  const shopHref = (extra: string) => `/?shop=${encodeURIComponent(r.name)}${extra}`;
+  return html`<tr data-shop-row="${r.name}" data-health="${r.health}"${r.failing ? html` class="failing"` : ''}>
+<td class="nowrap"><a href="${shopHref('')}"><b>${r.name}</b></a></td>
+<td>${badge(r.health)}${r.failingSince ? html`<div class="small muted">since ${timeCell(dateOf(r.failingSince), now)}</div>` : ''}${r.lastError ? html`<div class="small issue error" data-shop-error>${r.lastError}</div>` : ''}</td>
+<td>${yesNo(r.reachable, 'yes', 'no')}</td>
+<td>${yesNo(r.tokenAccepted, 'accepted', 'refused')}</td>
+<td class="nowrap" data-shop-rate="${r.name}">${r.rate ? html`<b>${String(r.rate.requestsPerSecond)}/s</b> <span class="small muted">${r.rate.words}${r.rate.learntLimitPerSecond !== undefined ? ` · refused above ${r.rate.learntLimitPerSecond}/s` : ''}</span>` : html`<span class="muted">–</span>`}</td>
+<td>${timeCell(dateOf(r.lastSuccessAt ?? undefined), now)}${r.lastAnswerAt ? html`<div class="small muted">last good answer ${timeCell(dateOf(r.lastAnswerAt), now)}</div>` : ''}</td>
+<td class="num">${formatCount(r.pipelines)}${r.running ? html` <span class="small muted">(${r.running} running)</span>` : ''}</td>
+<td class="num">${r.failingPipelines.length ? html`<a href="${shopHref('&status=failing')}" title="${r.failingPipelines.join(', ')}"><span class="badge b-bad">${formatCount(r.failingPipelines.length)}</span></a>` : html`<span class="muted">0</span>`}</td>
+<td class="num">${r.deadLetters ? html`<a href="/dead-letters?shop=${encodeURIComponent(r.name)}"><span class="badge b-bad">${formatCount(r.deadLetters)}</span></a>` : html`<span class="muted">0</span>`}</td>
+</tr>`;
+}
+
+/** Render the shops page (`?status=failing`: only the shops that need a look). */
+export async function shopsPage(ctx: PageContext): Promise<PageResult> {
+  const { views } = await pipelineViews(ctx);
+  const all = shopRows(ctx, views);
+  const onlyFailing = ctx.query.status === 'failing';
+  const rows = onlyFailing ? all.filter((r) => r.failing) : all;
+  const failing = all.filter((r) => r.failing).length;
+  const tracked = ctx.shopHealth !== undefined;
+  const body = html`<h1>Shops</h1>
+<p class="muted small">${formatCount(all.length)} ${all.length === 1 ? 'shop' : 'shops'}, <b${failing ? html` style="color:var(--bad)"` : ''} data-failing-shops="${failing}">${formatCount(failing)} failing</b> (requests failing, or a pipeline failing). ${onlyFailing ? html`<a href="${SHOPS_PATH}">Show all</a>` : html`<a href="${SHOPS_PATH}?status=failing">Only failing</a>`}${tracked ? '' : html` Health is known only to a daemon that talks to the shops; here it is derived from the runs.`}</p>
+${rows.length
+  ? html`<div class="table-wrap"><table class="shops">
+<thead><tr><th>Shop</th><th>Health</th><th>Reachable</th><th>Token</th><th>Rate</th><th>Last successful run</th><th class="num">Pipelines</th><th class="num">Failing</th><th class="num">Dead letters</th></tr></thead>
+<tbody>${rows.map((r) => row(r, ctx.now))}</tbody></table></div>`
+  : html`<div class="panel empty">${onlyFailing ? 'No shop is failing.' : 'No shops are configured.'}</div>`}`;
+  return { title: 'Shops', nav: 'shops', body };
 }

@@ -3,11 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { CLIENT_JS } from '../assets/client.js';
 import { FAVICON_SVG } from '../assets/favicon.js';
 import { STYLE_CSS } from '../assets/style.js';
-import { pipelineState } from '../pages/overview.js';
+import { pipelineViews } from '../pipeline-views.js';
+import { parseStatusFilter, STATUS_FILTERS } from '../../pipeline/failing.js';
+import { shopRows } from '../pages/shops.js';
 import { toMinutePoints } from '../pages/charts.js';
 import { lookupRecord } from '../pages/records.js';
 import { runFilterFromQuery } from '../pages/runs.js';
-import { DEFAULT_SHOP } from '../../state/index.js';
 import { recentLatency } from '../../pipeline/latency.js';
 import { firstValues } from './pages.js';
 import type { RouteEnv } from './env.js';
@@ -22,30 +23,41 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
 
   app.get('/api/stream', (request, reply) => env.live.serve(request, reply));
 
-  app.get('/api/overview', async () => {
+  // `?shop=` one shop's pipelines, `?status=failing|running|ok` (src/pipeline/failing.ts); failing first.
+  app.get('/api/overview', async (request, reply) => {
+    const q = firstValues(request.query);
+    const status = parseStatusFilter(q.status);
+    if (status === 'invalid') return reply.code(400).send({ error: `No status "${q.status ?? ''}": use ${STATUS_FILTERS.join(', ')} (or none for all).` });
+    const shop = q.shop || undefined;
+    const { views } = await pipelineViews({ ...deps, now: new Date() }, { ...(shop !== undefined ? { shop } : {}), ...(status !== undefined ? { status } : {}) });
     const latency = await recentLatency(deps.state);
+    const rates = Object.entries(deps.shopRates?.() ?? {}).filter(([name]) => shop === undefined || name === shop);
     return {
-      shopRates: deps.shopRates?.() ?? {},
-      pipelines: await Promise.all(deps.pipelines.map(async (p) => {
-        const running = (await deps.state.runs.list({ pipeline: p.name, status: 'running', limit: 1 }))[0];
-        const last = (await deps.state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
-        return {
-          name: p.name,
-          shop: p.shop ?? DEFAULT_SHOP,
-          resource: p.resource,
-          direction: p.direction,
-          schedule: p.schedule,
-          state: pipelineState(running, last),
-          nextRun: p.nextRun()?.toISOString(),
-          currentRun: running,
-          lastRun: last,
-          cursor: await deps.state.cursors.get(p.name),
-          deadLetters: await deps.state.deadLetters.count(p.name),
-          // p50/p95 of the last hour's delivered changes (change timestamp → shop answer), from every replica's runs.
-          changeLatency: latency.get(p.name) ?? null,
-        };
+      shopRates: Object.fromEntries(rates),
+      pipelines: views.map((v) => ({
+        name: v.pipeline.name,
+        shop: v.shop,
+        resource: v.pipeline.resource,
+        direction: v.pipeline.direction,
+        schedule: v.pipeline.schedule,
+        state: v.state,
+        failing: v.failing,
+        reasons: v.reasons,
+        nextRun: v.pipeline.nextRun()?.toISOString(),
+        currentRun: v.running,
+        lastRun: v.last,
+        lastSuccessAt: v.lastSuccessAt,
+        cursor: v.cursors.get('incremental'),
+        deadLetters: v.deadLetters,
+        // p50/p95 of the last hour's delivered changes (change timestamp → shop answer), from every replica's runs.
+        changeLatency: latency.get(v.pipeline.name) ?? null,
       })),
     };
+  });
+  // One row per shop: health as this process saw it, rate, last successful run, pipelines, failing ones, dead letters.
+  app.get('/api/shops', async () => {
+    const { views } = await pipelineViews({ ...deps, now: new Date() });
+    return { shops: shopRows(deps, views) };
   });
   app.get('/api/runs', async (request) => {
     const filter = runFilterFromQuery(firstValues(request.query));

@@ -13,6 +13,7 @@ import { recordsPage } from '../pages/records.js';
 import { reconcilePage } from '../pages/reconcile.js';
 import { runDetailPage } from '../pages/run-detail.js';
 import { runsPage } from '../pages/runs.js';
+import { SHOPS_PATH, shopsPage } from '../pages/shops.js';
 import type { RouteEnv } from './env.js';
 
 /** First value of every query parameter. */
@@ -60,6 +61,8 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
     pipelines: env.deps.pipelines,
     ...(env.deps.shopRates ? { shopRates: env.deps.shopRates } : {}),
     ...(env.deps.replicas ? { replicas: env.deps.replicas } : {}),
+    ...(env.deps.shopHealth ? { shopHealth: env.deps.shopHealth } : {}),
+    ...(env.deps.staleAfterMinutes !== undefined ? { staleAfterMinutes: env.deps.staleAfterMinutes } : {}),
     csrfToken: env.security.csrfToken,
     now: new Date(),
     query: firstValues(request.query),
@@ -74,6 +77,7 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
   };
 
   app.get('/', async (request, reply) => send(request, reply, await overviewPage(context(request))));
+  app.get(SHOPS_PATH, async (request, reply) => send(request, reply, await shopsPage(context(request))));
   app.get('/runs', async (request, reply) => send(request, reply, await runsPage(context(request))));
   app.get<{ Params: { id: string } }>('/runs/:id', async (request, reply) => send(request, reply, await runDetailPage(context(request), Number(request.params.id))));
   app.get('/dead-letters', async (request, reply) => send(request, reply, await deadLettersPage(context(request))));
