@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/index.js';
@@ -74,6 +75,37 @@ dashboard: { port: 0 }
       const runs = await daemon.runtime.state.runs.list({ pipeline: 'products' });
       expect(runs.length).toBeGreaterThan(runsBefore);
       expect(runs.some((r) => r.counts.created === 1)).toBe(true);
+    } finally {
+      await daemon.close();
+    }
+  });
+});
+
+describe('short polling while runs cannot move the cursor', () => {
+  it('does not wake the pipeline at every probe when the shop is down, but holds back while the cursor stays', async () => {
+    const dir = tempDir('shopsync-poll-hold-');
+    const erp = new Database(join(dir, 'erp.sqlite'));
+    erp.exec("CREATE TABLE products (sku TEXT PRIMARY KEY, name TEXT, price TEXT, qty TEXT, updated_at TEXT); INSERT INTO products VALUES ('HOLD-1','Eins','1.00','3','2026-01-01T00:00:00')");
+    erp.close();
+    writeFileSync(join(dir, 'p.yaml'), productsMapping('p'));
+    // Port 9 (discard) answers nothing here: every run fails before it can move the cursor.
+    const text = `shop: { baseUrl: "http://127.0.0.1:9/api", token: "t0123456789", retry: { retries: 0, baseDelayMs: 5 } }
+connections: { erp: { kind: sqlite, path: erp.sqlite } }
+pipelines:
+  - { name: products, direction: push, resource: products, mapping: p.yaml, source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku }, trigger: { poll: 200ms, debounce: 10ms } }
+state: { path: state.db }
+dashboard: { port: 0 }
+daemon: { readyNeedsShop: false }
+`;
+    const daemon = await startDaemon(parseConfigText(text, join(dir, 'shopsync.yaml'), { env: {} }), { logger: silentLogger });
+    try {
+      await until(async () => (await daemon.runtime.state.runs.list({ pipeline: 'products' })).some((r) => r.status !== 'running'), 10_000);
+      await sleep(3000); // fifteen probes, each finding the row after the (absent) cursor
+      const runs = await daemon.runtime.state.runs.list({ pipeline: 'products' });
+      expect(runs.every((r) => r.status !== 'succeeded')).toBe(true);
+      expect(await daemon.runtime.state.cursors.get('products')).toBeUndefined();
+      // The first run, and at most the follow-up of a probe during it; the next wake-up waits 5 s.
+      expect(runs.length).toBeLessThanOrEqual(2);
     } finally {
       await daemon.close();
     }
