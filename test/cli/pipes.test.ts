@@ -134,6 +134,9 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
     const onPostgres = join(dir, 'shopsync-pg.yaml');
     writeFileSync(onPostgres, readFileSync(config, 'utf8').replace(/^state:\n  path: .*$/m, `state:\n  kind: postgres\n  url: ${pgUrl}\n  schema: ${pgSchema}`));
     const noPostgres = pgService.available ? undefined : `PostgreSQL unreachable (${pgService.reason})`;
+    // notify-setup prints its SQL without connecting: a PostgreSQL source that need not be there.
+    const onPostgresSource = join(dir, 'shopsync-pg-source.yaml');
+    writeFileSync(onPostgresSource, readFileSync(config, 'utf8').replace('erp: { kind: sqlite, path: erp.sqlite }', 'erp: { kind: postgres, host: 127.0.0.1, database: test }'));
 
     const cases: Record<string, Case> = {
       init: { args: () => ['init', '--dir', fresh('init'), '--yes', '--shop-url', sandbox.url, '--shop-token-env', 'SHOP_TOKEN', '--sqlite', join(dir, 'erp.sqlite'), '--table', 'products'] },
@@ -152,6 +155,7 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
       'state restore': { args: () => ['state', 'restore', join(dir, 'backup-for-restore.db')] },
       'state copy': { args: () => ['state', 'copy', '--from', join(dir, 'state/shopsync.db'), '--to', `${fresh('copy')}.db`, '--dry-run'] },
       doctor: { args: () => ['doctor'] },
+      'erp notify-setup': { args: () => ['erp', 'notify-setup', 'products', '--table', 'products', '--config', onPostgresSource] },
       'mappings check': { args: () => ['mappings', 'check'], cwd: mkdtempSync(join(tmpdir(), 'shopsync-pipes-nomappings-')) },
       'mappings preview': { args: () => ['mappings', 'preview', join(dir, 'products.yaml'), '-i', join(dir, 'sample.csv')] },
       sandbox: { args: () => ['sandbox', '--port', '0', '--memory'], daemonMs: 1500 },
