@@ -19,6 +19,7 @@ import { emailChannel, webhookChannel, type AlertChannel } from './channels.js';
 import type { AlertsConfig } from './config.js';
 import { Incidents, type IncidentScope } from './incidents.js';
 import { singleShop, type AlertShops } from './shops.js';
+import { checkShopStreaks } from './shopStreaks.js';
 
 export { alertsConfigSchema, type AlertsConfig } from './config.js';
 export { Incidents, incidentId, type AlertMessage, type IncidentKind, type IncidentScope } from './incidents.js';
@@ -40,6 +41,10 @@ export interface AlertDeps {
   readonly logger: Logger;
   /** The shops (`alertShopsOf(loaded)`): each pipeline's shop and the setting of its credentials. @default one shop, `shop:` */
   readonly shops?: AlertShops;
+  /** `failingShops.warnAfterRuns`: the `shop-failing` alert's threshold; absent = the shops' streaks are not watched. */
+  readonly warnAfterRuns?: number;
+  /** Waits until the finished runs were counted towards their shops' streaks (`runtime.streaks.settle`). */
+  readonly streaksSettled?: () => Promise<void>;
   /** For tests. */
   readonly now?: () => number;
   readonly channels?: readonly AlertChannel[];
@@ -54,6 +59,8 @@ export interface AlertWatcher {
   checkStale(): Promise<void>;
   /** Send messages another process claimed but never confirmed (the clock does it every minute); returns how many. */
   resendOverdue(): Promise<number>;
+  /** Open and resolve the shops' `shop-failing` and `shop-paused` incidents from the state (every minute and after each run). */
+  checkShops(): Promise<void>;
   /** Wait for messages in flight and stop. */
   stop(): Promise<void>;
 }
@@ -179,7 +186,13 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   };
   const started = now();
   const resendOverdue = () => incidents.resendOverdue();
+  const warnAfterRuns = deps.warnAfterRuns;
+  const checkShops = async (): Promise<void> => {
+    if (warnAfterRuns !== undefined) await checkShopStreaks(incidents, deps.state, shops, warnAfterRuns);
+  };
+  const unsubscribeShops = deps.events.on('run-finished', () => track((deps.streaksSettled?.() ?? Promise.resolve()).then(checkShops)));
   const timer = setInterval(() => {
+    track(checkShops().catch((err: unknown) => logger.error({ err }, 'shop streak check failed')));
     track(checkStale().catch((err: unknown) => logger.error({ err }, 'stale check failed')));
     track(resendOverdue().then(() => undefined, (err: unknown) => logger.error({ err }, 'overdue alert check failed')));
   }, 60_000);
@@ -189,9 +202,11 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     incidents,
     checkStale,
     resendOverdue,
+    checkShops,
     async stop() {
       clearInterval(timer);
       unsubscribe();
+      unsubscribeShops();
       await Promise.all([...pending]);
     },
   };

@@ -74,6 +74,21 @@ export const configSchema = z
         readyNeedsShop: z.boolean().default(true),
       })
       .prefault({}),
+    /**
+     * A shop whose runs keep failing for a reason of the shop's (no answer, 5xx, open circuit breaker,
+     * 429 beyond the retries, refused credentials): warned about, then paused (docs/operations.md,
+     * "A shop failing for days"). Any run of the shop that works ends the streak.
+     */
+    failingShops: z
+      .strictObject({
+        /** Failed runs in a row that open the `shop-failing` alert. @default 20 */
+        warnAfterRuns: z.coerce.number().int().min(1).default(20),
+        /** Failed runs in a row after which the shop is paused, once `pauseAfterHours` have passed too; 0 = never pause. @default 30 */
+        pauseAfterRuns: z.coerce.number().int().min(0).default(30),
+        /** Hours since the first failed run of the streak before the shop is paused. @default 24 */
+        pauseAfterHours: z.coerce.number().min(0).default(24),
+      })
+      .prefault({}),
     /** Several `shopsync run` replicas on one PostgreSQL state: pipeline runs become jobs of the job engine (graphile-worker) in the same database. */
     replicas: z
       .strictObject({
@@ -81,6 +96,8 @@ export const configSchema = z
         jobsSchema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a schema name uses letters, digits and `_`').optional(),
         /** Pipeline jobs one replica runs at once (a lane still runs on one replica at a time). @default 4 */
         concurrency: z.coerce.number().int().min(1).max(64).default(4),
+        /** Jobs of one shop a replica runs at once; the other workers stay free for the other shops. @default concurrency - 1 with several shops (at least 1), else concurrency */
+        perShopConcurrency: z.coerce.number().int().min(1).max(64).optional(),
         /** How often a replica writes its heartbeat. @default 5000 */
         heartbeatMs: z.coerce.number().int().min(100).default(5000),
         /** A replica silent for longer than this is dead: its jobs and lanes are freed for the others. @default 15000 */

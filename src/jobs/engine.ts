@@ -10,7 +10,7 @@ import { errorCode, errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RunSummary } from '../pipeline/index.js';
 import { workerLogger } from './logger.js';
-import { RUN_TASK } from './names.js';
+import { RUN_TASK, shopFlag } from './names.js';
 import { runPayloadSchema, type JobStore } from './store.js';
 
 declare global {
@@ -39,6 +39,10 @@ export interface JobEngineOptions {
   onWorker(workerId: string): Promise<void>;
   /** How long a job waits before asking again when its lane is held by a process outside the engine (`shopsync sync`). @default 5000 */
   readonly laneBusyDelayMs?: number;
+  /** The shop of a pipeline (jobs carry it as a flag); undefined: no per-shop share. */
+  readonly shopOf?: (pipeline: string) => string | undefined;
+  /** Jobs of one shop this replica runs at once: the rest of its workers stay for the other shops' jobs. @default concurrency */
+  readonly perShopConcurrency?: number;
 }
 
 /** A job this replica runs now. */
@@ -82,15 +86,35 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
   const handedBack = new Set<string>();
   const handedBackJobs = new Set<string>();
   let running = true;
+  const perShop = options.perShopConcurrency ?? options.concurrency;
+  const shopOf = (pipeline: string) => options.shopOf?.(pipeline);
+  /** Jobs of each shop running here. */
+  const shopLoad = () => {
+    const load = new Map<string, number>();
+    for (const a of active.values()) {
+      const shop = shopOf(a.pipeline);
+      if (shop !== undefined) load.set(shop, (load.get(shop) ?? 0) + 1);
+    }
+    return load;
+  };
+  // Asked by every worker right before it looks for a job: a shop with its share of workers busy here waits, so another shop's job gets the free worker.
+  const forbiddenFlags = () => [...shopLoad()].filter(([, n]) => n >= perShop).map(([shop]) => shopFlag(shop));
 
   const task: Task = async (raw, helpers) => {
     const { pipeline } = runPayloadSchema.parse(raw);
     const job = helpers.job;
     const workerId = job.locked_by ?? '';
     const jobLog = log.child({ pipeline, jobId: job.id, attempt: job.attempts });
+    const shop = shopOf(pipeline);
+    // Two workers that looked in the same instant may both have taken a job of one shop: the one over its share asks again in a second.
+    if (shop !== undefined && (shopLoad().get(shop) ?? 0) >= perShop) {
+      await store.enqueueRun(pipeline, { reason: 'lane-busy', by: options.replica, maxAttempts: options.maxAttempts, delayMs: 1000, shop });
+      jobLog.debug({ shop, perShopConcurrency: perShop }, 'the shop has its share of this replica\'s workers; the job asks again shortly');
+      return;
+    }
     active.set(job.id, { jobId: job.id, pipeline, workerId, startedAt: new Date().toISOString() });
     const handBack = async (): Promise<void> => {
-      await store.enqueueRun(pipeline, { reason: 'handback', by: options.replica, maxAttempts: options.maxAttempts });
+      await store.enqueueRun(pipeline, { reason: 'handback', by: options.replica, maxAttempts: options.maxAttempts, ...(shop !== undefined ? { shop } : {}) });
       handedBack.add(pipeline);
       handedBackJobs.add(job.id);
       jobLog.info('replica stopping: run stopped at its checkpoint, job handed back to the other replicas');
@@ -114,7 +138,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
         if (errorCode(err) === 'LOCK_HELD') {
           // Held outside the engine (a `shopsync sync`, or a dead replica whose session the server has not ended yet): ask again shortly, without counting an attempt.
           const delayMs = options.laneBusyDelayMs ?? 5000;
-          await store.enqueueRun(pipeline, { reason: 'lane-busy', by: options.replica, maxAttempts: options.maxAttempts, delayMs });
+          await store.enqueueRun(pipeline, { reason: 'lane-busy', by: options.replica, maxAttempts: options.maxAttempts, delayMs, ...(shop !== undefined ? { shop } : {}) });
           jobLog.info({ err: errorLine(err), delayMs }, 'lane busy in another process; the job asks again shortly');
           return;
         }
@@ -143,6 +167,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       // The engine must never abort a run on its own: stop() aborts runs itself, after handing back.
       gracefulShutdownAbortTimeout: 24 * 3600_000,
       taskList: { [RUN_TASK]: task },
+      forbiddenFlags,
       logger: workerLogger(logger),
       events,
       preset: {

@@ -18,6 +18,11 @@ export function pipelineOfQueue(queue: string | null): string | undefined {
   return queue?.startsWith('lane:') ? queue.slice('lane:'.length) : undefined;
 }
 
+/** The flag every run job of a shop carries: a replica whose share of workers that shop has used up skips its jobs (`forbiddenFlags`). */
+export function shopFlag(shop: string): string {
+  return `shop:${shop}`;
+}
+
 /** The job key of a lane's next run: at most one such job waits per lane. */
 export function runJobKey(pipeline: string): string {
   return `run:${pipeline}`;

@@ -43,6 +43,8 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
   const name = replicaName();
   const log = logger.child({ replica: name });
   const jobs = await JobStore.open({ url: location.url, schema: jobsSchemaOf(loaded), logger: log });
+  // A job's name is its pipeline's, or `<pipeline>#complete` / `#reconcile`: the same shop.
+  const shopOf = (job: string) => loaded.config.pipelines.find((p) => p.name === job.split('#')[0])?.shop;
   let heartbeat: Heartbeat | undefined;
   try {
     heartbeat = await startHeartbeat({ state: runtime.state, jobs, name, heartbeatMs: settings.heartbeatMs, deadAfterMs: settings.deadAfterMs, logger: log });
@@ -56,6 +58,8 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
       logger: log,
       run: runJob ?? ((pipeline, signal) => runtime.run(pipeline, { mode: 'sync', signal })),
       onWorker: (workerId) => beating.addWorker(workerId),
+      shopOf,
+      perShopConcurrency: perShopConcurrency(loaded),
     });
     runtime.metrics.registry.setDefaultLabels({ replica: name });
     registerJobMetrics(runtime.metrics.registry, () => jobs.counts());
@@ -63,7 +67,7 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
     const enqueue = async (pipeline: string, reason: RunReason, options: { readonly tick?: Date } = {}): Promise<Enqueued> => {
       const tick = reason === 'schedule' ? options.tick : undefined;
       if (tick && !(await ticks.claim(pipeline, tick, name))) return { outcome: 'tick-taken' };
-      const added = await jobs.enqueueRun(pipeline, { reason, by: name, maxAttempts: settings.maxAttempts });
+      const added = await jobs.enqueueRun(pipeline, { reason, by: name, maxAttempts: settings.maxAttempts, ...(shopOf(pipeline) !== undefined ? { shop: shopOf(pipeline) } : {}) });
       if (tick) await ticks.settle(pipeline, tick, added.outcome === 'retry-pending' ? 'retry-pending' : added.coalesced ? 'coalesced' : 'added');
       return added;
     };
@@ -98,4 +102,16 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
     await jobs.release().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * How many jobs of one shop a replica runs at once: `replicas.perShopConcurrency`, or with several
+ * shops one worker fewer than `replicas.concurrency`, so one shop's long runs never take every
+ * worker and another shop's change always finds one (docs/shops.md, "Bulkheads").
+ */
+export function perShopConcurrency(loaded: LoadedConfig): number {
+  const { concurrency, perShopConcurrency: configured } = loaded.config.replicas;
+  if (configured !== undefined) return Math.min(configured, concurrency);
+  const shops = new Set(loaded.config.pipelines.map((p) => p.shop)).size;
+  return shops > 1 ? Math.max(1, concurrency - 1) : concurrency;
 }

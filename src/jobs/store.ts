@@ -10,7 +10,7 @@ import { makeWorkerUtils, type Job, type WorkerUtils } from 'graphile-worker';
 import { z } from 'zod';
 import { StateError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { laneQueue, pipelineOfQueue, RUN_TASK, runJobKey } from './names.js';
+import { laneQueue, pipelineOfQueue, RUN_TASK, runJobKey, shopFlag } from './names.js';
 import { workerLogger } from './logger.js';
 import { ticksTableSql } from './ticks.js';
 
@@ -66,6 +66,8 @@ export interface EnqueueOptions {
   readonly maxAttempts: number;
   /** Run no sooner than this many ms from now (lane busy elsewhere). */
   readonly delayMs?: number;
+  /** The pipeline's shop: the job carries its flag, so replicas can hold back a shop that has its share of workers. */
+  readonly shop?: string;
 }
 
 /** What adding a run did. */
@@ -148,6 +150,7 @@ export class JobStore {
       jobKeyMode: coalesced ? 'preserve_run_at' : 'replace',
       maxAttempts: options.maxAttempts,
       ...(options.delayMs ? { runAt: new Date(Date.now() + options.delayMs) } : {}),
+      ...(options.shop !== undefined ? { flags: [shopFlag(options.shop)] } : {}),
     });
     // A fresh job has revision 0; the engine bumps it when a request folds into the waiting one.
     return { outcome: 'added', jobId: String(job.id), ...(job.revision > 0 ? { coalesced: true } : {}) };

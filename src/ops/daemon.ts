@@ -23,6 +23,8 @@ import type { Replica } from '../jobs/index.js';
 import type { JobOutcome } from '../jobs/engine.js';
 import { startTriggers, type Triggers } from '../triggers/index.js';
 import { registerHooks } from '../triggers/hookRoute.js';
+import { pausedShopOf, registerShopStreakMetrics } from './shopStreaks.js';
+import { shopsOf } from '../config/index.js';
 
 /** Options of `startDaemon`. */
 export interface DaemonOptions {
@@ -87,6 +89,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
   const logger = options.logger;
   const runtime = await openRuntime(loaded, { logger });
   const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
+  registerShopStreakMetrics(runtime.metrics.registry, runtime.state, Object.keys(shopsOf(config)));
   // A broken shop file stops only its shop: said once per shop at every start, as an error (its message names file and line).
   for (const b of loaded.brokenShops) logger.error({ shop: b.name, file: b.file, line: b.line, pipelines: b.pipelines }, `shop ${b.name} is broken and its pipelines do not run (the other shops' do): ${b.message}`);
   try {
@@ -121,6 +124,14 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       onSkip: (job) => runtime.metrics.tickSkipped(jobOf(job).pipeline),
       run: async ({ pipeline: job, signal, reason, at }) => {
         const { pipeline, kind } = jobOf(job);
+        // A paused shop (failingShops) is not asked by the clock or a trigger; a person's run still goes.
+        const shop = runtime.pipeline(pipeline).shop;
+        const paused = reason === 'manual' ? undefined : await pausedShopOf(runtime.state, shop).catch(() => undefined);
+        if (paused) {
+          runtime.metrics.tickSkipped(pipeline);
+          logger.warn({ pipeline, kind, shop, pausedAt: new Date(paused.pausedAt ?? 0).toISOString() }, `skipped ${reason === 'schedule' ? 'scheduled' : 'triggered'} run: shop ${shop} is paused (${paused.pausedReason ?? ''}); \`shopsync shops resume ${shop}\` resumes it`);
+          return;
+        }
         if (replica) {
           // Every replica keeps its own clock (schedules may have seconds, which the engine's crontab cannot
           // express); a tick is claimed once across replicas, and only the claimer asks for a job (src/jobs/ticks.ts).
@@ -184,6 +195,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       scheduled: config.pipelines.filter((p) => p.schedule !== undefined).map((p) => p.name),
       secrets: loaded.secrets,
       shops: alertShopsOf(loaded),
+      warnAfterRuns: config.failingShops.warnAfterRuns,
+      streaksSettled: () => runtime.streaks.settle(),
       logger,
     });
     if (alerts) closers.push(() => alerts.stop());

@@ -22,6 +22,7 @@ import { cursorTime } from '../erp/sql/lookback.js';
 import { WATERMARK_LANE, watermarkView } from '../pipeline/sourceWatermark.js';
 import { markCrashedRuns } from '../pipeline/crashed.js';
 import { trackShopHealth, type ShopHealth } from './shopHealth.js';
+import { trackShopStreaks, type ShopStreakTracker } from './shopStreaks.js';
 import { didYouMean } from '../util/suggest.js';
 
 /** Options of `openRuntime`. */
@@ -45,6 +46,8 @@ export interface Runtime {
   readonly metrics: Metrics;
   /** Each shop's health as this process's clients saw it, in config order (src/ops/shopHealth.ts). */
   shopHealth(): ShopHealth[];
+  /** Each shop's failure streak and pause, counted from the runs that finish here (src/ops/shopStreaks.ts). */
+  readonly streaks: ShopStreakTracker;
   readonly logger: Logger;
   /** A pipeline by name; throws UNKNOWN_PIPELINE naming the known ones. */
   pipeline(name: string): PipelineConfig;
@@ -119,6 +122,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   });
   const shopHealth = trackShopHealth(Object.keys(shopsOf(config)));
   const events = new SyncEvents();
+  const streaks = trackShopStreaks({ state, events, settings: config.failingShops, shopOf: (p) => config.pipelines.find((q) => q.name === p)?.shop, logger });
   const throttled = events.clientObserver();
   // Several processes on one PostgreSQL state share each shop's rate limit (docs/shared-rate-limit.md).
   const sharedLimits: SharedRateLimits | undefined = loaded.state.kind === 'postgres' ? await openSharedRateLimits(loaded.state, { logger }) : undefined;
@@ -211,6 +215,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     events,
     metrics,
     shopHealth: () => shopHealth.shopHealth(),
+    streaks,
     logger,
     pipeline,
     async run(name, runOptions = {}) {
@@ -251,6 +256,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
       return marked;
     },
     async close() {
+      await streaks.stop();
       for (const client of shops.values()) await client.close();
       await sharedLimits?.close();
       await state.close();

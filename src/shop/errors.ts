@@ -61,6 +61,13 @@ export class ShopCircuitOpenError extends ShopUnreachableError {
   }
 }
 
+/**
+ * Codes of a run that failed because of the shop, not the ERP or a record: no answer, 5xx, an open
+ * circuit breaker, 429 beyond the retries, refused credentials. Runs failing with these count
+ * towards a shop's failure streak (src/ops/shopStreaks.ts).
+ */
+export const SHOP_FAILURE_CODES: ReadonlySet<string> = new Set(['NETWORK_ERROR', 'SHOP_UNAVAILABLE', 'SHOP_CIRCUIT_OPEN', 'RATE_LIMITED', 'UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'TOKEN_UNAVAILABLE', 'OUTCOME_UNKNOWN']);
+
 /** A write whose answer was lost: it may or may not have taken effect; the caller must reconcile. */
 export class OutcomeUnknownError extends TransportError {}
 

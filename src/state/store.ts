@@ -302,6 +302,34 @@ export interface ReplicaStore {
   remove(id: string, options?: { silentForMs?: number }): Promise<boolean>;
 }
 
+/** A shop's run of failed runs and its pause (docs/operations.md, "A shop failing for days"). */
+export interface ShopStreak {
+  readonly shop: string;
+  /** Runs of the shop's pipelines that failed in a row for a reason of the shop's; 0 after a run that worked. */
+  readonly failures: number;
+  /** When the first of them finished, epoch ms. */
+  readonly failingSince: number | null;
+  readonly lastError: string | null;
+  /** When the shop was paused (its scheduled runs are skipped), epoch ms; null while not paused. */
+  readonly pausedAt: number | null;
+  readonly pausedReason: string | null;
+}
+
+/** Failure streaks and pauses of the shops, shared by every process on the state. */
+export interface ShopStreakStore {
+  /** Count a failed run of the shop; returns the streak after it. */
+  failed(shop: string, at: number, error: string): Promise<ShopStreak>;
+  /** A run of the shop worked: the streak ends and a pause is lifted; returns whether it had been paused. */
+  worked(shop: string): Promise<{ wasPaused: boolean }>;
+  get(shop: string): Promise<ShopStreak | undefined>;
+  /** Every shop with a streak or a pause. */
+  list(): Promise<ShopStreak[]>;
+  /** Pause the shop unless it is; true when this call paused it. */
+  pause(shop: string, at: number, reason: string): Promise<boolean>;
+  /** Lift a pause and start counting again; true when the shop was paused. */
+  resume(shop: string): Promise<boolean>;
+}
+
 /** An incident message some replica must (re)send: what `takeOverdue` hands over. */
 export interface IncidentMessage {
   readonly id: string;
@@ -386,6 +414,8 @@ export interface StateStore {
   readonly replicas: ReplicaStore;
   /** Alert incidents, shared by every replica and every shop's view. */
   readonly incidents: IncidentStore;
+  /** Failure streaks and pauses of the shops (not scoped to `shop`). */
+  readonly streaks: ShopStreakStore;
   readonly retention: RetentionStore;
   readonly dump: StateDump;
   /** Record writes with `fn` and commit them in one transaction. */

@@ -13,6 +13,7 @@ import { mappingsCommand } from './mappings.js';
 import { reconcileCommand } from './reconcile.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
+import { shopsCommand } from './shops.js';
 import { stateCommand } from './state.js';
 import { statusCommand } from './status.js';
 import { syncCommand } from './sync.js';
@@ -27,6 +28,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(statusCommand(ctx));
   program.addCommand(dlqCommand(ctx));
   program.addCommand(jobsCommand(ctx));
+  program.addCommand(shopsCommand(ctx));
   program.addCommand(stateCommand(ctx));
   program.addCommand(doctorCommand(ctx));
   program.addCommand(configCommand(ctx));

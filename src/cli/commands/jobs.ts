@@ -66,7 +66,7 @@ export function jobsCommand(ctx: CliContext): Command {
         const { JobStore, jobsSchemaOf, replicaName } = await import('../../jobs/index.js');
         const store = await JobStore.open({ url: loaded.state.url, schema: jobsSchemaOf(loaded), logger });
         try {
-          const r = await store.enqueueRun(name, { reason: 'manual', by: `cli ${replicaName()}`, maxAttempts: loaded.config.replicas.maxAttempts });
+          const r = await store.enqueueRun(name, { reason: 'manual', by: `cli ${replicaName()}`, maxAttempts: loaded.config.replicas.maxAttempts, shop: runtime.pipeline(name).shop });
           ctx.print(`job ${r.jobId ?? '?'} asks for a run of ${name}; a replica takes it (shopsync jobs list)`);
         } finally {
           await store.release();

@@ -24,6 +24,7 @@ import { PgLocks } from './locks.js';
 import { migrate } from './migrate.js';
 import { PgIntents, PgReferences, PgSeen, PgSentHashes } from './refs.js';
 import { PgIncidents } from './incidents.js';
+import { PgStreaks } from './streaks.js';
 import { PgReplicas } from './replicas.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
@@ -57,6 +58,7 @@ interface Shared {
   readonly locks: PgLocks;
   readonly replicas: PgReplicas;
   readonly incidents: PgIncidents;
+  readonly streaks: PgStreaks;
   readonly retention: PgRetention;
   readonly dump: PgDump;
   readonly statistics: Statistics;
@@ -87,6 +89,7 @@ function view(shared: Shared, shop: string): StateStore {
     locks: shared.locks,
     replicas: shared.replicas,
     incidents: shared.incidents,
+    streaks: shared.streaks,
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
@@ -145,6 +148,7 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     locks: new PgLocks(pool, settings, location.url, schema, logger, location.origin),
     replicas: new PgReplicas(pool),
     incidents: new PgIncidents(pool),
+    streaks: new PgStreaks(pool),
     retention: new PgRetention(pool, schema, logger),
     dump: new PgDump(pool),
     statistics,

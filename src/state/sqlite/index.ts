@@ -15,6 +15,7 @@ import { SqliteHistory } from './history.js';
 import { SqliteLocks } from './locks.js';
 import { SqliteIntents, SqliteReferences, SqliteSeen, SqliteSentHashes } from './refs.js';
 import { SqliteIncidents } from './incidents.js';
+import { SqliteStreaks } from './streaks.js';
 import { SqliteReplicas } from './replicas.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteRuns } from './runs.js';
@@ -32,6 +33,7 @@ interface Shared {
   readonly locks: SqliteLocks;
   readonly replicas: SqliteReplicas;
   readonly incidents: SqliteIncidents;
+  readonly streaks: SqliteStreaks;
   readonly retention: SqliteRetention;
   readonly dump: SqliteDump;
   readonly views: Map<string, StateStore>;
@@ -76,6 +78,7 @@ function view(shared: Shared, shop: string): StateStore {
     locks: shared.locks,
     replicas: shared.replicas,
     incidents: shared.incidents,
+    streaks: shared.streaks,
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
@@ -112,6 +115,7 @@ export function openSqliteState(path: string, options: { logger?: Logger; shop?:
     locks: new SqliteLocks(db),
     replicas: new SqliteReplicas(db),
     incidents: new SqliteIncidents(db),
+    streaks: new SqliteStreaks(db),
     retention: new SqliteRetention(db, path, logger),
     dump: new SqliteDump(db),
     views: new Map(),
