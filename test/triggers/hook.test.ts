@@ -102,6 +102,8 @@ describe('the wake-up hook (POST /hooks/<pipeline>)', () => {
       const refusals = lines.filter((l) => l.includes('wake-up refused'));
       expect(refusals.map((l) => (JSON.parse(l) as { reason: string }).reason)).toEqual(['bad-signature', 'no-signature', 'bad-signature', 'stale-timestamp', 'replayed']);
       expect(refusals.every((l) => JSON.parse(l).level === 40)).toBe(true);
+      // The secret is one of the config's secrets, so every message is scrubbed of it too.
+      expect(daemon.runtime.loaded.secrets).toContain(SECRET);
       const everything = lines.join('\n');
       expect(everything).not.toContain(SECRET);
       expect(everything).not.toContain(wrong['x-shopsync-signature']!.slice(7));
