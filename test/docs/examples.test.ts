@@ -21,7 +21,7 @@ const label = (b: Block) => `${where(b)} ${b.lang}${b.marker ? ` ${b.marker}` : 
 /** npm's own commands the docs may use; `npm run <script>` must name a script of package.json. */
 const NPM_COMMANDS = new Set(['install', 'ci', 'start', 'test', 'rebuild', 'prune', 'link']);
 /** Other programs the docs may show; anything else is a typo or needs adding here deliberately. */
-const OTHER_PROGRAMS = new Set(['export', 'curl', 'docker', 'jq', 'openssl', 'kill', 'sleep', 'cd', 'mkdir', 'cp', 'git', 'pg_dump']);
+const OTHER_PROGRAMS = new Set(['export', 'curl', 'docker', 'jq', 'openssl', 'kill', 'sleep', 'cd', 'mkdir', 'cp', 'git', 'pg_dump', 'pg_restore']);
 /** Development tools of the repository run through npx. */
 const NPX_TOOLS = new Set(['vitest', 'tsc', 'tsx']);
 const scripts = Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
