@@ -107,38 +107,7 @@ export async function deployment(spec: DeploymentSpec): Promise<Deployment> {
   return {
     pipelines: pipelineNames,
     state,
-    async spawn(name) {
-      const child = spawn(process.execPath, [BIN, 'run', '--config', file], { cwd: spec.dir, env: { ...process.env, SHOPSYNC_REPLICA: name, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-      children.add(child);
-      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-      let out = '';
-      const url = await new Promise<string>((done, fail) => {
-        const timer = setTimeout(() => fail(new Error(`replica ${name} did not start within 60 s:\n${out.slice(-2000)}`)), 60_000);
-        const scan = (chunk: Buffer) => {
-          // Keep only the tail: the replica's log is read for its start line and for errors.
-          out = (out + chunk.toString()).slice(-20_000);
-          const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*shopsync daemon started/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            done(m[1]!);
-          }
-        };
-        child.stdout!.on('data', scan);
-        child.stderr!.on('data', scan);
-        void exited.then((code) => fail(new Error(`replica ${name} exited with ${code} before it started:\n${out.slice(-2000)}`)));
-      });
-      return {
-        name,
-        pid: child.pid!,
-        url,
-        async stop() {
-          child.kill('SIGTERM');
-          const code = await exited;
-          children.delete(child);
-          if (code !== 0) throw new Error(`replica ${name} exited with ${code}:\n${out.slice(-2000)}`);
-        },
-      };
-    },
+    spawn: (name) => spawnReplica(file, spec.dir, name, children),
     async enqueueAll() {
       const jobs = await JobStore.open({ url: spec.pgUrl, schema: `${schema}_jobs`, logger: silentLogger });
       try {
@@ -167,6 +136,40 @@ export async function deployment(spec: DeploymentSpec): Promise<Deployment> {
       } finally {
         await admin.end();
       }
+    },
+  };
+}
+
+/** Start `shopsync run --config <file>` as replica `name`; resolves once it logged its start (with its URL). */
+export async function spawnReplica(file: string, cwd: string, name: string, children: Set<ChildProcess>, env: Readonly<Record<string, string>> = {}): Promise<ReplicaProcess> {
+  const child = spawn(process.execPath, [BIN, 'run', '--config', file], { cwd, env: { ...process.env, SHOPSYNC_REPLICA: name, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  let out = '';
+  const url = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`replica ${name} did not start within 60 s:\n${out.slice(-2000)}`)), 60_000);
+    const scan = (chunk: Buffer) => {
+      // Keep only the tail: the replica's log is read for its start line and for errors.
+      out = (out + chunk.toString()).slice(-20_000);
+      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*shopsync daemon started/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        done(m[1]!);
+      }
+    };
+    child.stdout!.on('data', scan);
+    child.stderr!.on('data', scan);
+    void exited.then((code) => fail(new Error(`replica ${name} exited with ${code} before it started:\n${out.slice(-2000)}`)));
+  });
+  return {
+    name,
+    pid: child.pid!,
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      const code = await exited;
+      children.delete(child);
+      if (code !== 0) throw new Error(`replica ${name} exited with ${code}:\n${out.slice(-2000)}`);
     },
   };
 }
