@@ -165,9 +165,13 @@ describe.skipIf(!postgres.available)('the NOTIFY trigger of a PostgreSQL source'
     await settled(daemon, 'idle');
     const runs = (await runsOf(daemon, 'idle')).length;
     const requests = await traffic();
+    const since = (await admin.query<{ now: Date }>('SELECT clock_timestamp() AS now')).rows[0]!.now;
     await sleep(4000);
     expect(await traffic()).toBe(requests);
     expect((await runsOf(daemon, 'idle')).length).toBe(runs);
+    // Nor does the ERP see a query of the pipeline: only the listener's session stays, waiting.
+    const erpQueries = await admin.query(`SELECT pid, query FROM pg_stat_activity WHERE application_name IN ('shopsync', 'shopsync-listen') AND pid <> pg_backend_pid() AND query_start > $1 AND query ILIKE '%idle%'`, [since]);
+    expect(erpQueries.rows.map((r) => String(r.query).slice(0, 300))).toEqual([]);
   });
 
   it('keeps the daemon up when the ERP is unreachable: one warning, state reconnecting, retrying', async () => {
