@@ -17,7 +17,7 @@ describe('an unknown command', () => {
   it('that is the name of a subcommand suggests the whole command, with usage exit code 2', async () => {
     const r = await cli(['check']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("error: unknown command 'check'\n(Did you mean shopsync mappings check?)\n(run with --help for usage)\n");
+    expect(r.stderr).toBe("error: unknown command 'check'\n(Did you mean shopsync config check or shopsync mappings check?)\n(run with --help for usage)\n");
   });
 
   it.each([
@@ -46,7 +46,7 @@ describe('an unknown command', () => {
   it('inside a group suggests a command of another group when none of its own is near', async () => {
     const r = await cli(['dlq', 'check']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('(Did you mean shopsync mappings check?)');
+    expect(r.stderr).toContain('(Did you mean shopsync config check or shopsync mappings check?)');
   });
 
   it('suggests nothing when nothing is near', async () => {
