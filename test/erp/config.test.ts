@@ -41,6 +41,12 @@ describe('connector configuration', () => {
     expect(sqlSourceSchema.safeParse({ query: 'SELECT * FROM t WHERE c > :cursor', cursor: 'c', key: 'id', initialCursor: 0 }).success).toBe(false);
   });
 
+  it('refuses initialCursor on a query shopsync pages, which would otherwise read every row from the first', () => {
+    const issue = sqlSourceSchema.safeParse({ query: 'SELECT * FROM t', cursor: 'c', key: 'id', initialCursor: '2026-01-01' }).error?.issues[0];
+    expect(issue?.path).toEqual(['initialCursor']);
+    expect(issue?.message).toContain("WHERE c >= '2026-01-01'");
+  });
+
   it('parses the per-pipeline part of each kind through the shared unions', () => {
     expect(sourceSchema.safeParse({ folder: 'inbox', format: 'csv' }).success).toBe(true);
     expect(sourceSchema.safeParse({ path: 'items', key: 'id' }).success).toBe(true);

@@ -75,6 +75,14 @@ export const sqlSourceSchema = z
     if (used.has('cursor') && cfg.initialCursor === undefined) {
       ctx.addIssue({ code: 'custom', path: ['initialCursor'], message: 'a query using :cursor needs initialCursor (the value for the first run, e.g. 1970-01-01 or 0)' });
     }
+    // Silently reading the whole table when someone asked to start at a date would send what they meant to leave out.
+    if (!used.has('cursor') && (cfg.initialCursor !== undefined || cfg.initialKey !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [cfg.initialCursor !== undefined ? 'initialCursor' : 'initialKey'],
+        message: `initialCursor and initialKey are bound only to a query that pages itself with :cursor and :limit; this query is paged by shopsync and starts at its first row. To leave older rows out, say so in the query (e.g. WHERE ${cfg.cursor} >= '2026-01-01') and remove initialCursor/initialKey`,
+      });
+    }
     if (used.has('cursor_key') && cfg.initialKey === undefined) {
       ctx.addIssue({ code: 'custom', path: ['initialKey'], message: 'a query using :cursor_key needs initialKey (a key below every real key, e.g. 0 or "")' });
     }
