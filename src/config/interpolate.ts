@@ -69,6 +69,7 @@ export function resolveReference(body: string, sources: InterpolationSources): R
   }
   const dflt = body.indexOf(':-');
   const name = (dflt >= 0 ? body.slice(0, dflt) : body).trim();
+  if (name.startsWith('shop.')) throw new InterpolationFailure(body, 'a shop variable is filled in only under templates: (expanded per shop) and in mapping files; write the value here, or make this pipeline a template');
   if (!NAME.test(name)) throw new InterpolationFailure(body, 'expected ${NAME}, ${NAME:-default} or ${file:/path}');
   const direct = sources.env[name];
   if (direct !== undefined && direct !== '') return { value: direct, fromFile: false, reference: { written, variable: name, from: 'env' } };

@@ -143,6 +143,13 @@ describe('shops from shops.d', () => {
   });
 });
 
+describe('shop variables outside templates', () => {
+  it('are refused in a pipeline written out, saying where they are read', async () => {
+    const err = await loadConfig(layout(`${MAIN}pipelines:\n  - name: p\n    shop: de\n    direction: push\n    resource: products\n    mapping: products.yaml\n    source: { connection: erp, query: "SELECT \${shop.priceGroup}", cursor: c, key: k }\n`, { 'de.yaml': shop('de') }), { env }).catch((e: unknown) => e);
+    expect((err as ConfigError).message).toMatch(/shopsync\.yaml:20: pipelines\[0\]\.source\.query: cannot resolve \$\{shop\.priceGroup\}: a shop variable is filled in only under templates:/);
+  });
+});
+
 describe('merge keys and x- blocks', () => {
   it('accepts YAML merge keys and ignores top-level x- blocks', async () => {
     const path = layout(
