@@ -66,7 +66,8 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
       });
       // One row value (cursor, key…) > (:cursor, :k0…): the same order as `c > :cursor OR (c = :cursor AND key > :k)`, but an
       // index on (cursor, key) serves it as a range, where the OR form walks every tie of the cursor value from the start each page.
-      conditions.push(`(${c}, ${ks.join(', ')}) > (:cursor, ${ks.map((_, i) => `:cursor_key_${i}`).join(', ')})`);
+      // `c >= :cursor`, implied by the row value, is what MariaDB needs to make it a range too (alone it scans the whole index).
+      conditions.push(`${c} >= :cursor AND (${c}, ${ks.join(', ')}) > (:cursor, ${ks.map((_, i) => `:cursor_key_${i}`).join(', ')})`);
     }
   }
   if (until !== undefined && until !== null) {
@@ -129,7 +130,8 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
       after = back;
     }
     // Pages grow while their query is slow (no index on the cursor: every page scans and sorts the whole query).
-    let size = pageSize;
+    // Readers of one query agree on the page size, so their pages stay identical and can be shared.
+    let size = reader.agree(cfg.query, pageSize, pageSize * MAX_PAGE_GROWTH);
     let limit = size;
     for (;;) {
       if (options.signal?.aborted) throw new AbortedError();
@@ -137,7 +139,7 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
       const page = await reader.read(compiled.sql, compiled.params);
       const rows = page.rows.map(jsonSafeRow);
       const full = rows.length >= limit;
-      if (full && page.queryMs > SLOW_PAGE_MS) size = Math.min(size * 2, pageSize * MAX_PAGE_GROWTH);
+      if (full && page.queryMs > SLOW_PAGE_MS) size = reader.agree(cfg.query, Math.min(size * 2, pageSize * MAX_PAGE_GROWTH), pageSize * MAX_PAGE_GROWTH);
       const { records, complete } = pageRecords(cfg, rows, full);
       if (!complete) {
         limit *= 2; // one key has more joined rows than the page holds
