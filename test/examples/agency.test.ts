@@ -70,6 +70,12 @@ describe('examples/agency', () => {
     expect(ch['A-2']!.names.en).toBe('Pliers');
   });
 
+  it("talks to each shop at its own rate: the Austrian shop's client holds its fixed limit, the others adapt", () => {
+    expect(runtime.shop('at').rate()).toMatchObject({ mode: 'fixed', requestsPerSecond: 20 });
+    expect(runtime.shop('de').rate()).toMatchObject({ mode: 'adaptive' });
+    expect(runtime.shop('ch').rate()).toMatchObject({ mode: 'adaptive' });
+  });
+
   it('runs the same stock template for the shops it lists', async () => {
     expect(await runtime.run('stock-at')).toMatchObject({ status: 'succeeded', counts: { updated: 2 } });
   });
