@@ -81,7 +81,8 @@ function readShopFile(file: string, fallback: string, sources: InterpolationSour
   let name = fallback;
   const broken = (line: number, message: string) => ({ name, file, line, message });
   try {
-    const document = readDocument(readFileSync(file, 'utf8'), file, sources, secrets, warnings);
+    // A shop's changes to templates are filled in with its variables like the templates themselves.
+    const document = readDocument(readFileSync(file, 'utf8'), file, sources, secrets, warnings, { keepShopReferences: (key) => key.startsWith('templates.') });
     const written = document.doc.get('name');
     if (written !== undefined) name = String(written);
     const locate = documentLocator(document);

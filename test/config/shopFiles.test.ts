@@ -69,6 +69,11 @@ describe('shops from shops.d', () => {
     expect(shopsOf(loaded.config).at!.rateLimit).toMatchObject({ mode: 'fixed', requests: 20 });
   });
 
+  it("fills a shop's variables into its own changes to a template", async () => {
+    const loaded = await loadConfig(layout(MAIN, { 'de.yaml': `${shop('de')}  table: artikel_de\ntemplates:\n  products:\n    source: { query: "SELECT * FROM \${shop.table}" }\n` }), { env });
+    expect((loaded.config.pipelines[0]!.source as unknown as { query: string }).query).toBe('SELECT * FROM artikel_de');
+  });
+
   it('marks a shop whose file is not valid YAML broken, naming the file and line, and loads the others', async () => {
     const loaded = await loadConfig(layout(MAIN, { 'de.yaml': shop('de'), 'at.yaml': 'baseUrl: https://at.example.com/api\ntoken: ${SHOP_AT_TOKEN}\nvars:\n  priceGroup: AT\n   oops: 1\n' }), { env });
     expect(loaded.config.pipelines.map((p) => p.name)).toEqual(['products-de']);
