@@ -20,7 +20,7 @@ import { readReference, readSettings, referenceView, type ReferenceData, type Se
 import { buildRoutes } from './routes.js';
 import { isSeeded, seedSandbox } from './seed/index.js';
 import { SEED_REFERENCE as SEED_REFERENCE_DATA, SEED_SETTINGS as SEED_SETTINGS_DATA } from './seed/reference.js';
-import { createServer } from './server.js';
+import { createServer, type SandboxWrite } from './server.js';
 import { openDatabase } from './store.js';
 
 export { parseTokenSpec, parseClientSpec, DEFAULT_TOKEN, type TokenSpec, type ClientSpec } from './auth.js';
@@ -29,6 +29,7 @@ export type { SandboxContext, ResourceHandler, SandboxRequest, SandboxReply, Out
 export { SEED_REFERENCE, SEED_SETTINGS } from './seed/reference.js';
 export type { FaultSettings } from './faults.js';
 export type { TrafficView } from './traffic.js';
+export type { SandboxWrite } from './server.js';
 
 /** Default database file when neither `dbPath` nor memory is chosen. */
 export const DEFAULT_SANDBOX_DB = 'state/sandbox.sqlite';
@@ -51,6 +52,8 @@ export interface SandboxOptions {
   /** OAuth clients for `POST /oauth/token` (client credentials). */
   readonly clients?: readonly ClientSpec[];
   readonly logger?: Logger;
+  /** Called with every API write the shop stored (not GETs, not refused ones), synchronously: benchmarks time deliveries by it. */
+  readonly onWrite?: (write: SandboxWrite) => void;
 }
 
 /** A running sandbox. */
@@ -97,6 +100,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       routes: buildRoutes(allResources),
       handlers,
       reset: (seed) => seedSandbox(ctx, handlers, seed),
+      ...(options.onWrite ? { onWrite: options.onWrite } : {}),
     });
     await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
     const address = app.server.address() as AddressInfo;

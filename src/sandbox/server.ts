@@ -24,6 +24,19 @@ export interface ServerDeps extends ControlDeps {
   readonly tokens: TokenRegistry;
   readonly faults: FaultInjector;
   readonly logger: Logger;
+  /** Told of every API write the shop stored (see `SandboxOptions.onWrite`). */
+  readonly onWrite?: (write: SandboxWrite) => void;
+}
+
+/** A write the sandbox stored: when its transaction committed, what it wrote, and the request's body. */
+export interface SandboxWrite {
+  /** Unix ms when the write was stored (its transaction committed, before the answer left). */
+  readonly at: number;
+  readonly resource: string;
+  /** The registry operation: create, update, delete… */
+  readonly operation: string;
+  readonly status: number;
+  readonly body: unknown;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -126,6 +139,7 @@ async function dispatch(deps: ServerDeps, request: FastifyRequest, reply: Fastif
     if (!(err instanceof SandboxHttpError)) throw err;
     answer = { status: err.status, headers: err.headers, body: errorBody(err.code, err.message, err.details) };
   }
+  if (deps.onWrite && request.method !== 'GET' && answer.status < 300) deps.onWrite({ at: Date.now(), resource: route.resource.name, operation: route.operation, status: answer.status, body: request.body });
   if (fault.resetAfter) return destroy(request, reply);
   return send(reply, answer);
 }
