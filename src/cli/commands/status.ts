@@ -1,9 +1,15 @@
-/** `shopsync status [--json]`: every pipeline's last run, cursor, next run and dead letters. */
+/**
+ * `shopsync status [--json] [--shop <name>] [--failing]`: every pipeline's last run, cursor, next run
+ * and dead letters, and whether it is failing (src/pipeline/failing.ts, the dashboard's definition).
+ * With `--failing` only the failing pipelines, and exit code 1 when there are any (0 when none).
+ */
 import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { nextOccurrence } from '../../scheduler/index.js';
 import { processAlive, type StateStore } from '../../state/index.js';
 import { asSeen } from '../../pipeline/crashed.js';
+import { DEFAULT_STALE_AFTER_MINUTES, failingFirst, failingReasons, type FailingReason } from '../../pipeline/failing.js';
+import { EXIT } from '../exit.js';
 import { WATERMARK_LANE, watermarkText, watermarkView, type WatermarkView } from '../../pipeline/sourceWatermark.js';
 import type { PipelineConfig } from '../../config/index.js';
 import type { CliContext } from '../context.js';
@@ -38,13 +44,33 @@ export interface PipelineStatus {
   readonly watermark: WatermarkView | null;
   readonly backfills: readonly { readonly name: string; readonly value: unknown; readonly key: string | null; readonly updatedAt: string }[];
   readonly deadLetters: number;
+  /** Whether the pipeline is failing, and why (src/pipeline/failing.ts). */
+  readonly failing: boolean;
+  readonly reasons: readonly FailingReason[];
+}
+
+/** What decides staleness and given-up jobs, beside the state. */
+export interface FailingContext {
+  readonly now: number;
+  /** `alerts.staleAfterMinutes`. */
+  readonly staleAfterMinutes: number;
+  /** Last error of the pipeline's run job the replicas gave up on, when there is one. */
+  readonly jobFailing?: string;
 }
 
 /** Collect the status of each configured pipeline from the state. */
-export async function pipelineStatus(state: StateStore, p: PipelineConfig, defaultTz?: string): Promise<PipelineStatus> {
+export async function pipelineStatus(state: StateStore, p: PipelineConfig, defaultTz?: string, failingCtx: FailingContext = { now: Date.now(), staleAfterMinutes: DEFAULT_STALE_AFTER_MINUTES }): Promise<PipelineStatus> {
   const [latest] = await state.runs.list({ pipeline: p.name, limit: 1 });
   const last = latest ? asSeen(latest) : undefined;
   const [success] = await state.runs.list({ pipeline: p.name, status: 'succeeded', limit: 1 });
+  // A run in progress says nothing yet: failing is judged by the last finished one (a dead process's run counts as crashed).
+  const finished = last && last.status !== 'running' ? last : (await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
+  const [good] = finished && (finished.status === 'succeeded' || finished.status === 'partial') ? [finished] : await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial'], limit: 1 });
+  const deadLetters = await state.deadLetters.count(p.name);
+  const reasons = failingReasons(
+    { name: p.name, ...(finished ? { lastFinished: finished } : {}), ...(good?.finishedAt ? { lastSuccessAt: good.finishedAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(failingCtx.jobFailing !== undefined ? { jobFailing: failingCtx.jobFailing } : {}) },
+    failingCtx,
+  );
   const cursors = await state.cursors.list(p.name);
   const incremental = cursors.find((c) => c.name === 'incremental');
   const lock = await state.locks.get(p.name);
@@ -66,7 +92,9 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
     cursor: incremental ? { value: incremental.value, key: incremental.key, updatedAt: incremental.updatedAt } : null,
     watermark: watermarkView(cursors.find((c) => c.name === WATERMARK_LANE)) ?? null,
     backfills: cursors.filter((c) => c.name !== 'incremental' && c.name !== WATERMARK_LANE).map((c) => ({ name: c.name, value: c.value, key: c.key, updatedAt: c.updatedAt })),
-    deadLetters: await state.deadLetters.count(p.name),
+    deadLetters,
+    failing: reasons.length > 0,
+    reasons,
   };
 }
 
@@ -87,18 +115,31 @@ export function statusCommand(ctx: CliContext): Command {
     .description('show every pipeline: last run and outcome, cursor, next run, dead letters')
     .option('--json', 'print as JSON')
     .option('--shop <name>', 'only the pipelines of this shop')
-    .action(async (opts: { json?: boolean; shop?: string }, cmd: Command) => {
+    .option('--failing', 'only failing pipelines (last run failed or left records failed, dead letters wait, stale, run job given up) and broken shops; exit code 1 when any, 0 when none')
+    .action(async (opts: { json?: boolean; shop?: string; failing?: boolean }, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded, logger }) => {
-        if (opts.shop !== undefined) runtime.shop(opts.shop);
-        const pipelines: PipelineStatus[] = [];
-        for (const p of loaded.config.pipelines) if (opts.shop === undefined || p.shop === opts.shop) pipelines.push(await pipelineStatus(runtime.state, p, loaded.config.timezone));
+        if (opts.shop !== undefined && !loaded.brokenShops.some((b) => b.name === opts.shop)) runtime.shop(opts.shop);
         const seen = await readReplicas(loaded, runtime.state, logger);
+        const givenUp = new Map((seen?.jobs ?? []).filter((j) => j.state === 'failed' && j.pipeline !== undefined).map((j) => [j.pipeline!, j.lastError ?? `${j.attempts}/${j.maxAttempts} attempts failed`]));
+        const now = Date.now();
+        const all: PipelineStatus[] = [];
+        for (const p of loaded.config.pipelines) {
+          if (opts.shop !== undefined && p.shop !== opts.shop) continue;
+          const jobFailing = givenUp.get(p.name);
+          all.push(await pipelineStatus(runtime.state, p, loaded.config.timezone, { now, staleAfterMinutes: loaded.config.alerts.staleAfterMinutes, ...(jobFailing !== undefined ? { jobFailing } : {}) }));
+        }
+        const pipelines = opts.failing ? failingFirst(all).filter((s) => s.failing) : all;
+        const broken = loaded.brokenShops.filter((b) => opts.shop === undefined || b.name === opts.shop);
+        // Only --failing makes the code say something (a broken shop's pipelines run nowhere): plain `status` is a report and exits 0.
+        if (opts.failing) ctx.exitCode = pipelines.length > 0 || broken.length > 0 ? EXIT.failed : EXIT.ok;
         if (opts.json) {
-          ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines, ...(seen ? { replicas: seen.replicas, jobs: seen.jobs } : {}) }, null, 2));
+          ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines, brokenShops: broken, ...(seen ? { replicas: seen.replicas, jobs: seen.jobs } : {}) }, null, 2));
           return;
         }
+        // A broken shop's pipelines are not in the config: say so first, or they would silently be missing from the table.
+        for (const b of broken) ctx.print(`BROKEN SHOP ${b.name} (${b.file}:${b.line}): not run${b.pipelines.length ? `: ${b.pipelines.join(', ')}` : ''}; \`shopsync config check\` says why`);
         if (pipelines.length === 0) {
-          ctx.print(`no pipelines in ${loaded.file}`);
+          ctx.print(opts.failing ? `no failing pipelines${opts.shop !== undefined ? ` in shop ${opts.shop}` : ''} (of ${all.length})` : `no pipelines in ${loaded.file}`);
           return;
         }
         ctx.print(
@@ -116,6 +157,12 @@ export function statusCommand(ctx: CliContext): Command {
             ]),
           ),
         );
+        const failing = pipelines.filter((s) => s.failing);
+        if (failing.length > 0) {
+          ctx.print('');
+          ctx.print(`FAILING: ${failing.length} of ${all.length} pipeline(s)`);
+          for (const s of failing) ctx.print(`  ${s.name} (shop ${s.shop}): ${s.reasons.map((r) => r.text).join('; ')}`);
+        }
         if (seen) {
           const { ageText } = await import('../../jobs/index.js');
           ctx.print('');

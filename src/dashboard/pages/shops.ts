@@ -118,7 +118,7 @@ export async function shopsPage(ctx: PageContext): Promise<PageResult> {
   const failing = all.filter((r) => r.failing).length;
   const tracked = ctx.shopHealth !== undefined;
   const body = html`<h1>Shops</h1>
-<p class="muted small">${formatCount(all.length)} ${all.length === 1 ? 'shop' : 'shops'}, <b${failing ? html` style="color:var(--bad)"` : ''} data-failing-shops="${failing}">${formatCount(failing)} failing</b> (requests failing, or a pipeline failing). ${onlyFailing ? html`<a href="${SHOPS_PATH}">Show all</a>` : html`<a href="${SHOPS_PATH}?status=failing">Only failing</a>`}${tracked ? '' : html` Health is known only to a daemon that talks to the shops; here it is derived from the runs.`}</p>
+<p class="muted small">${formatCount(all.length)} ${all.length === 1 ? 'shop' : 'shops'}, <b${failing ? html` style="color:var(--bad)"` : ''} data-failing-shops="${failing}">${formatCount(failing)} failing</b> (requests failing, or a pipeline failing).${tracked ? '' : ' Health is known only to a daemon that talks to the shops; here the runs tell what they can.'} ${onlyFailing ? html`<a href="${SHOPS_PATH}">Show all shops</a>` : html`<a href="${SHOPS_PATH}?status=failing">Only the failing shops</a>`}</p>
 ${rows.length
   ? html`<div class="table-wrap"><table class="shops">
 <thead><tr><th>Shop</th><th>Health</th><th>Reachable</th><th>Token</th><th>Rate</th><th>Last successful run</th><th class="num">Pipelines</th><th class="num">Failing</th><th class="num">Dead letters</th></tr></thead>
