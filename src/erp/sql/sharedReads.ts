@@ -39,6 +39,8 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
+/** The page size readers of one query (per connection identity) have grown to, and when a reader last asked (forgotten after the window: a tick's readers only). */
+const sizes = new Map<string, { size: number; at: number }>();
 const counts = new Map<string, { own: number; shared: number }>();
 
 function count(connection: string, shared: boolean): void {
@@ -80,11 +82,31 @@ function paramText(params: readonly unknown[]): string {
  * same `identity` (the connection as resolved: driver, place, database; never only its name) that
  * started after this reader opened. `label` names the connection in the metric.
  */
-export function sharedReader(driver: Executor, identity: string, label: string, settings: ShareSettings): { read(sql: string, params: readonly unknown[]): Promise<SharedRead> } {
+export function sharedReader(
+  driver: Executor,
+  identity: string,
+  label: string,
+  settings: ShareSettings,
+): { read(sql: string, params: readonly unknown[]): Promise<SharedRead>; agree(query: string, size: number, max: number): number } {
   const openedAt = performance.now();
   // A reader asking again for what it already got wants a newer answer (a source read twice): never its own again.
   const seen = new WeakSet<Entry>();
   return {
+    /**
+     * The page size to use for `query`: the largest any reader of it has grown to (at most `max`), so
+     * a reader that started a page later, and timed its own first page differently, still asks for
+     * the same pages as the others. Without sharing, `size` as it is.
+     */
+    agree(query, size, max) {
+      if (!settings.enabled) return size;
+      const key = `${identity}\u0000${query}`;
+      const now = performance.now();
+      const known = sizes.get(key);
+      const current = known && now - known.at <= Math.max(settings.windowMs, 1000) ? known.size : 0;
+      const agreed = Math.min(Math.max(size, current), max);
+      sizes.set(key, { size: Math.max(agreed, current), at: now });
+      return agreed;
+    },
     async read(sql, params) {
       const key = settings.enabled ? `${identity}\u0000${sql}\u0000${paramText(params)}` : undefined;
       const now = performance.now();
