@@ -26,6 +26,8 @@ export interface CursorPosition {
 export interface ReadOptions {
   /** Read strictly after this position (keyset); absent = from the start. */
   readonly after?: CursorPosition;
+  /** When the run began (epoch ms, `performance.timeOrigin + performance.now()`): a SQL source may hand it rows of an identical read of another pipeline that started after this (src/erp/sql/sharedReads.ts). */
+  readonly since?: number;
   /** Read up to and including this cursor value (backfill ranges); absent = to the end. */
   readonly until?: CursorValue;
   /** Records per page the source fetches at once. @default 500 */

@@ -68,6 +68,8 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   // Every line of a run names it; a dry run writes no run row and logs as run 0.
   let logger = base.child({ runId: 0 });
   const started = Date.now();
+  // The finer clock of shared reads: what other pipelines read after this moment is as fresh as this run needs.
+  const since = performance.timeOrigin + performance.now();
   const dryRun = mode === 'dry-run';
   const lane = mode === 'backfill' ? `${def.name}#backfill:${rangeId(options.range)}` : def.name;
   const cursorName = mode === 'backfill' ? `backfill:${rangeId(options.range)}` : 'incremental';
@@ -115,7 +117,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     }
     if (def.direction === 'push') {
       const complete = options.complete === true || options.allowMassDelete === true;
-      const result = await open.race(pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, complete, allowMassDelete: options.allowMassDelete === true }));
+      const result = await open.race(pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, complete, allowMassDelete: options.allowMassDelete === true, since }));
       plan = result.plan;
       missing = result.missing;
       watermark = result.watermark;
@@ -220,7 +222,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     }
     const until = o.mode === 'backfill' ? o.range?.to : undefined;
     const tally = new ReadTally(def.options.inactiveWhen, o.counts, def.options.onMissing !== 'ignore');
-    const read = source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}), ...(lookBack ? { lookBack } : {}) });
+    const read = source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.since !== undefined ? { since: o.since } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}), ...(lookBack ? { lookBack } : {}) });
     // A column the mapping reads and the source lacks fails here, before anything is written.
     await engine.pushStream(tally.watch(checkedColumns(read, deps.mapping, source.kind)));
     if (due) await reportExhausted(deps.state, def.name, due.lastTries, o.logger);

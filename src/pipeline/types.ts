@@ -116,6 +116,8 @@ export interface LaneRunOptions {
   /** Read the whole source, not from the cursor (`RunOptions.complete`). */
   readonly complete?: boolean;
   readonly allowMassDelete?: boolean;
+  /** When the run began (epoch ms with fraction): reads of other pipelines started after it may be shared with it (`ReadOptions.since`). */
+  readonly since?: number;
 }
 
 /** Where a run gets its ERP side: ready instances, or factories called once per run (and closed after it). */

@@ -136,7 +136,7 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
     for (;;) {
       if (options.signal?.aborted) throw new AbortedError();
       const compiled = pageQuery(driver, cfg, after, options.until, limit);
-      const page = await reader.read(compiled.sql, compiled.params);
+      const page = await reader.read(compiled.sql, compiled.params, options.since);
       const rows = page.rows.map(jsonSafeRow);
       const full = rows.length >= limit;
       if (full && page.queryMs > SLOW_PAGE_MS) size = reader.agree(cfg.query, Math.min(size * 2, pageSize * MAX_PAGE_GROWTH), pageSize * MAX_PAGE_GROWTH);

@@ -5,10 +5,11 @@
  *
  * What may be shared, and why it is safe: a reader joins a query that is still running, or reuses
  * its rows for up to `windowMs` after it answered, only when that query *started after the reader's
- * source was opened* (the run began). Rows read at any moment after a run began are rows that run
- * could have read itself at that moment, so sharing never hands a run an older view than it would
- * have had on its own: a change committed before a run (a tick, a wake-up) is never hidden from it.
- * A run that opens after the query started asks the database again. Only identical text and
+ * run began* (`ReadOptions.since`; without it, when the source was opened). Rows read at any moment
+ * after a run began are rows that run could have read itself at that moment, so sharing never hands
+ * a run an older view than it would have had on its own: a change committed before a run (a tick, a
+ * wake-up) is never hidden from it. A run that began after the query started asks the database again,
+ * and so does a reader asking again for an answer it already had. Only identical text and
  * parameters match; failures are not kept (each later reader tries again).
  *
  * The shared rows are frozen; each reader turns them into its own records (`jsonSafeRow` copies
@@ -39,6 +40,8 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
+/** Epoch milliseconds with the fraction of `performance.now()`: runs say when they began on this clock (`ReadOptions.since`). */
+const clock = (): number => performance.timeOrigin + performance.now();
 /** The page size readers of one query (per connection identity) have grown to, and when a reader last asked (forgotten after the window: a tick's readers only). */
 const sizes = new Map<string, { size: number; at: number }>();
 const counts = new Map<string, { own: number; shared: number }>();
@@ -87,8 +90,8 @@ export function sharedReader(
   identity: string,
   label: string,
   settings: ShareSettings,
-): { read(sql: string, params: readonly unknown[]): Promise<SharedRead>; agree(query: string, size: number, max: number): number } {
-  const openedAt = performance.now();
+): { read(sql: string, params: readonly unknown[], since?: number): Promise<SharedRead>; agree(query: string, size: number, max: number): number } {
+  const openedAt = clock();
   // A reader asking again for what it already got wants a newer answer (a source read twice): never its own again.
   const seen = new WeakSet<Entry>();
   return {
@@ -100,18 +103,19 @@ export function sharedReader(
     agree(query, size, max) {
       if (!settings.enabled) return size;
       const key = `${identity}\u0000${query}`;
-      const now = performance.now();
+      const now = clock();
       const known = sizes.get(key);
       const current = known && now - known.at <= Math.max(settings.windowMs, 1000) ? known.size : 0;
       const agreed = Math.min(Math.max(size, current), max);
       sizes.set(key, { size: Math.max(agreed, current), at: now });
       return agreed;
     },
-    async read(sql, params) {
+    /** `since`: when the run began (epoch ms, `ReadOptions.since`); reads that started after it may serve it. Default: when this reader was made. */
+    async read(sql, params, since) {
       const key = settings.enabled ? `${identity}\u0000${sql}\u0000${paramText(params)}` : undefined;
-      const now = performance.now();
+      const now = clock();
       const found = key === undefined ? undefined : entries.get(key);
-      if (found && !seen.has(found) && found.startedAt >= openedAt && (found.settledAt === undefined || now - found.settledAt <= settings.windowMs)) {
+      if (found && !seen.has(found) && found.startedAt >= (since ?? openedAt) && (found.settledAt === undefined || now - found.settledAt <= settings.windowMs)) {
         seen.add(found);
         count(label, true);
         return found.promise;
@@ -119,7 +123,7 @@ export function sharedReader(
       count(label, false);
       const promise = driver.query(sql, params).then((rows) => {
         for (const row of rows) Object.freeze(row);
-        return { rows: Object.freeze(rows), queryMs: performance.now() - now };
+        return { rows: Object.freeze(rows), queryMs: clock() - now };
       });
       if (key === undefined) return promise;
       const entry: Entry = { startedAt: now, promise };
@@ -130,7 +134,7 @@ export function sharedReader(
       };
       promise.then(
         () => {
-          entry.settledAt = performance.now();
+          entry.settledAt = clock();
           // Unref'd: nothing waits on the clean-up of a kept answer.
           setTimeout(forget, settings.windowMs).unref();
         },
