@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { RunSummary } from '../pipeline/index.js';
 import { workerLogger } from './logger.js';
 import { RUN_TASK, shopFlag } from './names.js';
-import { runPayloadSchema, type JobStore } from './store.js';
+import { JOBS_RELEASED, runPayloadSchema, type JobStore } from './store.js';
 
 declare global {
   namespace GraphileConfig {
@@ -86,6 +86,8 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
   const handedBack = new Set<string>();
   const handedBackJobs = new Set<string>();
   let running = true;
+  /** The grace period of stop() ran out: runs ending now leave their job alone (see `jobCall`). */
+  let graceOver = false;
   const perShop = options.perShopConcurrency ?? options.concurrency;
   const shopOf = (pipeline: string) => options.shopOf?.(pipeline);
   /** Jobs of each shop running here. */
@@ -106,21 +108,39 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
     const workerId = job.locked_by ?? '';
     const jobLog = log.child({ pipeline, jobId: job.id, attempt: job.attempts });
     const shop = shopOf(pipeline);
+    /**
+     * A job call after the grace period (or after the store was released): the job is left as it
+     * is, locked by this replica's worker, and the task never returns, so neither this code nor
+     * graphile-worker (completeJob/failJob) touches the released pools; the other replicas free the
+     * job once this replica counts as dead (replicas.deadAfterMs), and the lane's lock keeps them
+     * from running it while this process still does.
+     */
+    const jobCall = async <T>(call: () => Promise<T>): Promise<T> => {
+      if (!graceOver) {
+        try {
+          return await call();
+        } catch (err) {
+          if (errorCode(err) !== JOBS_RELEASED) throw err;
+        }
+      }
+      jobLog.info('run ended after the grace period; its job stays with this replica and the other replicas free it once this one counts as dead');
+      return new Promise<never>(() => undefined);
+    };
     // Two workers that looked in the same instant may both have taken a job of one shop: the one over its share asks again in a second.
     if (shop !== undefined && (shopLoad().get(shop) ?? 0) >= perShop) {
-      await store.enqueueRun(pipeline, { reason: 'lane-busy', by: options.replica, maxAttempts: options.maxAttempts, delayMs: 1000, shop });
+      await jobCall(() => store.enqueueRun(pipeline, { reason: 'lane-busy', by: options.replica, maxAttempts: options.maxAttempts, delayMs: 1000, shop }));
       jobLog.debug({ shop, perShopConcurrency: perShop }, 'the shop has its share of this replica\'s workers; the job asks again shortly');
       return;
     }
     active.set(job.id, { jobId: job.id, pipeline, workerId, startedAt: new Date().toISOString() });
     const handBack = async (): Promise<void> => {
-      await store.enqueueRun(pipeline, { reason: 'handback', by: options.replica, maxAttempts: options.maxAttempts, ...(shop !== undefined ? { shop } : {}) });
+      await jobCall(() => store.enqueueRun(pipeline, { reason: 'handback', by: options.replica, maxAttempts: options.maxAttempts, ...(shop !== undefined ? { shop } : {}) }));
       handedBack.add(pipeline);
       handedBackJobs.add(job.id);
       jobLog.info('replica stopping: run stopped at its checkpoint, job handed back to the other replicas');
     };
     const fail = async (message: string): Promise<void> => {
-      const how = await store.settleFailure(job, message);
+      const how = await jobCall(() => store.settleFailure(job, message));
       if (how === 'superseded') {
         jobLog.warn({ err: message }, 'run job failed; a newer job of this lane retries it (failure counted there)');
         return;
@@ -138,7 +158,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
         if (errorCode(err) === 'LOCK_HELD') {
           // Held outside the engine (a `shopsync sync`, or a dead replica whose session the server has not ended yet): ask again shortly, without counting an attempt.
           const delayMs = options.laneBusyDelayMs ?? 5000;
-          await store.enqueueRun(pipeline, { reason: 'lane-busy', by: options.replica, maxAttempts: options.maxAttempts, delayMs, ...(shop !== undefined ? { shop } : {}) });
+          await jobCall(() => store.enqueueRun(pipeline, { reason: 'lane-busy', by: options.replica, maxAttempts: options.maxAttempts, delayMs, ...(shop !== undefined ? { shop } : {}) }));
           jobLog.info({ err: errorLine(err), delayMs }, 'lane busy in another process; the job asks again shortly');
           return;
         }
@@ -146,7 +166,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       }
       if (summary.status === 'aborted' && shutdown.signal.aborted) return await handBack();
       if (summary.status === 'failed') return await fail(`${summary.runId !== undefined ? `run #${summary.runId}` : 'the job'} failed: [${summary.error?.code ?? 'RUN_FAILED'}] ${summary.error?.message ?? ''}`);
-      await store.clearFailures(pipeline);
+      await jobCall(() => store.clearFailures(pipeline));
     } finally {
       active.delete(job.id);
     }
@@ -155,7 +175,12 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
   events.on('job:complete', ({ job }) => {
     // The handed-back job's lane was locked until now: wake the other replicas instead of letting them wait for their next poll.
-    if (handedBackJobs.delete(job.id)) store.nudge().catch((err: unknown) => log.warn({ err: errorLine(err) }, 'could not wake the other replicas'));
+    if (handedBackJobs.delete(job.id)) {
+      store.nudge().catch((err: unknown) => {
+        // Released meanwhile (a stop whose grace ran out): the others find the job at their next poll.
+        if (errorCode(err) !== JOBS_RELEASED) log.warn({ err: errorLine(err) }, 'could not wake the other replicas');
+      });
+    }
   });
 
   const runner: Runner = await run({
@@ -211,7 +236,10 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       });
       const result = await Promise.race([stopped.then(() => 'stopped' as const), timeout]);
       clearTimeout(timer);
-      if (result === 'timeout') log.warn({ pipelines: [...active.values()].map((a) => a.pipeline) }, 'grace period over; these jobs are freed once this replica counts as dead');
+      if (result === 'timeout') {
+        graceOver = true;
+        log.warn({ pipelines: [...active.values()].map((a) => a.pipeline) }, 'grace period over; these jobs are freed once this replica counts as dead');
+      }
       return { settled: result === 'stopped', handedBack: [...handedBack] };
     },
   };

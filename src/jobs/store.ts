@@ -99,6 +99,10 @@ interface JobViewRow {
 
 /** The job engine's side of a PostgreSQL state. */
 export class JobStore {
+  /** Calls under way: release() lets them finish before it ends the pool. */
+  readonly #inflight = new Set<Promise<unknown>>();
+  #released = false;
+
   private constructor(
     readonly schema: string,
     readonly utils: WorkerUtils,
@@ -126,7 +130,26 @@ export class JobStore {
   }
 
   private query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.utils.withPgClient((client) => client.query<R>(text, values));
+    return this.guard((utils) => utils.withPgClient((client) => client.query<R>(text, values)));
+  }
+
+  /**
+   * Every use of the engine's pool goes through here: after release() it throws JOBS_RELEASED
+   * (typed, so a stopping replica can tell it from a database failure) instead of pg-pool's
+   * "Cannot use a pool after calling end on the pool", and release() waits for calls under way.
+   */
+  guard<T>(use: (utils: WorkerUtils) => Promise<T>): Promise<T> {
+    if (this.#released) return Promise.reject(releasedError());
+    const call = use(this.utils);
+    this.#inflight.add(call);
+    const forget = () => this.#inflight.delete(call);
+    call.then(forget, forget);
+    return call;
+  }
+
+  /** Whether release() was called (a stopping replica's store takes no more calls). */
+  get released(): boolean {
+    return this.#released;
   }
 
   /**
@@ -143,7 +166,7 @@ export class JobStore {
       if (row && row.attempts > 0 && row.attempts < row.max_attempts) return { outcome: 'retry-pending' };
     }
     const payload: RunPayload = { pipeline, reason: options.reason, ...(options.by ? { by: options.by } : {}) };
-    const job = await this.utils.addJob(RUN_TASK, payload, {
+    const job = await this.guard((utils) => utils.addJob(RUN_TASK, payload, {
       queueName: laneQueue(pipeline),
       jobKey: key,
       // A tick keeps the waiting job's time (coalescing never postpones work); anything else means "now" (or after delayMs).
@@ -151,7 +174,7 @@ export class JobStore {
       maxAttempts: options.maxAttempts,
       ...(options.delayMs ? { runAt: new Date(Date.now() + options.delayMs) } : {}),
       ...(options.shop !== undefined ? { flags: [shopFlag(options.shop)] } : {}),
-    });
+    }));
     // A fresh job has revision 0; the engine bumps it when a request folds into the waiting one.
     return { outcome: 'added', jobId: String(job.id), ...(job.revision > 0 ? { coalesced: true } : {}) };
   }
@@ -202,7 +225,7 @@ export class JobStore {
          AND EXISTS (SELECT 1 FROM ${this.q}._private_jobs n WHERE n.job_queue_id = j.job_queue_id AND n.id <> j.id)`,
       [workerIds],
     );
-    await this.utils.forceUnlockWorkers([...workerIds]);
+    await this.guard((utils) => utils.forceUnlockWorkers([...workerIds]));
     return { superseded: gone.rowCount ?? 0 };
   }
 
@@ -252,9 +275,30 @@ export class JobStore {
     await this.query(`SELECT pg_notify('jobs:insert', $1)`, [JSON.stringify({ r: Math.random(), count })]);
   }
 
-  async release(): Promise<void> {
+  /**
+   * End the pool. Calls under way finish first (a hand-back being written is not cut off), for at
+   * most `waitMs`; calls made afterwards throw JOBS_RELEASED. A second call does nothing.
+   */
+  async release(waitMs = 10_000): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    if (this.#inflight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      });
+      await Promise.race([Promise.allSettled([...this.#inflight]), late]);
+      clearTimeout(timer);
+    }
     await this.utils.release();
   }
+}
+
+/** The code of the error a released store throws. */
+export const JOBS_RELEASED = 'JOBS_RELEASED';
+
+function releasedError(): StateError {
+  return new StateError(JOBS_RELEASED, 'the job store of this replica was released: the replica is stopping and takes no more job calls; a run job left running is freed by the other replicas once this one counts as dead (replicas.deadAfterMs)');
 }
 
 function toJobInfo(r: JobViewRow): JobInfo {

@@ -51,7 +51,7 @@ export class TickClaims {
   /** Claim `job`'s tick `at` for replica `by`; true for exactly one replica per tick. */
   async claim(job: string, at: Date, by: string): Promise<boolean> {
     const tick = tickInstant(at);
-    const r = await this.jobs.utils.withPgClient((c) => c.query(`INSERT INTO ${this.q}.ticks (job, tick, claimed_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [job, tick, by]));
+    const r = await this.jobs.guard((utils) => utils.withPgClient((c) => c.query(`INSERT INTO ${this.q}.ticks (job, tick, claimed_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [job, tick, by])));
     if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
       this.lastPrune = Date.now();
       await this.prune();
@@ -61,12 +61,12 @@ export class TickClaims {
 
   /** Record what the claimed tick became. */
   async settle(job: string, at: Date, outcome: TickOutcome): Promise<void> {
-    await this.jobs.utils.withPgClient((c) => c.query(`UPDATE ${this.q}.ticks SET outcome = $3 WHERE job = $1 AND tick = $2`, [job, tickInstant(at), outcome]));
+    await this.jobs.guard((utils) => utils.withPgClient((c) => c.query(`UPDATE ${this.q}.ticks SET outcome = $3 WHERE job = $1 AND tick = $2`, [job, tickInstant(at), outcome])));
   }
 
   /** Remove claims older than `olderThanMs`; returns how many went. */
   async prune(olderThanMs = TICK_RETENTION_MS): Promise<number> {
-    const r = await this.jobs.utils.withPgClient((c) => c.query(`DELETE FROM ${this.q}.ticks WHERE tick < now() - $1 * interval '1 millisecond'`, [olderThanMs]));
+    const r = await this.jobs.guard((utils) => utils.withPgClient((c) => c.query(`DELETE FROM ${this.q}.ticks WHERE tick < now() - $1 * interval '1 millisecond'`, [olderThanMs])));
     return r.rowCount ?? 0;
   }
 }

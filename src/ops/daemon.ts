@@ -242,7 +242,12 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
           await server.close();
           clearInterval(beat);
           await daemonLock?.release();
-          await runtime.close();
+          // Runs that outlived the grace period still use the state and the shop clients: closing them
+          // under a run turns its next write into an error (and records waiting for the shop into
+          // CLIENT_CLOSED failures). They are left open; the process ends shortly (`shopsync run`), which
+          // for those runs is a crash: marked crashed, continued from their last checkpoint, and on
+          // replicas their jobs freed once this replica counts as dead.
+          if (result.settled) await runtime.close();
           logger.info({ settled: result.settled }, 'shopsync daemon stopped');
           return result;
         })();

@@ -93,7 +93,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     }
   });
 
-  it('exits 0 when a run outlives the grace period, and the next start marks that run crashed and continues', async () => {
+  it('exits 4 when a run outlives the grace period, and the next start marks that run crashed and continues', async () => {
     const dir = tempDir();
     createErp(join(dir, 'erp.sqlite'), 200);
     const config = writeConfig(dir, { schedule: '* * * * * *', requestsPerSecond: 4, batchSize: 10, pageSize: 20 });
@@ -101,15 +101,16 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     const own = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
     const env = shopEnv(own);
     try {
+      // Slow answers: the batch on its way when the signal comes cannot be answered within a grace period of 0, nor
+      // before the process ends a second later (batches still waiting for the rate are stopped at once, so one must be
+      // on the wire: the next one leaves as soon as one is answered).
+      const slow = await fetch(`${own.url}/sandbox/faults`, { method: 'PUT', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: 3000 }) });
+      expect(slow.ok).toBe(true);
       const daemon = startCli(['run', '--config', config, '--no-dashboard'], { env });
       await until(async () => (await shopProducts(own)).size >= 20);
-      // Slow answers: the batch in flight cannot settle within a grace period of 0.
-      const slow = await fetch(`${own.url}/sandbox/faults`, { method: 'PUT', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: 1500 }) });
-      expect(slow.ok).toBe(true);
-      await new Promise((r) => setTimeout(r, 400));
       daemon.child.kill('SIGTERM');
       const result = await daemon.exited;
-      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.code, result.stdout + result.stderr).toBe(4);
       await fetch(`${own.url}/sandbox/faults`, { method: 'PUT', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: 0 }) });
       expect(result.stdout).toContain('grace period over');
 

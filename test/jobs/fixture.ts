@@ -25,6 +25,12 @@ export interface DeploymentOptions {
   readonly shutdownGraceMs?: number;
   /** Pipelines: both (products, orders) or products only. @default both */
   readonly ordersPipeline?: boolean;
+  /** Shop settings merged over the defaults below (concurrency, rateLimit, batchSize…). */
+  readonly shop?: Record<string, unknown>;
+  /** The products pipeline's `options` merged over the defaults below (concurrency: batches in flight…). */
+  readonly productsOptions?: Record<string, unknown>;
+  /** The products pipeline's batch size. @default 20 */
+  readonly productsBatchSize?: number;
 }
 
 /** A running test deployment. */
@@ -55,10 +61,10 @@ export async function deployment(shop: { url: string; token: string }, o: Deploy
   writeFileSync(join(dir, 'orders.yaml'), ORDER_MAPPING);
   const schedule = o.schedule ? { schedule: o.schedule } : {};
   const config = {
-    shop: { baseUrl: '${SHOP_URL}', token: '${SHOP_TOKEN}', rateLimit: { mode: 'fixed', requests: o.requestsPerSecond, intervalMs: 1000 }, concurrency: 2, batchSize: 20, retry: { retries: 8, baseDelayMs: 5, maxDelayMs: 100 } },
+    shop: { baseUrl: '${SHOP_URL}', token: '${SHOP_TOKEN}', rateLimit: { mode: 'fixed', requests: o.requestsPerSecond, intervalMs: 1000 }, concurrency: 2, batchSize: 20, retry: { retries: 8, baseDelayMs: 5, maxDelayMs: 100 }, ...o.shop },
     connections: { erp: { kind: 'sqlite', path: 'erp.sqlite' } },
     pipelines: [
-      { name: 'products', direction: 'push', resource: 'products', mapping: 'products.yaml', batchSize: 20, ...schedule, source: { connection: 'erp', query: 'SELECT * FROM products', cursor: 'updated_at', key: 'sku' }, options: { maxAttempts: 20 } },
+      { name: 'products', direction: 'push', resource: 'products', mapping: 'products.yaml', batchSize: o.productsBatchSize ?? 20, ...schedule, source: { connection: 'erp', query: 'SELECT * FROM products', cursor: 'updated_at', key: 'sku' }, options: { maxAttempts: 20, ...o.productsOptions } },
       ...(o.ordersPipeline === false ? [] : [{ name: 'orders', direction: 'push', resource: 'orders', mapping: 'orders.yaml', batchSize: 5, ...schedule, source: { connection: 'erp', ...ORDER_SOURCE }, options: { maxAttempts: 20 } }]),
     ],
     state: { kind: 'postgres', url: '${STATE_DATABASE_URL}', schema },

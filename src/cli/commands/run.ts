@@ -1,6 +1,7 @@
 /** `shopsync run`: the daemon. */
 import { Command, Option } from 'commander';
 import { parsePort } from '../args.js';
+import { EXIT } from '../exit.js';
 import type { CliContext } from '../context.js';
 import { onStopSignal } from '../signals.js';
 import { version } from '../version.js';
@@ -16,8 +17,9 @@ export function runCommand(ctx: CliContext): Command {
       'after',
       `
 Runs until SIGTERM or SIGINT: then it stops scheduling, lets in-flight runs settle or checkpoint
-within daemon.shutdownGraceMs, closes the state database and exits 0. Runs left unfinished by a
-crash are marked crashed at the next start and continue from their last checkpoint.
+within daemon.shutdownGraceMs, closes the state database and exits 0. A run that outlives the
+grace period is cut off and the exit code is 4. Runs left unfinished (cut off, or by a crash) are
+marked crashed at the next start and continue from their last checkpoint.
 
 With the state in PostgreSQL (state.kind: postgres) start it as many times as you like: runs become
 jobs any replica may take, one replica at a time per pipeline; SIGTERM hands running jobs back to the
@@ -36,8 +38,11 @@ SHOPSYNC_REPLICA names the replica (default host:pid). A SQLite state takes one 
         logger.info({ signal }, 'stopping: no new runs; waiting for in-flight runs to checkpoint');
         const result = await daemon.close();
         if (!result.settled) {
-          // A run that outlived the grace period may still hold sockets or timers; the state is
-          // closed and consistent, so do not let it keep the process alive.
+          // A run outlived the grace period: it is cut off here like a crash (every write is
+          // transactional; it is marked crashed and continues from its last checkpoint, and on
+          // replicas its job is freed once this replica counts as dead). Exit 4 says so; it still
+          // holds sockets, so do not let it keep the process alive.
+          ctx.exitCode = EXIT.interrupted;
           setTimeout(() => process.exit(ctx.exitCode), 1000).unref();
         }
       } finally {

@@ -45,7 +45,8 @@ export function verdictOf(resource: ResourceDef, op: 'create' | 'update', outcom
   if (error.code === 'ALREADY_EXISTS' && op === 'create') return { kind: 'exists', shopId: idFrom(details[resource.key.id]) };
   if (error.code === 'NOT_FOUND' && op === 'update' && details.afterLostAnswer !== true) return { kind: 'gone', error: issue };
   if (error instanceof OutcomeUnknownError || (error.retryable && details.afterLostAnswer === true)) return { kind: 'unknown', error: issue };
-  if (error.code === 'BATCH_REJECTED') return { kind: 'retry', error: issue, countsAttempt: false };
+  // Not written because of another record, or never sent (the run stopped while the request waited): no attempt of this record's.
+  if (error.code === 'BATCH_REJECTED' || error.code === 'NOT_SENT') return { kind: 'retry', error: issue, countsAttempt: false };
   if (error.retryable) return { kind: 'retry', error: issue, countsAttempt: true };
   return { kind: 'reject', error: issue };
 }

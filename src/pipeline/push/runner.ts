@@ -331,7 +331,10 @@ export class PushEngine {
     if (op === 'create') for (const item of items) item.triedCreate = true;
     const started = Date.now();
     const payloads = items.map((item) => wirePayload(resource, item));
-    const result = op === 'create' ? await shop.create(resource.name as never, payloads, { batchSize: items.length }) : await shop.update(resource.name as never, payloads, { batchSize: items.length });
+    // The run's signal stops requests still waiting for the shop's rate (their records stay unsettled, NOT_SENT), so a
+    // stopping run reaches its checkpoint without draining a queue of batches; a request already on its way is answered.
+    const write = { batchSize: items.length, ...(this.o.signal ? { signal: this.o.signal } : {}) };
+    const result = op === 'create' ? await shop.create(resource.name as never, payloads, write) : await shop.update(resource.name as never, payloads, write);
     // The shop's confirmation of what this request carried: the end of each delivered record's change latency.
     const answeredAt = Date.now();
     this.o.counts.requests += result.requests;

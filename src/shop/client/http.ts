@@ -255,7 +255,8 @@ export class Transport {
           // Counted as the body is read (after decompression), so a chunked flood is cut off as well.
           maxContentLength: this.#options.maxResponseBytes,
           validateStatus: () => true,
-          signal: deadline.start(spec.signal),
+          // A write that is not safe to repeat is not cut off by the caller's signal once it is on the wire: its outcome would be unknown.
+          signal: deadline.start(spec.repeatSafe ? spec.signal : undefined),
           transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
         });
       }, spec.signal);

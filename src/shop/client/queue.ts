@@ -99,14 +99,22 @@ export class RequestQueue {
     return this.#slowdown;
   }
 
-  /** Run one attempt through the queue. */
+  /**
+   * Run one attempt through the queue. `signal` rejects the attempt while it waits (for a slot,
+   * the rate, a 429 pause, the shared budget), so a stopping run is not held by a queue of its
+   * requests; once the attempt goes out it is answered (p-queue would otherwise race a running
+   * task against the signal and leave the request on the wire with nobody to read its outcome).
+   */
   async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.#closed) throw closedError();
-    const stop = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+    const waiting = signal ? untilStarted(signal) : undefined;
+    const stop = waiting ? AbortSignal.any([waiting.signal, this.#closing.signal]) : this.#closing.signal;
     const result = this.#queue.add(
       async () => {
         await this.#brake(stop);
         if (this.#options.shared) await this.#takeShared(this.#options.shared, stop);
+        waiting?.started();
+        stop.throwIfAborted();
         return task();
       },
       { signal: stop },
@@ -115,6 +123,7 @@ export class RequestQueue {
     try {
       return (await result) as T;
     } finally {
+      waiting?.started();
       this.#emitDepth();
     }
   }
@@ -298,6 +307,15 @@ export class RequestQueue {
     if (this.#closed) return;
     this.#options.onEvent({ type: 'queue', size: this.#queue.size, pending: this.#queue.pending });
   }
+}
+
+/** A signal that follows `outer` until `started()`: then the attempt is on its way and no longer stopped by it. */
+function untilStarted(outer: AbortSignal): { readonly signal: AbortSignal; started(): void } {
+  const controller = new AbortController();
+  const follow = () => controller.abort(outer.reason);
+  if (outer.aborted) follow();
+  else outer.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, started: () => outer.removeEventListener('abort', follow) };
 }
 
 function closedError(): ShopApiError {

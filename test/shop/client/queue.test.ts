@@ -82,6 +82,40 @@ describe('request queue', () => {
     await expect(waiting).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
   });
 
+  it('rejects attempts that wait when their signal aborts, and answers the one already running', async () => {
+    const { q } = queue({ concurrency: 1 });
+    const stop = new AbortController();
+    let finish!: () => void;
+    const sent: number[] = [];
+    const running = q.run(() => {
+      sent.push(1);
+      return new Promise<string>((resolve) => (finish = () => resolve('answered')));
+    }, stop.signal);
+    const waiting = [2, 3].map((n) => q.run(async () => void sent.push(n), stop.signal));
+    await tick();
+    expect(q.depth()).toEqual({ size: 2, pending: 1 });
+    stop.abort(new Error('run stopping'));
+    await expect(waiting[0]).rejects.toThrow('run stopping');
+    await expect(waiting[1]).rejects.toThrow('run stopping');
+    finish();
+    await expect(running).resolves.toBe('answered');
+    expect(sent).toEqual([1]);
+    await q.close();
+  });
+
+  it('rejects an attempt held by a 429 pause when its signal aborts', async () => {
+    const { q } = queue();
+    q.throttle(60_000);
+    const stop = new AbortController();
+    let started = false;
+    const waiting = q.run(async () => void (started = true), stop.signal);
+    await tick();
+    stop.abort(new Error('run stopping'));
+    await expect(waiting).rejects.toThrow('run stopping');
+    expect(started).toBe(false);
+    await q.close();
+  });
+
   it('refuses work after close', async () => {
     const { q } = queue();
     await q.close();

@@ -160,14 +160,24 @@ describe('stopping', () => {
     await expect(pending).rejects.toMatchObject({ name: 'AbortedError', code: 'ABORTED' });
   });
 
-  it('gives OUTCOME_UNKNOWN to a product POST stopped while waiting for its answer', async () => {
+  it('answers a product POST already on its way when its signal aborts: cut off, its outcome would be unknown', async () => {
     shop().post('/import/json/products').delay(500).reply(200, writeAnswer('products', 'create', {}));
     const { client } = testClient();
     const controller = new AbortController();
     const pending = client.create('products', [{ products_model: 'X' }], { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     const result = await pending;
-    expect(result.outcomes[0].error).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+    expect(result.outcomes[0]).toMatchObject({ ok: true });
+  });
+
+  it('gives NOT_SENT to a product POST that waits to retry after a 429 when its signal aborts', async () => {
+    shop().post('/import/json/products').reply(429, { success: false, error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'Retry-After': '30' });
+    const { client } = testClient({ retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 60_000 } });
+    const controller = new AbortController();
+    const pending = client.create('products', [{ products_model: 'X' }], { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const result = await pending;
+    expect(result.outcomes[0].error).toMatchObject({ code: 'NOT_SENT' });
   });
 });
 
