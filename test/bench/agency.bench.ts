@@ -116,6 +116,7 @@ export async function bench(): Promise<string[]> {
     const t0 = Date.now();
     const file = writeAgencyConfig(dir, { pgUrl: PG_URL, erpSchema, stateSchema, shops: fleet.shops, alertUrl: sink.url, initialCursor: new Date(t0 - 1000).toISOString() });
     for (let i = 1; i <= REPLICAS; i++) replicas.push(await spawnReplica(file, dir, `agency-${i}`, children, tokenEnv(fleet.shops)));
+    const replicasUpAt = Date.now();
     const writer = await startWriter(PG_URL, erpSchema, fleet.shops.map((s) => s.name), PRODUCTS, RATES);
     const durationMs = MINUTES * 60_000;
     const outageFrom = t0 + durationMs * 0.35;
@@ -144,6 +145,7 @@ export async function bench(): Promise<string[]> {
     const peaks = replicas.map((r) => ({ name: r.name, ...(memoryMb(r.pid) ?? { rss: NaN, peak: NaN }) }));
     // Let the last ticks finish before counting.
     await new Promise((r) => setTimeout(r, 35_000));
+    const stoppedAt = Date.now();
     for (const r of replicas) await r.stop().catch((err: unknown) => lines.push(`replica stop: ${String(err).slice(0, 300)}`));
     replicas.length = 0;
 
@@ -153,7 +155,8 @@ export async function bench(): Promise<string[]> {
     const shopOf = new Map(fleet.shops.map((s) => [s.name, s]));
     const pipelineShop = (p: string) => shopOf.get(p.slice(p.lastIndexOf('-') + 1));
 
-    // Tick start delay and runs per tick.
+    // Tick start delay and runs per tick: every scheduled instant of every pipeline from the first
+    // tick after the replicas started to the last one before they stopped, with the runs started for it.
     const delays: number[] = [];
     const perTick = new Map<string, number>();
     for (const r of runs) {
@@ -165,13 +168,23 @@ export async function bench(): Promise<string[]> {
       const key = `${r.pipeline}@${tick}`;
       perTick.set(key, (perTick.get(key) ?? 0) + 1);
     }
-    const ticksElapsed = fleet.shops.length * TEMPLATES.length * Math.floor(durationMs / 30_000);
-    const twice = [...perTick.values()].filter((n) => n > 1).length;
+    const ticksPerRuns = new Map<number, number>();
+    const doubled: string[] = [];
+    for (const shop of fleet.shops) {
+      for (const template of TEMPLATES) {
+        const pipeline = `${template}-${shop.name}`;
+        for (let tick = tickOf(replicasUpAt, shop.offsetSeconds) + 30_000; tick < stoppedAt - 15_000; tick += 30_000) {
+          const n = perTick.get(`${pipeline}@${tick}`) ?? 0;
+          ticksPerRuns.set(Math.min(n, 2), (ticksPerRuns.get(Math.min(n, 2)) ?? 0) + 1);
+          if (n > 1) doubled.push(`${pipeline}@${new Date(tick).toISOString().slice(11, 19)}${shop === down || shop === refusing ? ' (faulty shop: a retry)' : ''}`);
+        }
+      }
+    }
     lines.push(
       `${fleet.shops.length} shops × ${TEMPLATES.length} templates = ${fleet.shops.length * TEMPLATES.length} pipelines, ${REPLICAS} replicas, ${MINUTES} min, writer ${RATES.articles} new articles + ${RATES.stock} stock + ${RATES.prices} price changes/s (load average at the end ${loadavg()[0]!.toFixed(1)})`,
       `writer committed: ${count(writer.tally.articles)} articles, ${count(writer.tally.stock)} stock, ${count(writer.tally.prices)} prices, ${count(writer.tally.manufacturers)} manufacturers`,
       `tick start delay: p50 ${pct(delays, 50).toFixed(2)} s, p95 ${pct(delays, 95).toFixed(2)} s, max ${Math.max(...delays).toFixed(2)} s over ${count(runs.length)} runs (target p95 ≤ 5 s)`,
-      `runs per tick: ${count(perTick.size)} pipeline-ticks ran (about ${count(ticksElapsed)} elapsed), ${twice} ran twice or more`,
+      `runs per tick: of ${count([...ticksPerRuns.values()].reduce((a, b) => a + b, 0))} scheduled pipeline-ticks, ${count(ticksPerRuns.get(1) ?? 0)} ran once, ${count(ticksPerRuns.get(0) ?? 0)} not at all (lane still busy: folded into the waiting run), ${count(ticksPerRuns.get(2) ?? 0)} more than once${doubled.length ? `: ${doubled.slice(0, 8).join(', ')}` : ''}`,
     );
 
     // Busiest second per shop against its limit.

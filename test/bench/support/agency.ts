@@ -62,7 +62,8 @@ export async function startFleet(count: number, processes: number): Promise<Shop
       token: f.token,
       limit: 5 + Math.round((35 * f.index) / Math.max(1, count - 1)),
       latencyMs: 20 + ((f.index * 37) % 101),
-      offsetSeconds: f.index % 30,
+      // Ten start slots three seconds apart, five shops each: spread over the half minute, and shops of one slot may share a read.
+      offsetSeconds: (f.index % 10) * 3,
     }));
   const control = async (shop: AgencyShop, method: string, path: string, body?: unknown): Promise<Response> => {
     const res = await fetch(`${shop.url}${path}`, { method, headers: { authorization: `Bearer ${shop.token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
