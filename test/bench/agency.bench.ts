@@ -207,7 +207,12 @@ export async function bench(): Promise<string[]> {
     const during = delivered(outageFrom, outageTo) / ((outageTo - outageFrom) / 1000);
     lines.push(`${healthy.size} healthy shops delivered ${before.toFixed(1)} records/s before the outage and ${during.toFixed(1)} during it: ${(during / before).toFixed(2)}× (target ≥ 0.9×)`);
     const failedRuns = runs.filter((r) => r.status !== 'succeeded');
-    lines.push(`runs not succeeded: ${failedRuns.length} (${[...new Set(failedRuns.map((r) => pipelineShop(r.pipeline)?.name))].join(', ') || 'none'})`);
+    const why = new Map<string, number>();
+    for (const r of failedRuns) {
+      const key = `${pipelineShop(r.pipeline)?.name ?? r.pipeline} ${r.status} ${String(r.error?.code ?? '')}`.trim();
+      why.set(key, (why.get(key) ?? 0) + 1);
+    }
+    lines.push(`runs not succeeded: ${failedRuns.length}${why.size ? `: ${[...why].map(([k, n]) => `${k} ×${n}`).join(', ')}` : ''}`);
 
     // ERP queries.
     const shared = wakeMetrics.get('true') ?? 0;
