@@ -2,7 +2,8 @@
  * Read once, fan out (issue 34 item 4): N shops' pipelines read the same ERP query (one PostgreSQL
  * table of 20,000 products, the same SQL and cursor) in the same tick, with shared reads on
  * (`shareReads: true`, the default) and off. Each shop's source is opened and read to the end in
- * pages of 500, all N at once, as the daemon's clock starts them. Printed per N: the page queries
+ * pages of 500, all N at once, as the daemon's clock starts them (each read says its run began at
+ * the tick, as runPipeline does). Printed per N: the page queries
  * that reached the database (shopsync_erp_queries_total{shared="false"}) and those served from
  * another shop's read, the rows every shop received, and the median wall time of the whole tick over
  * the rounds (on and off alternate, so neither gets the warmer database). Nothing is asserted but
@@ -42,12 +43,14 @@ async function tick(schema: string, shops: number, share: boolean, label: string
       { logger: silentLogger, baseDir: process.cwd(), origin: { name: label } },
     );
   const started = performance.now();
+  // Every shop's run began at the tick (runPipeline passes its start as `since`).
+  const since = performance.timeOrigin + started;
   const rows = await Promise.all(
     Array.from({ length: shops }, async () => {
       const source = await open();
       let n = 0;
       try {
-        for await (const item of source.read({ pageSize: PAGE })) if (item.record.sku !== undefined) n++;
+        for await (const item of source.read({ pageSize: PAGE, since })) if (item.record.sku !== undefined) n++;
       } finally {
         await source.close();
       }
