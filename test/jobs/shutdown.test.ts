@@ -134,6 +134,8 @@ describe.skipIf(!postgresAvailable)('SIGTERM to a replica while a long run waits
       await faults({ latency_ms: 0, rate_limit_per_second: 0 });
       await expectDelivered(d, first.id, PRODUCTS, 90_000);
       expect(other.proc.stdout()).toContain('counted as dead');
+      // Cut off with its process: the run that outlived the grace period is marked crashed, not left running.
+      expect((await d.state.runs.get(first.id))?.status).toBe('crashed');
       other.proc.child.kill('SIGTERM');
       expect((await other.proc.exited).code).toBe(0);
     } finally {
