@@ -20,6 +20,8 @@ import type { AlertsConfig } from './config.js';
 import { Incidents, type IncidentScope } from './incidents.js';
 import { singleShop, type AlertShops } from './shops.js';
 import { checkShopStreaks } from './shopStreaks.js';
+import { checkBrokenShops } from './brokenShops.js';
+import type { BrokenShop } from '../config/shopFiles.js';
 
 export { alertsConfigSchema, type AlertsConfig } from './config.js';
 export { Incidents, incidentId, type AlertMessage, type IncidentKind, type IncidentScope } from './incidents.js';
@@ -43,6 +45,8 @@ export interface AlertDeps {
   readonly shops?: AlertShops;
   /** `failingShops.warnAfterRuns`: the `shop-failing` alert's threshold; absent = the shops' streaks are not watched. */
   readonly warnAfterRuns?: number;
+  /** Shops whose file did not load at this start (`loaded.brokenShops`): `shop-broken:<shop>` opens for each, and closes for shops that load again. Absent = not checked. */
+  readonly brokenShops?: readonly BrokenShop[];
   /** Waits until the finished runs were counted towards their shops' streaks (`runtime.streaks.settle`). */
   readonly streaksSettled?: () => Promise<void>;
   /** For tests. */
@@ -190,6 +194,8 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   const checkShops = async (): Promise<void> => {
     if (warnAfterRuns !== undefined) await checkShopStreaks(incidents, deps.state, shops, warnAfterRuns);
   };
+  // Known at start and until the next start: checked once.
+  if (deps.brokenShops) track(checkBrokenShops(incidents, deps.brokenShops, shops));
   const unsubscribeShops = deps.events.on('run-finished', () => track((deps.streaksSettled?.() ?? Promise.resolve()).then(checkShops)));
   const timer = setInterval(() => {
     track(checkShops().catch((err: unknown) => logger.error({ err }, 'shop streak check failed')));

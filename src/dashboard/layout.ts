@@ -68,9 +68,9 @@ export function csrfField(token: string): SafeHtml {
 /** A coloured badge for a run status, pipeline state or record outcome. */
 export function badge(value: string): SafeHtml {
   const tone: Record<string, string> = {
-    succeeded: 'ok', ok: 'ok', created: 'ok', updated: 'ok', delivered: 'ok', 'in sync': 'ok', idle: 'idle', unchanged: 'idle', skipped: 'idle', deactivated: 'warn', deleted: 'warn',
+    succeeded: 'ok', ok: 'ok', listening: 'ok', watching: 'ok', polling: 'ok', armed: 'ok', created: 'ok', updated: 'ok', delivered: 'ok', 'in sync': 'ok', idle: 'idle', unchanged: 'idle', skipped: 'idle', deactivated: 'warn', deleted: 'warn',
     'would-create': 'run', 'would-update': 'run', running: 'run', partial: 'warn', aborted: 'warn',
-    failed: 'bad', failing: 'bad', crashed: 'bad', 'dead-lettered': 'bad', refused: 'bad',
+    failed: 'bad', failing: 'bad', paused: 'bad', broken: 'bad', reconnecting: 'bad', crashed: 'bad', 'dead-lettered': 'bad', refused: 'bad',
   };
   return html`<span class="badge b-${tone[value] ?? 'idle'}">${value}</span>`;
 }

@@ -5,12 +5,12 @@
  * few indexed queries per pipeline in parallel (200 pipelines with 30 days of runs: docs/benchmarks.md, "Dashboard of a fleet").
  */
 import type { ReplicasOverview } from '../jobs/overview.js';
-import { DEFAULT_STALE_AFTER_MINUTES, failingFirst, failingReasons, matchesStatus, type FailingReason, type StatusFilter } from '../pipeline/failing.js';
-import { DEFAULT_SHOP, type RunRecord, type RunStatus, type StateStore, type StoredCursor } from '../state/index.js';
+import { DEFAULT_STALE_AFTER_MINUTES, failingFirst, failingReasons, matchesStatus, shopPauseOf, type FailingReason, type ShopPause, type StatusFilter } from '../pipeline/failing.js';
+import { DEFAULT_SHOP, type RunRecord, type RunStatus, type ShopStreak, type StateStore, type StoredCursor } from '../state/index.js';
 import type { DashboardPipeline } from './types.js';
 
-/** How the overview describes a pipeline's state: running while a run is open, else failing or idle. */
-export type PipelineState = 'idle' | 'running' | 'failing';
+/** How the overview describes a pipeline's state: running while a run is open, else paused (its shop is), failing or idle. */
+export type PipelineState = 'idle' | 'running' | 'paused' | 'failing';
 
 /** One pipeline as the dashboard shows it. */
 export interface PipelineView {
@@ -27,6 +27,8 @@ export interface PipelineView {
   /** Why it is failing; empty when it is not. */
   readonly reasons: readonly FailingReason[];
   readonly failing: boolean;
+  /** Its shop's pause (failingShops): the daemons skip its scheduled and triggered runs. */
+  readonly paused?: ShopPause;
   readonly state: PipelineState;
 }
 
@@ -52,10 +54,11 @@ const SUCCESSES: RunStatus[] = ['succeeded', 'partial'];
 export const shopOfPipeline = (p: DashboardPipeline): string => p.shop ?? DEFAULT_SHOP;
 
 /** The views of the pipelines the filter keeps, failing first; `replicas` as read on the way (the overview shows them). */
-export async function pipelineViews(source: ViewSource, filter: ViewFilter = {}): Promise<{ views: PipelineView[]; replicas?: ReplicasOverview }> {
+export async function pipelineViews(source: ViewSource, filter: ViewFilter = {}): Promise<{ views: PipelineView[]; replicas?: ReplicasOverview; streaks: readonly ShopStreak[] }> {
   const { state } = source;
   const pipelines = source.pipelines.filter((p) => filter.shop === undefined || shopOfPipeline(p) === filter.shop);
-  const [runningRuns, allCursors, replicas] = await Promise.all([state.runs.list({ status: 'running', limit: 1000 }), state.cursors.list(), source.replicas?.()]);
+  const [runningRuns, allCursors, replicas, streaks] = await Promise.all([state.runs.list({ status: 'running', limit: 1000 }), state.cursors.list(), source.replicas?.(), state.streaks.list()]);
+  const streakOf = new Map(streaks.map((s) => [s.shop, s]));
   const cursorsOf = new Map<string, Map<string, StoredCursor>>();
   for (const c of allCursors) {
     let lanes = cursorsOf.get(c.pipeline);
@@ -76,11 +79,12 @@ export async function pipelineViews(source: ViewSource, filter: ViewFilter = {})
       const running = runningOf.get(p.name);
       const lastSuccessAt = success?.finishedAt;
       const jobFailing = givenUp.get(p.name);
-      const reasons = failingReasons({ name: p.name, ...(last ? { lastFinished: last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(jobFailing !== undefined ? { jobFailing } : {}) }, options);
+      const paused = shopPauseOf(streakOf.get(shopOfPipeline(p)));
+      const reasons = failingReasons({ name: p.name, ...(last ? { lastFinished: last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(jobFailing !== undefined ? { jobFailing } : {}), ...(paused ? { shopPaused: paused } : {}) }, options);
       const failing = reasons.length > 0;
-      return { pipeline: p, shop: shopOfPipeline(p), ...(running ? { running } : {}), ...(last ? { last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, cursors: cursorsOf.get(p.name) ?? new Map(), reasons, failing, state: running ? 'running' : failing ? 'failing' : 'idle' };
+      return { pipeline: p, shop: shopOfPipeline(p), ...(running ? { running } : {}), ...(last ? { last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, cursors: cursorsOf.get(p.name) ?? new Map(), reasons, failing, ...(paused ? { paused } : {}), state: running ? 'running' : paused ? 'paused' : failing ? 'failing' : 'idle' };
     }),
   );
   const kept = views.filter((v) => matchesStatus(filter.status, { failing: v.failing, running: v.running !== undefined }));
-  return { views: failingFirst(kept), ...(replicas ? { replicas } : {}) };
+  return { views: failingFirst(kept), ...(replicas ? { replicas } : {}), streaks };
 }

@@ -56,6 +56,27 @@ export interface DashboardShopHealth {
   readonly lastError: { readonly message: string; readonly at: string } | null;
 }
 
+/** A shop whose shops.d file did not load (`loaded.brokenShops`): its pipelines run nowhere. */
+export interface DashboardBrokenShop {
+  readonly name: string;
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+  readonly pipelines: readonly string[];
+}
+
+/** One trigger of a pipeline as the daemon reports it (`daemon.triggers()?.status()`, src/triggers). */
+export interface DashboardTrigger {
+  readonly pipeline: string;
+  readonly kind: 'notify' | 'watch' | 'hook' | 'poll';
+  /** `listening`/`watching`/`polling`/`armed`: up; `reconnecting`: down, retrying (a safety-net schedule still runs). */
+  readonly state: 'listening' | 'watching' | 'polling' | 'armed' | 'reconnecting';
+  readonly detail?: string;
+  readonly lastWakeAt?: string;
+  /** Since when it is in this state, as the daemon saw it. */
+  readonly since?: string;
+}
+
 /** A progress notice the dashboard relays to open pages (run started, record settled, run finished…). */
 export interface DashboardNotice {
   readonly type: string;
@@ -89,6 +110,10 @@ export interface DashboardDeps {
   readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
   /** Each shop's health as this process's clients saw it; without it the shops page derives what it can from the runs. */
   readonly shopHealth?: () => readonly DashboardShopHealth[];
+  /** Shops whose file did not load: the shops page shows a row for each, with the message. */
+  readonly brokenShops?: readonly DashboardBrokenShop[];
+  /** The pipelines' triggers and whether each is up; the overview's cards show them. */
+  readonly triggers?: () => readonly DashboardTrigger[];
   /** A scheduled pipeline without a successful run for this long is failing (`alerts.staleAfterMinutes`). @default 120 */
   readonly staleAfterMinutes?: number;
   /** Replicas and jobs (a daemon on a PostgreSQL state); the overview shows them. */

@@ -24,6 +24,7 @@ import type { JobOutcome } from '../jobs/engine.js';
 import { startTriggers, type Triggers } from '../triggers/index.js';
 import { registerHooks } from '../triggers/hookRoute.js';
 import { pausedShopOf, registerShopStreakMetrics } from './shopStreaks.js';
+import { shopReports } from './shopHealth.js';
 import { shopsOf } from '../config/index.js';
 
 /** Options of `startDaemon`. */
@@ -155,6 +156,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
         }
       },
     });
+    // Started with the clock (below); the dashboard reads their states through this.
+    let triggers: Triggers | undefined;
     // Not the path: /readyz is open to probes, and the log of the start names the state.
     const stateOk = probedCheck(() => runtime.state.schemaVersion(), `answers (${loaded.state.kind})`);
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
@@ -176,11 +179,13 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
           },
           runtime.shopHealth,
         ),
-      shops: runtime.shopHealth,
+      // Each shop's contact, pause and failure streak (the state's, shared by the replicas), and the broken shops.
+      shops: async () => shopReports(runtime.shopHealth(), await runtime.state.streaks.list(), loaded.brokenShops),
+      brokenShops: loaded.brokenShops,
       register: async (app) => {
         if (serveDashboard) {
           const { registerDashboard } = await import('../dashboard/index.js');
-          await registerDashboard(app, dashboardDeps(runtime, scheduler, { host: options.host ?? config.dashboard.host, token: config.dashboard.token }, replica));
+          await registerDashboard(app, dashboardDeps(runtime, scheduler, { host: options.host ?? config.dashboard.host, token: config.dashboard.token }, replica, () => triggers?.status() ?? []));
         }
         await registerHooks(app, runtime, logger);
         await options.register?.(app);
@@ -196,6 +201,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       secrets: loaded.secrets,
       shops: alertShopsOf(loaded),
       warnAfterRuns: config.failingShops.warnAfterRuns,
+      brokenShops: loaded.brokenShops,
       streaksSettled: () => runtime.streaks.settle(),
       logger,
     });
@@ -209,7 +215,6 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     // Unref'd: a background sweep nothing waits on; the daemon's servers keep the process alive.
     sweep.unref();
     closers.push(async () => clearInterval(sweep));
-    let triggers: Triggers | undefined;
     const startClock = async (): Promise<void> => {
       scheduler.start();
       // Wake-ups go through the scheduler: it coalesces them, and with replicas its run() turns them into a job of the lane.

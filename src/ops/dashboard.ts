@@ -1,12 +1,12 @@
 /** The dashboard's view of the daemon (`DashboardDeps`), built from the runtime and the scheduler. */
-import type { DashboardDeps } from '../dashboard/types.js';
+import type { DashboardDeps, DashboardTrigger } from '../dashboard/types.js';
 import type { Replica } from '../jobs/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { Runtime } from './runtime.js';
 import { pipelineActions, runtimeHost } from './deadLetters.js';
 
 /** Build the dashboard's dependencies (with a replica: runs as jobs, and the replicas panel). */
-export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { host: string; token?: string }, replica?: Replica): DashboardDeps {
+export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { host: string; token?: string }, replica?: Replica, triggers?: () => readonly DashboardTrigger[]): DashboardDeps {
   return {
     state: runtime.state,
     pipelines: runtime.loaded.config.pipelines.map((p) => ({
@@ -26,6 +26,8 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
     events: runtime.events,
     shopRates: () => Object.fromEntries([...runtime.shops].map(([name, client]) => [name, client.rate()])),
     shopHealth: () => runtime.shopHealth(),
+    brokenShops: runtime.loaded.brokenShops,
+    ...(triggers ? { triggers } : {}),
     staleAfterMinutes: runtime.loaded.config.alerts.staleAfterMinutes,
     token: server.token,
     host: server.host,

@@ -3,7 +3,8 @@
  * pipeline's source and sink (reachable, readable, folders writable), the shop with its token, each
  * pipeline's resource and operation against the token's scopes (a read of one record, and a write
  * of zero records: the shop checks the scope before it looks at the body), the state (writable,
- * schema version), and the clock against the shop's `Date` header. Nothing is written to the shop or the ERP.
+ * schema version), the clock against the shop's `Date` header, and each trigger against its
+ * pipeline's source (what the daemon would refuse at start). Nothing is written to the shop or the ERP.
  */
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { getResource, type OperationDef } from '../shop/registry/index.js';
 import type { SourceWatermark } from '../erp/types.js';
 import { DEFAULT_SHOP, openState } from '../state/index.js';
+import { triggerProblems } from '../triggers/index.js';
 
 /** One check's result. */
 export interface DoctorCheck {
@@ -142,6 +144,8 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
   const checks: DoctorCheck[] = [{ name: 'config', ok: true, detail: `${loaded.file} is valid (${loaded.config.pipelines.length} pipelines)` }];
   // A broken shop file fails its own check; the other shops are checked as usual.
   for (const b of loaded.brokenShops) checks.push({ name: `shop ${b.name}`, ok: false, detail: `broken, its pipelines do not run${b.pipelines.length ? ` (${b.pipelines.join(', ')})` : ''}: ${b.message}` });
+  // A trigger that does not fit its source stops the daemon at start: said here by the trigger kind's own check.
+  for (const t of triggerProblems(loaded.config)) checks.push({ name: `pipeline ${t.pipeline}: trigger.${t.kind}`, ok: false, pipeline: t.pipeline, detail: `[${t.code}] ${t.message}` });
   try {
     const state = await openState(loaded.state, { logger });
     try {

@@ -8,7 +8,8 @@
  * - /metrics follows the dashboard's read rule (with a token: the token);
  * - /healthz and /readyz stay open for probes, but their details (the version, what each check
  *   found, each shop's health) are given only to a reader the dashboard would let in;
- * - /shops (each shop's health, for monitoring) follows the dashboard's read rule, as /metrics.
+ * - /shops (each shop's health, pause, failure streak, and the broken shops, for monitoring)
+ *   follows the dashboard's read rule, as /metrics.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ConfigError } from '../errors.js';
@@ -16,7 +17,7 @@ import type { Logger } from '../log.js';
 import { assertSafeBinding, createAccessCheck, hostRefusal } from '../dashboard/security.js';
 import type { Metrics } from './metrics.js';
 import type { ReadinessReport } from './readiness.js';
-import type { ShopHealth } from './shopHealth.js';
+import { needsLook, type BrokenShopReport, type ShopReport } from './shopHealth.js';
 
 /** Options of `startOpsServer`. */
 export interface OpsServerOptions {
@@ -26,8 +27,10 @@ export interface OpsServerOptions {
   readonly port?: number;
   readonly metrics: Metrics;
   readonly readiness: () => ReadinessReport;
-  /** Each shop's health for `GET /shops`; no route without it. */
-  readonly shops?: () => readonly ShopHealth[];
+  /** Each shop's health (with pause, streak and the broken shops: `shopReports`) for `GET /shops`; no route without it. */
+  readonly shops?: () => readonly ShopReport[] | Promise<readonly ShopReport[]>;
+  /** Shops whose file did not load: named in `/readyz`'s details (they decide nothing there: this replica does the other shops' work). */
+  readonly brokenShops?: readonly (BrokenShopReport & { readonly name: string })[];
   /** Dashboard token; needed to bind beyond loopback, and then asked for by /metrics. */
   readonly token?: string;
   /** Host names answered besides those of this machine (`dashboard.allowedHosts`). */
@@ -71,7 +74,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     // Which check fails is for the probe; what it found (addresses, replica names, times) is for the operator.
     const checks = readRefusal(request) ? Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { ok: check.ok }])) : report.checks;
     const shops = report.shops && !readRefusal(request) ? { shops: report.shops } : {};
-    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks, ...shops });
+    const broken = options.brokenShops?.length && !readRefusal(request) ? { brokenShops: options.brokenShops } : {};
+    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks, ...shops, ...broken });
   });
   const shopsOf = options.shops;
   if (shopsOf) {
@@ -82,8 +86,14 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         if (refusal.status === 401) reply.header('www-authenticate', 'Bearer realm="shopsync"');
         return reply.code(refusal.status).type('text/plain; charset=utf-8').send(`${refusal.message} /shops needs it as a bearer token.`);
       }
-      const shops = shopsOf();
-      return { failing: shops.filter((s) => s.health === 'failing').map((s) => s.name), shops };
+      const shops = await shopsOf();
+      // `failing`: every shop that needs a look (requests failing, paused, broken), so a monitor reading one list misses none.
+      return {
+        failing: shops.filter(needsLook).map((s) => s.name),
+        paused: shops.filter((s) => (s.paused ?? null) !== null).map((s) => s.name),
+        broken: shops.filter((s) => s.health === 'broken').map((s) => s.name),
+        shops,
+      };
     });
   }
   app.get('/metrics', async (request, reply) => {

@@ -2,12 +2,15 @@
  * How each shop answered this process: reachable, token accepted, when it last answered and how
  * the last failure looked. Fed by every shop client's events (one tracker per process, keyed by
  * shop), so one shop's success never hides another shop's outage. Read by `/readyz` (as details),
- * `GET /shops` and the dashboard; it decides no readiness by itself (see readiness.ts).
+ * `GET /shops` (with each shop's pause and failure streak, and the broken shops: `shopReports`)
+ * and the dashboard; it decides no readiness by itself (see readiness.ts).
  *
  * It is this process's view: with several replicas each tracks the requests it sent, so a
  * replica that has not talked to a shop for a while shows an older `lastRequestAt`.
  */
 import type { ClientEvent } from '../shop/client/types.js';
+import { shopStreakView, type ShopStreakView } from '../pipeline/failing.js';
+import type { ShopStreak } from '../state/index.js';
 
 /** `ok`: the last answer proved the shop is there and takes the credentials; `failing`: it did not; `unknown`: no request yet. */
 export type ShopHealthState = 'ok' | 'failing' | 'unknown';
@@ -125,4 +128,52 @@ export function trackShopHealth(shops: readonly string[], now: () => number = Da
       return e ? view(shop, e) : undefined;
     },
   };
+}
+
+/** A shop whose file did not load, as `GET /shops` and `/readyz` name it (`loaded.brokenShops`). */
+export interface BrokenShopReport {
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+  /** Its pipelines, which run nowhere while it is broken. */
+  readonly pipelines: readonly string[];
+}
+
+/**
+ * One shop in `GET /shops`: this process's contact with it, its failure streak and pause from the
+ * state (shared by every replica), or, for a shop whose file did not load, `health: broken` with
+ * the file, line and message. The extras are optional so a bare `ShopHealth` still fits.
+ */
+export interface ShopReport extends Omit<ShopHealth, 'health'>, Partial<ShopStreakView> {
+  readonly health: ShopHealthState | 'broken';
+  readonly broken?: BrokenShopReport | null;
+}
+
+/** Each shop's report: the configured ones from `health` with their streaks, then the broken ones. */
+export function shopReports(health: readonly ShopHealth[], streaks: readonly ShopStreak[], broken: readonly (BrokenShopReport & { readonly name: string })[]): ShopReport[] {
+  const streakOf = new Map(streaks.map((s) => [s.shop, s]));
+  const known = new Set(health.map((h) => h.name));
+  return [
+    ...health.map((h): ShopReport => ({ ...h, ...shopStreakView(h.name, streakOf.get(h.name)), broken: null })),
+    ...broken
+      .filter((b) => !known.has(b.name))
+      .map((b): ShopReport => ({
+        name: b.name,
+        health: 'broken',
+        reachable: null,
+        tokenAccepted: null,
+        lastRequestAt: null,
+        lastSuccessAt: null,
+        failingSince: null,
+        consecutiveFailures: 0,
+        lastError: null,
+        ...shopStreakView(b.name, streakOf.get(b.name)),
+        broken: { file: b.file, line: b.line, message: b.message, pipelines: b.pipelines },
+      })),
+  ];
+}
+
+/** Whether a shop needs a look: its requests fail, it is paused, or its file did not load. */
+export function needsLook(s: ShopReport): boolean {
+  return s.health === 'failing' || s.health === 'broken' || (s.paused ?? null) !== null;
 }

@@ -8,15 +8,17 @@
  * - `dead-letters`: dead letters wait (refused records are not delivered until retried or dropped);
  * - `stale`: it runs on a schedule and its last successful run finished longer ago than
  *   `alerts.staleAfterMinutes` (the "silently stopped" case the alerts also watch);
- * - `job-failing`: the replicas gave up on its run job (every attempt failed).
+ * - `job-failing`: the replicas gave up on its run job (every attempt failed);
+ * - `shop-paused`: its shop was paused after failing for long (`failingShops`, src/ops/shopStreaks.ts):
+ *   its scheduled and triggered runs are skipped until `shopsync shops resume <shop>`.
  * A run in progress changes none of these: a pipeline whose last run failed is failing until a run
  * succeeds. A pipeline that never ran is not failing (nothing says since when it should have run);
  * an `aborted` run was stopped by a person and is not a failure either.
  */
-import type { RunRecord } from '../state/index.js';
+import type { RunRecord, ShopStreak } from '../state/index.js';
 
 /** Why a pipeline counts as failing. */
-export type FailingReasonCode = 'run-failed' | 'records-failed' | 'dead-letters' | 'stale' | 'job-failing';
+export type FailingReasonCode = 'run-failed' | 'records-failed' | 'dead-letters' | 'stale' | 'job-failing' | 'shop-paused';
 
 /** One reason, with a line a person can act on. */
 export interface FailingReason {
@@ -36,6 +38,41 @@ export interface PipelineFacts {
   readonly scheduled: boolean;
   /** The last error of a run job the replicas gave up on; undefined when none was given up. */
   readonly jobFailing?: string;
+  /** Its shop's pause (`shop_streaks`), when the shop is paused. */
+  readonly shopPaused?: ShopPause;
+}
+
+/** A paused shop as the failing definition needs it. */
+export interface ShopPause {
+  readonly shop: string;
+  /** When it was paused, epoch ms. */
+  readonly pausedAt: number;
+  readonly reason: string | null;
+}
+
+/** How to lift a shop's pause: one command, the same in every place that shows the pause. */
+export const resumeCommand = (shop: string): string => `shopsync shops resume ${shop}`;
+
+/** A shop's failure streak and pause as `status --json`, `GET /shops` and the dashboard show them. */
+export interface ShopStreakView {
+  /** Paused after failing for long: since when, why, and the command that resumes it; null while not paused. */
+  readonly paused: { readonly since: string; readonly reason: string | null; readonly resume: string } | null;
+  /** Runs of the shop that failed in a row for a reason of the shop's; null while none did. */
+  readonly streak: { readonly failedRuns: number; readonly since: string | null; readonly lastError: string | null } | null;
+}
+
+/** The view of a shop's `shop_streaks` row (undefined: no streak, not paused). */
+export function shopStreakView(shop: string, s: Pick<ShopStreak, 'failures' | 'failingSince' | 'lastError' | 'pausedAt' | 'pausedReason'> | undefined): ShopStreakView {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    paused: s && s.pausedAt !== null ? { since: new Date(s.pausedAt).toISOString(), reason: s.pausedReason, resume: resumeCommand(shop) } : null,
+    streak: s && s.failures > 0 ? { failedRuns: s.failures, since: iso(s.failingSince), lastError: s.lastError } : null,
+  };
+}
+
+/** The pause of a `shop_streaks` row, for `PipelineFacts.shopPaused`. */
+export function shopPauseOf(s: Pick<ShopStreak, 'shop' | 'pausedAt' | 'pausedReason'> | undefined): ShopPause | undefined {
+  return s && s.pausedAt !== null ? { shop: s.shop, pausedAt: s.pausedAt, reason: s.pausedReason } : undefined;
 }
 
 /** The staleness bound when the config gives none: the default of `alerts.staleAfterMinutes`. */
@@ -61,6 +98,8 @@ export function failingReasons(facts: PipelineFacts, options: { readonly now: nu
     if (ageMs > options.staleAfterMinutes * 60_000) reasons.push({ code: 'stale', text: `no successful run for ${Math.floor(ageMs / 60_000)} min (stale after ${options.staleAfterMinutes})` });
   }
   if (facts.jobFailing !== undefined) reasons.push({ code: 'job-failing', text: `run job given up: ${facts.jobFailing}` });
+  const pause = facts.shopPaused;
+  if (pause) reasons.push({ code: 'shop-paused', text: `shop ${pause.shop} paused since ${new Date(pause.pausedAt).toISOString()}${pause.reason ? ` (${pause.reason})` : ''}: its scheduled runs are skipped; \`${resumeCommand(pause.shop)}\` resumes it` });
   return reasons;
 }
 

@@ -17,7 +17,8 @@ import { parseConfig } from '../erp/errors.js';
 import { hasNewer } from '../erp/sql/probe.js';
 import { connectionOrigin } from '../config/origins.js';
 import type { TriggerKind, TriggerStart } from './index.js';
-import { triggerSource } from './source.js';
+import { triggerSourceOf, type TriggerSource } from './source.js';
+import type { Config, PipelineConfig } from '../config/index.js';
 import type { TriggerHandle, TriggerStatus } from './types.js';
 
 /** The first hold after a wake-up whose run left the cursor where it was: at least this long. */
@@ -26,8 +27,13 @@ const HOLD_MAX_MS = 5 * 60_000;
 /** While the ERP does not answer, probes space out up to this. */
 const DOWN_MAX_MS = 30_000;
 
+/** A polled pipeline's SQL source; TRIGGER_WRONG_SOURCE for any other (at start, and in `config check` and `doctor`). */
+function pollSourceOf(pipeline: PipelineConfig, config: Config, file?: string): TriggerSource {
+  return triggerSourceOf(pipeline, config.connections, 'poll', ['mysql', 'postgres', 'sqlite'], 'For a file drop use trigger.watch; for an HTTP source, trigger.hook.', file);
+}
+
 async function startPoll(ctx: TriggerStart): Promise<TriggerHandle> {
-  const { name: connectionName, connection, settings } = triggerSource(ctx, 'poll', ['mysql', 'postgres', 'sqlite'], 'For a file drop use trigger.watch; for an HTTP source, trigger.hook.');
+  const { name: connectionName, connection, settings } = pollSourceOf(ctx.pipeline, ctx.runtime.loaded.config, ctx.runtime.loaded.file);
   const cfg: SqlSourceConfig = parseConfig(sqlSourceSchema, settings, 'source');
   const intervalMs = Math.max(100, ctx.trigger.poll ?? 2000);
   const name = ctx.pipeline.name;
@@ -121,4 +127,4 @@ async function startPoll(ctx: TriggerStart): Promise<TriggerHandle> {
 }
 
 /** The short-polling kind (`trigger.poll`). */
-export const pollTrigger: TriggerKind = { key: 'poll', start: startPoll };
+export const pollTrigger: TriggerKind = { key: 'poll', start: startPoll, check: (pipeline, config) => void pollSourceOf(pipeline, config) };

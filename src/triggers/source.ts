@@ -4,8 +4,8 @@
  * exactly what the run then reads.
  */
 import { ConfigError } from '../errors.js';
+import type { Config, PipelineConfig } from '../config/index.js';
 import type { Connection } from '../erp/index.js';
-import type { TriggerStart } from './index.js';
 
 /** The source side of a push pipeline: its connection and the connector settings without `connection`. */
 export interface TriggerSource {
@@ -15,19 +15,26 @@ export interface TriggerSource {
   readonly settings: Record<string, unknown>;
 }
 
+/** Stable codes of a trigger whose pipeline's source cannot have it. */
+export const TRIGGER_SOURCE_CODES = {
+  /** The pipeline has no source (a pull writes to the ERP), or its connection is of a kind this trigger cannot watch. */
+  wrongSource: 'TRIGGER_WRONG_SOURCE',
+} as const;
+
 /**
  * The pipeline's source, or a ConfigError naming the trigger key when the pipeline has none (a
- * pull writes to the ERP: nothing there to watch) or its connection is of another kind.
+ * pull writes to the ERP: nothing there to watch) or its connection is of another kind. Pure (the
+ * config alone), so `shopsync config check` and `doctor` say what the daemon would refuse at start.
  */
-export function triggerSource(ctx: TriggerStart, key: string, kinds: readonly Connection['kind'][], instead: string): TriggerSource {
-  const p = ctx.pipeline;
+export function triggerSourceOf(p: PipelineConfig, connections: Config['connections'], key: string, kinds: readonly Connection['kind'][], instead: string, file?: string): TriggerSource {
   const where = `pipelines[${p.name}].trigger.${key}`;
-  if (!p.source) throw new ConfigError(`${where}: a ${p.direction} pipeline has no source to watch; remove trigger.${key} (${instead})`, { key: where });
+  const code = TRIGGER_SOURCE_CODES.wrongSource;
+  if (!p.source) throw new ConfigError(`${where}: a ${p.direction} pipeline has no source to watch; remove trigger.${key} (${instead})`, { key: where, code });
   const { connection: name, ...settings } = p.source as { connection: string } & Record<string, unknown>;
-  const connection = ctx.runtime.loaded.config.connections[name];
-  if (!connection) throw new ConfigError(`${where}: no connection named "${name}"`, { key: where });
+  const connection = connections[name];
+  if (!connection) throw new ConfigError(`${where}: no connection named "${name}"`, { key: where, code });
   if (!kinds.includes(connection.kind)) {
-    throw new ConfigError(`${where} needs a source on a ${kinds.join(' or ')} connection; connection "${name}" is ${connection.kind}. ${instead}`, { key: where, file: ctx.runtime.loaded.file });
+    throw new ConfigError(`${where} needs a source on a ${kinds.join(' or ')} connection; connection "${name}" is ${connection.kind}. ${instead}`, { key: where, code, ...(file !== undefined ? { file } : {}) });
   }
   return { name, connection, settings };
 }

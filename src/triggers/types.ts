@@ -19,6 +19,8 @@ export interface TriggerStatus {
   readonly state: 'listening' | 'watching' | 'polling' | 'armed' | 'reconnecting';
   readonly detail?: string;
   readonly lastWakeAt?: string;
+  /** Since when it is in `state`, as the daemon saw it (src/triggers/up.ts). */
+  readonly since?: string;
 }
 
 /** A started trigger. */

@@ -25,7 +25,8 @@ import { parseConfig } from '../erp/errors.js';
 import { claimedFiles } from '../erp/files/claims.js';
 import { readyFiles, settlesAt, takesName } from '../erp/files/folders.js';
 import type { TriggerKind, TriggerStart } from './index.js';
-import { triggerSource } from './source.js';
+import { triggerSourceOf, type TriggerSource } from './source.js';
+import type { Config, PipelineConfig } from '../config/index.js';
 import type { TriggerHandle, TriggerStatus } from './types.js';
 
 /** Events within this long become one look at the folder (a large copy raises hundreds). */
@@ -36,9 +37,14 @@ const REWAKE_MS = 60_000;
 const RETRY_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 
+/** A watched pipeline's file source; TRIGGER_WRONG_SOURCE for any other (at start, and in `config check` and `doctor`). */
+function watchSourceOf(pipeline: PipelineConfig, config: Config, file?: string): TriggerSource {
+  return triggerSourceOf(pipeline, config.connections, 'watch', ['files'], 'For a SQL source use trigger.poll (or notify on PostgreSQL); for any other, trigger.hook.', file);
+}
+
 /** The inbox folder and settings a pipeline's file source reads. */
 export function inboxOf(ctx: TriggerStart): { folder: string; cfg: FileSourceConfig } {
-  const { connection, settings } = triggerSource(ctx, 'watch', ['files'], 'For a SQL source use trigger.poll (or notify on PostgreSQL); for any other, trigger.hook.');
+  const { connection, settings } = watchSourceOf(ctx.pipeline, ctx.runtime.loaded.config, ctx.runtime.loaded.file);
   const cfg = parseConfig(fileSourceSchema, settings, 'source');
   const folder = path.resolve(ctx.runtime.loaded.baseDir, (connection as { folder: string }).folder, cfg.folder);
   return { folder, cfg };
@@ -213,4 +219,4 @@ async function startWatch(ctx: TriggerStart): Promise<TriggerHandle> {
 }
 
 /** The file watcher kind (`trigger.watch`). */
-export const watchTrigger: TriggerKind = { key: 'watch', start: startWatch };
+export const watchTrigger: TriggerKind = { key: 'watch', start: startWatch, check: (pipeline, config) => void watchSourceOf(pipeline, config) };

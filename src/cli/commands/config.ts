@@ -11,13 +11,15 @@ export function configCommand(ctx: CliContext): Command {
 
   config
     .command('check')
-    .description("load the config and its shop files, expand the templates and compile every pipeline's mapping with its shop's variables")
+    .description("load the config and its shop files, expand the templates, compile every pipeline's mapping with its shop's variables and check that each trigger fits its source")
     .option('--json', 'print the report as JSON')
     .addHelpText(
       'after',
       `
-Exit code 0 when everything loads, 1 when a shop is broken or a pipeline's mapping does not compile
-(each named with file:line), 2 when the config itself does not load.`,
+Exit code 0 when everything loads, 1 when a shop is broken, a pipeline's mapping does not compile
+(each named with file:line) or a trigger does not fit its pipeline's source (notify on a source that
+is not PostgreSQL, watch on one that is not files, poll on one that is not SQL), 2 when the config
+itself does not load.`,
     )
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const loaded = await ctx.config(cmd);
@@ -33,17 +35,21 @@ Exit code 0 when everything loads, 1 when a shop is broken or a pipeline's mappi
           mappings.push({ pipeline: p.name, shop: p.shop, ok: false, problem: errorLine(err) });
         }
       }
-      const ok = loaded.brokenShops.length === 0 && mappings.every((m) => m.ok);
+      // What the daemon would refuse at start (NOTIFY on a source that cannot NOTIFY…), said now: each trigger kind's own check.
+      const { triggerProblems } = await import('../../triggers/index.js');
+      const triggers = triggerProblems(loaded.config);
+      const ok = loaded.brokenShops.length === 0 && mappings.every((m) => m.ok) && triggers.length === 0;
       const shops = Object.keys(shopsOf(loaded.config));
       const fromTemplates = loaded.config.pipelines.filter((p) => p.template !== undefined).length;
       if (opts.json) {
-        ctx.print(JSON.stringify({ ok, config: loaded.file, shops, brokenShops: loaded.brokenShops, pipelines: mappings, warnings: loaded.warnings }, null, 2));
+        ctx.print(JSON.stringify({ ok, config: loaded.file, shops, brokenShops: loaded.brokenShops, pipelines: mappings, triggers, warnings: loaded.warnings }, null, 2));
       } else {
         for (const w of loaded.warnings) ctx.say(`warning: ${w}`);
         for (const b of loaded.brokenShops) ctx.print(`BROKEN shop ${b.name} (${b.file}:${b.line}): its pipelines do not run${b.pipelines.length ? ` (${b.pipelines.join(', ')})` : ''}\n  ${b.message.split('\n').join('\n  ')}`);
         for (const m of mappings) if (!m.ok) ctx.print(`FAIL pipeline ${m.pipeline}: ${m.problem}`);
+        for (const t of triggers) ctx.print(`FAIL pipeline ${t.pipeline}: trigger.${t.kind} [${t.code}] ${t.message}`);
         ctx.print(
-          `${ok ? 'ok' : 'FAIL'}: ${loaded.file}: ${shops.length} shop(s) loaded${loaded.brokenShops.length ? `, ${loaded.brokenShops.length} broken` : ''}; ${loaded.config.pipelines.length} pipeline(s) (${fromTemplates} from templates)${mappings.some((m) => !m.ok) ? `, ${mappings.filter((m) => !m.ok).length} with a mapping that does not compile` : ''}`,
+          `${ok ? 'ok' : 'FAIL'}: ${loaded.file}: ${shops.length} shop(s) loaded${loaded.brokenShops.length ? `, ${loaded.brokenShops.length} broken` : ''}; ${loaded.config.pipelines.length} pipeline(s) (${fromTemplates} from templates)${mappings.some((m) => !m.ok) ? `, ${mappings.filter((m) => !m.ok).length} with a mapping that does not compile` : ''}${triggers.length ? `, ${triggers.length} trigger(s) the daemon would refuse` : ''}`,
         );
       }
       ctx.exitCode = ok ? EXIT.ok : EXIT.failed;

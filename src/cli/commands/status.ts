@@ -1,6 +1,7 @@
 /**
  * `shopsync status [--json] [--shop <name>] [--failing]`: every pipeline's last run, cursor, next run
- * and dead letters, and whether it is failing (src/pipeline/failing.ts, the dashboard's definition).
+ * and dead letters, and whether it is failing (src/pipeline/failing.ts, the dashboard's definition);
+ * broken shops, paused shops (since when, why, how to resume) and shops whose runs keep failing first.
  * With `--failing` only the failing pipelines, and exit code 1 when there are any (0 when none).
  */
 import { hostname } from 'node:os';
@@ -8,7 +9,7 @@ import { Command } from 'commander';
 import { nextOccurrence } from '../../scheduler/index.js';
 import { processAlive, type StateStore } from '../../state/index.js';
 import { asSeen } from '../../pipeline/crashed.js';
-import { DEFAULT_STALE_AFTER_MINUTES, failingFirst, failingReasons, type FailingReason } from '../../pipeline/failing.js';
+import { DEFAULT_STALE_AFTER_MINUTES, failingFirst, failingReasons, shopPauseOf, shopStreakView, type FailingReason, type ShopPause, type ShopStreakView } from '../../pipeline/failing.js';
 import { EXIT } from '../exit.js';
 import { WATERMARK_LANE, watermarkText, watermarkView, type WatermarkView } from '../../pipeline/sourceWatermark.js';
 import type { PipelineConfig } from '../../config/index.js';
@@ -56,6 +57,13 @@ export interface FailingContext {
   readonly staleAfterMinutes: number;
   /** Last error of the pipeline's run job the replicas gave up on, when there is one. */
   readonly jobFailing?: string;
+  /** The pause of the pipeline's shop, when it is paused (its pipelines count as failing). */
+  readonly shopPaused?: ShopPause;
+}
+
+/** One shop's failure streak and pause (the `--json` shape's `shops`). */
+export interface ShopStatus extends ShopStreakView {
+  readonly name: string;
 }
 
 /** Collect the status of each configured pipeline from the state. */
@@ -68,7 +76,7 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
   const [good] = finished && (finished.status === 'succeeded' || finished.status === 'partial') ? [finished] : await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial'], limit: 1 });
   const deadLetters = await state.deadLetters.count(p.name);
   const reasons = failingReasons(
-    { name: p.name, ...(finished ? { lastFinished: finished } : {}), ...(good?.finishedAt ? { lastSuccessAt: good.finishedAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(failingCtx.jobFailing !== undefined ? { jobFailing: failingCtx.jobFailing } : {}) },
+    { name: p.name, ...(finished ? { lastFinished: finished } : {}), ...(good?.finishedAt ? { lastSuccessAt: good.finishedAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(failingCtx.jobFailing !== undefined ? { jobFailing: failingCtx.jobFailing } : {}), ...(failingCtx.shopPaused ? { shopPaused: failingCtx.shopPaused } : {}) },
     failingCtx,
   );
   const cursors = await state.cursors.list(p.name);
@@ -115,29 +123,37 @@ export function statusCommand(ctx: CliContext): Command {
     .description('show every pipeline: last run and outcome, cursor, next run, dead letters')
     .option('--json', 'print as JSON')
     .option('--shop <name>', 'only the pipelines of this shop')
-    .option('--failing', 'only failing pipelines (last run failed or left records failed, dead letters wait, stale, run job given up) and broken shops; exit code 1 when any, 0 when none')
+    .option('--failing', 'only failing pipelines (last run failed or left records failed, dead letters wait, stale, run job given up, shop paused) and broken shops; exit code 1 when any, 0 when none')
     .action(async (opts: { json?: boolean; shop?: string; failing?: boolean }, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded, logger }) => {
         if (opts.shop !== undefined && !loaded.brokenShops.some((b) => b.name === opts.shop)) runtime.shop(opts.shop);
         const seen = await readReplicas(loaded, runtime.state, logger);
         const givenUp = new Map((seen?.jobs ?? []).filter((j) => j.state === 'failed' && j.pipeline !== undefined).map((j) => [j.pipeline!, j.lastError ?? `${j.attempts}/${j.maxAttempts} attempts failed`]));
         const now = Date.now();
+        // A paused shop is skipped by every daemon: shown here, and its pipelines count as failing.
+        const streaks = new Map((await runtime.state.streaks.list()).map((s) => [s.shop, s]));
         const all: PipelineStatus[] = [];
         for (const p of loaded.config.pipelines) {
           if (opts.shop !== undefined && p.shop !== opts.shop) continue;
           const jobFailing = givenUp.get(p.name);
-          all.push(await pipelineStatus(runtime.state, p, loaded.config.timezone, { now, staleAfterMinutes: loaded.config.alerts.staleAfterMinutes, ...(jobFailing !== undefined ? { jobFailing } : {}) }));
+          const shopPaused = shopPauseOf(streaks.get(p.shop));
+          all.push(await pipelineStatus(runtime.state, p, loaded.config.timezone, { now, staleAfterMinutes: loaded.config.alerts.staleAfterMinutes, ...(jobFailing !== undefined ? { jobFailing } : {}), ...(shopPaused ? { shopPaused } : {}) }));
         }
+        const shops: ShopStatus[] = [...new Set(all.map((s) => s.shop))].map((name) => ({ name, ...shopStreakView(name, streaks.get(name)) }));
         const pipelines = opts.failing ? failingFirst(all).filter((s) => s.failing) : all;
         const broken = loaded.brokenShops.filter((b) => opts.shop === undefined || b.name === opts.shop);
         // Only --failing makes the code say something (a broken shop's pipelines run nowhere): plain `status` is a report and exits 0.
         if (opts.failing) ctx.exitCode = pipelines.length > 0 || broken.length > 0 ? EXIT.failed : EXIT.ok;
         if (opts.json) {
-          ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines, brokenShops: broken, ...(seen ? { replicas: seen.replicas, jobs: seen.jobs } : {}) }, null, 2));
+          ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines, shops, brokenShops: broken, ...(seen ? { replicas: seen.replicas, jobs: seen.jobs } : {}) }, null, 2));
           return;
         }
         // A broken shop's pipelines are not in the config: say so first, or they would silently be missing from the table.
         for (const b of broken) ctx.print(`BROKEN SHOP ${b.name} (${b.file}:${b.line}): not run${b.pipelines.length ? `: ${b.pipelines.join(', ')}` : ''}; \`shopsync config check\` says why`);
+        for (const s of shops) {
+          if (s.paused) ctx.print(`PAUSED SHOP ${s.name} since ${s.paused.since}: ${s.paused.reason ?? 'kept failing'}; its scheduled runs are skipped; \`${s.paused.resume}\` resumes it`);
+          else if (s.streak) ctx.print(`FAILING SHOP ${s.name}: ${s.streak.failedRuns} run(s) in a row failed since ${s.streak.since ?? 'unknown'}; last: ${s.streak.lastError ?? ''}${loaded.config.failingShops.pauseAfterRuns > 0 ? `; paused after ${loaded.config.failingShops.pauseAfterRuns} spanning ${loaded.config.failingShops.pauseAfterHours} h (failingShops)` : ''}`);
+        }
         if (pipelines.length === 0) {
           ctx.print(opts.failing ? `no failing pipelines${opts.shop !== undefined ? ` in shop ${opts.shop}` : ''} (of ${all.length})` : `no pipelines in ${loaded.file}`);
           return;
@@ -152,7 +168,7 @@ export function statusCommand(ctx: CliContext): Command {
               s.lastRun ? `${s.lastRun.status}${s.lastRun.error ? ` [${String(s.lastRun.error.code ?? '')}]` : ''}` : 'never run',
               s.lastRun ? recordsCell(s.lastRun.counts) : '-',
               s.cursor ? `${JSON.stringify(s.cursor.value)}${s.cursor.key !== null ? ` / ${s.cursor.key}` : ''}${heldNote(s.watermark)}` : '-',
-              s.schedule ? when(s.nextRun) : 'on demand',
+              s.reasons.some((r) => r.code === 'shop-paused') ? 'paused (shop)' : s.schedule ? when(s.nextRun) : 'on demand',
               String(s.deadLetters),
             ]),
           ),

@@ -55,7 +55,7 @@ pre { background: var(--code-bg); padding: .75rem; border-radius: 6px; overflow:
 @keyframes pulse { 50% { opacity: .25; } }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 1rem; }
 .card { padding: 1rem 1.1rem; }
-.card.failing { border-left: 4px solid var(--bad); } .card.running { border-left: 4px solid var(--run); }
+.card.failing, .card.paused { border-left: 4px solid var(--bad); } .card.running { border-left: 4px solid var(--run); }
 table.shops tr.failing td:first-child { box-shadow: inset 4px 0 0 var(--bad); } table.shops td { vertical-align: top; }
 .stat a { color: inherit; text-decoration: none; display: block; }
 .card-head { display: flex; align-items: center; justify-content: space-between; gap: .75rem; margin-bottom: .6rem; }

@@ -1,6 +1,6 @@
 /** What every page renderer receives. */
 import type { StateStore, RunRecord } from '../../state/index.js';
-import type { DashboardPipeline, DashboardShopHealth } from '../types.js';
+import type { DashboardBrokenShop, DashboardPipeline, DashboardShopHealth, DashboardTrigger } from '../types.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
 import type { ReplicasOverview } from '../../jobs/overview.js';
 
@@ -12,6 +12,10 @@ export interface PageContext {
   readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
   /** Each shop's health, when the daemon tracks it. */
   readonly shopHealth?: () => readonly DashboardShopHealth[];
+  /** Shops whose file did not load. */
+  readonly brokenShops?: readonly DashboardBrokenShop[];
+  /** The pipelines' triggers, when the daemon runs them. */
+  readonly triggers?: () => readonly DashboardTrigger[];
   /** Minutes without a successful run after which a scheduled pipeline is stale (failing). */
   readonly staleAfterMinutes?: number;
   /** Replicas and jobs, when the daemon runs as replicas. */

@@ -1,4 +1,4 @@
-/** Overview: every pipeline with its state, last run, counts, cursor, schedule and dead letters. */
+/** Overview: every pipeline with its state, last run, counts, cursor, schedule, triggers and dead letters; broken shops first. */
 import { WATERMARK_LANE, watermarkText, watermarkView } from '../../pipeline/sourceWatermark.js';
 import type { RunRecord, StoredCursor } from '../../state/index.js';
 import { formatCount, formatDuration, timeCell } from '../format.js';
@@ -6,12 +6,22 @@ import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField } from '../layout.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
 import { pipelineViews, shopOfPipeline, type PipelineState, type PipelineView } from '../pipeline-views.js';
-import { matchesStatus, parseStatusFilter, STATUS_FILTERS } from '../../pipeline/failing.js';
+import { matchesStatus, parseStatusFilter, resumeCommand, STATUS_FILTERS } from '../../pipeline/failing.js';
 import { rateWords, shopSelect, shopsOf, SHOPS_PATH } from './shops.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
 import { previewHref } from './preview.js';
 import { replicasPanel } from './replicas.js';
 import { lastHourLatency, latencyText } from './latency.js';
+import type { DashboardTrigger } from '../types.js';
+
+/** How a card names what wakes its pipeline. */
+const WOKEN_BY: Record<DashboardTrigger['kind'], string> = { notify: 'NOTIFY', watch: 'a file drop', hook: 'POST /hooks', poll: 'short polling' };
+
+/** `woken by NOTIFY: listening (LISTEN ch) · last wake-up …`, or `reconnecting since …` with what still runs meanwhile. */
+function triggerLine(t: DashboardTrigger, scheduled: boolean, now: Date): SafeHtml {
+  const down = t.state === 'reconnecting';
+  return html`<div data-trigger="${t.kind}" data-trigger-state="${t.state}"${down ? html` class="issue error"` : ''}>woken by ${WOKEN_BY[t.kind]}: ${badge(t.state)}${down && t.since ? html` since ${timeCell(dateOf(t.since), now)}` : ''}${t.detail ? html` <span class="small muted">${t.detail}</span>` : ''}${t.lastWakeAt ? html` <span class="small muted">· last wake-up ${timeCell(dateOf(t.lastWakeAt), now)}</span>` : ''}${down ? html`<div class="small">${scheduled ? 'Its schedule still runs (the safety net) until the trigger is back.' : 'Nothing else wakes it meanwhile: give it a schedule as a safety net (docs/triggers.md).'}</div>` : ''}</div>`;
+}
 
 /** Shops beyond this many get one tile linking to the shops page instead of a rate tile each. */
 const RATE_TILES_UP_TO = 4;
@@ -41,6 +51,7 @@ async function card(ctx: PageContext, v: PipelineView): Promise<{ markup: SafeHt
   const latency = p.direction === 'push' ? (await lastHourLatency(ctx)).get(p.name) : undefined;
   const shown = running ?? last;
   const errorLine = last && !running ? runErrorLine(last.error) : undefined;
+  const triggers = (ctx.triggers?.() ?? []).filter((t) => t.pipeline === p.name);
   const markup = html`<section class="panel card ${st}" data-pipeline="${p.name}">
 <div class="card-head"><h2>${p.name}</h2>${badge(st)}</div>
 <dl class="facts">
@@ -57,7 +68,8 @@ ${v.failing ? html`<dt>Failing</dt><dd class="issue error" data-failing="${v.rea
 ${p.direction === 'push' ? html`<dt>Change latency</dt><dd>${latencyText(latency)}</dd>` : ''}
 <dt>Cursor</dt><dd>${cursorText(cursor)}</dd>
 ${held ? html`<dt>Watermark</dt><dd data-watermark="${held.by}"${held.by === 'transactions' && held.heldForSeconds >= 60 ? html` class="issue warning"` : ''}>${watermarkText(held)}</dd>` : ''}
-<dt>Next run</dt><dd>${p.schedule ? html`${timeCell(p.nextRun(), now)} <span class="muted small">(<code>${p.schedule}</code>)</span>` : html`<span class="muted">not scheduled</span>`}</dd>
+<dt>Next run</dt><dd>${v.paused ? html`<span class="issue error" data-paused>skipped: shop ${v.paused.shop} is paused; resume: <code>${resumeCommand(v.paused.shop)}</code></span>` : p.schedule ? html`${timeCell(p.nextRun(), now)} <span class="muted small">(<code>${p.schedule}</code>)</span>` : html`<span class="muted">not scheduled</span>`}</dd>
+${triggers.length ? html`<dt>Triggers</dt><dd>${triggers.map((t) => triggerLine(t, p.schedule !== undefined, now))}</dd>` : ''}
 <dt>Dead letters</dt><dd>${dead > 0 ? html`<a href="/dead-letters?pipeline=${encodeURIComponent(p.name)}"><span class="badge b-bad">${formatCount(dead)}</span></a>` : html`<span class="muted">none</span>`}</dd>
 </dl>
 <div class="actions">
@@ -106,7 +118,11 @@ export async function overviewPage(ctx: PageContext): Promise<PageResult> {
   const shops = shopsOf(ctx.pipelines);
   const failingShops = new Set(views.filter((v) => v.failing).map((v) => v.shop));
   for (const h of ctx.shopHealth?.() ?? []) if (h.health === 'failing' && (shop === undefined || h.name === shop)) failingShops.add(h.name);
+  // A broken shop's pipelines are not in the config: without this line they would just be missing.
+  const broken = (ctx.brokenShops ?? []).filter((b) => shop === undefined || b.name === shop);
+  for (const b of broken) failingShops.add(b.name);
   const body = html`<h1>Overview</h1>
+${broken.map((b) => html`<p class="flash bad" data-broken-shop="${b.name}">Shop <b>${b.name}</b> is broken (${b.file}:${String(b.line)}): ${b.pipelines.length ? `${b.pipelines.join(', ')} run nowhere` : 'it does not run'} until its file loads. <a href="${SHOPS_PATH}">See Shops</a> or run <code>shopsync config check</code>.</p>`)}
 ${shops.length > 1 || failing > 0 ? filters(ctx, failing) : ''}
 <div class="summary-grid">
 <div class="panel stat"><div class="v">${formatCount(views.length)}</div><div class="k">pipelines</div></div>

@@ -1,15 +1,19 @@
 /**
  * Shops: one table row per shop (fifty shops stay readable) with its health as this process's
  * clients saw it (reachable, token accepted, last answer), its request rate, its last successful
- * run, open dead letters and its failing pipelines; failing shops first. Also the shop filters of
- * the other pages and the shop-rate tiles of the overview.
+ * run, open dead letters and its failing pipelines; failing shops first. A paused shop says since
+ * when, why and how to resume it, a shop whose runs keep failing says how many; a shop whose file
+ * did not load has a row of its own with the file, line and message. Also the shop filters of the
+ * other pages and the shop-rate tiles of the overview.
  */
 import type { RateSnapshot } from '../../shop/rate/index.js';
 import { formatCount, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge } from '../layout.js';
 import { pipelineViews, shopOfPipeline, type PipelineView } from '../pipeline-views.js';
-import type { DashboardPipeline, DashboardShopHealth } from '../types.js';
+import { shopStreakView, type ShopStreakView } from '../../pipeline/failing.js';
+import type { ShopStreak } from '../../state/index.js';
+import type { DashboardBrokenShop, DashboardPipeline, DashboardShopHealth } from '../types.js';
 import { dateOf, type PageContext, type PageResult } from './context.js';
 
 export { shopOfPipeline } from '../pipeline-views.js';
@@ -41,10 +45,12 @@ export function rateWords(rate: RateSnapshot, health: DashboardShopHealth | unde
 }
 
 /** One shop's row: what the state and this process know of it. */
-export interface ShopRow {
+export interface ShopRow extends ShopStreakView {
   readonly name: string;
-  /** From this process's clients; `unknown` without a tracker or before the first request. */
-  readonly health: DashboardShopHealth['health'];
+  /** From this process's clients; `unknown` without a tracker or before the first request; `broken` when its file did not load. */
+  readonly health: DashboardShopHealth['health'] | 'broken';
+  /** Where its file went wrong, when it did not load (then it has no client and its pipelines run nowhere). */
+  readonly broken: Omit<DashboardBrokenShop, 'name'> | null;
   readonly reachable: boolean | null;
   readonly tokenAccepted: boolean | null;
   readonly lastAnswerAt: string | null;
@@ -57,24 +63,46 @@ export interface ShopRow {
   readonly failingPipelines: readonly string[];
   readonly running: number;
   readonly deadLetters: number;
-  /** The shop needs a look: its requests fail, or a pipeline of it is failing. */
+  /** The shop needs a look: its requests fail, a pipeline of it is failing, it is paused or broken. */
   readonly failing: boolean;
 }
 
 /** The rows of every shop (or the failing ones), failing first, from pipeline views read once. */
-export function shopRows(ctx: Pick<PageContext, 'pipelines' | 'shopRates' | 'shopHealth'>, views: readonly PipelineView[]): ShopRow[] {
+export function shopRows(ctx: Pick<PageContext, 'pipelines' | 'shopRates' | 'shopHealth' | 'brokenShops'>, views: readonly PipelineView[], streaks: readonly ShopStreak[] = []): ShopRow[] {
   const health = new Map((ctx.shopHealth?.() ?? []).map((h) => [h.name, h]));
   const rates = ctx.shopRates?.() ?? {};
+  const streakOf = new Map(streaks.map((s) => [s.shop, s]));
   const names = [...new Set([...shopsOf(ctx.pipelines), ...health.keys()])];
+  // A broken shop has no client and its pipelines are not in the config: a row of its own, or it would be missing silently.
+  const broken = (ctx.brokenShops ?? []).filter((b) => !names.includes(b.name)).map((b): ShopRow => ({
+    name: b.name,
+    health: 'broken',
+    broken: { file: b.file, line: b.line, message: b.message, pipelines: b.pipelines },
+    ...shopStreakView(b.name, streakOf.get(b.name)),
+    reachable: null,
+    tokenAccepted: null,
+    lastAnswerAt: null,
+    lastError: null,
+    failingSince: null,
+    lastSuccessAt: null,
+    pipelines: b.pipelines.length,
+    failingPipelines: [],
+    running: 0,
+    deadLetters: 0,
+    failing: true,
+  }));
   const rows = names.map((name): ShopRow => {
     const mine = views.filter((v) => v.shop === name);
     const h = health.get(name);
     const rate = rates[name];
     const successes = mine.map((v) => v.lastSuccessAt).filter((t): t is string => t !== undefined).sort();
     const failingPipelines = mine.filter((v) => v.failing).map((v) => v.pipeline.name);
+    const streak = shopStreakView(name, streakOf.get(name));
     return {
       name,
       health: h?.health ?? 'unknown',
+      broken: null,
+      ...streak,
       reachable: h?.reachable ?? null,
       tokenAccepted: h?.tokenAccepted ?? null,
       lastAnswerAt: h?.lastSuccessAt ?? null,
@@ -86,19 +114,41 @@ export function shopRows(ctx: Pick<PageContext, 'pipelines' | 'shopRates' | 'sho
       failingPipelines,
       running: mine.filter((v) => v.running).length,
       deadLetters: mine.reduce((n, v) => n + v.deadLetters, 0),
-      failing: h?.health === 'failing' || failingPipelines.length > 0,
+      failing: h?.health === 'failing' || failingPipelines.length > 0 || streak.paused !== null,
     };
   });
-  return [...rows.filter((r) => r.failing), ...rows.filter((r) => !r.failing)];
+  return [...broken, ...rows.filter((r) => r.failing), ...rows.filter((r) => !r.failing)];
 }
 
 const yesNo = (v: boolean | null, yes: string, no: string): SafeHtml => (v === null ? html`<span class="muted">–</span>` : v ? html`<span class="badge b-ok">${yes}</span>` : html`<span class="badge b-bad">${no}</span>`);
 
+/** A shop whose file did not load: where and why, across the columns that would be empty. */
+function brokenRow(r: ShopRow & { broken: NonNullable<ShopRow['broken']> }): SafeHtml {
+  const b = r.broken;
+  return html`<tr data-shop-row="${r.name}" data-health="broken" class="failing">
+<td class="nowrap"><b>${r.name}</b></td>
+<td>${badge('broken')}<div class="small muted" data-shop-file>${b.file}:${String(b.line)}</div></td>
+<td colspan="5"><div class="small issue error" data-shop-error style="white-space:pre-wrap">${b.message}</div><div class="small muted">Its pipelines run nowhere until the file loads; <code>shopsync config check</code> says the same, and the daemon loads the file at its next start.</div></td>
+<td class="num" title="${b.pipelines.join(', ')}">${formatCount(b.pipelines.length)} <span class="small muted">not run</span></td>
+<td class="num"><span class="muted">–</span></td>
+</tr>`;
+}
+
+/** The pause (since when, why, how to resume) and a failure streak, under the health badge. */
+function streakNotes(r: ShopRow, now: Date): SafeHtml {
+  if (r.paused) {
+    return html`<div data-shop-paused="${r.paused.since}">${badge('paused')} <span class="small muted">since ${timeCell(dateOf(r.paused.since), now)}</span></div>${r.paused.reason ? html`<div class="small issue error">${r.paused.reason}</div>` : ''}<div class="small">Scheduled runs are skipped; resume: <code>${r.paused.resume}</code></div>`;
+  }
+  if (r.streak) return html`<div class="small issue warning" data-shop-streak="${String(r.streak.failedRuns)}">${formatCount(r.streak.failedRuns)} run(s) in a row failed${r.streak.since ? html` since ${timeCell(dateOf(r.streak.since), now)}` : ''}</div>`;
+  return html``;
+}
+
 function row(r: ShopRow, now: Date): SafeHtml {
+  if (r.broken) return brokenRow({ ...r, broken: r.broken });
   const shopHref = (extra: string) => `/?shop=${encodeURIComponent(r.name)}${extra}`;
   return html`<tr data-shop-row="${r.name}" data-health="${r.health}"${r.failing ? html` class="failing"` : ''}>
 <td class="nowrap"><a href="${shopHref('')}"><b>${r.name}</b></a></td>
-<td>${badge(r.health)}${r.failingSince ? html`<div class="small muted">since ${timeCell(dateOf(r.failingSince), now)}</div>` : ''}${r.lastError ? html`<div class="small issue error" data-shop-error>${r.lastError}</div>` : ''}</td>
+<td>${streakNotes(r, now)}${badge(r.health)}${r.failingSince ? html`<div class="small muted">since ${timeCell(dateOf(r.failingSince), now)}</div>` : ''}${r.lastError ? html`<div class="small issue error" data-shop-error>${r.lastError}</div>` : ''}</td>
 <td>${yesNo(r.reachable, 'yes', 'no')}</td>
 <td>${yesNo(r.tokenAccepted, 'accepted', 'refused')}</td>
 <td class="nowrap" data-shop-rate="${r.name}">${r.rate ? html`<b>${String(r.rate.requestsPerSecond)}/s</b> <span class="small muted">${r.rate.words}${r.rate.learntLimitPerSecond !== undefined ? ` · refused above ${r.rate.learntLimitPerSecond}/s` : ''}</span>` : html`<span class="muted">–</span>`}</td>
@@ -111,14 +161,14 @@ function row(r: ShopRow, now: Date): SafeHtml {
 
 /** Render the shops page (`?status=failing`: only the shops that need a look). */
 export async function shopsPage(ctx: PageContext): Promise<PageResult> {
-  const { views } = await pipelineViews(ctx);
-  const all = shopRows(ctx, views);
+  const { views, streaks } = await pipelineViews(ctx);
+  const all = shopRows(ctx, views, streaks);
   const onlyFailing = ctx.query.status === 'failing';
   const rows = onlyFailing ? all.filter((r) => r.failing) : all;
   const failing = all.filter((r) => r.failing).length;
   const tracked = ctx.shopHealth !== undefined;
   const body = html`<h1>Shops</h1>
-<p class="muted small">${formatCount(all.length)} ${all.length === 1 ? 'shop' : 'shops'}, <b${failing ? html` style="color:var(--bad)"` : ''} data-failing-shops="${failing}">${formatCount(failing)} failing</b> (requests failing, or a pipeline failing).${tracked ? '' : ' Health is known only to a daemon that talks to the shops; here the runs tell what they can.'} ${onlyFailing ? html`<a href="${SHOPS_PATH}">Show all shops</a>` : html`<a href="${SHOPS_PATH}?status=failing">Only the failing shops</a>`}</p>
+<p class="muted small">${formatCount(all.length)} ${all.length === 1 ? 'shop' : 'shops'}, <b${failing ? html` style="color:var(--bad)"` : ''} data-failing-shops="${failing}">${formatCount(failing)} failing</b> (requests failing, a pipeline failing, paused or broken).${tracked ? '' : ' Health is known only to a daemon that talks to the shops; here the runs tell what they can.'} ${onlyFailing ? html`<a href="${SHOPS_PATH}">Show all shops</a>` : html`<a href="${SHOPS_PATH}?status=failing">Only the failing shops</a>`}</p>
 ${rows.length
   ? html`<div class="table-wrap"><table class="shops">
 <thead><tr><th>Shop</th><th>Health</th><th>Reachable</th><th>Token</th><th>Rate</th><th>Last successful run</th><th class="num">Pipelines</th><th class="num">Failing</th><th class="num">Dead letters</th></tr></thead>

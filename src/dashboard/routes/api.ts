@@ -4,7 +4,7 @@ import { CLIENT_JS } from '../assets/client.js';
 import { FAVICON_SVG } from '../assets/favicon.js';
 import { STYLE_CSS } from '../assets/style.js';
 import { pipelineViews } from '../pipeline-views.js';
-import { parseStatusFilter, STATUS_FILTERS } from '../../pipeline/failing.js';
+import { parseStatusFilter, resumeCommand, STATUS_FILTERS } from '../../pipeline/failing.js';
 import { shopRows } from '../pages/shops.js';
 import { toMinutePoints } from '../pages/charts.js';
 import { lookupRecord } from '../pages/records.js';
@@ -32,8 +32,10 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
     const { views } = await pipelineViews({ ...deps, now: new Date() }, { ...(shop !== undefined ? { shop } : {}), ...(status !== undefined ? { status } : {}) });
     const latency = await recentLatency(deps.state);
     const rates = Object.entries(deps.shopRates?.() ?? {}).filter(([name]) => shop === undefined || name === shop);
+    const triggers = deps.triggers?.() ?? [];
     return {
       shopRates: Object.fromEntries(rates),
+      brokenShops: (deps.brokenShops ?? []).filter((b) => shop === undefined || b.name === shop),
       pipelines: views.map((v) => ({
         name: v.pipeline.name,
         shop: v.shop,
@@ -49,6 +51,8 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
         lastSuccessAt: v.lastSuccessAt,
         cursor: v.cursors.get('incremental'),
         deadLetters: v.deadLetters,
+        paused: v.paused ? { since: new Date(v.paused.pausedAt).toISOString(), reason: v.paused.reason, resume: resumeCommand(v.paused.shop) } : null,
+        triggers: triggers.filter((t) => t.pipeline === v.pipeline.name),
         // p50/p95 of the last hour's delivered changes (change timestamp → shop answer), from every replica's runs.
         changeLatency: latency.get(v.pipeline.name) ?? null,
       })),
@@ -56,8 +60,8 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
   });
   // One row per shop: health as this process saw it, rate, last successful run, pipelines, failing ones, dead letters.
   app.get('/api/shops', async () => {
-    const { views } = await pipelineViews({ ...deps, now: new Date() });
-    return { shops: shopRows(deps, views) };
+    const { views, streaks } = await pipelineViews({ ...deps, now: new Date() });
+    return { shops: shopRows(deps, views, streaks) };
   });
   app.get('/api/runs', async (request) => {
     const filter = runFilterFromQuery(firstValues(request.query));

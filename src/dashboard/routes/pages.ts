@@ -62,6 +62,8 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
     ...(env.deps.shopRates ? { shopRates: env.deps.shopRates } : {}),
     ...(env.deps.replicas ? { replicas: env.deps.replicas } : {}),
     ...(env.deps.shopHealth ? { shopHealth: env.deps.shopHealth } : {}),
+    ...(env.deps.brokenShops ? { brokenShops: env.deps.brokenShops } : {}),
+    ...(env.deps.triggers ? { triggers: env.deps.triggers } : {}),
     ...(env.deps.staleAfterMinutes !== undefined ? { staleAfterMinutes: env.deps.staleAfterMinutes } : {}),
     csrfToken: env.security.csrfToken,
     now: new Date(),

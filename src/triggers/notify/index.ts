@@ -16,6 +16,7 @@ export { notifySourceOf, tablesNamedIn, NOTIFY_CODES, type NotifySource } from '
 /** The NOTIFY trigger kind (listed in src/triggers/index.ts). */
 export const notifyTrigger: TriggerKind = {
   key: 'notify',
+  check: (pipeline, config) => void notifySourceOf(pipeline, config.connections),
   async start({ pipeline, runtime, wake, logger }): Promise<TriggerHandle> {
     // Throws TRIGGER_NOTIFY_NOT_POSTGRES for a source that cannot NOTIFY: misuse, refused at start.
     const source = notifySourceOf(pipeline, runtime.loaded.config.connections);
