@@ -6,8 +6,8 @@
  *
  * Wake-ups (triggers: NOTIFY, file watcher, hook, polling) are coalesced, unlike ticks: the first
  * one starts a run after the pipeline's debounce, those during the debounce join it, and those
- * while a run is going ask for exactly one follow-up run when it ends — a change committed after
- * the run read past it is then never left waiting for the next tick.
+ * while a run is going ask for exactly one follow-up run, which starts one debounce after it ends
+ * — a change committed after the run read past it is then never left waiting for the next tick.
  */
 import { createTask, type ScheduledTask } from 'node-cron';
 import { StateError } from '../errors.js';
@@ -92,7 +92,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       })
       .finally(() => {
         running.delete(pipeline);
-        if (followUps.delete(pipeline) && !closed) void launch(pipeline, 'wake', new Date());
+        // The follow-up gathers for the debounce too: under a steady stream of changes a run that
+        // started the moment the last one ended would carry only the few changes of its run time.
+        if (followUps.delete(pipeline) && !closed) wake(pipeline, 'follow-up');
       });
     running.set(pipeline, done);
     return done;
