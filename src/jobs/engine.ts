@@ -5,7 +5,7 @@
  * the others can free what it held.
  */
 import { EventEmitter } from 'node:events';
-import { run, type Runner, type Task, type WorkerEvents } from 'graphile-worker';
+import { run, type Runner, type RunnerOptions, type Task, type WorkerEvents } from 'graphile-worker';
 import { errorCode, errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RunSummary } from '../pipeline/index.js';
@@ -183,7 +183,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
     }
   });
 
-  const runner: Runner = await run({
+  const runOptions: RunnerOptions = {
       connectionString: options.url,
       schema: store.schema,
       concurrency: options.concurrency,
@@ -212,11 +212,41 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
           },
         ],
       },
-  });
-  runner.promise.catch((err: unknown) => log.error({ err: errorLine(err) }, 'the job engine stopped with an error'));
-  void runner.promise.finally(() => {
-    running = false;
-  });
+  };
+  let stopping = false;
+  let runner: Runner = await run(runOptions);
+  /**
+   * graphile-worker 0.16 shuts its workers down on a "breaking migration" notice, and that channel
+   * (`worker:migrate`) is database-wide: installing the engine in any other schema of the database
+   * (another deployment's jobs schema, a new one) stops this replica's engine too, which would then
+   * take no job again. So an engine that ends without `stop()` starts again; `run()` migrates first
+   * and refuses (the engine stays stopped, /readyz says so) if this schema really moved on.
+   */
+  const watch = (current: Runner): void => {
+    current.promise.catch((err: unknown) => log.error({ err: errorLine(err) }, 'the job engine stopped with an error'));
+    void current.promise.finally(() => {
+      if (current !== runner) return;
+      running = false;
+      if (stopping) return;
+      // The engine's notice handler also set the process's exit code; this process did not fail.
+      if (process.exitCode === 57) process.exitCode = undefined;
+      log.warn('the job engine stopped on its own (graphile-worker stops on a migration notice of any schema in the database); starting it again in a second');
+      setTimeout(() => {
+        if (stopping) return;
+        run(runOptions).then(
+          (next) => {
+            if (stopping) return void next.stop();
+            runner = next;
+            running = true;
+            watch(next);
+            log.info('the job engine takes jobs again');
+          },
+          (err: unknown) => log.error({ err: errorLine(err) }, 'the job engine could not start again; this replica takes no jobs (see /readyz)'),
+        );
+      }, 1000).unref();
+    });
+  };
+  watch(runner);
 
   return {
     workerIds: () => [...workers],
@@ -224,6 +254,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
     isRunning: () => running,
     async stop(graceMs) {
       running = false;
+      stopping = true;
       // First stop taking jobs (synchronously inside stop()), then abort: a worker that finishes
       // a handed-back job must not take that same job again.
       const stopped = runner.stop().catch((err: unknown) => log.warn({ err: errorLine(err) }, 'stopping the job engine failed'));

@@ -47,7 +47,9 @@ describe.skipIf(!postgresAvailable)('scheduled ticks across replicas', () => {
       await sleep(last.getTime() - Date.now() + 500);
       const jobs = pg.escapeIdentifier(`${d.schema}_jobs`);
       await until(async () => (await sql(`SELECT 1 FROM ${jobs}.jobs`)).length === 0 && (await d.state.runs.list({ status: 'running', limit: 5 })).length === 0, 30_000, 100).catch(async (err: unknown) => {
-        throw new Error(`jobs left after the burst: ${JSON.stringify(await sql(`SELECT id, key, attempts, last_error, locked_by, run_at FROM ${jobs}.jobs`))}; runs ${JSON.stringify((await d.runs('products')).map((r) => [r.id, r.status, r.startedAt, r.error]))}`, { cause: err });
+        const queues = await sql(`SELECT queue_name, locked_at, locked_by FROM ${jobs}._private_job_queues`);
+        const logs = replicas.map((r) => `--- ${r.name}\n${(r.proc.stdout() + r.proc.stderr()).split('\n').slice(-15).join('\n')}`).join('\n');
+        throw new Error(`jobs left after the burst: ${JSON.stringify(await sql(`SELECT id, key, attempts, last_error, locked_by, run_at, flags FROM ${jobs}._private_jobs`))}; queues ${JSON.stringify(queues)}; runs ${JSON.stringify((await d.runs('products')).map((r) => [r.id, r.status, r.startedAt, r.error]))}\n${logs}`, { cause: err });
       });
       const skipped = (await Promise.all(replicas.map((r) => skippedTicks(r.url)))).reduce((a, b) => a + b, 0);
       for (const r of replicas) r.proc.child.kill('SIGTERM');
