@@ -6,7 +6,7 @@
  * shopsync's shop client is set to that limit (fixed, 20/s). A `shopsync run` daemon (the compiled
  * bin, SQLite state) pushes the changes (a) on a 60 s schedule, (b) on a 10 s schedule, (c) woken
  * by NOTIFY (statement-level triggers installed by the functions of `shopsync erp notify-setup`)
- * with a 10-minute safety-net schedule, (d) the same with `debounce: 1s` (fewer, fuller requests),
+ * with a 10-minute safety-net schedule (default debounce, 1 s), (d) the same with `debounce: 200ms` (lower latency, more requests),
  * (e) short polling every second (`trigger.poll`, no trigger in the ERP), and (f) a file drop: a
  * CSV file of 50 changes every 5 s into an inbox watched by `trigger.watch` (marker mode). Commit time: the writer's clock when COMMIT returned; shop
  * time: when the sandbox stored the write (its onWrite hook, same machine clock). Printed per
@@ -87,7 +87,7 @@ const VARIANTS: readonly Variant[] = [
   { label: '(a) schedule every 60 s', schedule: '0 * * * * *', drainMs: 90_000 },
   { label: '(b) schedule every 10 s', schedule: '*/10 * * * * *', drainMs: 40_000 },
   { label: '(c) NOTIFY trigger (+ 10 min safety net)', schedule: '0 */10 * * * *', trigger: { notify: true }, drainMs: 30_000 },
-  { label: '(d) NOTIFY trigger, debounce 1 s (+ 10 min safety net)', schedule: '0 */10 * * * *', trigger: { notify: true, debounce: '1s' }, drainMs: 30_000 },
+  { label: '(d) NOTIFY trigger, debounce 200 ms (+ 10 min safety net)', schedule: '0 */10 * * * *', trigger: { notify: true, debounce: '200ms' }, drainMs: 30_000 },
   { label: '(e) short polling every 1 s (+ 10 min safety net)', schedule: '0 */10 * * * *', trigger: { poll: '1s' }, drainMs: 30_000 },
   { label: `(f) file drop: ${FILE_ROWS} changes every ${FILE_EVERY_MS / 1000} s, trigger watch`, trigger: { watch: true }, files: true, drainMs: 30_000 },
 ];
