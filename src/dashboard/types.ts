@@ -11,6 +11,7 @@ import type { StateStore } from '../state/index.js';
 import type { RateSnapshot } from '../shop/rate/index.js';
 import type { ReplicasOverview } from '../jobs/overview.js';
 import type { ReconcileReport } from '../reconcile/report.js';
+import type { TriggerStatus } from '../triggers/types.js';
 
 /** Where the dashboard reads reconciliation reports (`ReportStore`). */
 export interface ReconcileReports {
@@ -66,16 +67,7 @@ export interface DashboardBrokenShop {
 }
 
 /** One trigger of a pipeline as the daemon reports it (`daemon.triggers()?.status()`, src/triggers). */
-export interface DashboardTrigger {
-  readonly pipeline: string;
-  readonly kind: 'notify' | 'watch' | 'hook' | 'poll';
-  /** `listening`/`watching`/`polling`/`armed`: up; `reconnecting`: down, retrying (a safety-net schedule still runs). */
-  readonly state: 'listening' | 'watching' | 'polling' | 'armed' | 'reconnecting';
-  readonly detail?: string;
-  readonly lastWakeAt?: string;
-  /** Since when it is in this state, as the daemon saw it. */
-  readonly since?: string;
-}
+export type DashboardTrigger = TriggerStatus;
 
 /** A progress notice the dashboard relays to open pages (run started, record settled, run finished…). */
 export interface DashboardNotice {
