@@ -188,30 +188,21 @@ fields:
   languages.de.products_name: { from: name, required: true }
 `,
   );
-  writeFileSync(
-    join(dir, 'mappings', 'prices.yaml'),
-    `name: agency-prices
+  // Prices and stock update one field of a product the products pipeline created.
+  for (const [name, field, column] of [['prices', 'products_price', 'preis'], ['stock', 'products_quantity', 'bestand']] as const) {
+    writeFileSync(
+      join(dir, 'mappings', `${name}.yaml`),
+      `name: agency-${name}
 direction: erp-to-shop
 target: { resource: products, operation: update }
 key: artnr
 shop_key: products_model
 fields:
   products_model: { from: artnr, required: true }
-  products_price: { from: preis, type: decimal, locale: point, required: true }
+  ${field}: { from: ${column}, type: decimal, locale: point, required: true }
 `,
-  );
-  writeFileSync(
-    join(dir, 'mappings', 'stock.yaml'),
-    `name: agency-stock
-direction: erp-to-shop
-target: { resource: products, operation: update }
-key: artnr
-shop_key: products_model
-fields:
-  products_model: { from: artnr, required: true }
-  products_quantity: { from: bestand, type: decimal, required: true }
-`,
-  );
+    );
+  }
   writeFileSync(
     join(dir, 'mappings', 'manufacturers.yaml'),
     `name: agency-manufacturers
