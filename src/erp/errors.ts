@@ -16,6 +16,8 @@ export const CONNECTOR_CODES = {
   /** The ERP table refused a row's data (too long, a constraint, a wrong type): a letter of that record, not a failed run. */
   rowRefused: 'SINK_ROW_REFUSED',
   orderViolation: 'CONNECTOR_ORDER_VIOLATION',
+  /** A stored cursor or backfill bound that does not compare like the cursor column's values (src/pipeline/cursorForm.ts). */
+  cursorFormat: 'CONNECTOR_CURSOR_FORMAT',
   httpError: 'CONNECTOR_HTTP_ERROR',
   /** An HTTP answer above the connection's maxResponseBytes: refused while read, not retried. */
   responseTooLarge: 'CONNECTOR_RESPONSE_TOO_LARGE',

@@ -125,6 +125,13 @@ export interface Source {
    * the source cannot tell (files, HTTP), and the lookback alone covers rows committed late.
    */
   watermark?(): Promise<SourceWatermark>;
+  /**
+   * The newest cursor value the source holds, as it reads it (null: no row): what a stored cursor or
+   * a backfill bound is compared with, so it is written as the column writes its values
+   * (src/pipeline/cursorForm.ts). Absent: the source cannot sample its cursor (files, HTTP, a query
+   * that pages itself).
+   */
+  newestCursor?(): Promise<CursorValue>;
   /** Everything up to and including `position` is durably settled (files may be archived now); says which files settled cleanly. */
   commit?(position: CursorPosition): Promise<SourceCommit | void>;
   /** Release connections and handles. */

@@ -16,6 +16,7 @@ import { PushEngine } from './push/runner.js';
 import { pullRun } from './pull.js';
 import { LowWaterMark } from './watermark.js';
 import { naiveOffsetOf } from './latency.js';
+import { alignStart } from './cursorForm.js';
 import { capOf, readWatermark, WATERMARK_LANE, watermarkRow } from './sourceWatermark.js';
 import { reportExhausted, waitingLetters } from './waitingLetters.js';
 import { handleMissing, ReadTally } from './missing/index.js';
@@ -186,8 +187,16 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     const stored = await deps.state.cursors.get(def.name, o.cursorName);
     // A complete read starts at the beginning; its checkpoints may move the cursor back, which only re-reads.
     const fromStart = o.complete === true && o.mode !== 'backfill';
-    let after: CursorPosition | undefined = stored && !fromStart ? { value: stored.value, key: stored.key } : undefined;
-    if (!after && o.mode === 'backfill' && o.range?.from !== undefined && o.range.from !== null) after = { value: o.range.from, key: null };
+    // The start values written like the cursor column's own values: a stored cursor or a --from in another form compares wrongly as text (cursorForm.ts).
+    const start = await alignStart(source, {
+      pipeline: def.name,
+      ...(cursorColumnOf(def) ? { cursorColumn: cursorColumnOf(def) } : {}),
+      ...(stored && !fromStart ? { stored: { value: stored.value, key: stored.key } } : {}),
+      ...(o.mode === 'backfill' && o.range?.from !== undefined && o.range.from !== null ? { from: o.range.from } : {}),
+      ...(o.mode === 'backfill' && o.range?.to !== undefined ? { until: o.range.to } : {}),
+    }, o.logger);
+    if (start.rewritten && !dryRun) await deps.state.cursors.set(def.name, o.cursorName, { value: start.rewritten.value, key: start.rewritten.key });
+    const after: CursorPosition | undefined = start.after;
     // Only an incremental read from the stored cursor looks back for rows committed late; a backfill reads its range as given.
     const lookBack = o.mode === 'sync' && stored !== undefined && !fromStart;
     const open = await deps.state.intents.list(def.name);
@@ -195,7 +204,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     // Asked before the rows are read: a transaction open now may commit rows behind what this run reads.
     const safe = o.mode === 'sync' ? await readWatermark(source, def.name, o.logger) : undefined;
     if (safe) await deps.state.cursors.set(def.name, WATERMARK_LANE, watermarkRow(safe));
-    const watermark = new LowWaterMark(after, capOf(safe));
+    const watermark = new LowWaterMark(after, capOf(safe, after));
     const engine = new PushEngine({
       def,
       resource,
@@ -220,7 +229,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       else if (due.backingOff > 0) o.logger.debug({ backingOff: due.backingOff }, 'dead letters that wait for another record back off; a later sync tries them');
       await engine.acceptRecords(due.letters);
     }
-    const until = o.mode === 'backfill' ? o.range?.to : undefined;
+    const until = o.mode === 'backfill' ? start.until : undefined;
     const tally = new ReadTally(def.options.inactiveWhen, o.counts, def.options.onMissing !== 'ignore');
     const read = source.read({ ...(after ? { after } : {}), ...(until !== undefined ? { until } : {}), pageSize: def.options.pageSize, ...(o.since !== undefined ? { since: o.since } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(dryRun ? { readOnly: true } : {}), ...(lookBack ? { lookBack } : {}) });
     // A column the mapping reads and the source lacks fails here, before anything is written.
@@ -250,6 +259,12 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
   } finally {
     if (owned) await source.close();
   }
+}
+
+/** The cursor column a pipeline's source names, for messages (files and HTTP sources may have none). */
+function cursorColumnOf(def: PipelineDefinition): string | undefined {
+  const c = (def.source as { cursor?: unknown } | undefined)?.cursor;
+  return typeof c === 'string' ? c : undefined;
 }
 
 /** Why this read cannot tell which records left the ERP; undefined when it read everything. */

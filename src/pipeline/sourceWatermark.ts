@@ -5,7 +5,7 @@
  * state (lane `source-watermark`) for `status`, the dashboard, `/metrics` and the alert on a
  * transaction that stays open too long.
  */
-import { cursorTime } from '../erp/sql/lookback.js';
+import { compareTimestamps, isNumberCursor, parseTimestamp, writeLike } from '../erp/cursorFormat.js';
 import type { CursorPosition, Source, SourceWatermark } from '../erp/types.js';
 import type { Logger } from '../log.js';
 import type { CursorWrite, StoredCursor } from '../state/index.js';
@@ -37,21 +37,35 @@ export async function readWatermark(source: Source, pipeline: string, logger: Lo
 
 /**
  * The cap a watermark puts on checkpoints: a position at or after the oldest open transaction's
- * start becomes that start with no key (its ties are read again). Same object each time, so
- * "did the cursor move" stays an identity check.
+ * start becomes that start with no key (its ties are read again), **written like the row's own
+ * value** (cursorFormat.ts): the read after it compares `column >= cap`, as text on a TEXT column,
+ * so an ISO `…T19:59:02` cap on a column of `… 19:59:19` values would skip the rest of that day.
+ * Fraction digits never exceed the row's (a DATETIME(3) column compares `.063` below a `.063871`
+ * bound). A text value whose form cannot be learnt gets no cap written in a foreign form: while a
+ * transaction is open the cursor holds at `held`, the last value it had (a row's own value; none
+ * on a first run: nothing is stored and the next run reads from the start). Numbers (sequences)
+ * are never capped: the watermark is a time. Same object for the same cap, so "did the cursor
+ * move" stays an identity check.
  */
-export function capOf(wm: SourceWatermark | undefined): ((p: CursorPosition) => CursorPosition) | undefined {
+export function capOf(wm: SourceWatermark | undefined, held?: CursorPosition): ((p: CursorPosition) => CursorPosition | undefined) | undefined {
   const bound = wm?.bound;
   if (!bound) return undefined;
-  const zoned: CursorPosition = { value: bound.zoned, key: null };
-  const naive: CursorPosition = { value: bound.naive, key: null };
-  const zonedMs = cursorTime(bound.zoned)?.ms;
-  const naiveMs = cursorTime(bound.naive)?.ms;
+  const zoned = parseTimestamp(bound.zoned);
+  const naive = parseTimestamp(bound.naive);
+  const open = wm?.openSince !== undefined;
+  const caps = new Map<string, CursorPosition>();
   return (p) => {
-    const t = cursorTime(p.value);
-    if (!t) return p;
-    const limit = t.zoned ? zonedMs : naiveMs;
-    return limit !== undefined && t.ms >= limit ? (t.zoned ? zoned : naive) : p;
+    if (p.value === null || isNumberCursor(p.value)) return p;
+    const t = parseTimestamp(p.value);
+    if (!t) return open ? held : p;
+    const b = t.format.zone ? zoned : naive;
+    if (!b) return p;
+    const text = writeLike(b, t.format);
+    const cap = parseTimestamp(text);
+    if (!cap || compareTimestamps(t, cap) < 0) return p;
+    let position = caps.get(text);
+    if (!position) caps.set(text, (position = { value: text, key: null }));
+    return position;
   };
 }
 

@@ -21,11 +21,12 @@ export class LowWaterMark {
 
   /**
    * `cap` bounds every position handed out: the source's watermark (sourceWatermark.ts) keeps the
-   * cursor before a transaction still open in the ERP, whatever was read after it.
+   * cursor before a transaction still open in the ERP, whatever was read after it. A cap that
+   * answers undefined holds the cursor where nothing is stored yet (nothing is written).
    */
   constructor(
     initial?: CursorPosition,
-    private readonly cap?: (p: CursorPosition) => CursorPosition,
+    private readonly cap?: (p: CursorPosition) => CursorPosition | undefined,
   ) {
     this.mark = initial;
   }

@@ -86,7 +86,9 @@ describe('lookback on an incremental SQL read', () => {
     expect(lookedBack({ value: '2026-11-26', key: 'A' }, 300_000)).toEqual({ value: '2026-11-26', key: null });
     // An offset stays the offset it was written in, digits as many as written: text order stays time order.
     expect(lookedBack({ value: '2026-11-26T12:01:00-05:00', key: 'A' }, 300_000)).toEqual({ value: '2026-11-26T11:56:00-05:00', key: null });
-    expect(lookedBack({ value: '2026-11-26T12:01:00.123456Z', key: 'A' }, 300_000)).toEqual({ value: '2026-11-26T11:56:00.123000Z', key: null });
+    expect(lookedBack({ value: '2026-11-26T12:01:00.123456Z', key: 'A' }, 300_000)).toEqual({ value: '2026-11-26T11:56:00.123456Z', key: null });
+    // PostgreSQL's text output of a timestamptz (`now()::text` kept in a TEXT column): space, short offset.
+    expect(lookedBack({ value: '2026-11-26 00:01:00.5+01', key: 'A' }, 120_000)).toEqual({ value: '2026-11-25 23:59:00.5+01', key: null });
     expect(lookedBack({ value: 4711, key: 'A' }, 300_000)).toBeUndefined();
     expect(lookedBack({ value: '2026-11-26 12:01:00', key: 'A' }, 0)).toBeUndefined();
   });

@@ -23,14 +23,42 @@ afterEach(async () => {
 describe('the watermark of a source', () => {
   it('keeps checkpoints before the oldest open transaction, in the form the cursor values are written in, ties read again', () => {
     const cap = capOf(held)!;
-    expect(cap({ value: '2026-11-26T12:05:00.123456Z', key: 'L-2' })).toEqual({ value: '2026-11-26T12:03:11.000Z', key: null });
-    expect(cap({ value: '2026-11-26T12:03:11Z', key: 'L-1' })).toEqual({ value: '2026-11-26T12:03:11.000Z', key: null });
+    expect(cap({ value: '2026-11-26T12:05:00.123456Z', key: 'L-2' })).toEqual({ value: '2026-11-26T12:03:11.000000Z', key: null });
+    expect(cap({ value: '2026-11-26T12:03:11Z', key: 'L-1' })).toEqual({ value: '2026-11-26T12:03:11Z', key: null });
     expect(cap({ value: '2026-11-26T12:03:10.999Z', key: 'L-0' })).toEqual({ value: '2026-11-26T12:03:10.999Z', key: 'L-0' });
     // A column without zone is compared with the database's local time (here UTC+1).
     expect(cap({ value: '2026-11-26T13:04:00', key: 'L-2' })).toEqual({ value: '2026-11-26T13:03:11', key: null });
     expect(cap({ value: '2026-11-26T12:04:00', key: 'L-0' })).toEqual({ value: '2026-11-26T12:04:00', key: 'L-0' });
     // Numbers (sequences) are never capped: the watermark is a time.
     expect(cap({ value: 4711, key: 'A' })).toEqual({ value: 4711, key: 'A' });
+    expect(cap({ value: '4711', key: 'A' })).toEqual({ value: '4711', key: 'A' });
+  });
+
+  it('writes the cap like the column writes its values: the separator, the fraction digits at most as many as the column has, the zone suffix', () => {
+    const cap = capOf(held)!;
+    // A TEXT column of `YYYY-MM-DD HH:MM:SS.fff`: compared as text, an ISO `T` cap would sort after the whole day.
+    expect(cap({ value: '2026-11-26 13:04:00.624', key: 'L-2' })).toEqual({ value: '2026-11-26 13:03:11.000', key: null });
+    expect(cap({ value: '2026-11-26 13:04', key: 'L-2' })).toEqual({ value: '2026-11-26 13:03', key: null });
+    // PostgreSQL's text of a timestamptz, and an offset of its own: the same instant, written in the row's offset.
+    expect(cap({ value: '2026-11-26 12:05:00.5+00', key: 'L-2' })).toEqual({ value: '2026-11-26 12:03:11.0+00', key: null });
+    expect(cap({ value: '2026-11-26T14:05:00+0200', key: 'L-2' })).toEqual({ value: '2026-11-26T14:03:11+0200', key: null });
+    // A DATETIME(3) column gets no digits it does not have: `.063` would compare below a `.063871` bound.
+    const fine = capOf({ ...held, bound: { zoned: '2026-11-26T12:03:11.063871Z', naive: '2026-11-26T13:03:11.063871' } })!;
+    expect(fine({ value: '2026-11-26T13:04:00.100', key: 'L-2' })).toEqual({ value: '2026-11-26T13:03:11.063', key: null });
+    // A date alone: the bound's day (that whole day is read again).
+    expect(cap({ value: '2026-11-27', key: 'L-2' })).toEqual({ value: '2026-11-26', key: null });
+    expect(cap({ value: '2026-11-26', key: 'L-2' })).toEqual({ value: '2026-11-26', key: null });
+  });
+
+  it('holds the cursor at its last value, never writing a cap in a foreign form, when the column\'s form cannot be learnt and a transaction is open', () => {
+    const stored = { value: '26.11.2026 12:00', key: 'A' };
+    const cap = capOf(held, stored)!;
+    expect(cap({ value: '26.11.2026 12:05', key: 'L-2' })).toBe(stored);
+    // A first run has nothing to hold: no cursor is written, the next run reads from the start.
+    expect(capOf(held)!({ value: '26.11.2026 12:05', key: 'L-2' })).toBeUndefined();
+    // No transaction open: the row's own value is the cursor.
+    const { openSince: _, ...quiet } = held;
+    expect(capOf(quiet, stored)!({ value: '26.11.2026 12:05', key: 'L-2' })).toEqual({ value: '26.11.2026 12:05', key: 'L-2' });
   });
 
   it('lets the low-water mark move only up to the cap, and says no move while it stays there', () => {

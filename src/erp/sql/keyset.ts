@@ -171,11 +171,22 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
     }
   }
 
+  /** One row, the newest by the cursor column: an index on (cursor, key) answers it from its end. */
+  async function newestCursor(): Promise<CursorValue> {
+    const c = `shopsync_q.${driver.quote(cfg.cursor)}`;
+    const base = cfg.query.trim().replace(/;+$/, '');
+    const compiled = compileNamed(`SELECT ${c} AS shopsync_newest FROM (${base}) shopsync_q WHERE ${c} IS NOT NULL ORDER BY ${c} DESC LIMIT 1`, { ...cfg.params }, driver.style);
+    const [row] = await driver.query(compiled.sql, compiled.params);
+    return row === undefined ? null : toCursorValue(jsonSafeRow(row).shopsync_newest);
+  }
+
   return {
     kind: connector,
     readsAll: true,
     read,
     watermark: () => openTransactions(driver),
+    // A query that pages itself needs its :cursor bound to mean anything: it is not sampled.
+    ...(used.has('cursor') ? {} : { newestCursor }),
     async commit() {
       // SQL sources have nothing to release: the pipeline's stored cursor is the whole truth.
     },

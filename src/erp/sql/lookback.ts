@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import type { CursorPosition, CursorValue } from '../types.js';
 import { comparePositions } from '../values.js';
+import { parseTimestamp, writeLike, writeWall } from '../cursorFormat.js';
 
 /** `5m`, `90s`, `1h`, `2d`, `500ms`, or a number of milliseconds (also as text); 0 turns it off. */
 export const durationSchema = z.union([
@@ -34,8 +35,6 @@ export const durationSchema = z.union([
  */
 export const DEFAULT_LOOKBACK_MS = 5 * 60_000;
 
-const ZONED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|([+-])(\d{2}):?(\d{2}))$/;
-
 /**
  * A zoned timestamp written as `like` is written: in its offset and with its fraction digits. A
  * source that compares cursor values as text (an HTTP API, a SQLite TEXT column) would otherwise
@@ -43,50 +42,31 @@ const ZONED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|([+-])(\d{2}):?(
  * records between them. Digits cut off move the value earlier, never later.
  */
 export function writtenLike(value: string, like: string): string {
-  const m = ZONED.exec(like);
-  if (!m || Number.isNaN(Date.parse(value))) return value;
-  const [, , fraction, zone, sign, hh, mm] = m;
-  const offsetMs = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) * 60_000;
-  const wall = new Date(Date.parse(value) + offsetMs).toISOString();
-  const digits = fraction === undefined ? '' : `${wall.slice(19, 23)}${'0'.repeat(Math.max(0, fraction.length - 4))}`.slice(0, fraction.length);
-  return `${wall.slice(0, 19)}${digits}${zone}`;
+  const form = parseTimestamp(like)?.format;
+  const t = parseTimestamp(value);
+  if (!form?.zone || !t?.format.zone) return value;
+  return writeLike(t, form);
 }
 
-const ISO_ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-const NAIVE = /^(\d{4}-\d{2}-\d{2})([ T])(\d{2}:\d{2})(:\d{2})?(\.\d+)?$/;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-
 /**
- * Where a read with lookback starts: the cursor value `ms` earlier, written as the source writes it,
- * with no key (every row at that value and after). Undefined when the value is no timestamp.
+ * Where a read with lookback starts: the cursor value `ms` earlier, written as the source writes it
+ * (cursorFormat.ts: separator, seconds, fraction digits, zone suffix), with no key (every row at
+ * that value and after). Undefined when the value is no timestamp.
  */
 export function lookedBack(after: CursorPosition, ms: number): CursorPosition | undefined {
-  const v = after.value;
-  if (ms <= 0 || typeof v !== 'string') return undefined;
-  if (ISO_ZONED.test(v)) return { value: writtenLike(new Date(Date.parse(v) - ms).toISOString(), v), key: null };
-  const naive = NAIVE.exec(v);
-  if (naive) {
-    // A timestamp without zone is compared as text or as the database's local time: shift it as written.
-    const [, , sep, , seconds, fraction] = naive;
-    const shifted = new Date(Date.parse(`${naive[1]}T${naive[3]}${seconds ?? ':00'}${fraction ?? ''}Z`) - ms).toISOString();
-    // Milliseconds from the shift; digits below a millisecond (microseconds) stay as written.
-    const frac = fraction === undefined ? '' : fraction.length <= 4 ? shifted.slice(19, 19 + fraction.length) : `${shifted.slice(19, 23)}${fraction.slice(4)}`;
-    const text = `${shifted.slice(0, 10)}${sep}${shifted.slice(11, 16)}${seconds !== undefined ? shifted.slice(16, 19) : ''}${frac}`;
-    return { value: text, key: null };
-  }
+  if (ms <= 0) return undefined;
+  const t = parseTimestamp(after.value);
+  if (!t) return undefined;
   // A date alone: the whole day again (a shorter window cannot be written as a date).
-  if (DATE_ONLY.test(v)) return { value: v, key: null };
-  return undefined;
+  if (!t.format.separator) return { value: after.value, key: null };
+  // Shifted as written (a zoned value keeps its offset, so its wall time moves as its instant does); digits below a millisecond stay.
+  return { value: writeWall(t.wallMs - ms, t.subMs, t.format), key: null };
 }
 
 /** A timestamp cursor value as milliseconds: a zoned one as its instant, a naive one as written (compared only with naive ones). */
 export function cursorTime(value: CursorValue): { readonly ms: number; readonly zoned: boolean } | undefined {
-  if (typeof value !== 'string') return undefined;
-  if (ISO_ZONED.test(value)) return { ms: Date.parse(value), zoned: true };
-  const naive = NAIVE.exec(value);
-  if (naive) return { ms: Date.parse(`${naive[1]}T${naive[3]}${naive[4] ?? ':00'}${(naive[5] ?? '').slice(0, 4)}Z`), zoned: false };
-  if (DATE_ONLY.test(value)) return { ms: Date.parse(`${value}T00:00:00Z`), zoned: false };
-  return undefined;
+  const t = parseTimestamp(value);
+  return t ? { ms: t.ms, zoned: t.format.zone !== undefined } : undefined;
 }
 
 /**
