@@ -11,6 +11,7 @@
  * and the database parses the bound; the same rule keeps their fraction precision.
  */
 import type { CursorValue } from './types.js';
+import { compareValues } from './values.js';
 
 /** How a zone suffix is written: `Z`, `+01`, `+01:00`, `+0100`. */
 export type ZoneStyle = 'Z' | 'hh' | 'hh:mm' | 'hhmm';
@@ -119,4 +120,29 @@ export function formatText(format: TimestampFormat): string {
   if (!format.separator) return 'YYYY-MM-DD';
   const zone = !format.zone ? ' (no zone)' : format.zone.style === 'Z' ? 'Z' : format.zone.style === 'hh' ? '+HH' : format.zone.style === 'hh:mm' ? '+HH:MM' : '+HHMM';
   return `YYYY-MM-DD${format.separator}HH:MM${format.seconds ? ':SS' : ''}${format.digits > 0 ? `.${'f'.repeat(format.digits)}` : ''}${zone}`;
+}
+
+const INTEGER = /^-?\d+$/;
+
+/**
+ * Order of two cursor values as the database orders them, for the checks shopsync makes itself (a
+ * backfill's `to` on a query that pages itself): numbers, also integers the driver hands over as
+ * text (PostgreSQL bigint: as text '9' sorts after '10'), by value; timestamps of one kind by time
+ * (PostgreSQL writes `12:00:42Z` and `12:00:42.5Z` with different lengths); anything else as text.
+ */
+export function compareCursorValues(a: CursorValue, b: CursorValue): number {
+  if (typeof a === 'string' && typeof b === 'string' && INTEGER.test(a) && INTEGER.test(b)) {
+    const x = BigInt(a);
+    const y = BigInt(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (isNumberCursor(a) && isNumberCursor(b) && a !== null && b !== null) {
+    const x = Number(a);
+    const y = Number(b);
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  const ta = parseTimestamp(a);
+  const tb = parseTimestamp(b);
+  if (ta && tb && (ta.format.zone === undefined) === (tb.format.zone === undefined)) return compareTimestamps(ta, tb);
+  return compareValues(a, b);
 }

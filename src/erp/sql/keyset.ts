@@ -8,7 +8,8 @@ import { DEFAULT_LOOKBACK_MS, lookedBack } from './lookback.js';
 import type { Logger } from '../../log.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
 import { rawExcerpt, SOURCE_CODES, type CursorPosition, type CursorValue, type ErpRecord, type ReadOptions, type Source, type SourceItem } from '../types.js';
-import { compareValues, jsonSafeRow, toCursorValue } from '../values.js';
+import { compareCursorValues } from '../cursorFormat.js';
+import { jsonSafeRow, toCursorValue } from '../values.js';
 import { keyList, type SqlSourceConfig } from './config.js';
 import { keyParts, keyString } from './keys.js';
 import type { SqlDriver } from './driver.js';
@@ -158,7 +159,7 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
           continue;
         }
         // A query that pages itself without :until gets the bound enforced here (ascending order: stop).
-        if (untilInClient && options.until !== undefined && options.until !== null && compareValues(it.position.value, options.until) > 0) return;
+        if (untilInClient && options.until !== undefined && options.until !== null && compareCursorValues(it.position.value, options.until) > 0) return;
         yield it;
         last = it.position;
       }
