@@ -4,7 +4,8 @@
  * a value shopsync wrote rather than read. The next read is `column >= cap`: on a TEXT column that
  * is a text comparison, and an ISO `…T19:59:02` cap sorts after every `… 19:59:19` value of that
  * day. One scenario per kind of change column, against the sandbox shop over HTTP: the clerk's row
- * and the rows changed later the same day must reach the shop in the next run.
+ * and the rows changed later the same day must reach the shop in the next run. The server sources
+ * have `lookback: 0`, so the cap alone must keep the clerk's row ahead of the cursor.
  */
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -124,7 +125,7 @@ describe.skipIf(!postgres.available)('a PostgreSQL change column', () => {
     };
   }
   const local = "now() AT TIME ZONE current_setting('log_timezone')";
-  const pgSource = (qualified: string) => () => createSource({ kind: 'postgres', host: postgres.host, port: postgres.port, user: postgres.user, database: postgres.database }, { query: `SELECT * FROM ${qualified}`, cursor: 'changed', key: 'sku' } as never, { logger: silentLogger, baseDir: '/', env: {} });
+  const pgSource = (qualified: string) => () => createSource({ kind: 'postgres', host: postgres.host, port: postgres.port, user: postgres.user, database: postgres.database }, { query: `SELECT * FROM ${qualified}`, cursor: 'changed', key: 'sku', lookback: 0 } as never, { logger: silentLogger, baseDir: '/', env: {} });
 
   it('text (YYYY-MM-DD HH:MM:SS.fff): a run while a transaction is open stores its cursor in the column\'s form, and the rest of the day is delivered', async () => {
     const t = await table('art_text', 'TEXT', `to_char(${local}, 'YYYY-MM-DD HH24:MI:SS.MS')`);
@@ -205,7 +206,7 @@ describe.skipIf(!mariadb.available)('a MariaDB change column', () => {
         };
       },
       sample: () => firstValue(t.source()),
-      source: () => () => createSource({ kind: 'mysql', host: mariadb.host, port: mariadb.port, user: mariadb.user, database: mariadb.database }, { query: `SELECT * FROM ${qualified}`, cursor: 'changed', key: 'sku' } as never, { logger: silentLogger, baseDir: '/', env: {} }),
+      source: () => () => createSource({ kind: 'mysql', host: mariadb.host, port: mariadb.port, user: mariadb.user, database: mariadb.database }, { query: `SELECT * FROM ${qualified}`, cursor: 'changed', key: 'sku', lookback: 0 } as never, { logger: silentLogger, baseDir: '/', env: {} }),
     };
     return t;
   }
