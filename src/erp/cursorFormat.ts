@@ -47,6 +47,17 @@ export function isNumberCursor(value: CursorValue): boolean {
   return typeof value === 'number' || (typeof value === 'string' && NUMBER.test(value));
 }
 
+const DATE_LIKE = /\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|\d{1,2}:\d{2}/;
+
+/**
+ * Whether text that `parseTimestamp` does not read still looks like a date or a time of day
+ * (`01.12.2026 19:59`, `12/01/2026`): a time in a form shopsync cannot write. Other text (a
+ * zero-padded id `A-000123`, a version) is no time, and the watermark, a time, does not apply to it.
+ */
+export function looksLikeTime(value: CursorValue): boolean {
+  return typeof value === 'string' && DATE_LIKE.test(value);
+}
+
 /** A cursor value as a timestamp with its written form; undefined for anything else (numbers, other text). */
 export function parseTimestamp(value: CursorValue): Timestamp | undefined {
   if (typeof value !== 'string') return undefined;

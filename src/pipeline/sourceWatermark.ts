@@ -5,7 +5,7 @@
  * state (lane `source-watermark`) for `status`, the dashboard, `/metrics` and the alert on a
  * transaction that stays open too long.
  */
-import { compareTimestamps, isNumberCursor, parseTimestamp, writeLike } from '../erp/cursorFormat.js';
+import { compareTimestamps, isNumberCursor, looksLikeTime, parseTimestamp, writeLike } from '../erp/cursorFormat.js';
 import type { CursorPosition, Source, SourceWatermark } from '../erp/types.js';
 import type { Logger } from '../log.js';
 import type { CursorWrite, StoredCursor } from '../state/index.js';
@@ -41,11 +41,11 @@ export async function readWatermark(source: Source, pipeline: string, logger: Lo
  * value** (cursorFormat.ts): the read after it compares `column >= cap`, as text on a TEXT column,
  * so an ISO `…T19:59:02` cap on a column of `… 19:59:19` values would skip the rest of that day.
  * Fraction digits never exceed the row's (a DATETIME(3) column compares `.063` below a `.063871`
- * bound). A text value whose form cannot be learnt gets no cap written in a foreign form: while a
- * transaction is open the cursor holds at `held`, the last value it had (a row's own value; none
- * on a first run: nothing is stored and the next run reads from the start). Numbers (sequences)
- * are never capped: the watermark is a time. Same object for the same cap, so "did the cursor
- * move" stays an identity check.
+ * bound). A date or time in a form that cannot be learnt (`01.12.2026 19:59`) gets no cap written
+ * in a foreign form: while a transaction is open the cursor holds at `held`, the last value it had
+ * (a row's own value; none on a first run: nothing is stored and the next run reads from the
+ * start). Numbers (sequences) and text that is no time (ids) are never capped: the watermark is a
+ * time. Same object for the same cap, so "did the cursor move" stays an identity check.
  */
 export function capOf(wm: SourceWatermark | undefined, held?: CursorPosition): ((p: CursorPosition) => CursorPosition | undefined) | undefined {
   const bound = wm?.bound;
@@ -57,7 +57,7 @@ export function capOf(wm: SourceWatermark | undefined, held?: CursorPosition): (
   return (p) => {
     if (p.value === null || isNumberCursor(p.value)) return p;
     const t = parseTimestamp(p.value);
-    if (!t) return open ? held : p;
+    if (!t) return open && looksLikeTime(p.value) ? held : p;
     const b = t.format.zone ? zoned : naive;
     if (!b) return p;
     const text = writeLike(b, t.format);

@@ -4,7 +4,7 @@
  * column's values compare, as text too.
  */
 import { describe, expect, it } from 'vitest';
-import { compareCursorValues, formatText, isNumberCursor, parseTimestamp, sameTextOrder, writeLike } from '../../src/erp/cursorFormat.js';
+import { compareCursorValues, formatText, isNumberCursor, looksLikeTime, parseTimestamp, sameTextOrder, writeLike } from '../../src/erp/cursorFormat.js';
 
 const form = (v: string) => parseTimestamp(v)!.format;
 
@@ -21,6 +21,8 @@ describe('the form of a cursor value', () => {
     expect(parseTimestamp('2026-02-30 10:00')).toBeUndefined();
     expect(parseTimestamp(4711)).toBeUndefined();
     expect([4711, '4711', '-3', '12.5', '2026-12-01', 'v1'].map(isNumberCursor)).toEqual([true, true, true, true, false, false]);
+    // A time in a form shopsync cannot write, against text that is no time at all.
+    expect(['01.12.2026 19:59', '12/01/2026', '19:59 01.12.', 'A-000123', 'v1.2'].map(looksLikeTime)).toEqual([true, true, true, false, false]);
   });
 
   it('writes another value in that form: the same instant in the offset, digits cut (earlier) or exact zeros', () => {

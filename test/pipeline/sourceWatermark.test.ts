@@ -59,6 +59,8 @@ describe('the watermark of a source', () => {
     // No transaction open: the row's own value is the cursor.
     const { openSince: _, ...quiet } = held;
     expect(capOf(quiet, stored)!({ value: '26.11.2026 12:05', key: 'L-2' })).toEqual({ value: '26.11.2026 12:05', key: 'L-2' });
+    // Text that is no time (a zero-padded id) is not held, as numbers are not: the watermark is a time.
+    expect(cap({ value: 'A-000123', key: 'A-000123' })).toEqual({ value: 'A-000123', key: 'A-000123' });
   });
 
   it('lets the low-water mark move only up to the cap, and says no move while it stays there', () => {
