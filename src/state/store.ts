@@ -417,7 +417,8 @@ export interface RetentionStore {
 export type TableCounts = Readonly<Record<StateTable, number>>;
 
 /** The tables a state copy moves. */
-export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries'] as const;
+// state_marks moves too: a restore nobody accepted yet must still hold the pulls back after the move.
+export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries', 'state_marks'] as const;
 export type StateTable = (typeof STATE_TABLES)[number];
 
 /** Raw rows of one table, in the neutral form both backends read and write (epoch ms, JSON as text). */
