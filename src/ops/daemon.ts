@@ -27,7 +27,7 @@ import { pausedShopOf, registerShopStreakMetrics } from './shopStreaks.js';
 import { shopReports } from './shopHealth.js';
 import { shopsOf } from '../config/index.js';
 import type { StateStore } from '../state/index.js';
-import { restoreAccepted } from '../state/rewinds.js';
+import { heldBackByRestore } from '../pipeline/rewind.js';
 
 /** Options of `startDaemon`. */
 export interface DaemonOptions {
@@ -289,9 +289,6 @@ async function singleDaemonLock(runtime: Runtime, statePath: string) {
 
 /** Said at start, not only in each refused run: a restored state's pulls deliver nothing until accepted. */
 async function warnUnacceptedRestore(state: StateStore, pulls: readonly string[], logger: Logger): Promise<void> {
-  const mark = await state.rewinds.restored();
-  if (!mark) return;
-  const waiting: string[] = [];
-  for (const p of pulls) if (!restoreAccepted(mark, await state.rewinds.acceptance(p))) waiting.push(p);
-  if (waiting.length > 0) logger.error({ code: 'STATE_RESTORED', pipelines: waiting, file: mark.file, restoredAt: new Date(mark.restoredAt).toISOString() }, 'the state was restored from a backup: these pull pipelines deliver nothing until `shopsync state accept-restore` (docs/operations.md, "The state goes back in time")');
+  const { mark, pipelines } = await heldBackByRestore(state, pulls);
+  if (mark && pipelines.length > 0) logger.error({ code: 'STATE_RESTORED', pipelines, file: mark.file, restoredAt: new Date(mark.restoredAt).toISOString() }, 'the state was restored from a backup: these pull pipelines deliver nothing until `shopsync state accept-restore` (docs/operations.md, "The state goes back in time")');
 }

@@ -12,7 +12,7 @@
 import { StateBehindError } from '../errors.js';
 import type { ErpRecord, Sink } from '../erp/types.js';
 import { restoreAccepted } from '../state/rewinds.js';
-import type { StateStore } from '../state/index.js';
+import type { RestoreMark, StateStore } from '../state/index.js';
 
 /** Keys named in a message; the details carry up to this many too. */
 const SHOWN_KEYS = 10;
@@ -30,6 +30,15 @@ export async function checkRestore(state: StateStore, pipeline: string): Promise
     `pull ${pipeline} refused to deliver: the state was restored from ${mark!.file} at ${new Date(mark!.restoredAt).toISOString()}${taken}, so it does not know what was delivered since, and would deliver it into the sink again. ${fix(pipeline)}`,
     { details: { pipeline, restoredAt: mark!.restoredAt, file: mark!.file, ...(mark!.newestRunAt ? { newestRunAt: mark!.newestRunAt } : {}) } },
   );
+}
+
+/** The state's restore and the pull pipelines it still holds back (none when there was no restore or every one accepted). */
+export async function heldBackByRestore(state: StateStore, pulls: readonly string[]): Promise<{ mark?: RestoreMark; pipelines: string[] }> {
+  const mark = await state.rewinds.restored();
+  if (!mark) return { pipelines: [] };
+  const pipelines: string[] = [];
+  for (const p of pulls) if (!restoreAccepted(mark, await state.rewinds.acceptance(p))) pipelines.push(p);
+  return { mark, pipelines };
 }
 
 /** One record about to be delivered. */

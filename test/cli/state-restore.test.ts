@@ -102,6 +102,9 @@ describe('a pull after the state went back in time (spawned)', { timeout: 180_00
       expect(failing.code, failing.stderr).toBe(1);
       expect(JSON.parse(failing.stdout).pipelines.map((p: { name: string }) => p.name)).toEqual(['orders']);
 
+      const doctor = await runCli(['doctor', '--json', '--config', config], { env });
+      expect(JSON.parse(doctor.stdout).checks).toContainEqual(expect.objectContaining({ name: 'state restore', ok: false, detail: expect.stringContaining('pull pipelines orders deliver nothing until `shopsync state accept-restore`') }));
+
       const accepted = await sync('--accept-restore');
       expect(accepted.code, accepted.stdout + accepted.stderr).toBe(0);
       expect(accepted.stdout).toMatch(/orders sync succeeded .*created 0, updated 2, unchanged 3/);
@@ -133,6 +136,9 @@ describe('a pull after the state went back in time (spawned)', { timeout: 180_00
       expect(refused.stdout).toContain(`[STATE_BEHIND_SINK] pull orders refused to deliver: sqlite table erp_orders already holds ${Math.min(all.length, 200)} of the records about to be delivered`);
       expect(imported(erp)).toEqual(all);
 
+      const push = await runCli(['state', 'accept-restore', 'products', '--config', config], { env });
+      expect(push.code).toBe(2);
+      expect(push.stderr).toContain('no pipeline products in the config; pull pipelines: orders');
       const accept = await runCli(['state', 'accept-restore', '--config', config], { env });
       expect(accept.code, accept.stderr).toBe(0);
       expect(accept.stdout).toContain('accepted for orders');

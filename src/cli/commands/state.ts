@@ -145,7 +145,10 @@ export function stateCommand(ctx: CliContext): Command {
     .action(async (name: string | undefined, _opts: unknown, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
         const pulls = loaded.config.pipelines.filter((p) => p.direction === 'pull').map((p) => p.name);
-        if (name !== undefined && !loaded.config.pipelines.some((p) => p.name === name)) throw new UsageError(`no pipeline ${name} in the config; pipelines: ${loaded.config.pipelines.map((p) => p.name).join(', ')}`);
+        if (name !== undefined && !pulls.includes(name)) {
+          const known = loaded.config.pipelines.some((p) => p.name === name);
+          throw new UsageError(`${known ? `${name} is a push; only pull pipelines are held back after a restore (the shop side keeps pushes from creating twice)` : `no pipeline ${name} in the config`}; pull pipelines: ${pulls.join(', ') || 'none'}`);
+        }
         const names = name !== undefined ? [name] : pulls;
         if (names.length === 0) throw new UsageError('the config has no pull pipeline; only pulls refuse after a restore');
         const mark = await runtime.state.rewinds.restored();
