@@ -150,7 +150,7 @@ export function stateCommand(ctx: CliContext): Command {
           throw new UsageError(`${known ? `${name} is a push; only pull pipelines are held back after a restore (the shop side keeps pushes from creating twice)` : `no pipeline ${name} in the config`}; pull pipelines: ${pulls.join(', ') || 'none'}`);
         }
         const names = name !== undefined ? [name] : pulls;
-        if (names.length === 0) throw new UsageError('the config has no pull pipeline; only pulls refuse after a restore');
+        if (names.length === 0) return ctx.print('the config has no pull pipeline: nothing is held back after a restore (only pulls are)');
         const mark = await runtime.state.rewinds.restored();
         for (const pipeline of names) {
           await runtime.state.rewinds.accept(pipeline, Date.now());
