@@ -3,10 +3,11 @@
  * mapping into import tables, then the state is replaced by an older copy (its online backup) or
  * deleted. The next pull delivers nothing into the sink and names the orders it found there; after
  * the user's say-so they are updates of the rows already there, one row per order. On SQLite,
- * PostgreSQL and MariaDB import tables.
+ * PostgreSQL and MariaDB import tables. A file sink, which cannot be asked, is held back by the
+ * restore mark alone.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
@@ -238,5 +239,35 @@ describe.each([sqlite, postgres, mariadb])('$name import tables, after the state
     await state.rewinds.setInFlight(def.name, [String(id)]);
     expect(await pull()).toMatchObject({ status: 'succeeded', counts: { created: 0, updated: 1 } });
     expect(await orderNumbers()).toEqual([id]);
+  });
+});
+
+describe('a file sink after `state restore`', () => {
+  let f: PushFixture;
+  beforeEach(async () => {
+    f = await pushFixture();
+  });
+  afterEach(async () => {
+    await f.close();
+  });
+
+  it('writes no file while the restore waits for its say-so (a file outbox cannot be asked what it holds), and delivers once accepted', async () => {
+    const created = await f.shop.create('orders', [order(1), order(2)]);
+    expect(created.outcomes.every((o) => o.ok)).toBe(true);
+    const outbox = join(f.dir, 'out');
+    const files = () => readdirSync(outbox).filter((n) => !n.startsWith('.'));
+    const pull = () => runPipeline(def, { state: f.state, shop: f.shop, mapping, sink: () => createSink({ kind: 'files', folder: f.dir }, { folder: 'out', format: 'json' }, { logger: silentLogger, baseDir: f.dir, env: {} }) });
+    mkdirSync(outbox);
+    // What `shopsync state restore` writes into the state it puts in place (test/cli/state-restore.test.ts runs the command).
+    await f.state.rewinds.markRestored({ restoredAt: Date.parse('2026-12-01T09:00:00Z'), file: '/backups/monday.db', newestRunAt: '2026-11-30T18:00:00.000Z' });
+
+    const refused = await pull();
+    expect(refused).toMatchObject({ status: 'failed', error: { code: 'STATE_RESTORED' }, counts: { read: 0 } });
+    expect(refused.error!.message).toMatchInlineSnapshot(`"pull orders-to-erp refused to deliver: the state was restored from /backups/monday.db at 2026-12-01T09:00:00.000Z; its newest run started 2026-11-30T18:00:00.000Z, so it does not know what was delivered since, and would deliver it into the sink again. If the ERP has not imported them yet or imports by key, or after you removed what it imported twice, accept with \`shopsync state accept-restore orders-to-erp\` (or run \`shopsync sync orders-to-erp --accept-restore\`): the rows already there are then updated in place, never inserted again. If the newer state still exists (\`<state>.before-restore\`), put it back instead"`);
+    expect(files()).toEqual([]);
+
+    await f.state.rewinds.accept(def.name, Date.now());
+    expect(await pull()).toMatchObject({ status: 'succeeded', counts: { created: 2 } });
+    expect(files()).toHaveLength(1);
   });
 });
