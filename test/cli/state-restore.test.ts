@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { useSandbox, shopEnv } from '../support/sandbox.js';
 import { clientFor } from '../pipeline/support.js';
-import { ensureBuilt, runCli, tempDir } from './support.js';
+import { ensureBuilt, runCli, startCli, tempDir } from './support.js';
 
 const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 
@@ -101,6 +101,15 @@ describe('a pull after the state went back in time (spawned)', { timeout: 180_00
       const failing = await runCli(['status', '--failing', '--json', '--config', config], { env });
       expect(failing.code, failing.stderr).toBe(1);
       expect(JSON.parse(failing.stdout).pipelines.map((p: { name: string }) => p.name)).toEqual(['orders']);
+
+      // The daemon says it at start, before any run is refused.
+      const daemon = startCli(['run', '--port', '0', '--config', config], { env });
+      await daemon.waitFor(/shopsync daemon started/, 60_000);
+      const said = await daemon.waitFor(/.*STATE_RESTORED.*/, 60_000);
+      expect(said[0]).toContain('"pipelines":["orders"]');
+      expect(said[0]).toContain('these pull pipelines deliver nothing until `shopsync state accept-restore`');
+      daemon.child.kill('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
 
       const doctor = await runCli(['doctor', '--json', '--config', config], { env });
       expect(JSON.parse(doctor.stdout).checks).toContainEqual(expect.objectContaining({ name: 'state restore', ok: false, detail: expect.stringContaining('pull pipelines orders deliver nothing until `shopsync state accept-restore`') }));
