@@ -131,6 +131,14 @@ export class ConnectorError extends SyncError {
 /** The state database refused an operation (newer schema, lock held…). */
 export class StateError extends SyncError {}
 
+/**
+ * The state is older than what shopsync already delivered (a restored backup, a deleted state):
+ * a pull refuses to deliver again until the user says so. Codes: STATE_RESTORED (the state came
+ * from `shopsync state restore`), STATE_BEHIND_SINK (the sink holds rows of ours the state does
+ * not know). `details` name the pipeline, the sink and the keys found.
+ */
+export class StateBehindError extends StateError {}
+
 /** The run was asked to stop (SIGTERM, dashboard); not a failure of any record. */
 export class AbortedError extends SyncError {
   constructor(message = 'run was stopped before it finished') {

@@ -166,6 +166,15 @@ export interface Sink {
   readonly kind: string;
   /** Resolve only once the batch is durable; reject (with a ConnectorError) when nothing was written. */
   write(batch: SinkBatch): Promise<void>;
+  /** What it writes into, for messages (`sqlite table erp_orders`). */
+  readonly target?: string;
+  /**
+   * Which of `records` the sink already holds, looked up by the sink's key (indexes into
+   * `records`): a pull asks before delivering records its state does not know, so rows written by
+   * a state it no longer has (a restore, a deleted state) are noticed. Absent: the sink cannot tell
+   * (a file outbox the ERP empties, an HTTP endpoint).
+   */
+  holding?(records: readonly ErpRecord[]): Promise<ReadonlySet<number>>;
   close(): Promise<void>;
 }
 

@@ -26,6 +26,8 @@ import { registerHooks } from '../triggers/hookRoute.js';
 import { pausedShopOf, registerShopStreakMetrics } from './shopStreaks.js';
 import { shopReports } from './shopHealth.js';
 import { shopsOf } from '../config/index.js';
+import type { StateStore } from '../state/index.js';
+import { heldBackByRestore } from '../pipeline/rewind.js';
 
 /** Options of `startDaemon`. */
 export interface DaemonOptions {
@@ -222,6 +224,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     };
     if (options.startSchedule !== false) await startClock();
     logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath, ...(replica ? { replica: replica.name } : {}) }, 'shopsync daemon started');
+    await warnUnacceptedRestore(runtime.state, config.pipelines.filter((p) => p.direction === 'pull').map((p) => p.name), logger);
 
     let closing: Promise<CloseResult> | undefined;
     return {
@@ -282,4 +285,10 @@ async function singleDaemonLock(runtime: Runtime, statePath: string) {
       { details: { ...(holder ? { pid: holder.pid, host: holder.host } : {}), setting: 'state.kind: postgres' } },
     );
   }
+}
+
+/** Said at start, not only in each refused run: a restored state's pulls deliver nothing until accepted. */
+async function warnUnacceptedRestore(state: StateStore, pulls: readonly string[], logger: Logger): Promise<void> {
+  const { mark, pipelines } = await heldBackByRestore(state, pulls);
+  if (mark && pipelines.length > 0) logger.error({ code: 'STATE_RESTORED', pipelines, file: mark.file, restoredAt: new Date(mark.restoredAt).toISOString() }, 'the state was restored from a backup: these pull pipelines deliver nothing until `shopsync state accept-restore` (docs/operations.md, "The state goes back in time")');
 }

@@ -16,6 +16,7 @@ import { checkSourceColumns } from './columns.js';
 import { silentLogger, type Logger } from '../log.js';
 import { getResource, type OperationDef } from '../shop/registry/index.js';
 import type { SourceWatermark } from '../erp/types.js';
+import { heldBackByRestore } from '../pipeline/rewind.js';
 import { DEFAULT_SHOP, openState } from '../state/index.js';
 import { triggerProblems } from '../triggers/index.js';
 
@@ -152,6 +153,13 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
       const lock = await state.locks.acquire('doctor');
       await lock.release();
       checks.push({ name: 'state', ok: true, detail: `${loaded.statePath} (${state.backend}) is writable, schema version ${await state.schemaVersion()}` });
+      const { mark, pipelines } = await heldBackByRestore(state, loaded.config.pipelines.filter((p) => p.direction === 'pull').map((p) => p.name));
+      if (mark) {
+        const from = `restored from ${mark.file} at ${new Date(mark.restoredAt).toISOString()}`;
+        checks.push(pipelines.length > 0
+          ? { name: 'state restore', ok: false, detail: `[STATE_RESTORED] ${from}: pull pipelines ${pipelines.join(', ')} deliver nothing until \`shopsync state accept-restore\` (docs/operations.md, "The state goes back in time")` }
+          : { name: 'state restore', ok: true, detail: `${from}, accepted by every pull pipeline` });
+      }
     } finally {
       await state.close();
     }

@@ -10,6 +10,7 @@ import type { Sink } from '../erp/types.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import { deltaCeiling, deltaFilterValue, deltaFuture } from './delta.js';
 import { PullDelivery } from './pullDelivery.js';
+import { checkRestore } from './rewind.js';
 import type { PipelineDefinition } from './schema.js';
 import type { LaneRunOptions, PipelineDeps, PlannedRecord, RunRange } from './types.js';
 
@@ -34,6 +35,8 @@ function exportFilters(def: PipelineDefinition, resource: ResourceDef, stored: s
 export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, o: LaneRunOptions): Promise<PlannedRecord[] | undefined> {
   const dryRun = o.mode === 'dry-run';
   const { state, shop } = deps;
+  // Before the sink is opened or anything is read: a restored state nobody accepted delivers nothing.
+  if (!dryRun) await checkRestore(state, def.name);
   const { sink, close } = await openSink(def, deps, dryRun);
   try {
     const delta = resource.ops.export?.delta;
@@ -92,6 +95,8 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     if (!dryRun && !o.signal?.aborted && o.mode !== 'backfill' && delta && maxValue !== undefined && maxValue !== storedValue) {
       await state.cursors.set(def.name, o.cursorName, { value: maxValue, key: null });
     }
+    // Everything since the cursor was read and delivered: the state knows its deliveries again.
+    if (!dryRun && !o.signal?.aborted && o.mode === 'sync') await state.rewinds.caughtUp(def.name);
     return dryRun ? delivery.plan : undefined;
   } finally {
     await close();

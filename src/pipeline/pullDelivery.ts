@@ -14,6 +14,7 @@ import type { RunCounts, StoredIssue } from '../state/index.js';
 import { contentHash } from './hash.js';
 import { ReferenceCache, withReferences } from './references.js';
 import { issueOf } from './push/issues.js';
+import { SinkRewindGuard } from './rewind.js';
 import type { PipelineDefinition } from './schema.js';
 import type { PipelineDeps, PlannedRecord } from './types.js';
 
@@ -50,9 +51,12 @@ export class PullDelivery {
   private readonly references: ReferenceCache;
   /** Seen hashes of the page being delivered, read in one query (`prefetch`). */
   private readonly seen = new Map<string, string | undefined>();
+  /** Notices rows of ours in the sink that the state does not know (it went back in time). */
+  private readonly guard: SinkRewindGuard | undefined;
 
   constructor(private readonly o: DeliveryOptions) {
     this.references = new ReferenceCache(o.deps.state);
+    this.guard = o.sink ? new SinkRewindGuard(o.deps.state, o.def.name, o.sink) : undefined;
   }
 
   /** Read the seen hashes of a page of shop records in one query before they are accepted one by one. */
@@ -118,6 +122,8 @@ export class PullDelivery {
     const { def, deps, resource, runId, counts } = this.o;
     const { state } = deps;
     const id = `${def.name}:${createHash('sha256').update(batch.map((p) => `${p.key}:${p.hash}`).join('|')).digest('hex').slice(0, 32)}`;
+    // Rows the sink holds already are updates of our own earlier delivery, counted so, never a second create.
+    const held = this.guard ? await this.guard.before(batch) : new Set<string>();
     try {
       await this.o.sink!.write({ id, records: batch.map((p) => p.row) });
     } catch (err) {
@@ -136,7 +142,7 @@ export class PullDelivery {
       return;
     }
     for (const p of batch) {
-      if (p.known) counts.updated++;
+      if (p.known || held.has(p.key)) counts.updated++;
       else counts.created++;
     }
     await state.write((tx) => {

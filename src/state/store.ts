@@ -330,6 +330,50 @@ export interface ShopStreakStore {
   resume(shop: string): Promise<boolean>;
 }
 
+/** `shopsync state restore` put this state in place from a backup (docs/operations.md, "The state goes back in time"). */
+export interface RestoreMark {
+  /** When the restore happened, epoch ms. */
+  readonly restoredAt: number;
+  /** The backup file it came from. */
+  readonly file: string;
+  /** When the backup file was last written (its modification time), epoch ms. */
+  readonly backupWrittenAt?: number;
+  /** The newest run the backup knows (ISO), so the message can say how far back the state went. */
+  readonly newestRunAt?: string;
+}
+
+/** The user's say-so for one pipeline: deliveries of an earlier state may be overwritten. */
+export interface RewindAcceptance {
+  /** When it was given, epoch ms. */
+  readonly acceptedAt: number;
+  /** The restore it accepts (`RestoreMark.restoredAt`), when the state had one. */
+  readonly restoredAt?: number;
+  /**
+   * Rows the sink holds that this state never delivered are updated, not refused, until a run of
+   * the pipeline has read everything since its cursor (then the state knows them all again).
+   */
+  readonly open: boolean;
+}
+
+/**
+ * What tells a state that went back in time (a restore, a deleted state) from one that is current,
+ * and the user's say-so to go on. Pull pipelines read it before they deliver.
+ */
+export interface RewindStore {
+  /** The restore this state came from, if `shopsync state restore` put it in place. */
+  restored(): Promise<RestoreMark | undefined>;
+  markRestored(mark: RestoreMark): Promise<void>;
+  acceptance(pipeline: string): Promise<RewindAcceptance | undefined>;
+  /** Accept the current restore (if any) and earlier deliveries the sink holds, for one pipeline. */
+  accept(pipeline: string, at: number): Promise<RewindAcceptance>;
+  /** A run read everything since its cursor: the state knows its deliveries again; the restore stays accepted. */
+  caughtUp(pipeline: string): Promise<void>;
+  /** Keys of the pull batch the pipeline was writing last (committed by the sink or not). */
+  inFlight(pipeline: string): Promise<ReadonlySet<string>>;
+  /** Record the keys of the batch about to be written, before the sink writes it. */
+  setInFlight(pipeline: string, keys: readonly string[]): Promise<void>;
+}
+
 /** An incident message some replica must (re)send: what `takeOverdue` hands over. */
 export interface IncidentMessage {
   readonly id: string;
@@ -373,7 +417,8 @@ export interface RetentionStore {
 export type TableCounts = Readonly<Record<StateTable, number>>;
 
 /** The tables a state copy moves. */
-export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries'] as const;
+// state_marks moves too: a restore nobody accepted yet must still hold the pulls back after the move.
+export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries', 'state_marks'] as const;
 export type StateTable = (typeof STATE_TABLES)[number];
 
 /** Raw rows of one table, in the neutral form both backends read and write (epoch ms, JSON as text). */
@@ -416,6 +461,8 @@ export interface StateStore {
   readonly incidents: IncidentStore;
   /** Failure streaks and pauses of the shops (not scoped to `shop`). */
   readonly streaks: ShopStreakStore;
+  /** Restore marks and the user's say-so after a state went back in time (not scoped to `shop`). */
+  readonly rewinds: RewindStore;
   readonly retention: RetentionStore;
   readonly dump: StateDump;
   /** Record writes with `fn` and commit them in one transaction. */

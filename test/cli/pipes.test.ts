@@ -153,6 +153,7 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
       'state prune': { args: () => ['state', 'prune', '--dry-run'] },
       'state backup': { args: () => ['state', 'backup', `${fresh('backup')}.db`] },
       'state restore': { args: () => ['state', 'restore', join(dir, 'backup-for-restore.db')] },
+      'state accept-restore': { args: () => ['state', 'accept-restore'] },
       'state copy': { args: () => ['state', 'copy', '--from', join(dir, 'state/shopsync.db'), '--to', `${fresh('copy')}.db`, '--dry-run'] },
       doctor: { args: () => ['doctor'] },
       'config check': { args: () => ['config', 'check'] },

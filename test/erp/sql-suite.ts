@@ -263,4 +263,18 @@ export function sqlSuite(h: () => SqlHarness): void {
     expect(got.map((r) => [r.id, (r.lines as unknown[]).length])).toEqual([[1, 4], [2, 1]]);
     expect((got[0]?.lines as unknown[])[3]).toEqual({ line_no: 4, sku: 'S4' });
   });
+
+  it('tells which records it already holds by its key (a composite one, values given as text too), without writing', async () => {
+    const sink = await createSink(h().connection, { table: lines, key: ['order_id', 'line_no'] }, ctx());
+    await sink.write({ id: 'held', records: [{ order_id: 5, line_no: 1, sku: 'H', qty: 1 }, { order_id: 5, line_no: 2, sku: 'H', qty: 2 }] });
+    const held = await sink.holding!([
+      { order_id: 5, line_no: 2 },
+      { order_id: 77, line_no: 1 },
+      { order_id: '5', line_no: '1' },
+      { order_id: 5 },
+      { order_id: 5, line_no: 3 },
+    ]);
+    await sink.close();
+    expect([...held].sort()).toEqual([0, 2]);
+  });
 }

@@ -30,6 +30,7 @@ async function fill(state: StateStore): Promise<void> {
     tx.refs.put('products', 'A-1', 'outlet-1');
     tx.history.mark('orders', 7, 'status-1', 'pending', { orders_status_id: 3 });
   });
+  await state.rewinds.markRestored({ restoredAt: 1000, file: '/backups/monday.db' });
 }
 
 /** Every row of every table, in a comparable order. */
@@ -63,7 +64,7 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const report = await copyState(source, target, { pageSize: 100, onTable: (t, n) => copied.push(`${t}:${n}`) });
     expect(report.counts).toEqual(await source.dump.counts());
     expect(await target.dump.counts()).toEqual(report.counts);
-    expect(report.counts).toMatchObject({ refs: 251, sent_hashes: 250, events: 250, runs: 2, dead_letters: 1, intents: 1, seen: 1, cursors: 1, history_entries: 1 });
+    expect(report.counts).toMatchObject({ refs: 251, sent_hashes: 250, events: 250, runs: 2, dead_letters: 1, intents: 1, seen: 1, cursors: 1, history_entries: 1, state_marks: 1 });
     expect(copied).toContain('events:250');
     expect(await everything(target)).toEqual(await everything(source));
 
@@ -73,6 +74,8 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     expect(await target.deadLetters.getByKey('products', 'A-13')).toEqual(await source.deadLetters.getByKey('products', 'A-13'));
     expect(await target.events.list({ limit: 300 })).toEqual(await source.events.list({ limit: 300 }));
     expect(await target.cursors.get('products')).toEqual(await source.cursors.get('products'));
+    // A restore nobody accepted yet still holds the pulls back after the move.
+    expect(await target.rewinds.restored()).toEqual({ restoredAt: 1000, file: '/backups/monday.db' });
 
     const maxRun = Math.max(...(await source.runs.list()).map((r) => r.id));
     expect(await target.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' })).toBe(maxRun + 1);
@@ -158,7 +161,7 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const dry = await cli([...args, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^events\s+250$/m);
-    expect(dry.stdout).toContain(`would copy ${251 + 250 + 250 + 2 + 1 + 1 + 1 + 1 + 1} rows`);
+    expect(dry.stdout).toContain(`would copy ${251 + 250 + 250 + 2 + 1 + 1 + 1 + 1 + 1 + 1} rows`);
 
     const done = await cli([...args, '--json']);
     expect(done.code, done.stderr).toBe(0);

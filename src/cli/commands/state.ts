@@ -1,11 +1,11 @@
 /** `shopsync state prune|backup|restore|copy`: keep the state bounded, copy it safely, move it between backends. */
-import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import Database from 'better-sqlite3';
 import { StateError } from '../../errors.js';
-import type { LockInfo, StateLocation, StateStore } from '../../state/index.js';
+import type { LockInfo, RestoreMark, StateLocation, StateStore } from '../../state/index.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../exit.js';
 import { withRuntime } from '../session.js';
@@ -37,6 +37,20 @@ async function liveLocks(state: StateStore): Promise<LockInfo[]> {
 }
 
 const inUse = (held: readonly LockInfo[]) => held.map((l) => `${l.name} by pid ${l.pid} on ${l.host}`).join(', ');
+
+/** Write the restore mark into the state just put in place (migrating it, as its next opening would). */
+async function markRestored(target: string, file: string): Promise<RestoreMark> {
+  const { openState } = await import('../../state/index.js');
+  const restored = await openState(target);
+  try {
+    const newest = (await restored.runs.latestByPipeline()).map((r) => r.startedAt).sort().at(-1);
+    const mark: RestoreMark = { restoredAt: Date.now(), file: resolve(file), backupWrittenAt: statSync(file).mtimeMs, ...(newest ? { newestRunAt: newest } : {}) };
+    await restored.rewinds.markRestored(mark);
+    return mark;
+  } finally {
+    await restored.close();
+  }
+}
 
 /** Register the command group. */
 export function stateCommand(ctx: CliContext): Command {
@@ -117,7 +131,32 @@ export function stateCommand(ctx: CliContext): Command {
       }
       for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
       copyFileSync(file, target);
+      const mark = await markRestored(target, file);
       ctx.print(`restored ${file} to ${target} (schema version ${version})${existed ? `; the previous state is ${target}.before-restore` : ''}`);
+      ctx.print(
+        `pull pipelines deliver nothing until you accept the restore: the state ${mark.newestRunAt ? `(newest run ${mark.newestRunAt}) ` : ''}does not know what they delivered since the backup. Run \`shopsync state accept-restore [pipeline]\` once the ERP side is checked (docs/operations.md, "The state goes back in time")`,
+      );
+    });
+
+  state
+    .command('accept-restore')
+    .description('let pull pipelines deliver again after a restore or a deleted state: rows the sink already holds are updated in place, never inserted twice')
+    .argument('[pipeline]', 'one pull pipeline (default: every pull pipeline of the config)')
+    .action(async (name: string | undefined, _opts: unknown, cmd: Command) => {
+      await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
+        const pulls = loaded.config.pipelines.filter((p) => p.direction === 'pull').map((p) => p.name);
+        if (name !== undefined && !pulls.includes(name)) {
+          const known = loaded.config.pipelines.some((p) => p.name === name);
+          throw new UsageError(`${known ? `${name} is a push; only pull pipelines are held back after a restore (the shop side keeps pushes from creating twice)` : `no pipeline ${name} in the config`}; pull pipelines: ${pulls.join(', ') || 'none'}`);
+        }
+        const names = name !== undefined ? [name] : pulls;
+        if (names.length === 0) return ctx.print('the config has no pull pipeline: nothing is held back after a restore (only pulls are)');
+        const mark = await runtime.state.rewinds.restored();
+        for (const pipeline of names) {
+          await runtime.state.rewinds.accept(pipeline, Date.now());
+          ctx.print(`accepted for ${pipeline}${mark ? `: the restore of ${mark.file} (${new Date(mark.restoredAt).toISOString()})` : ''}; rows its sink already holds are updated in place until a run has read everything since its cursor`);
+        }
+      });
     });
 
   state

@@ -29,11 +29,14 @@ export function syncCommand(ctx: CliContext): Command {
     .option('--complete', 'read the whole source, not from the cursor, then handle records gone from the ERP (options.onMissing)')
     .option('--allow-mass-delete', 'let this run deactivate or delete more records than options.massDelete allows (implies --complete)')
     .option('--json', 'print the run summary (and dry-run plan) as JSON')
+    .option('--accept-restore', 'a pull after a restore or a deleted state: accept (recorded in the state, so the daemon goes on too) that rows its sink already holds are updated in place')
     .addHelpText('after', '\nExit code 0 when every record settled, 1 when some failed or were dead-lettered (or the mass-deletion guard refused), 3 when another process runs the pipeline, 4 when interrupted.')
-    .action(async (name: string, opts: { dryRun?: boolean; json?: boolean; complete?: boolean; allowMassDelete?: boolean }, cmd: Command) => {
+    .action(async (name: string, opts: { dryRun?: boolean; json?: boolean; complete?: boolean; allowMassDelete?: boolean; acceptRestore?: boolean }, cmd: Command) => {
       const stop = onStopSignal();
       try {
-        await withRuntime(ctx, cmd, 'stderr', async ({ runtime }) => {
+        await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
+          // Recorded before the run (not passed to it), so the daemon's later runs go on as well.
+          if (opts.acceptRestore && !opts.dryRun && loaded.config.pipelines.some((p) => p.name === name)) await runtime.state.rewinds.accept(name, Date.now());
           const summary = await runtime.run(name, { mode: opts.dryRun ? 'dry-run' : 'sync', signal: stop.signal, ...(opts.complete ? { complete: true } : {}), ...(opts.allowMassDelete ? { allowMassDelete: true } : {}) });
           if (opts.json) ctx.print(JSON.stringify(summary, null, 2));
           else {

@@ -154,5 +154,35 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, logger: Logger): 
     }
   }
 
-  return { kind: connector, write, close: () => driver.close() };
+  /** One look-up by key per chunk; values compared as text, as the key's columns may come back as numbers or strings. */
+  async function holding(records: readonly ErpRecord[]): Promise<ReadonlySet<number>> {
+    const wanted = new Map<string, number[]>();
+    const lookups: unknown[][] = [];
+    for (const [index, record] of records.entries()) {
+      const values = keys.map((k) => record[k]);
+      if (values.some((v) => v === null || v === undefined)) continue; // write() refuses it with its reason
+      const id = JSON.stringify(values.map(String));
+      const list = wanted.get(id);
+      if (list) list.push(index);
+      else {
+        wanted.set(id, [index]);
+        lookups.push(values.map(dbValue));
+      }
+    }
+    const found = new Set<number>();
+    const perChunk = Math.max(1, Math.floor(MAX_PARAMS / keys.length));
+    for (let i = 0; i < lookups.length; i += perChunk) {
+      const chunk = lookups.slice(i, i + perChunk);
+      let n = 0;
+      const mark = () => (driver.style === 'dollar' ? `$${++n}` : '?');
+      const where = keys.length === 1
+        ? `${driver.quote(keys[0] as string)} IN (${chunk.map(mark).join(', ')})`
+        : chunk.map(() => `(${keys.map((k) => `${driver.quote(k)} = ${mark()}`).join(' AND ')})`).join(' OR ');
+      const rows = await driver.query(`SELECT ${keys.map((k) => driver.quote(k)).join(', ')} FROM ${driver.quote(cfg.table)} WHERE ${where}`, chunk.flat());
+      for (const row of rows) for (const index of wanted.get(JSON.stringify(keys.map((k) => String(row[k])))) ?? []) found.add(index);
+    }
+    return found;
+  }
+
+  return { kind: connector, target: `${connector} table ${cfg.table}`, write, holding, close: () => driver.close() };
 }

@@ -15,6 +15,7 @@ const KEYS: Readonly<Record<StateTable, readonly string[]>> = {
   events: ['id'],
   dead_letters: ['id'],
   history_entries: ['shop', 'resource', 'shop_id', 'identity'],
+  state_marks: ['name'],
 };
 
 /** Tables whose ids come from a sequence. */

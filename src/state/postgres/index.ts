@@ -15,7 +15,7 @@ import type { StateStore } from '../store.js';
 import { DEFAULT_SHOP } from '../store.js';
 import { PgCursors } from './cursors.js';
 import { CommitLine } from './commits.js';
-import { connectionError, one, redactUrl, settingsFor } from './db.js';
+import { connectionError, one, query, redactUrl, settingsFor } from './db.js';
 import { PgDeadLetters } from './deadLetters.js';
 import { PgDump } from './dump.js';
 import { PgEvents } from './events.js';
@@ -28,6 +28,7 @@ import { PgStreaks } from './streaks.js';
 import { PgReplicas } from './replicas.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
+import { MarkedRewinds } from '../rewinds.js';
 import { Statistics } from './statistics.js';
 import { PgWriter } from './writer.js';
 
@@ -59,6 +60,7 @@ interface Shared {
   readonly replicas: PgReplicas;
   readonly incidents: PgIncidents;
   readonly streaks: PgStreaks;
+  readonly rewinds: MarkedRewinds;
   readonly retention: PgRetention;
   readonly dump: PgDump;
   readonly statistics: Statistics;
@@ -90,6 +92,7 @@ function view(shared: Shared, shop: string): StateStore {
     replicas: shared.replicas,
     incidents: shared.incidents,
     streaks: shared.streaks,
+    rewinds: shared.rewinds,
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
@@ -149,6 +152,10 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     replicas: new PgReplicas(pool),
     incidents: new PgIncidents(pool),
     streaks: new PgStreaks(pool),
+    rewinds: new MarkedRewinds({
+      get: async (name) => (await query<{ value: string }>(pool, 'SELECT value FROM state_marks WHERE name = $1', [name]))[0]?.value,
+      put: async (name, value) => void (await query(pool, 'INSERT INTO state_marks (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value])),
+    }),
     retention: new PgRetention(pool, schema, logger),
     dump: new PgDump(pool),
     statistics,

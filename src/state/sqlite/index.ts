@@ -19,6 +19,7 @@ import { SqliteStreaks } from './streaks.js';
 import { SqliteReplicas } from './replicas.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteRuns } from './runs.js';
+import { MarkedRewinds } from '../rewinds.js';
 
 export { processAlive } from './locks.js';
 export { openDatabase, migrate, sqliteMigrations } from './db.js';
@@ -34,6 +35,7 @@ interface Shared {
   readonly replicas: SqliteReplicas;
   readonly incidents: SqliteIncidents;
   readonly streaks: SqliteStreaks;
+  readonly rewinds: MarkedRewinds;
   readonly retention: SqliteRetention;
   readonly dump: SqliteDump;
   readonly views: Map<string, StateStore>;
@@ -79,6 +81,7 @@ function view(shared: Shared, shop: string): StateStore {
     replicas: shared.replicas,
     incidents: shared.incidents,
     streaks: shared.streaks,
+    rewinds: shared.rewinds,
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
@@ -116,6 +119,10 @@ export function openSqliteState(path: string, options: { logger?: Logger; shop?:
     replicas: new SqliteReplicas(db),
     incidents: new SqliteIncidents(db),
     streaks: new SqliteStreaks(db),
+    rewinds: new MarkedRewinds({
+      get: async (name) => db.prepare<[string], { value: string }>('SELECT value FROM state_marks WHERE name = ?').get(name)?.value,
+      put: async (name, value) => void db.prepare('INSERT INTO state_marks (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(name, value),
+    }),
     retention: new SqliteRetention(db, path, logger),
     dump: new SqliteDump(db),
     views: new Map(),

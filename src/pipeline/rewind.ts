@@ -1,0 +1,96 @@
+/**
+ * A state that went back in time says so. A pull relies on its state alone to know what it
+ * delivered: a restored backup or a deleted state would deliver every record since then again,
+ * and an ERP that consumes its import table would import them twice. Two signals stop that until
+ * the user accepts (`shopsync state accept-restore`, `shopsync sync --accept-restore`):
+ * - the restore mark `shopsync state restore` writes into the state it puts in place;
+ * - the sink's own rows: records the state has no delivery of, that the sink already holds
+ *   (looked up by the sink's key), were delivered by a state we no longer have.
+ * After the say-so those records are updates of the rows already there, and once a run has read
+ * everything since its cursor the state knows them all again (the acceptance closes).
+ */
+import { StateBehindError } from '../errors.js';
+import type { ErpRecord, Sink } from '../erp/types.js';
+import { restoreAccepted } from '../state/rewinds.js';
+import type { RestoreMark, StateStore } from '../state/index.js';
+
+/** Keys named in a message; the details carry up to this many too. */
+const SHOWN_KEYS = 10;
+
+const fix = (pipeline: string) =>
+  `If the ERP has not imported them yet or imports by key, or after you removed what it imported twice, accept with \`shopsync state accept-restore ${pipeline}\` (or run \`shopsync sync ${pipeline} --accept-restore\`): the rows already there are then updated in place, never inserted again. If the newer state still exists (\`<state>.before-restore\`), put it back instead`;
+
+/** Refuse a pull while the state came from a restore nobody accepted for this pipeline. */
+export async function checkRestore(state: StateStore, pipeline: string): Promise<void> {
+  const mark = await state.rewinds.restored();
+  if (restoreAccepted(mark, await state.rewinds.acceptance(pipeline))) return;
+  const taken = mark!.newestRunAt ? `; its newest run started ${mark!.newestRunAt}` : '';
+  throw new StateBehindError(
+    'STATE_RESTORED',
+    `pull ${pipeline} refused to deliver: the state was restored from ${mark!.file} at ${new Date(mark!.restoredAt).toISOString()}${taken}, so it does not know what was delivered since, and would deliver it into the sink again. ${fix(pipeline)}`,
+    { details: { pipeline, restoredAt: mark!.restoredAt, file: mark!.file, ...(mark!.newestRunAt ? { newestRunAt: mark!.newestRunAt } : {}) } },
+  );
+}
+
+/** The state's restore and the pull pipelines it still holds back (none when there was no restore or every one accepted). */
+export async function heldBackByRestore(state: StateStore, pulls: readonly string[]): Promise<{ mark?: RestoreMark; pipelines: string[] }> {
+  const mark = await state.rewinds.restored();
+  if (!mark) return { pipelines: [] };
+  const pipelines: string[] = [];
+  for (const p of pulls) if (!restoreAccepted(mark, await state.rewinds.acceptance(p))) pipelines.push(p);
+  return { mark, pipelines };
+}
+
+/** One record about to be delivered. */
+export interface Outgoing {
+  readonly key: string;
+  readonly row: ErpRecord;
+  /** The state has a delivery of this key (an earlier version). */
+  readonly known: boolean;
+}
+
+/** Per run: asks the sink about the records the state does not know, before each batch is written. */
+export class SinkRewindGuard {
+  private accepted: boolean | undefined;
+
+  constructor(private readonly state: StateStore, private readonly pipeline: string, private readonly sink: Sink) {}
+
+  /**
+   * Record the batch as in flight and return the keys the sink holds already (they are updates).
+   * Throws STATE_BEHIND_SINK when the sink holds rows this state never delivered and nobody accepted.
+   */
+  async before(batch: readonly Outgoing[]): Promise<ReadonlySet<string>> {
+    const held = new Set<string>();
+    const fresh = batch.filter((p) => !p.known);
+    if (fresh.length > 0 && this.sink.holding) {
+      const found = await this.sink.holding(fresh.map((p) => p.row));
+      // A batch the sink committed just before the state write that records it was lost is ours, not an older state's.
+      const inFlight = found.size > 0 ? await this.state.rewinds.inFlight(this.pipeline) : new Set<string>();
+      const behind: string[] = [];
+      for (const index of found) {
+        const key = fresh[index]!.key;
+        held.add(key);
+        if (!inFlight.has(key)) behind.push(key);
+      }
+      if (behind.length > 0 && !(await this.isAccepted())) throw this.refusal(behind);
+    }
+    await this.state.rewinds.setInFlight(this.pipeline, batch.map((p) => p.key));
+    return held;
+  }
+
+  private async isAccepted(): Promise<boolean> {
+    this.accepted ??= (await this.state.rewinds.acceptance(this.pipeline))?.open === true;
+    return this.accepted;
+  }
+
+  private refusal(keys: readonly string[]): StateBehindError {
+    const shown = keys.slice(0, SHOWN_KEYS).join(', ');
+    const more = keys.length > SHOWN_KEYS ? ` and ${keys.length - SHOWN_KEYS} more` : '';
+    const target = this.sink.target ?? `the ${this.sink.kind} sink`;
+    return new StateBehindError(
+      'STATE_BEHIND_SINK',
+      `pull ${this.pipeline} refused to deliver: ${target} already holds ${keys.length} of the records about to be delivered (key ${shown}${more}) that this state has no delivery of. The state is older than what was delivered (a restored backup, a deleted or replaced state file), and delivering them again would let the ERP import them twice; nothing of this batch was written. ${fix(this.pipeline)}`,
+      { details: { pipeline: this.pipeline, sink: target, keys: keys.slice(0, SHOWN_KEYS), found: keys.length } },
+    );
+  }
+}
