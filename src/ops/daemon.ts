@@ -13,6 +13,7 @@ import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createScheduler, type CloseResult, type SchedulablePipeline, type Scheduler } from '../scheduler/index.js';
 import { everyShopFailing, probedCheck, readiness } from './readiness.js';
+import { overdueLanes, scheduledLanesOf } from '../pipeline/overdue.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { alertShopsOf, startAlerts } from '../alerts/index.js';
 import { startRetention } from './retention.js';
@@ -159,6 +160,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     // Started with the clock (below); the dashboard reads their states through this.
     let triggers: Triggers | undefined;
     // Not the path: /readyz is open to probes, and the log of the start names the state.
+    const daemonStarted = Date.now();
+    const scheduledLanes = scheduledLanesOf(config);
     const stateOk = probedCheck(() => runtime.state.schemaVersion(), `answers (${loaded.state.kind})`);
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
     const server = await startOpsServer({
@@ -177,7 +180,11 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
             ...(config.daemon.readyNeedsShop ? { shops: () => everyShopFailing(runtime.shopHealth()) } : {}),
             ...(replica ? { replica: () => replica.readiness() } : {}),
           },
-          runtime.shopHealth,
+          {
+            shops: runtime.shopHealth,
+            // Lanes that stopped starting runs, as details: the lane is the deployment's, this replica may be fine.
+            overdue: () => overdueLanes(runtime.state, scheduledLanes, { now: Date.now(), neverRanSince: daemonStarted }),
+          },
         ),
       // Each shop's contact, pause and failure streak (the state's, shared by the replicas), and the broken shops.
       shops: async () => shopReports(runtime.shopHealth(), await runtime.state.streaks.list(), loaded.brokenShops),
@@ -198,6 +205,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       events: runtime.events,
       state: runtime.state,
       scheduled: config.pipelines.filter((p) => p.schedule !== undefined).map((p) => p.name),
+      schedules: scheduledLanes,
       secrets: loaded.secrets,
       shops: alertShopsOf(loaded),
       warnAfterRuns: config.failingShops.warnAfterRuns,

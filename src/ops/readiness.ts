@@ -5,6 +5,7 @@
  * is that shop's problem, not this replica's: it is reported per shop (shopHealth.ts), never as a
  * check that flips with whichever shop the last request went to.
  */
+import type { OverdueLane } from '../pipeline/overdue.js';
 import type { ShopHealth } from './shopHealth.js';
 
 /** One readiness check. */
@@ -19,6 +20,21 @@ export interface ReadinessReport {
   readonly checks: Readonly<Record<string, CheckResult>>;
   /** Each shop's health as this process sees it: details for the operator, deciding nothing. */
   readonly shops?: readonly ShopHealth[];
+  /**
+   * Scheduled lanes that stopped starting runs (overdue) or hold a run nobody finishes (stuck):
+   * details, deciding nothing. A lane is the deployment's, not this replica's: every replica would
+   * report it alike, and taking replicas out of service (or restarting them) does not start it.
+   * Absent when the state did not answer in time (the `state` check says so).
+   */
+  readonly overdue?: readonly OverdueLane[];
+}
+
+/** Details of the report beside the checks. */
+export interface ReadinessDetails {
+  readonly shops?: () => readonly ShopHealth[];
+  readonly overdue?: () => Promise<readonly OverdueLane[]>;
+  /** How long the details may take before the report goes without them. @default 5000 */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -94,16 +110,31 @@ export function probedCheck(probe: () => Promise<unknown>, okDetail: string, opt
 }
 
 /** Combine named checks into a report; a check that throws (or rejects) counts as failed. */
-export async function readiness(checks: Readonly<Record<string, () => CheckResult | Promise<CheckResult>>>, shops?: () => readonly ShopHealth[]): Promise<ReadinessReport> {
-  const entries = await Promise.all(
-    Object.entries(checks).map(async ([name, fn]): Promise<[string, CheckResult]> => {
-      try {
-        return [name, await fn()];
-      } catch (err) {
-        return [name, { ok: false, detail: err instanceof Error ? err.message : String(err) }];
-      }
-    }),
-  );
+export async function readiness(checks: Readonly<Record<string, () => CheckResult | Promise<CheckResult>>>, details: ReadinessDetails | (() => readonly ShopHealth[]) = {}): Promise<ReadinessReport> {
+  const d: ReadinessDetails = typeof details === 'function' ? { shops: details } : details;
+  const [entries, overdue] = await Promise.all([
+    Promise.all(
+      Object.entries(checks).map(async ([name, fn]): Promise<[string, CheckResult]> => {
+        try {
+          return [name, await fn()];
+        } catch (err) {
+          return [name, { ok: false, detail: err instanceof Error ? err.message : String(err) }];
+        }
+      }),
+    ),
+    d.overdue ? withinTime(d.overdue(), d.timeoutMs ?? 5000) : Promise.resolve(undefined),
+  ]);
   const results: Record<string, CheckResult> = Object.fromEntries(entries);
-  return { ready: Object.values(results).every((r) => r.ok), checks: results, ...(shops ? { shops: shops() } : {}) };
+  return { ready: Object.values(results).every((r) => r.ok), checks: results, ...(d.shops ? { shops: d.shops() } : {}), ...(overdue ? { overdue } : {}) };
+}
+
+/** The value, or undefined when it fails or takes longer than `ms` (a detail must not hold the probe up). */
+async function withinTime<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([work.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

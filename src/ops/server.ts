@@ -74,8 +74,9 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     // Which check fails is for the probe; what it found (addresses, replica names, times) is for the operator.
     const checks = readRefusal(request) ? Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { ok: check.ok }])) : report.checks;
     const shops = report.shops && !readRefusal(request) ? { shops: report.shops } : {};
+    const overdue = report.overdue && !readRefusal(request) ? { overdue: report.overdue } : {};
     const broken = options.brokenShops?.length && !readRefusal(request) ? { brokenShops: options.brokenShops } : {};
-    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks, ...shops, ...broken });
+    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks, ...shops, ...overdue, ...broken });
   });
   const shopsOf = options.shops;
   if (shopsOf) {
