@@ -62,7 +62,8 @@ export async function finishOwnRun(
   const done = await state.runs.finish(run.id, status, counts, error, run.owner);
   if (done.finished) return;
   logger.warn(
-    { runId: run.id, takenBy: done.owner, statusNow: done.status ?? null, wouldHaveBeen: status, owner: run.owner },
+    // The logger names the run (runId) already.
+    { takenBy: done.owner, statusNow: done.status ?? null, wouldHaveBeen: status, owner: run.owner },
     'the run was taken over by another process while this one could not answer; its final status is left as the taker wrote it',
   );
   throw new RunTakenOverError(run.id, done.owner, done.status);
