@@ -153,6 +153,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
         } catch (err) {
           const code = (err as { code?: unknown }).code;
           if (code === 'LOCK_HELD') logger.warn({ pipeline, err: errorLine(err) }, 'run skipped: another process is running this pipeline');
+          // Said at warn by the run itself (with who took it); the lane runs on in that process.
+          else if (code === 'RUN_TAKEN_OVER') logger.debug({ pipeline, err: errorLine(err) }, 'run taken over by another process');
           else logger.error({ pipeline, err }, `run could not start: ${errorLine(err)}`);
         }
       },
