@@ -13,7 +13,7 @@ import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createScheduler, type CloseResult, type SchedulablePipeline, type Scheduler } from '../scheduler/index.js';
 import { everyShopFailing, probedCheck, readiness } from './readiness.js';
-import { overdueLanes, scheduledLanesOf } from '../pipeline/overdue.js';
+import { overdueLanes, scheduledLanesOf, type OverdueLane } from '../pipeline/overdue.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { alertShopsOf, startAlerts } from '../alerts/index.js';
 import { startRetention } from './retention.js';
@@ -163,6 +163,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     let triggers: Triggers | undefined;
     // Not the path: /readyz is open to probes, and the log of the start names the state.
     const daemonStarted = Date.now();
+    let overdueRead: { readonly at: number; readonly lanes: Promise<readonly OverdueLane[]> } | undefined;
     const scheduledLanes = scheduledLanesOf(config);
     const stateOk = probedCheck(() => runtime.state.schemaVersion(), `answers (${loaded.state.kind})`);
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
@@ -185,7 +186,11 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
           {
             shops: runtime.shopHealth,
             // Lanes that stopped starting runs, as details: the lane is the deployment's, this replica may be fine.
-            overdue: () => overdueLanes(runtime.state, scheduledLanes, { now: Date.now(), neverRanSince: daemonStarted }),
+            overdue: () => {
+              // A few queries per scheduled pipeline: read at most every 5 s however often the probes come (monotonic, like the state check).
+              if (!overdueRead || performance.now() - overdueRead.at > 5000) overdueRead = { at: performance.now(), lanes: overdueLanes(runtime.state, scheduledLanes, { now: Date.now(), neverRanSince: daemonStarted }) };
+              return overdueRead.lanes;
+            },
           },
         ),
       // Each shop's contact, pause and failure streak (the state's, shared by the replicas), and the broken shops.
