@@ -181,6 +181,8 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   } finally {
     open.close();
     if (heartbeat) clearInterval(heartbeat);
+    // A lock check still under way ends first: the release goes over the same session.
+    await checking?.catch(() => undefined);
     if (!dryRun) {
       try {
         // A run another process took over (marked crashed) is not this process's to finish: finishOwnRun throws.
