@@ -24,7 +24,7 @@ import type { AlertChannel } from './channels.js';
  * shop failing for long is no longer asked; `shop-failing`: a shop's runs failed `failingShops.warnAfterRuns` times in a row; `shop-broken`: a shop's file did not load at the daemon's start. `shop-auth`, `shop-paused`, `shop-failing` and `shop-broken` concern a shop as a whole
  * (keyed by shop); the others a pipeline (keyed by pipeline, which has one shop).
  */
-export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'shop-auth' | 'shop-paused' | 'shop-failing' | 'shop-broken' | 'mass-delete' | 'reconcile-drift' | 'watermark-held';
+export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'pipeline-overdue' | 'shop-auth' | 'shop-paused' | 'shop-failing' | 'shop-broken' | 'mass-delete' | 'reconcile-drift' | 'watermark-held';
 
 /** What an incident is about: a pipeline (and its shop), or a shop as a whole. */
 export interface IncidentScope {

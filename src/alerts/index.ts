@@ -2,7 +2,8 @@
  * Alerts that reach a person: a run that failed, new dead letters, a scheduled pipeline without a
  * successful run for longer than `alerts.staleAfterMinutes` (the "silently stopped" case), the
  * shop refusing the token, a mass deletion the guard refused and a reconciliation's drift above
- * `reconcile.alertAbove`, each with its recovery. Wired to the pipelines' event stream and a
+ * `reconcile.alertAbove`, a scheduled pipeline that started no run for three of its slots
+ * (`pipeline-overdue:<pipeline>`, failing.ts), each with its recovery. Wired to the pipelines' event stream and a
  * one-minute check of the state. Every replica watches its own runs; the incidents themselves are
  * kept in the state, so the deployment sends each message once (see incidents.ts).
  *
@@ -14,6 +15,7 @@
 import type { Logger } from '../log.js';
 import type { RunSummary, SyncEvents } from '../pipeline/index.js';
 import { progressOf } from '../pipeline/crashed.js';
+import { overdueLanes, type ScheduledLane } from '../pipeline/overdue.js';
 import type { StateStore } from '../state/index.js';
 import { emailChannel, webhookChannel, type AlertChannel } from './channels.js';
 import type { AlertsConfig } from './config.js';
@@ -39,6 +41,8 @@ export interface AlertDeps {
   readonly state: StateStore;
   /** Pipelines with a schedule (only they can be "stopped"). */
   readonly scheduled: readonly string[];
+  /** Their schedules (`scheduledLanesOf(config)`): a pipeline that starts no run for three slots is overdue. Absent: not watched. */
+  readonly schedules?: readonly ScheduledLane[];
   readonly secrets: readonly string[];
   readonly logger: Logger;
   /** The shops (`alertShopsOf(loaded)`): each pipeline's shop and the setting of its credentials. @default one shop, `shop:` */
@@ -61,6 +65,8 @@ export interface AlertWatcher {
   readonly incidents: Incidents;
   /** Look for stopped pipelines now (the clock does it every minute). */
   checkStale(): Promise<void>;
+  /** Open and resolve `pipeline-overdue:<pipeline>` from the state now (the clock does it every minute). */
+  checkOverdue(): Promise<void>;
   /** Send messages another process claimed but never confirmed (the clock does it every minute); returns how many. */
   resendOverdue(): Promise<number>;
   /** Open and resolve the shops' `shop-failing` and `shop-paused` incidents from the state (every minute and after each run). */
@@ -172,7 +178,13 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
       track(incidents.fire('reconcile-drift', { pipeline: e.pipeline, shop: e.shop }, `${e.pipeline}: ERP and shop drift apart`, text));
     } else track(incidents.resolve('reconcile-drift', { pipeline: e.pipeline, shop: e.shop }, `${e.pipeline}: ERP and shop agree again`, `${whereOf(e.pipeline, e.shop)}: drift ${e.drift} (alert above ${e.alertAbove}).`));
   });
+  // A run that starts ends its lane's overdue incident at once; the minute check resolves it too (a run on another replica).
+  const unsubscribeStarted = deps.events.on('run-started', (e) => {
+    if (e.mode !== 'sync' || !deps.schedules?.some((p) => p.name === e.pipeline)) return;
+    track(incidents.resolve('pipeline-overdue', scopeOf(e.pipeline), `${e.pipeline} starts its runs again`, `${whereOf(e.pipeline, shops.of(e.pipeline), `run ${e.runId}`)} started at ${e.at}.`));
+  });
   const unsubscribe = () => {
+    unsubscribeStarted();
     unsubscribeRuns();
     unsubscribeCrashed();
     unsubscribeReconcile();
@@ -188,6 +200,19 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
       await incidents.fire('stale', scopeOf(pipeline), `${pipeline} has not run successfully for ${cfg.staleAfterMinutes} minutes`, `${whereOf(pipeline, shops.of(pipeline))}: last successful run ${last ?? 'never (since the daemon started)'}; the sync may have stopped silently. Check the dashboard and the log.`);
     }
   };
+  const checkOverdue = async (): Promise<void> => {
+    const lanes = deps.schedules ?? [];
+    if (lanes.length === 0) return;
+    const overdue = new Map((await overdueLanes(deps.state, lanes, { now: now(), neverRanSince: started })).map((l) => [l.pipeline, l]));
+    for (const lane of lanes) {
+      const late = overdue.get(lane.name);
+      const scope = scopeOf(lane.name);
+      const where = whereOf(lane.name, shops.of(lane.name));
+      const reason = late?.reasons.find((r) => r.code === 'overdue');
+      if (reason) await incidents.fire('pipeline-overdue', scope, `${lane.name} has not started its scheduled runs`, `${where}: ${reason.text}. Check the daemons (shopsync status, the dashboard's replicas and jobs) and the machine's clock.`);
+      else await incidents.resolve('pipeline-overdue', scope, `${lane.name} starts its runs again`, `${where}: a run started within its schedule.`);
+    }
+  };
   const started = now();
   const resendOverdue = () => incidents.resendOverdue();
   const warnAfterRuns = deps.warnAfterRuns;
@@ -200,6 +225,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   const timer = setInterval(() => {
     track(checkShops().catch((err: unknown) => logger.error({ err }, 'shop streak check failed')));
     track(checkStale().catch((err: unknown) => logger.error({ err }, 'stale check failed')));
+    track(checkOverdue().catch((err: unknown) => logger.error({ err }, 'overdue check failed')));
     track(resendOverdue().then(() => undefined, (err: unknown) => logger.error({ err }, 'overdue alert check failed')));
   }, 60_000);
   timer.unref();
@@ -207,6 +233,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   return {
     incidents,
     checkStale,
+    checkOverdue,
     resendOverdue,
     checkShops,
     async stop() {

@@ -57,7 +57,8 @@ export const shopOfPipeline = (p: DashboardPipeline): string => p.shop ?? DEFAUL
 export async function pipelineViews(source: ViewSource, filter: ViewFilter = {}): Promise<{ views: PipelineView[]; replicas?: ReplicasOverview; streaks: readonly ShopStreak[] }> {
   const { state } = source;
   const pipelines = source.pipelines.filter((p) => filter.shop === undefined || shopOfPipeline(p) === filter.shop);
-  const [runningRuns, allCursors, replicas, streaks] = await Promise.all([state.runs.list({ status: 'running', limit: 1000 }), state.cursors.list(), source.replicas?.(), state.streaks.list()]);
+  const [runningRuns, allCursors, replicas, streaks, locks] = await Promise.all([state.runs.list({ status: 'running', limit: 1000 }), state.cursors.list(), source.replicas?.(), state.streaks.list(), state.locks.list()]);
+  const holderOf = new Map(locks.map((l) => [l.name, l]));
   const streakOf = new Map(streaks.map((s) => [s.shop, s]));
   const cursorsOf = new Map<string, Map<string, StoredCursor>>();
   for (const c of allCursors) {
@@ -74,13 +75,24 @@ export async function pipelineViews(source: ViewSource, filter: ViewFilter = {})
   const options = { now: source.now.getTime(), staleAfterMinutes: source.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES };
   const views = await Promise.all(
     pipelines.map(async (p): Promise<PipelineView> => {
-      const [[last], deadLetters] = await Promise.all([state.runs.list({ pipeline: p.name, status: FINISHED, limit: 1 }), state.deadLetters.count(p.name)]);
+      const [[last], deadLetters, [lastSync]] = await Promise.all([
+        state.runs.list({ pipeline: p.name, status: FINISHED, limit: 1 }),
+        state.deadLetters.count(p.name),
+        p.schedule ? state.runs.list({ pipeline: p.name, mode: 'sync', limit: 1 }) : Promise.resolve([]),
+      ]);
       const success = last && SUCCESSES.includes(last.status) ? last : (await state.runs.list({ pipeline: p.name, status: SUCCESSES, limit: 1 }))[0];
       const running = runningOf.get(p.name);
       const lastSuccessAt = success?.finishedAt;
       const jobFailing = givenUp.get(p.name);
       const paused = shopPauseOf(streakOf.get(shopOfPipeline(p)));
-      const reasons = failingReasons({ name: p.name, ...(last ? { lastFinished: last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(jobFailing !== undefined ? { jobFailing } : {}), ...(paused ? { shopPaused: paused } : {}) }, options);
+      // Overdue and stuck: the last sync run's start against the schedule's slots, a running run against its lane's holder.
+      const holder = running ? holderOf.get(running.lane) : undefined;
+      const timing = {
+        ...(p.schedule ? { schedule: { expression: p.schedule, ...(p.timezone ? { timezone: p.timezone } : {}) } } : {}),
+        ...(lastSync ? { lastStartedAt: lastSync.startedAt } : {}),
+        ...(running ? { running: { id: running.id, startedAt: running.startedAt, ...(holder ? { holderBeatAt: holder.heartbeatAt } : {}) } } : {}),
+      };
+      const reasons = failingReasons({ name: p.name, ...(last ? { lastFinished: last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(jobFailing !== undefined ? { jobFailing } : {}), ...(paused ? { shopPaused: paused } : {}), ...timing }, options);
       const failing = reasons.length > 0;
       return { pipeline: p, shop: shopOfPipeline(p), ...(running ? { running } : {}), ...(last ? { last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, cursors: cursorsOf.get(p.name) ?? new Map(), reasons, failing, ...(paused ? { paused } : {}), state: running ? 'running' : paused ? 'paused' : failing ? 'failing' : 'idle' };
     }),

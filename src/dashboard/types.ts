@@ -34,6 +34,8 @@ export interface DashboardPipeline {
   readonly direction: string;
   /** Cron expression the daemon runs it on, when scheduled. */
   readonly schedule?: string;
+  /** The zone its schedule runs in (the pipeline's, else the config's); absent: the process's. */
+  readonly timezone?: string;
   /** Cron expression of its reconciliation, when scheduled. */
   readonly reconcileSchedule?: string;
   /** When the scheduler will run it next; undefined when unscheduled or stopped. */

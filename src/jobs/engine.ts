@@ -162,6 +162,13 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
           jobLog.info({ err: errorLine(err), delayMs }, 'lane busy in another process; the job asks again shortly');
           return;
         }
+        if (errorCode(err) === 'RUN_TAKEN_OVER') {
+          // This replica was counted dead (frozen) and its job went to another, which ran the lane: the job is
+          // not ours to settle. Throwing makes the engine fail it, which it does only while this worker still
+          // locks it (a no-op now); completing it would delete the job by id, the taker's included.
+          jobLog.warn({ err: errorLine(err) }, 'run job taken over by another replica while this one could not answer; leaving the job to it');
+          throw err;
+        }
         return await fail(`[${errorCode(err)}] ${errorLine(err)}`);
       }
       if (summary.status === 'aborted' && shutdown.signal.aborted) return await handBack();

@@ -13,6 +13,7 @@ import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createScheduler, type CloseResult, type SchedulablePipeline, type Scheduler } from '../scheduler/index.js';
 import { everyShopFailing, probedCheck, readiness } from './readiness.js';
+import { overdueLanes, scheduledLanesOf, type OverdueLane } from '../pipeline/overdue.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { alertShopsOf, startAlerts } from '../alerts/index.js';
 import { startRetention } from './retention.js';
@@ -154,6 +155,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
         } catch (err) {
           const code = (err as { code?: unknown }).code;
           if (code === 'LOCK_HELD') logger.warn({ pipeline, err: errorLine(err) }, 'run skipped: another process is running this pipeline');
+          // Said at warn by the run itself (with who took it); the lane runs on in that process.
+          else if (code === 'RUN_TAKEN_OVER') logger.debug({ pipeline, err: errorLine(err) }, 'run taken over by another process');
           else logger.error({ pipeline, err }, `run could not start: ${errorLine(err)}`);
         }
       },
@@ -161,6 +164,9 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     // Started with the clock (below); the dashboard reads their states through this.
     let triggers: Triggers | undefined;
     // Not the path: /readyz is open to probes, and the log of the start names the state.
+    const daemonStarted = Date.now();
+    let overdueRead: { readonly at: number; readonly lanes: Promise<readonly OverdueLane[]> } | undefined;
+    const scheduledLanes = scheduledLanesOf(config);
     const stateOk = probedCheck(() => runtime.state.schemaVersion(), `answers (${loaded.state.kind})`);
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
     const server = await startOpsServer({
@@ -179,7 +185,15 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
             ...(config.daemon.readyNeedsShop ? { shops: () => everyShopFailing(runtime.shopHealth()) } : {}),
             ...(replica ? { replica: () => replica.readiness() } : {}),
           },
-          runtime.shopHealth,
+          {
+            shops: runtime.shopHealth,
+            // Lanes that stopped starting runs, as details: the lane is the deployment's, this replica may be fine.
+            overdue: () => {
+              // A few queries per scheduled pipeline: read at most every 5 s however often the probes come (monotonic, like the state check).
+              if (!overdueRead || performance.now() - overdueRead.at > 5000) overdueRead = { at: performance.now(), lanes: overdueLanes(runtime.state, scheduledLanes, { now: Date.now(), neverRanSince: daemonStarted }) };
+              return overdueRead.lanes;
+            },
+          },
         ),
       // Each shop's contact, pause and failure streak (the state's, shared by the replicas), and the broken shops.
       shops: async () => shopReports(runtime.shopHealth(), await runtime.state.streaks.list(), loaded.brokenShops),
@@ -200,6 +214,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       events: runtime.events,
       state: runtime.state,
       scheduled: config.pipelines.filter((p) => p.schedule !== undefined).map((p) => p.name),
+      schedules: scheduledLanes,
       secrets: loaded.secrets,
       shops: alertShopsOf(loaded),
       warnAfterRuns: config.failingShops.warnAfterRuns,

@@ -15,6 +15,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
       resource: p.resource,
       direction: p.direction,
       schedule: p.schedule,
+      ...((p.timezone ?? runtime.loaded.config.timezone) ? { timezone: (p.timezone ?? runtime.loaded.config.timezone)! } : {}),
       ...(p.reconcile?.schedule ? { reconcileSchedule: p.reconcile.schedule } : {}),
       nextRun: () => scheduler.nextRun(p.name) ?? undefined,
     })),

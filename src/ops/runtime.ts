@@ -20,7 +20,7 @@ import { reconcilePipeline, ReportStore, reportsFolder, type ReconcileReport } f
 import { createMetrics, type CursorTimes, type Metrics } from './metrics.js';
 import { cursorTime } from '../erp/sql/lookback.js';
 import { WATERMARK_LANE, watermarkView } from '../pipeline/sourceWatermark.js';
-import { markCrashedRuns } from '../pipeline/crashed.js';
+import { markCrashedRuns, runOwner } from '../pipeline/crashed.js';
 import { trackShopHealth, type ShopHealth } from './shopHealth.js';
 import { trackShopStreaks, type ShopStreakTracker } from './shopStreaks.js';
 import { didYouMean } from '../util/suggest.js';
@@ -243,7 +243,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
         try {
           const lock = await state.locks.acquire(run.lane);
           try {
-            const n = await markCrashedRuns(state, run.lane, run.pipeline, events);
+            const n = await markCrashedRuns(state, run.lane, run.pipeline, events, runOwner(lock));
             if (n > 0) logger.warn({ pipeline: run.pipeline, runId: run.id, lane: run.lane }, 'marked a run left unfinished by a crashed process as crashed');
             marked += n;
           } finally {

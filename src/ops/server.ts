@@ -26,7 +26,7 @@ export interface OpsServerOptions {
   /** 0 = a free port. @default 8080 */
   readonly port?: number;
   readonly metrics: Metrics;
-  readonly readiness: () => ReadinessReport;
+  readonly readiness: () => ReadinessReport | Promise<ReadinessReport>;
   /** Each shop's health (with pause, streak and the broken shops: `shopReports`) for `GET /shops`; no route without it. */
   readonly shops?: () => readonly ShopReport[] | Promise<readonly ShopReport[]>;
   /** Shops whose file did not load: named in `/readyz`'s details (they decide nothing there: this replica does the other shops' work). */
@@ -70,12 +70,13 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
 
   app.get('/healthz', async (request) => ({ status: 'ok', uptimeSeconds: Math.round((Date.now() - started) / 1000), ...(readRefusal(request) ? {} : { version: options.version }) }));
   app.get('/readyz', async (request, reply) => {
-    const report = options.readiness();
+    const report = await options.readiness();
     // Which check fails is for the probe; what it found (addresses, replica names, times) is for the operator.
     const checks = readRefusal(request) ? Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { ok: check.ok }])) : report.checks;
     const shops = report.shops && !readRefusal(request) ? { shops: report.shops } : {};
+    const overdue = report.overdue && !readRefusal(request) ? { overdue: report.overdue } : {};
     const broken = options.brokenShops?.length && !readRefusal(request) ? { brokenShops: options.brokenShops } : {};
-    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks, ...shops, ...broken });
+    return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not ready', checks, ...shops, ...overdue, ...broken });
   });
   const shopsOf = options.shops;
   if (shopsOf) {

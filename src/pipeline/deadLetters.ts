@@ -11,7 +11,7 @@ import type { PushInput } from './push/keys.js';
 import { PushEngine } from './push/runner.js';
 import { checkMapping, parseDefinition, waitingFor } from './run.js';
 import { holdOpen } from '../drain/index.js';
-import { markCrashedRuns } from './crashed.js';
+import { finishOwnRun, markCrashedRuns, runOwner } from './crashed.js';
 import type { PipelineDefinition, PipelineDefinitionInput } from './schema.js';
 import type { PipelineDeps, RunStatusFinal, RunSummary } from './types.js';
 
@@ -36,8 +36,8 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
   let runId: number;
   let crashed: number;
   try {
-    crashed = await markCrashedRuns(state, def.name, def.name, deps.events);
-    runId = await state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name });
+    crashed = await markCrashedRuns(state, def.name, def.name, deps.events, runOwner(lock));
+    runId = await state.runs.start({ pipeline: def.name, mode: 'retry', lane: def.name, owner: runOwner(lock) });
   } catch (err) {
     await lock.release();
     throw err;
@@ -80,8 +80,12 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
     error = { code: (err as { code?: string }).code ?? 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
   } finally {
     open.close();
-    await state.runs.finish(runId, status, counts, error);
-    await lock.release();
+    try {
+      // Taken over meanwhile (marked crashed by another process): not this process's to finish; finishOwnRun throws.
+      await finishOwnRun(state, { id: runId, owner: runOwner(lock) }, status, counts, error, logger);
+    } finally {
+      await lock.release();
+    }
   }
   const summary: RunSummary = { runId, pipeline: def.name, mode: 'retry', status, counts, durationMs: Date.now() - started, ...(error ? { error } : {}) };
   if (error) logger.error({ error }, 'dead-letter retry failed');

@@ -10,15 +10,32 @@
  *   `alerts.staleAfterMinutes` (the "silently stopped" case the alerts also watch);
  * - `job-failing`: the replicas gave up on its run job (every attempt failed);
  * - `shop-paused`: its shop was paused after failing for long (`failingShops`, src/ops/shopStreaks.ts):
- *   its scheduled and triggered runs are skipped until `shopsync shops resume <shop>`.
+ *   its scheduled and triggered runs are skipped until `shopsync shops resume <shop>`;
+ * - `overdue`: it runs on a schedule and no run of it started for `OVERDUE_SLOTS` of the schedule's
+ *   slots since its last one started, whatever the cause (a stuck run, a stopped scheduler or job
+ *   engine, a stepped clock); a paused shop's pipelines are skipped on purpose and are not overdue;
+ * - `stuck`: a run of it is still `running` after that many slots and no live process holds its
+ *   lane (no lock, or a lock whose holder stopped beating): nobody will finish or mark it.
  * A run in progress changes none of these: a pipeline whose last run failed is failing until a run
  * succeeds. A pipeline that never ran is not failing (nothing says since when it should have run);
  * an `aborted` run was stopped by a person and is not a failure either.
  */
+import { slotsBetween } from '../scheduler/slots.js';
 import type { RunRecord, ShopStreak } from '../state/index.js';
 
 /** Why a pipeline counts as failing. */
-export type FailingReasonCode = 'run-failed' | 'records-failed' | 'dead-letters' | 'stale' | 'job-failing' | 'shop-paused';
+export type FailingReasonCode = 'run-failed' | 'records-failed' | 'dead-letters' | 'stale' | 'job-failing' | 'shop-paused' | 'overdue' | 'stuck';
+
+/** Slots of its schedule a pipeline may miss in a row before it is overdue. */
+export const OVERDUE_SLOTS = 3;
+/**
+ * How late a slot's run may start and still count as on time: the job engine polls every 2 s, a
+ * busy lane asks again after 5 s, a replica restarting takes seconds. Without it an every-second
+ * schedule would flicker overdue at every slow start.
+ */
+export const OVERDUE_GRACE_MS = 60_000;
+/** A lane lock whose holder has not beaten this long counts as held by nobody (runs beat every 15 s; SQLite's stale bound). */
+export const HOLDER_SILENT_MS = 120_000;
 
 /** One reason, with a line a person can act on. */
 export interface FailingReason {
@@ -40,6 +57,20 @@ export interface PipelineFacts {
   readonly jobFailing?: string;
   /** Its shop's pause (`shop_streaks`), when the shop is paused. */
   readonly shopPaused?: ShopPause;
+  /** Its cron schedule and the zone it runs in: only a pipeline with one can be overdue or stuck. */
+  readonly schedule?: { readonly expression: string; readonly timezone?: string };
+  /** When its last sync run started (ISO; the one running counts): the slots after it are the runs it missed. */
+  readonly lastStartedAt?: string;
+  /** Its run still `running` and its lane's holder: `holderBeatAt` is the holder's last heartbeat (ISO), absent when nobody holds the lane. */
+  readonly running?: { readonly id: number; readonly startedAt: string; readonly holderBeatAt?: string };
+}
+
+/** The slots a scheduled pipeline missed since `since`, when there are `OVERDUE_SLOTS` of them (each past its grace); else undefined. */
+export function missedSlots(schedule: NonNullable<PipelineFacts['schedule']>, since: string | number, now: number): Date[] | undefined {
+  const from = new Date(since);
+  if (Number.isNaN(from.getTime())) return undefined;
+  const slots = slotsBetween(schedule.expression, schedule.timezone, from, new Date(now - OVERDUE_GRACE_MS), OVERDUE_SLOTS);
+  return slots.length >= OVERDUE_SLOTS ? slots : undefined;
 }
 
 /** A paused shop as the failing definition needs it. */
@@ -98,6 +129,19 @@ export function failingReasons(facts: PipelineFacts, options: { readonly now: nu
     if (ageMs > options.staleAfterMinutes * 60_000) reasons.push({ code: 'stale', text: `no successful run for ${Math.floor(ageMs / 60_000)} min (stale after ${options.staleAfterMinutes})` });
   }
   if (facts.jobFailing !== undefined) reasons.push({ code: 'job-failing', text: `run job given up: ${facts.jobFailing}` });
+  const schedule = facts.schedule;
+  if (schedule && facts.lastStartedAt !== undefined && !facts.shopPaused) {
+    const missed = missedSlots(schedule, facts.lastStartedAt, options.now);
+    if (missed) reasons.push({ code: 'overdue', text: `no run started since ${facts.lastStartedAt}: ${OVERDUE_SLOTS} or more slots of \`${schedule.expression}\` passed without one (the first at ${missed[0]!.toISOString()}); a stuck run, a stopped scheduler or job engine, or a stepped clock` });
+  }
+  const run = facts.running;
+  if (schedule && run && missedSlots(schedule, run.startedAt, options.now)) {
+    const beatAge = run.holderBeatAt === undefined ? undefined : options.now - Date.parse(run.holderBeatAt);
+    if (beatAge === undefined || beatAge > HOLDER_SILENT_MS) {
+      const holder = beatAge === undefined ? 'no process holds its lane' : `its lane's holder has not beaten for ${Math.round(beatAge / 1000)} s`;
+      reasons.push({ code: 'stuck', text: `run #${run.id} is still running since ${run.startedAt} and ${holder}: nothing will finish it until a run of the lane (or the daemon's sweep) marks it crashed` });
+    }
+  }
   const pause = facts.shopPaused;
   if (pause) reasons.push({ code: 'shop-paused', text: `shop ${pause.shop} paused since ${new Date(pause.pausedAt).toISOString()}${pause.reason ? ` (${pause.reason})` : ''}: its scheduled runs are skipped; \`${resumeCommand(pause.shop)}\` resumes it` });
   return reasons;

@@ -77,7 +77,10 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
         await delivery.prefetch(records);
         for (const record of records) await handle(record);
         await delivery.flush();
-        if (!dryRun) await state.cursors.set(def.name, o.cursorName, { value: end, key: null, boundary: { finished: end >= range.to } });
+        if (!dryRun) {
+          await o.fence?.();
+          await state.cursors.set(def.name, o.cursorName, { value: end, key: null, boundary: { finished: end >= range.to } });
+        }
         start = end + 1;
       }
       return dryRun ? delivery.plan : undefined;
@@ -93,6 +96,7 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     if (ahead > 0) o.logger.warn({ records: ahead, field: delta?.recordField, cursorCeiling: ceiling }, 'records dated in the future (bad data or a shop clock running ahead) were delivered; the cursor stays at the run start so newer records stay visible, and their hashes keep them from being delivered twice');
     // Only now, with everything the export returned durable in the sink, may the cursor move.
     if (!dryRun && !o.signal?.aborted && o.mode !== 'backfill' && delta && maxValue !== undefined && maxValue !== storedValue) {
+      await o.fence?.();
       await state.cursors.set(def.name, o.cursorName, { value: maxValue, key: null });
     }
     // Everything since the cursor was read and delivered: the state knows its deliveries again.

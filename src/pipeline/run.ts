@@ -4,7 +4,7 @@
  */
 import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
 import { holdOpen } from '../drain/index.js';
-import { markCrashedRuns, progressOf } from './crashed.js';
+import { finishOwnRun, markCrashedRuns, progressOf, runOwner } from './crashed.js';
 import { closeSettledFileLetters } from './fileLetters.js';
 import { checkedColumns } from './sourceColumns.js';
 import { silentLogger } from '../log.js';
@@ -23,6 +23,13 @@ import { handleMissing, ReadTally } from './missing/index.js';
 import type { LaneRunOptions, MissingReport, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
+/**
+ * How long a confirmation that this process still holds the lane lets requests leave without
+ * asking again. Measured on the monotonic clock, which runs on while a process is frozen: a
+ * process resumed after a freeze finds its confirmation old and asks the lock before its next
+ * request, instead of writing to the shop for a lane another process took meanwhile.
+ */
+const FENCE_FRESH_MS = 1000;
 
 /** A stable id for a backfill range, used in its lane and checkpoint names. */
 export function rangeId(range: RunRange | undefined): string {
@@ -77,12 +84,14 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   if (mode === 'backfill' && options.range === undefined) throw new ConfigError(`a backfill of ${def.name} needs a range {from, to}`);
 
   let lock: LockHandle | undefined;
+  let owner = '';
   let runId = 0;
   if (!dryRun) {
     lock = await deps.state.locks.acquire(lane);
+    owner = runOwner(lock);
     try {
-      const crashed = await markCrashedRuns(deps.state, lane, def.name, deps.events);
-      runId = await deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
+      const crashed = await markCrashedRuns(deps.state, lane, def.name, deps.events, owner);
+      runId = await deps.state.runs.start({ pipeline: def.name, mode, lane, owner, ...(options.range ? { range: { ...options.range } } : {}) });
       logger = base.child({ runId });
       if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
     } catch (err) {
@@ -104,21 +113,46 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   let watermark: SourceWatermark | undefined;
   // Until it is finished, this run keeps the process from ending quietly (src/drain).
   const open = holdOpen('run', dryRun ? `the dry run of ${def.name}` : `run ${runId} of ${def.name} (${mode})`, () => waitingFor(deps, counts));
-  try {
-    if (lock) {
-      const held = lock;
-      heartbeat = setInterval(() => {
-        held.heartbeat().catch((err: unknown) => {
-          logger.error({ err }, 'lost the pipeline lock; the run stops at its next checkpoint');
+  // One lock check at a time (the lock's PostgreSQL session takes one query at a time), shared by the heartbeat and the fence.
+  let confirmedAt = performance.now();
+  let checking: Promise<void> | undefined;
+  const checkLock = (): Promise<void> => {
+    const held = lock;
+    if (!held) return Promise.resolve();
+    checking ??= held
+      .heartbeat()
+      .then(
+        () => {
+          confirmedAt = performance.now();
+        },
+        (err: unknown) => {
+          if (lostBecause === undefined) logger.error({ err }, 'lost the pipeline lock; the run stops at its next checkpoint');
           lostBecause ??= err;
           lockLost.abort(err);
-        });
+          throw err;
+        },
+      )
+      .finally(() => {
+        checking = undefined;
+      });
+    return checking;
+  };
+  // Before a request leaves and before the cursor's final move: this process must still hold the lane.
+  const fence = async (): Promise<void> => {
+    if (lostBecause !== undefined) throw lostBecause;
+    if (performance.now() - confirmedAt < FENCE_FRESH_MS) return;
+    await checkLock();
+  };
+  try {
+    if (lock) {
+      heartbeat = setInterval(() => {
+        checkLock().catch(() => undefined);
       }, options.heartbeatMs ?? HEARTBEAT_MS);
       heartbeat.unref();
     }
     if (def.direction === 'push') {
       const complete = options.complete === true || options.allowMassDelete === true;
-      const result = await open.race(pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, complete, allowMassDelete: options.allowMassDelete === true, since }));
+      const result = await open.race(pushRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, complete, allowMassDelete: options.allowMassDelete === true, since, ...(lock ? { fence } : {}) }));
       plan = result.plan;
       missing = result.missing;
       watermark = result.watermark;
@@ -131,7 +165,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
         error = { code: missing.refused.code, message: missing.refused.message };
       }
     } else {
-      plan = await open.race(pullRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger }));
+      plan = await open.race(pullRun(def, deps, resource, { runId, mode, cursorName, counts, range: options.range, signal, logger, ...(lock ? { fence } : {}) }));
     }
     if (status === 'succeeded' && options.signal?.aborted) status = 'aborted';
     if (lostBecause !== undefined && status !== 'failed') {
@@ -148,9 +182,12 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
   } finally {
     open.close();
     if (heartbeat) clearInterval(heartbeat);
+    // A lock check still under way ends first: the release goes over the same session.
+    await checking?.catch(() => undefined);
     if (!dryRun) {
       try {
-        await deps.state.runs.finish(runId, status, counts, error);
+        // A run another process took over (marked crashed) is not this process's to finish: finishOwnRun throws.
+        await finishOwnRun(deps.state, { id: runId, owner }, status, counts, error, logger);
       } finally {
         await lock?.release().catch((err: unknown) => logger.warn({ err }, 'the pipeline lock could not be released (its session is gone, so the server released it)'));
       }
@@ -217,6 +254,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       logger: o.logger,
       ...(deps.events ? { events: deps.events } : {}),
       ...(dryRun ? {} : { cursorName: o.cursorName, watermark }),
+      ...(o.fence ? { fence: o.fence } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(lookBack && after ? { readAgainUpTo: after } : {}),
       // Only changes read after a stored cursor measure the sync: a first sync, a backfill or a complete read delivers records changed long ago.
@@ -240,6 +278,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     else if (rechecked > 0) o.logger.debug({ rechecked }, 'records read again by the lookback were unchanged');
     const position = watermark.position;
     if (!dryRun && position && !engine.fatal) {
+      await o.fence?.();
       if (o.mode === 'backfill' && !o.signal?.aborted) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key, boundary: { finished: true } });
       // Settles that committed side by side each wrote the mark as they knew it; everything has committed now, so the cursor takes the final one.
       else if (position !== after) await deps.state.cursors.set(def.name, o.cursorName, { value: position.value, key: position.key });

@@ -118,6 +118,8 @@ export interface LaneRunOptions {
   readonly allowMassDelete?: boolean;
   /** When the run began (epoch ms with fraction): reads of other pipelines started after it may be shared with it (`ReadOptions.since`). */
   readonly since?: number;
+  /** Rejects (`LOCK_LOST`) once this process no longer holds the run's lane: called before requests leave and before the cursor's final move. */
+  readonly fence?: () => Promise<void>;
 }
 
 /** Where a run gets its ERP side: ready instances, or factories called once per run (and closed after it). */

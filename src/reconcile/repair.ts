@@ -13,7 +13,7 @@ import { PushEngine } from '../pipeline/push/runner.js';
 import type { PushInput } from '../pipeline/push/keys.js';
 import { waitingFor } from '../pipeline/run.js';
 import { holdOpen } from '../drain/index.js';
-import { markCrashedRuns } from '../pipeline/crashed.js';
+import { finishOwnRun, markCrashedRuns, runOwner } from '../pipeline/crashed.js';
 import type { PipelineDefinition } from '../pipeline/schema.js';
 import type { PipelineDeps, RunStatusFinal, RunSummary } from '../pipeline/types.js';
 import type { ResourceDef } from '../shop/registry/index.js';
@@ -38,8 +38,8 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
   const lock = await state.locks.acquire(def.name);
   let runId: number;
   try {
-    await markCrashedRuns(state, def.name, def.name, deps.events);
-    runId = await state.runs.start({ pipeline: def.name, mode: 'repair', lane: def.name });
+    await markCrashedRuns(state, def.name, def.name, deps.events, runOwner(lock));
+    runId = await state.runs.start({ pipeline: def.name, mode: 'repair', lane: def.name, owner: runOwner(lock) });
   } catch (err) {
     await lock.release();
     throw err;
@@ -84,8 +84,12 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
     logger.error({ err }, 'repair failed');
   } finally {
     open.close();
-    await state.runs.finish(runId, status, counts, error);
-    await lock.release();
+    try {
+      // Taken over meanwhile (marked crashed by another process): not this process's to finish; finishOwnRun throws.
+      await finishOwnRun(state, { id: runId, owner: runOwner(lock) }, status, counts, error, logger);
+    } finally {
+      await lock.release();
+    }
   }
   const summary: RunSummary = { runId, pipeline: def.name, mode: 'repair', status, counts, durationMs: Date.now() - started, ...(error ? { error } : {}) };
   logger.info({ status, counts, ...result }, 'repair finished');

@@ -67,6 +67,8 @@ export interface RunRow {
   finished_at: Int | null;
   pid: Int | null;
   host: string | null;
+  /** Migration 0010; absent in a row of an older dump. */
+  owner?: string | null;
   range_json: string | null;
   read: Int;
   created: Int;
@@ -173,6 +175,7 @@ export function toRun(r: RunRow): RunRecord {
     ...(r.finished_at !== null ? { finishedAt: iso(Number(r.finished_at)) } : {}),
     ...(r.pid !== null ? { pid: Number(r.pid) } : {}),
     ...(r.host !== null ? { host: r.host } : {}),
+    ...(r.owner !== undefined && r.owner !== null ? { owner: r.owner } : {}),
     ...(range ? { range } : {}),
     counts: {
       read: Number(r.read),

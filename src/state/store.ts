@@ -201,13 +201,23 @@ export interface SeenStore {
 
 /** Run bookkeeping. */
 export interface RunStore {
-  /** Record a started run in the store's shop; returns its id. */
-  start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>> }): Promise<number>;
+  /**
+   * Record a started run in the store's shop; returns its id. `owner` (`runOwner`) is what its
+   * `finish` must name. Stamped by the state's clock where it has one (PostgreSQL), so replicas
+   * whose clocks differ write comparable times.
+   */
+  start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>>; owner?: string }): Promise<number>;
   saveCounts(id: number, counts: Readonly<RunCounts>): Promise<void>;
-  finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>): Promise<void>;
+  /**
+   * A run's final write. It applies only while the run is still `running` and still `owner`'s
+   * (undefined matches a run started without one); otherwise the run was taken over (marked
+   * `crashed` by the process that took its lane) and nothing is written: `finished` is false.
+   * `finished_at` never precedes `started_at`.
+   */
+  finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>, owner?: string): Promise<RunFinish>;
   get(id: number): Promise<RunRecord | undefined>;
-  /** Mark runs of a lane still `running` as crashed (call once the lane's lock is ours). */
-  markCrashed(lane: string): Promise<number>;
+  /** Mark runs of a lane still `running` as crashed (call once the lane's lock is ours); `by` (`runOwner`) becomes their owner. */
+  markCrashed(lane: string, by?: string): Promise<number>;
   list(filter?: RunFilter): Promise<RunRecord[]>;
   /** The latest run of each pipeline. */
   latestByPipeline(): Promise<RunRecord[]>;
@@ -216,6 +226,17 @@ export interface RunStore {
   /** The change-latency histograms of runs started at or after `since` (Unix ms), every shop's. */
   latencySince(since: number): Promise<RunLatencyRow[]>;
 }
+
+/** What a run's final write did: written, or refused because the run is no longer the caller's. */
+export type RunFinish =
+  | { readonly finished: true }
+  | {
+      readonly finished: false;
+      /** The run's status now (`crashed` after a takeover); undefined when the row is gone (retention, a restore). */
+      readonly status: RunStatus | undefined;
+      /** Who owns it now: the taker's token (`runOwner`), null when unknown. */
+      readonly owner: string | null;
+    };
 
 /** A run's stored change-latency histogram (JSON text). */
 export interface RunLatencyRow {

@@ -83,6 +83,8 @@ export interface RunRecord {
   readonly finishedAt?: string;
   readonly pid?: number;
   readonly host?: string;
+  /** Whose run it is (`runOwner`): the starter's token while it runs, the taker's once a takeover marked it crashed. */
+  readonly owner?: string;
   readonly range?: Readonly<Record<string, unknown>>;
   readonly counts: Readonly<RunCounts>;
   readonly error?: Readonly<Record<string, unknown>>;

@@ -104,28 +104,33 @@ describe('readiness of a replica with several shops', () => {
 });
 
 describe('the state check of /readyz', () => {
-  it('reports what the last probe of the state found, and fails a probe that hangs past its limit', async () => {
+  it('answers from a probe younger than its interval, and probes again once the last result is older (a process woken from a freeze)', async () => {
     let clock = 0;
+    let probes = 0;
     let answer: () => Promise<unknown> = async () => 3;
-    const check = probedCheck(() => answer(), 'answers (postgres)', { timeoutMs: 5000, now: () => clock });
-    expect(check()).toEqual({ ok: true, detail: 'answers (postgres) (first check under way)' });
-    await new Promise((r) => setImmediate(r));
-    expect(check()).toEqual({ ok: true, detail: 'answers (postgres)' });
+    const check = probedCheck(() => (probes++, answer()), 'answers (postgres)', { timeoutMs: 5000, intervalMs: 5000, now: () => clock });
+    expect(await check()).toEqual({ ok: true, detail: 'answers (postgres)' });
     answer = async () => {
       throw new Error('connect ECONNREFUSED 10.0.0.5:5432');
     };
-    await new Promise((r) => setImmediate(r));
-    check();
-    await new Promise((r) => setImmediate(r));
-    expect(check()).toEqual({ ok: false, detail: 'does not answer: connect ECONNREFUSED 10.0.0.5:5432' });
+    clock += 4000;
+    expect(await check()).toEqual({ ok: true, detail: 'answers (postgres)' });
+    expect(probes).toBe(1);
+    // An hour on the monotonic clock: the process was frozen; the "ready" from before is not served again.
+    clock += 3_600_000;
+    expect(await check()).toEqual({ ok: false, detail: 'does not answer: connect ECONNREFUSED 10.0.0.5:5432' });
+    expect(probes).toBe(2);
+  });
+
+  it('fails a probe that hangs past its limit, and the probe\'s late answer serves the next check', async () => {
+    let clock = 0;
     let release: () => void = () => undefined;
-    answer = () => new Promise<void>((resolve) => (release = resolve));
-    await new Promise((r) => setImmediate(r));
-    check();
+    const check = probedCheck(() => new Promise<void>((resolve) => (release = resolve)), 'answers (postgres)', { timeoutMs: 50, intervalMs: 5000, now: () => clock });
+    const hung = check();
     clock += 6000;
-    expect(check()).toEqual({ ok: false, detail: 'no answer for 6 s' });
+    expect(await hung).toEqual({ ok: false, detail: 'no answer for 6 s' });
     release();
     await new Promise((r) => setImmediate(r));
-    expect(check()).toEqual({ ok: true, detail: 'answers (postgres)' });
+    expect(await check()).toEqual({ ok: true, detail: 'answers (postgres)' });
   });
 });

@@ -36,6 +36,41 @@ describe('when a pipeline counts as failing', () => {
   });
 });
 
+describe('an overdue or stuck lane', () => {
+  const everyMinute = { expression: '* * * * *', timezone: 'UTC' };
+  const at = (iso: string, f: Partial<PipelineFacts>) => failingReasons(facts(f), { now: Date.parse(iso), staleAfterMinutes: 120 }).map((r) => r.code);
+
+  it('is overdue once three slots of its schedule passed without a run starting (each past a minute of grace), not before', () => {
+    const f = { schedule: everyMinute, lastStartedAt: '2026-11-20T11:50:00.400Z', lastFinished: run('succeeded') };
+    // Slots 11:51, 11:52 and 11:53 must each be over a minute old.
+    expect(at('2026-11-20T11:53:59Z', f)).toEqual([]);
+    expect(at('2026-11-20T11:54:00Z', f)).toEqual(['overdue']);
+    // Every second: three seconds and the grace.
+    expect(at('2026-11-20T11:51:03.300Z', { ...f, schedule: { expression: '* * * * * *' } })).toEqual(['overdue']);
+  });
+
+  it('counts the slots of the schedule, so a weekday schedule is not overdue over the weekend', () => {
+    const workdays = { expression: '0 9-17 * * 1-5', timezone: 'Europe/Berlin' };
+    // Friday 2026-11-20, 17:00 Berlin: the last slot of the week; Monday 09:00, 10:00 and 11:00 follow.
+    const f = { schedule: workdays, lastStartedAt: '2026-11-20T16:00:01Z', lastFinished: run('succeeded'), lastSuccessAt: '2026-11-20T16:00:05Z' };
+    expect(failingReasons(facts(f), { now: Date.parse('2026-11-23T08:30:00Z'), staleAfterMinutes: 1e9 })).toEqual([]);
+    expect(failingReasons(facts(f), { now: Date.parse('2026-11-23T11:01:00Z'), staleAfterMinutes: 1e9 }).map((r) => r.code)).toEqual(['overdue']);
+  });
+
+  it('is never overdue without a schedule, and a paused shop\'s pipeline is paused, not overdue', () => {
+    expect(at('2026-11-20T13:00:00Z', { scheduled: false, lastStartedAt: '2026-11-20T11:50:00Z', lastSuccessAt: undefined })).toEqual([]);
+    expect(at('2026-11-20T13:00:00Z', { schedule: everyMinute, lastStartedAt: '2026-11-20T11:50:00Z', lastSuccessAt: undefined, shopPaused: { shop: 'at', pausedAt: NOW, reason: 'failing for days' } })).toEqual(['shop-paused']);
+  });
+
+  it('is stuck when a run still runs after three slots and no live process holds its lane; a run whose holder beats is only overdue', () => {
+    const running = { id: 9, startedAt: '2026-11-20T11:50:00Z' };
+    const base = { schedule: everyMinute, lastStartedAt: running.startedAt, lastSuccessAt: undefined };
+    expect(at('2026-11-20T12:00:00Z', { ...base, running })).toEqual(['overdue', 'stuck']);
+    expect(at('2026-11-20T12:00:00Z', { ...base, running: { ...running, holderBeatAt: '2026-11-20T11:56:00Z' } })).toEqual(['overdue', 'stuck']);
+    expect(at('2026-11-20T12:00:00Z', { ...base, running: { ...running, holderBeatAt: '2026-11-20T11:59:50Z' } })).toEqual(['overdue']);
+  });
+});
+
 describe('status filters and order', () => {
   it('reads failing, running, ok and "all" from a query string and refuses other words', () => {
     expect(parseStatusFilter('failing')).toBe('failing');

@@ -75,15 +75,23 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
   const finished = last && last.status !== 'running' ? last : (await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
   const [good] = finished && (finished.status === 'succeeded' || finished.status === 'partial') ? [finished] : await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial'], limit: 1 });
   const deadLetters = await state.deadLetters.count(p.name);
+  const lock = await state.locks.get(p.name);
+  const running = lock !== undefined && (lock.host !== hostname() || processAlive(lock.pid));
+  const tz = p.timezone ?? defaultTz;
+  // Overdue and stuck: the last sync run's start against the schedule's slots, and a running run against its lane's holder.
+  const [lastSync] = p.schedule ? await state.runs.list({ pipeline: p.name, mode: 'sync', limit: 1 }) : [];
+  const open = last?.status === 'running' ? last : undefined;
+  const facts = {
+    ...(p.schedule ? { schedule: { expression: p.schedule, ...(tz ? { timezone: tz } : {}) } } : {}),
+    ...(lastSync ? { lastStartedAt: lastSync.startedAt } : {}),
+    ...(open ? { running: { id: open.id, startedAt: open.startedAt, ...(running && lock ? { holderBeatAt: lock.heartbeatAt } : {}) } } : {}),
+  };
   const reasons = failingReasons(
-    { name: p.name, ...(finished ? { lastFinished: finished } : {}), ...(good?.finishedAt ? { lastSuccessAt: good.finishedAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(failingCtx.jobFailing !== undefined ? { jobFailing: failingCtx.jobFailing } : {}), ...(failingCtx.shopPaused ? { shopPaused: failingCtx.shopPaused } : {}) },
+    { name: p.name, ...(finished ? { lastFinished: finished } : {}), ...(good?.finishedAt ? { lastSuccessAt: good.finishedAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(failingCtx.jobFailing !== undefined ? { jobFailing: failingCtx.jobFailing } : {}), ...(failingCtx.shopPaused ? { shopPaused: failingCtx.shopPaused } : {}), ...facts },
     failingCtx,
   );
   const cursors = await state.cursors.list(p.name);
   const incremental = cursors.find((c) => c.name === 'incremental');
-  const lock = await state.locks.get(p.name);
-  const running = lock !== undefined && (lock.host !== hostname() || processAlive(lock.pid));
-  const tz = p.timezone ?? defaultTz;
   return {
     name: p.name,
     shop: p.shop,
@@ -123,7 +131,7 @@ export function statusCommand(ctx: CliContext): Command {
     .description('show every pipeline: last run and outcome, cursor, next run, dead letters')
     .option('--json', 'print as JSON')
     .option('--shop <name>', 'only the pipelines of this shop')
-    .option('--failing', 'only failing pipelines (last run failed or left records failed, dead letters wait, stale, run job given up, shop paused) and broken shops; exit code 1 when any, 0 when none')
+    .option('--failing', 'only failing pipelines (last run failed or left records failed, dead letters wait, stale, overdue, stuck, run job given up, shop paused) and broken shops; exit code 1 when any, 0 when none')
     .action(async (opts: { json?: boolean; shop?: string; failing?: boolean }, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded, logger }) => {
         if (opts.shop !== undefined && !loaded.brokenShops.some((b) => b.name === opts.shop)) runtime.shop(opts.shop);

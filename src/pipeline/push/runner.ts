@@ -40,6 +40,8 @@ export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'bat
   readonly readAgainUpTo?: CursorPosition;
   /** Observe the change latency of delivered records (incremental syncs from a stored cursor). */
   readonly changeLatency?: ChangeLatencyOptions;
+  /** Rejects once this process no longer holds the lane (`LaneRunOptions.fence`); asked before each request leaves. */
+  readonly fence?: () => Promise<void>;
 }
 
 /** What the lookback of one run found: rows read again as an earlier run left them, and rows committed late. */
@@ -274,6 +276,9 @@ export class PushEngine {
 
   /** Commit settlements; the references they record are known to the rest of the run at once. */
   private async settle(settlements: readonly Settlement[]): Promise<void> {
+    // A settle moves the cursor: not for a lane taken over meanwhile. What it would have recorded is what a crash at
+    // this point leaves: its intents are looked up by the next run before anything is created again.
+    await this.o.fence?.();
     await settle(this.settleTarget, settlements);
     for (const s of settlements) this.o.batch.settled(s.item.erpKey);
     if (this.settleTarget.recordReferences === false) return;
@@ -326,6 +331,8 @@ export class PushEngine {
       this.o.counts.requests += await pruneSentHistory(item, item.shopId, appendOnlyFields(resource, this.o.mapping), { state, shop, resource, runId, dryRun: false });
       item.reconcile = false;
     }
+    // A process frozen while it held the lane may find it taken over on waking: then nothing more leaves.
+    await this.o.fence?.();
     // Intents and pending marks are committed before the request leaves: a crash after it is reconciled, never repeated blind.
     await beforeSend(state, def.name, resource.name, runId, op, items, this.o.mapping.shopKey);
     if (op === 'create') for (const item of items) item.triedCreate = true;

@@ -3,13 +3,21 @@ import { hostname } from 'node:os';
 import type pg from 'pg';
 import { CRASHED_ERROR, toRun, type RunRow } from '../rows.js';
 import { COUNT_COLUMNS, countValues, runWhere } from '../filters.js';
-import type { RunFilter, RunLatencyRow, RunStore } from '../store.js';
+import type { RunFilter, RunFinish, RunLatencyRow, RunStore } from '../store.js';
 import type { RunCounts, RunMode, RunRecord, RunStatus } from '../types.js';
 import { Where } from '../where.js';
 import { execute, one, query } from './db.js';
 
 const SET_COUNTS = COUNT_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ');
 const AFTER_COUNTS = COUNT_COLUMNS.length;
+
+/**
+ * The database's clock in epoch ms. Runs are stamped by the server, not by each replica's own
+ * clock: a replica whose clock runs two hours ahead must not write runs into the future, and the
+ * runs of one lane written by different replicas must compare. `clock_timestamp()`, not `now()`:
+ * the moment of the write, not of a transaction's start.
+ */
+const DB_NOW = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
 
 /** Run bookkeeping. */
 export class PgRuns implements RunStore {
@@ -18,11 +26,11 @@ export class PgRuns implements RunStore {
     private readonly shop: string,
   ) {}
 
-  async start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>> }): Promise<number> {
+  async start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>>; owner?: string }): Promise<number> {
     const row = await one<{ id: number }>(
       this.pool,
-      `INSERT INTO runs (pipeline, shop, mode, lane, status, started_at, pid, host, range_json) VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8) RETURNING id`,
-      [run.pipeline, this.shop, run.mode, run.lane, Date.now(), process.pid, hostname(), run.range ? JSON.stringify(run.range) : null],
+      `INSERT INTO runs (pipeline, shop, mode, lane, status, started_at, pid, host, range_json, owner) VALUES ($1, $2, $3, $4, 'running', ${DB_NOW}, $5, $6, $7, $8) RETURNING id`,
+      [run.pipeline, this.shop, run.mode, run.lane, process.pid, hostname(), run.range ? JSON.stringify(run.range) : null, run.owner ?? null],
     );
     return row!.id;
   }
@@ -31,16 +39,19 @@ export class PgRuns implements RunStore {
     await execute(this.pool, `UPDATE runs SET ${SET_COUNTS} WHERE id = $${AFTER_COUNTS + 1}`, [...countValues(c), id]);
   }
 
-  async finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>): Promise<void> {
-    // One statement: counters and status land together.
+  async finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>, owner?: string): Promise<RunFinish> {
+    // One statement: counters and status land together, and only on the owner's own running run
+    // (a run a takeover marked crashed stays crashed; its counts stay those of its last checkpoint).
     const n = AFTER_COUNTS;
-    await execute(this.pool, `UPDATE runs SET ${SET_COUNTS}, status = $${n + 1}, finished_at = $${n + 2}, error = $${n + 3} WHERE id = $${n + 4}`, [
-      ...countValues(counts),
-      status,
-      Date.now(),
-      error ? JSON.stringify(error) : null,
-      id,
-    ]);
+    const changed = await execute(
+      this.pool,
+      `UPDATE runs SET ${SET_COUNTS}, status = $${n + 1}, finished_at = GREATEST(started_at, ${DB_NOW}), error = $${n + 2}
+       WHERE id = $${n + 3} AND status = 'running' AND owner IS NOT DISTINCT FROM $${n + 4}::text`,
+      [...countValues(counts), status, error ? JSON.stringify(error) : null, id, owner ?? null],
+    );
+    if (changed === 1) return { finished: true };
+    const now = await one<{ status: string; owner: string | null }>(this.pool, 'SELECT status, owner FROM runs WHERE id = $1', [id]);
+    return { finished: false, status: now ? (now.status as RunStatus) : undefined, owner: now?.owner ?? null };
   }
 
   async get(id: number): Promise<RunRecord | undefined> {
@@ -48,8 +59,8 @@ export class PgRuns implements RunStore {
     return row ? toRun(row) : undefined;
   }
 
-  async markCrashed(lane: string): Promise<number> {
-    return execute(this.pool, `UPDATE runs SET status = 'crashed', finished_at = $1, error = $2 WHERE lane = $3 AND status = 'running'`, [Date.now(), CRASHED_ERROR, lane]);
+  async markCrashed(lane: string, by?: string): Promise<number> {
+    return execute(this.pool, `UPDATE runs SET status = 'crashed', finished_at = GREATEST(started_at, ${DB_NOW}), error = $1, owner = $2 WHERE lane = $3 AND status = 'running'`, [CRASHED_ERROR, by ?? null, lane]);
   }
 
   async list(filter: RunFilter = {}): Promise<RunRecord[]> {

@@ -2,12 +2,16 @@
 import { hostname } from 'node:os';
 import { CRASHED_ERROR, toRun, type RunRow } from '../rows.js';
 import { COUNT_COLUMNS, countValues, runWhere } from '../filters.js';
-import type { RunFilter, RunLatencyRow, RunStore } from '../store.js';
+import type { RunFilter, RunFinish, RunLatencyRow, RunStore } from '../store.js';
 import type { RunCounts, RunMode, RunRecord, RunStatus } from '../types.js';
 import { Where } from '../where.js';
 import { cached, type Db } from './db.js';
 
-/** Run bookkeeping. */
+/**
+ * Run bookkeeping. SQLite is a file on one machine, so its stamps come from that machine's clock
+ * (every writer shares it); `finished_at` is still kept from preceding `started_at` when the clock
+ * stepped back in between.
+ */
 export class SqliteRuns implements RunStore {
   private readonly insertStmt;
   private readonly countsStmt;
@@ -19,15 +23,16 @@ export class SqliteRuns implements RunStore {
     private readonly db: Db,
     private readonly shop: string,
   ) {
-    this.insertStmt = db.prepare(`INSERT INTO runs (pipeline, shop, mode, lane, status, started_at, pid, host, range_json) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`);
+    this.insertStmt = db.prepare(`INSERT INTO runs (pipeline, shop, mode, lane, status, started_at, pid, host, range_json, owner) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)`);
     this.countsStmt = db.prepare(`UPDATE runs SET ${COUNT_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`);
-    this.finishStmt = db.prepare(`UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?`);
+    // Only the owner's own running run: a run a takeover marked crashed stays crashed.
+    this.finishStmt = db.prepare(`UPDATE runs SET status = ?, finished_at = max(started_at, ?), error = ? WHERE id = ? AND status = 'running' AND owner IS ?`);
     this.getStmt = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
-    this.crashStmt = db.prepare(`UPDATE runs SET status = 'crashed', finished_at = ?, error = ? WHERE lane = ? AND status = 'running'`);
+    this.crashStmt = db.prepare(`UPDATE runs SET status = 'crashed', finished_at = max(started_at, ?), error = ?, owner = ? WHERE lane = ? AND status = 'running'`);
   }
 
-  async start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>> }): Promise<number> {
-    const info = this.insertStmt.run(run.pipeline, this.shop, run.mode, run.lane, Date.now(), process.pid, hostname(), run.range ? JSON.stringify(run.range) : null);
+  async start(run: { pipeline: string; mode: RunMode; lane: string; range?: Readonly<Record<string, unknown>>; owner?: string }): Promise<number> {
+    const info = this.insertStmt.run(run.pipeline, this.shop, run.mode, run.lane, Date.now(), process.pid, hostname(), run.range ? JSON.stringify(run.range) : null, run.owner ?? null);
     return Number(info.lastInsertRowid);
   }
 
@@ -40,10 +45,14 @@ export class SqliteRuns implements RunStore {
     this.countsStmt.run(...countValues(c), id);
   }
 
-  async finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>): Promise<void> {
-    this.db.transaction(() => {
-      this.saveCountsNow(id, counts);
-      this.finishStmt.run(status, Date.now(), error ? JSON.stringify(error) : null, id);
+  async finish(id: number, status: Exclude<RunStatus, 'running'>, counts: Readonly<RunCounts>, error?: Readonly<Record<string, unknown>>, owner?: string): Promise<RunFinish> {
+    return this.db.transaction((): RunFinish => {
+      if (this.finishStmt.run(status, Date.now(), error ? JSON.stringify(error) : null, id, owner ?? null).changes === 1) {
+        this.saveCountsNow(id, counts);
+        return { finished: true };
+      }
+      const now = this.getStmt.get(id);
+      return { finished: false, status: now ? (now.status as RunStatus) : undefined, owner: now?.owner ?? null };
     })();
   }
 
@@ -52,8 +61,8 @@ export class SqliteRuns implements RunStore {
     return row ? toRun(row) : undefined;
   }
 
-  async markCrashed(lane: string): Promise<number> {
-    return this.crashStmt.run(Date.now(), CRASHED_ERROR, lane).changes;
+  async markCrashed(lane: string, by?: string): Promise<number> {
+    return this.crashStmt.run(Date.now(), CRASHED_ERROR, by ?? null, lane).changes;
   }
 
   async list(filter: RunFilter = {}): Promise<RunRecord[]> {
