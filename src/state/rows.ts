@@ -67,7 +67,7 @@ export interface RunRow {
   finished_at: Int | null;
   pid: Int | null;
   host: string | null;
-  /** Migration 0010; absent in a row of an older dump. */
+  /** Migration 0011; absent in a row of an older dump. */
   owner?: string | null;
   range_json: string | null;
   read: Int;
