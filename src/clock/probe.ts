@@ -28,6 +28,8 @@ export interface SkewProbeOptions {
 export interface SkewProbe {
   /** A shop answered with this `Date` header, `wireMs` after the request left (read at most once a minute per shop). */
   shopAnswered(shop: string, date: string, wireMs: number): void;
+  /** This clock stepped: read every other clock again now (the next shop answer, the state at once). */
+  clockStepped(): void;
   close(): void;
 }
 
@@ -77,6 +79,10 @@ export function startSkewProbe(options: SkewProbeOptions): SkewProbe {
       lastShopRead.set(shop, now);
       options.metrics.skew('shop', reading.skewMs / 1000, shop);
       record(`shop ${shop}`, `shop ${shop}'s`, reading);
+    },
+    clockStepped() {
+      lastShopRead.clear();
+      void readState();
     },
     close() {
       clearInterval(timer);

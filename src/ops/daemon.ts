@@ -134,7 +134,10 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       logger,
       onSkip: (job) => runtime.metrics.tickSkipped(jobOf(job).pipeline),
       onMissed: (job, slots) => clockMetrics.missed(jobOf(job).pipeline, slots),
-      onClockStep: (step) => clockMetrics.step(step),
+      onClockStep: (step) => {
+        clockMetrics.step(step);
+        skewProbe?.clockStepped();
+      },
       run: async ({ pipeline: job, signal, reason, at }) => {
         const { pipeline, kind } = jobOf(job);
         // A paused shop (failingShops) is not asked by the clock or a trigger; a person's run still goes.

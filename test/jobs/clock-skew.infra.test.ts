@@ -49,6 +49,9 @@ describe.skipIf(!postgresAvailable || !LIBFAKETIME)('replicas whose clocks disag
         const runs = [...(await d.runs('products')), ...(await d.runs('orders'))];
         return ['products', 'orders'].every((p) => runs.some((r) => r.pipeline === p && r.pid === behindPid && r.status === 'succeeded'));
       }, 60_000, 250);
+      // The replica behind says so: its skew against the state database, read at start.
+      const metrics = await (await fetch(`${behind.url}/metrics`)).text();
+      expect(Number(metrics.match(/shopsync_clock_skew_seconds\{against="state"[^}]*\} (-?[\d.]+)/)?.[1])).toBeCloseTo(-600, -1);
       const lastBefore = Math.max(0, ...[...(await d.runs('products')), ...(await d.runs('orders'))].map((r) => r.id));
       procs.push(...(await Promise.all(['a', 'b'].map((n) => d.spawn(n)))));
 

@@ -62,13 +62,20 @@ describe.skipIf(!LIBFAKETIME)('the daemon when the wall clock steps (libfaketime
     };
 
     await phase('clock right', 1);
+    const skew = async () => (await (await fetch(`${url}/metrics`)).text()).match(/shopsync_clock_skew_seconds\{against="shop",shop="default"\} (-?[\d.e+]+)/)?.[1];
+    // The sandbox runs on the test's clock: within the Date header's second, no skew.
+    expect(await skew()).toBe('0');
     writeFileSync(clockFile, '-3600s');
     await phase('an hour behind', 2);
     expect(daemon.stdout()).toMatch(/the wall clock stepped 1 h 0 min \d+ s back: every schedule re-armed from the new time/);
     writeFileSync(clockFile, '+3600s');
+    // Noticed first, so the change of this phase goes out after it (the skew is read again from that answer).
+    await daemon.waitFor(/the wall clock stepped 2 h 0 min \d+ s forward/, 15_000);
     await phase('an hour ahead', 3);
-    expect(daemon.stdout()).toMatch(/the wall clock stepped 2 h 0 min \d+ s forward/);
 
+    // Read again after the step, from the next answer of the shop: an hour ahead.
+    expect(Number(await skew())).toBeGreaterThan(3590);
+    expect(Number(await skew())).toBeLessThan(3610);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/shopsync_clock_steps_total\{direction="back"\} 1\b/);
     expect(metrics).toMatch(/shopsync_clock_steps_total\{direction="forward"\} 1\b/);
