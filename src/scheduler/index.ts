@@ -171,7 +171,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     for (const [pipeline, a] of armed) {
       if (a.next.getTime() > now.getTime()) continue;
       const due = latestDue(a.slots, a.next, now);
-      a.next = a.slots.nextAfter(due.slot);
+      // After now, not after the slot run: a walk cut short (MAX_COUNTED_SLOTS) must not leave due slots for the next look.
+      a.next = a.slots.nextAfter(now);
       if (due.skipped > 0) {
         log.warn({ pipeline, missed: due.skipped, tick: due.slot.toISOString() }, `${due.capped ? 'at least ' : ''}${due.skipped} scheduled slot(s) passed while the clock stepped or the process stalled: one run for them, at the latest`);
         options.onMissed?.(pipeline, due.skipped);
