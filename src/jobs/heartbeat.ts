@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ReplicaInfo, StateStore } from '../state/index.js';
@@ -53,14 +54,15 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
   const id = randomUUID();
   const startedAt = Date.now();
   const workerIds = new Set<string>();
-  let lastOk = 0;
+  let lastOk: number | undefined;
   let lastError: string | undefined;
   let stopped = false;
 
   const beat = async (): Promise<void> => {
     try {
       await state.replicas.beat({ id, name: options.name, host: hostname(), pid: process.pid, startedAt, workerIds: [...workerIds] });
-      lastOk = Date.now();
+      // Monotonic: a step of the wall clock must not make this replica unready (or hide a silent one).
+      lastOk = performance.now();
       lastError = undefined;
     } catch (err) {
       lastError = errorLine(err);
@@ -110,7 +112,7 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       await beat();
     },
     healthy() {
-      const age = lastOk === 0 ? Infinity : Date.now() - lastOk;
+      const age = lastOk === undefined ? Infinity : Math.round(performance.now() - lastOk);
       if (age <= options.deadAfterMs) return { ok: true, detail: `replica ${options.name}: last heartbeat ${age} ms ago` };
       return { ok: false, detail: `replica ${options.name}: no heartbeat reached the state for ${Number.isFinite(age) ? `${age} ms` : 'ever'}${lastError ? ` (${lastError})` : ''}; the other replicas will count it as dead` };
     },

@@ -10,6 +10,7 @@
  * (a new job, folded into a job that already waited, or left to a pending retry), so `ticks` is
  * the witness of "one tick, one run". Claims older than `TICK_RETENTION_MS` are pruned.
  */
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { JobStore } from './store.js';
 
@@ -41,7 +42,7 @@ export function tickInstant(at: Date): Date {
 
 /** Claims of scheduled ticks in the jobs schema. */
 export class TickClaims {
-  private lastPrune = 0;
+  private lastPrune = -Infinity;
   private readonly q: string;
 
   constructor(private readonly jobs: JobStore) {
@@ -52,8 +53,9 @@ export class TickClaims {
   async claim(job: string, at: Date, by: string): Promise<boolean> {
     const tick = tickInstant(at);
     const r = await this.jobs.guard((utils) => utils.withPgClient((c) => c.query(`INSERT INTO ${this.q}.ticks (job, tick, claimed_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [job, tick, by])));
-    if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
-      this.lastPrune = Date.now();
+    // Monotonic: a wall clock stepped back must not postpone pruning for the size of the step.
+    if (performance.now() - this.lastPrune > PRUNE_EVERY_MS) {
+      this.lastPrune = performance.now();
       await this.prune();
     }
     return (r.rowCount ?? 0) === 1;

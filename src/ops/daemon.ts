@@ -29,6 +29,8 @@ import { shopReports } from './shopHealth.js';
 import { shopsOf } from '../config/index.js';
 import type { StateStore } from '../state/index.js';
 import { heldBackByRestore } from '../pipeline/rewind.js';
+import { registerClockMetrics } from '../clock/metrics.js';
+import { startSkewProbe, type SkewProbe } from '../clock/probe.js';
 
 /** Options of `startDaemon`. */
 export interface DaemonOptions {
@@ -91,7 +93,14 @@ export const DAEMON_LOCK = 'daemon';
 export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions): Promise<Daemon> {
   const { config } = loaded;
   const logger = options.logger;
-  const runtime = await openRuntime(loaded, { logger });
+  // The shops' answers carry their clocks (Date): the skew gauge reads them once the probe runs.
+  let skewProbe: SkewProbe | undefined;
+  const runtime = await openRuntime(loaded, {
+    logger,
+    onClientEvent: (event, shop) => {
+      if (event.type === 'request' && event.shopDate) skewProbe?.shopAnswered(shop, event.shopDate, event.durationMs);
+    },
+  });
   const closers: (() => Promise<unknown>)[] = [() => runtime.close()];
   registerShopStreakMetrics(runtime.metrics.registry, runtime.state, Object.keys(shopsOf(config)));
   // A broken shop file stops only its shop: said once per shop at every start, as an error (its message names file and line).
@@ -121,11 +130,17 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       replica = started;
       closers.push(() => started.stop(0));
     }
+    const clockMetrics = registerClockMetrics(runtime.metrics.registry);
     const scheduler = createScheduler({
       pipelines: scheduledJobs(config.pipelines),
       timezone: config.timezone,
       logger,
       onSkip: (job) => runtime.metrics.tickSkipped(jobOf(job).pipeline),
+      onMissed: (job, slots) => clockMetrics.missed(jobOf(job).pipeline, slots),
+      onClockStep: (step) => {
+        clockMetrics.step(step);
+        skewProbe?.clockStepped();
+      },
       run: async ({ pipeline: job, signal, reason, at }) => {
         const { pipeline, kind } = jobOf(job);
         // A paused shop (failingShops) is not asked by the clock or a trigger; a person's run still goes.
@@ -208,6 +223,9 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       },
     });
     closers.push(() => server.close());
+    const probe = startSkewProbe({ ...(loaded.state.kind === 'postgres' ? { stateUrl: loaded.state.url } : {}), metrics: clockMetrics, logger });
+    skewProbe = probe;
+    closers.push(async () => probe.close());
     const retention = startRetention(runtime.state, config, logger);
     closers.push(() => retention.stop());
     const alerts = startAlerts(config.alerts, {
@@ -260,6 +278,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
             const stopped = await replica.stop(config.daemon.shutdownGraceMs);
             result = { settled: result.settled && stopped.settled, abandoned: result.abandoned };
           }
+          probe.close();
           await retention.stop();
           await alerts?.stop();
           await server.close();

@@ -19,6 +19,7 @@ import type { SourceWatermark } from '../erp/types.js';
 import { heldBackByRestore } from '../pipeline/rewind.js';
 import { DEFAULT_SHOP, openState } from '../state/index.js';
 import { triggerProblems } from '../triggers/index.js';
+import { dateHeaderClock, describeSkew, stateSkew } from '../clock/skew.js';
 
 /** One check's result. */
 export interface DoctorCheck {
@@ -32,6 +33,22 @@ export interface DoctorCheck {
 
 /** Clock skew above this (ms) fails: delta cursors are capped at the shop's clock. */
 const MAX_SKEW_MS = 60_000;
+
+/**
+ * This machine's clock against the state database's. Slots of the shared rate limit, heartbeats
+ * and tick claims are stamped by the database, so a skew costs nothing there; but replicas far
+ * apart claim one tick as different instants once the skew passes the claims' retention
+ * (TICK_RETENTION_MS, 15 min), and the runs' times in `status` are this machine's.
+ */
+async function stateClockCheck(url: string): Promise<DoctorCheck> {
+  try {
+    const reading = await stateSkew(url);
+    const ok = Math.abs(reading.skewMs) <= MAX_SKEW_MS;
+    return { name: 'clock state', ok, detail: `this machine's clock is ${describeSkew(reading, "the state database's")}${ok ? '' : '; sync the clocks (NTP): replicas whose clocks differ by more than 15 min (how long tick claims are kept) may run one scheduled tick twice'}` };
+  } catch (err) {
+    return { name: 'clock state', ok: false, detail: `could not read the state database's clock: ${errorLine(err)}` };
+  }
+}
 
 async function bearer(shop: ShopConfig): Promise<string> {
   if (shop.token) return shop.token;
@@ -166,6 +183,7 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
   } catch (err) {
     checks.push({ name: 'state', ok: false, detail: errorLine(err) });
   }
+  if (loaded.state.kind === 'postgres') checks.push(await stateClockCheck(loaded.state.url));
   const tokens = new Map<string, string>();
   const shops = shopsOf(loaded.config);
   for (const [shopName, shop] of Object.entries(shops)) {
@@ -179,9 +197,12 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
       else checks.push({ name, ok: res.status < 500, detail: `${shop.baseUrl} answers (HTTP ${res.status})` });
       tokens.set(shopName, token);
       const date = res.headers.get('date');
-      if (date) {
-        const skew = Date.now() - Date.parse(date);
-        checks.push({ name: Object.keys(shops).length === 1 ? 'clock' : `clock ${shopName}`, ok: Math.abs(skew) <= MAX_SKEW_MS, detail: `this machine's clock is ${Math.round(skew / 1000)} s ${skew >= 0 ? 'ahead of' : 'behind'} the shop's${Math.abs(skew) > MAX_SKEW_MS ? '; sync the clock (NTP): delta cursors are capped at the shop clock' : ''}` });
+      if (date && Number.isFinite(Date.parse(date))) {
+        // The header has whole seconds: the shop's clock lies in the second it names, so below a second there is no skew to tell.
+        const shopClock = dateHeaderClock(Date.parse(date));
+        const skew = Date.now() - shopClock.atMs;
+        const reading = { skewMs: Math.abs(skew) <= shopClock.resolutionMs ? 0 : skew, resolutionMs: shopClock.resolutionMs };
+        checks.push({ name: Object.keys(shops).length === 1 ? 'clock' : `clock ${shopName}`, ok: Math.abs(skew) <= MAX_SKEW_MS, detail: `this machine's clock is ${describeSkew(reading, "the shop's")}${Math.abs(skew) > MAX_SKEW_MS ? '; sync the clock (NTP): delta cursors are capped at the shop clock' : ''}` });
       }
     } catch (err) {
       checks.push({ name, ok: false, detail: `${shop.baseUrl}: ${errorLine(err)}; check ${key}.baseUrl and that the shop is reachable from here` });

@@ -29,7 +29,7 @@ import { didYouMean } from '../util/suggest.js';
 export interface RuntimeOptions {
   readonly logger: Logger;
   /** Also observe client events (the demo shows them). */
-  readonly onClientEvent?: (event: ClientEvent) => void;
+  readonly onClientEvent?: (event: ClientEvent, shop: string) => void;
 }
 
 /** An open runtime. */
@@ -142,7 +142,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
           metrics.clientEvent(event, name);
           shopHealth.observe(name, event);
           throttled(event);
-          options.onClientEvent?.(event);
+          options.onClientEvent?.(event, name);
         },
       }),
     );

@@ -1,17 +1,28 @@
 /**
- * The daemon's clock: one node-cron task per scheduled pipeline. A pipeline never runs twice at
+ * The daemon's clock: one loop for every scheduled pipeline. A pipeline never runs twice at
  * once — a tick that arrives while the previous run is still going is skipped and logged — and
  * closing stops the clock, asks in-flight runs to stop at their next checkpoint and waits for
  * them within a grace period.
+ *
+ * The loop is ours, not node-cron's timers: node-cron 4 arms one timer for "next slot − now" and,
+ * when the wall clock steps back by N after that, sleeps through N of slots (an hour's step: an
+ * hour without runs, nothing logged). Ours sleeps at most `maxSleepMs` at a time, reads the wall
+ * clock on every wake and asks the watchdog (src/clock) whether it stepped: a step back re-arms
+ * every schedule from the new time; a step forward (or a process that stalled) leaves slots
+ * behind, which run once, coalesced, as the latest of them, the others counted as missed.
  *
  * Wake-ups (triggers: NOTIFY, file watcher, hook, polling) are coalesced, unlike ticks: the first
  * one starts a run after the pipeline's debounce, those during the debounce join it, and those
  * while a run is going ask for exactly one follow-up run, which starts one debounce after it ends
  * — a change committed after the run read past it is then never left waiting for the next tick.
  */
-import { createTask, type ScheduledTask } from 'node-cron';
+import { ClockWatchdog, describeStep, systemClock, type ClockSources, type ClockStep } from '../clock/watchdog.js';
 import { StateError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { cronSlots, latestDue, type CronSlots } from './slots.js';
+
+/** Longest sleep of the loop: how late a step of the wall clock is noticed at most. @default 1000 */
+export const MAX_SLEEP_MS = 1000;
 
 /** A pipeline as the scheduler sees it. */
 export interface SchedulablePipeline {
@@ -44,6 +55,14 @@ export interface SchedulerOptions {
   readonly timezone?: string;
   /** Called when a tick is skipped because the previous run has not finished. */
   readonly onSkip?: (pipeline: string, tick: Date) => void;
+  /** Called with the slots a step forward or a stall passed over (their run was the one coalesced tick). */
+  readonly onMissed?: (pipeline: string, slots: number) => void;
+  /** Called on every step of the wall clock the watchdog noticed. */
+  readonly onClockStep?: (step: ClockStep) => void;
+  /** The clocks read (tests step a clock of their own). @default the process's */
+  readonly clock?: ClockSources;
+  /** Longest sleep between two looks at the clock. @default MAX_SLEEP_MS */
+  readonly maxSleepMs?: number;
 }
 
 /** What closing achieved. */
@@ -74,7 +93,12 @@ export interface Scheduler {
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const log = options.logger.child({ component: 'scheduler' });
   const known = new Map(options.pipelines.map((p) => [p.name, p]));
-  const tasks = new Map<string, ScheduledTask>();
+  const clock = options.clock ?? systemClock;
+  const maxSleepMs = options.maxSleepMs ?? MAX_SLEEP_MS;
+  /** Each scheduled pipeline's slots and the next one it waits for. */
+  const armed = new Map<string, { slots: CronSlots; next: Date }>();
+  let watchdog: ClockWatchdog | undefined;
+  let loopTimer: NodeJS.Timeout | undefined;
   const running = new Map<string, Promise<void>>();
   const controller = new AbortController();
   /** Pipelines woken while running: one follow-up each when the run ends. */
@@ -132,21 +156,69 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     void launch(pipeline, 'schedule', date);
   }
 
+  /** One look at the clock: re-arm after a step back, then tick every pipeline whose slot has come. */
+  function poll(): void {
+    const step = watchdog?.check();
+    const now = new Date(clock.wallMs());
+    if (step) {
+      log.warn(
+        { stepMs: step.stepMs, expected: step.expected.toISOString(), actual: step.actual.toISOString() },
+        `the wall clock stepped ${describeStep(step.stepMs)}: ${step.direction === 'back' ? 'every schedule re-armed from the new time' : 'slots it passed over run once, coalesced'}`,
+      );
+      options.onClockStep?.(step);
+      if (step.direction === 'back') for (const a of armed.values()) a.next = a.slots.nextAfter(now);
+    }
+    for (const [pipeline, a] of armed) {
+      if (a.next.getTime() > now.getTime()) continue;
+      const due = latestDue(a.slots, a.next, now);
+      // After now, not after the slot run: a walk cut short (MAX_COUNTED_SLOTS) must not leave due slots for the next look.
+      a.next = a.slots.nextAfter(now);
+      if (due.skipped > 0) {
+        log.warn({ pipeline, missed: due.skipped, tick: due.slot.toISOString() }, `${due.capped ? 'at least ' : ''}${due.skipped} scheduled slot(s) passed while the clock stepped or the process stalled: one run for them, at the latest`);
+        options.onMissed?.(pipeline, due.skipped);
+      }
+      tick(pipeline, due.slot);
+    }
+  }
+
+  /** Sleep until the earliest slot, at most `maxSleepMs`: timers run on the monotonic clock, slots on the wall clock. */
+  function arm(): void {
+    if (closed || armed.size === 0) return;
+    const earliest = Math.min(...[...armed.values()].map((a) => a.next.getTime()));
+    const delay = Math.min(maxSleepMs, Math.max(1, earliest - clock.wallMs()));
+    // Not unref'd: the schedule is what keeps a daemon with nothing else to do alive.
+    loopTimer = setTimeout(() => {
+      loopTimer = undefined;
+      if (closed) return;
+      try {
+        poll();
+      } catch (err) {
+        log.error({ err }, 'the schedule loop failed; it looks again at its next wake');
+      }
+      arm();
+    }, delay);
+  }
+
   return {
     start() {
       if (closed) throw new StateError('SCHEDULER_CLOSED', 'the scheduler was closed');
+      const now = new Date(clock.wallMs());
       for (const p of options.pipelines) {
-        if (!p.schedule || tasks.has(p.name)) continue;
+        if (!p.schedule || armed.has(p.name)) continue;
         const timezone = p.timezone ?? options.timezone;
-        const task = createTask(p.schedule, (ctx) => tick(p.name, ctx.date), { name: `pipeline:${p.name}`, ...(timezone ? { timezone } : {}) });
-        tasks.set(p.name, task);
-        void task.start();
-        log.info({ pipeline: p.name, schedule: p.schedule, timezone: timezone ?? 'local', nextRun: task.getNextRun()?.toISOString() }, 'scheduled');
+        const slots = cronSlots(p.schedule, timezone);
+        const next = slots.nextAfter(now);
+        armed.set(p.name, { slots, next });
+        log.info({ pipeline: p.name, schedule: p.schedule, timezone: timezone ?? 'local', nextRun: next.toISOString() }, 'scheduled');
+      }
+      if (loopTimer === undefined) {
+        watchdog ??= new ClockWatchdog(clock);
+        arm();
       }
     },
     nextRun(pipeline) {
       if (closed) return null;
-      return tasks.get(pipeline)?.getNextRun() ?? null;
+      return armed.get(pipeline)?.next ?? null;
     },
     isRunning(pipeline) {
       return running.has(pipeline);
@@ -163,8 +235,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       for (const timer of gathering.values()) clearTimeout(timer);
       gathering.clear();
       followUps.clear();
-      await Promise.all([...tasks.values()].map((t) => t.destroy()));
-      tasks.clear();
+      clearTimeout(loopTimer);
+      loopTimer = undefined;
+      armed.clear();
+      // A run launched in this same turn is called on a later microtask: let it start, so it hears the abort.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const inFlight = [...running.keys()];
       controller.abort();
       if (inFlight.length === 0) return { settled: true, abandoned: [] };
@@ -184,10 +259,5 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
 /** The next time a cron expression fires after now (for `status` without a running daemon). */
 export function nextOccurrence(expression: string, timezone?: string): Date | null {
-  const task = createTask(expression, () => undefined, timezone ? { timezone } : {});
-  try {
-    return task.getNextRuns(1)[0] ?? null;
-  } finally {
-    void task.destroy();
-  }
+  return cronSlots(expression, timezone).nextAfter(new Date());
 }

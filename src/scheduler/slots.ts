@@ -1,54 +1,73 @@
 /**
- * The slots a cron schedule fires at, after a given moment: what "overdue" (src/pipeline/failing.ts)
- * counts. node-cron 4 answers "the next slots after now" only (`getNextRuns`); the slots after an
- * arbitrary moment come from the matcher behind it (`timeMatcher.getNextMatch`), which is not in
- * its typings. When a later node-cron no longer has it, the slots are found with its public
- * `match()`, second by second (minute by minute for a five-field expression), bounded.
+ * The slots of a cron expression: node-cron's own parser and matcher (so `shopsync.yaml` keeps
+ * node-cron's syntax, seconds and zones), asked for "the next slot after t" for any t. node-cron's
+ * public API only answers "after now" (`getNextRuns`); the scheduler needs arbitrary instants to
+ * count the slots a clock step or a stalled process skipped, so it reads the task's matcher. The
+ * task is never started: no node-cron timer runs (they arm "slot − now" once and sleep through a
+ * backward clock step, which is why the scheduler keeps its own loop).
  */
 import { createTask } from 'node-cron';
+import { StateError } from '../errors.js';
+
+/** The instants a cron expression matches. */
+export interface CronSlots {
+  readonly expression: string;
+  /** The first slot strictly after `after` (whole seconds). */
+  nextAfter(after: Date): Date;
+}
 
 interface Matcher {
-  next(after: Date): Date | null;
+  getNextMatch(date: Date): Date;
 }
 
-const matchers = new Map<string, Matcher>();
-/** The fallback's bound: a week of minutes, or a day and a half of seconds. */
-const SCAN_STEPS = 10_080;
-
-function matcherOf(expression: string, timezone: string | undefined): Matcher {
-  const key = `${timezone ?? ''}\u0000${expression}`;
-  const known = matchers.get(key);
-  if (known) return known;
+/** The slots of `expression` in `timezone` (default: the machine's zone). */
+export function cronSlots(expression: string, timezone?: string): CronSlots {
   const task = createTask(expression, () => undefined, timezone ? { timezone } : {});
-  const inner = (task as unknown as { timeMatcher?: { getNextMatch?: (d: Date) => Date } }).timeMatcher;
-  let matcher: Matcher;
-  if (inner && typeof inner.getNextMatch === 'function') {
-    const getNextMatch = inner.getNextMatch.bind(inner);
-    matcher = { next: (after) => getNextMatch(after) };
-  } else {
-    const stepMs = expression.trim().split(/\s+/).length >= 6 ? 1000 : 60_000;
-    matcher = {
-      next(after) {
-        let t = Math.floor(after.getTime() / stepMs) * stepMs + stepMs;
-        for (let i = 0; i < SCAN_STEPS; i++, t += stepMs) if (task.match(new Date(t))) return new Date(t);
-        return null;
-      },
-    };
+  const matcher = (task as unknown as { timeMatcher?: Partial<Matcher> }).timeMatcher;
+  void task.destroy();
+  if (typeof matcher?.getNextMatch !== 'function') {
+    throw new StateError('CRON_MATCHER_MISSING', 'node-cron no longer exposes its time matcher (task.timeMatcher.getNextMatch); pin node-cron 4.x or port src/scheduler/slots.ts to its new API');
   }
-  // With the matcher in hand the task (never started) leaves node-cron's registry; the fallback keeps it for match().
-  if (inner && typeof inner.getNextMatch === 'function') void task.destroy();
-  matchers.set(key, matcher);
-  return matcher;
+  const m = matcher as Matcher;
+  return { expression, nextAfter: (after) => m.getNextMatch(after) };
 }
 
-/** Up to `count` slots of the schedule strictly after `after` and at or before `until`, oldest first. */
+/** Most slots walked to count what a step or a stall skipped; beyond, the count says "at least". */
+export const MAX_COUNTED_SLOTS = 1000;
+
+/** The latest slot at or before `now`, from the armed slot `from` (≤ now), and how many slots from `from` on it passes over. */
+export function latestDue(slots: CronSlots, from: Date, now: Date): { slot: Date; skipped: number; capped: boolean } {
+  let slot = from;
+  let skipped = 0;
+  for (;;) {
+    const n = slots.nextAfter(slot);
+    if (n.getTime() > now.getTime()) return { slot, skipped, capped: false };
+    if (skipped >= MAX_COUNTED_SLOTS) break;
+    slot = n;
+    skipped += 1;
+  }
+  // Too many to walk (an every-second schedule over a two-hour step): find the latest from two minutes before now.
+  let tail = slots.nextAfter(new Date(now.getTime() - 120_000));
+  if (tail.getTime() > now.getTime()) return { slot, skipped, capped: true };
+  for (let n = slots.nextAfter(tail); n.getTime() <= now.getTime(); n = slots.nextAfter(n)) tail = n;
+  return { slot: tail, skipped, capped: true };
+}
+
+const cached = new Map<string, CronSlots>();
+
+/** Up to `count` slots of the schedule strictly after `after` and at or before `until`, oldest first (what "overdue" counts, src/pipeline/failing.ts). */
 export function slotsBetween(expression: string, timezone: string | undefined, after: Date, until: Date, count: number): Date[] {
-  const matcher = matcherOf(expression, timezone);
+  const key = `${timezone ?? ''}\u0000${expression}`;
+  let slots = cached.get(key);
+  if (!slots) {
+    slots = cronSlots(expression, timezone);
+    cached.set(key, slots);
+  }
   const out: Date[] = [];
   let from = after;
   while (out.length < count) {
-    const next = matcher.next(from);
-    if (!next || next.getTime() > until.getTime() || next.getTime() <= from.getTime()) break;
+    const next = slots.nextAfter(from);
+    if (next.getTime() > until.getTime() || next.getTime() <= from.getTime()) break;
     out.push(next);
     from = next;
   }

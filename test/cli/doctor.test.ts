@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fakeClockEnv, LIBFAKETIME } from '../support/cluster.js';
 import { describe, expect, it } from 'vitest';
 import { createErp, ensureBuilt, runCli, tempDir, writeConfig } from './support.js';
 import { useSandbox } from '../support/sandbox.js';
@@ -16,8 +18,20 @@ describe('shopsync doctor (spawned against the sandbox)', { timeout: 180_000 }, 
     expect(res.stdout).toMatch(/ok {3}state: .* schema version \d+/);
     expect(res.stdout).toMatch(/ok {3}pipeline products: read products \(products:read\): allowed/);
     expect(res.stdout).toMatch(/ok {3}pipeline products: source erp \(sqlite\): reachable/);
-    expect(res.stdout).toMatch(/ok {3}clock: /);
+    // The shop's Date header has whole seconds: nothing below a second is called skew.
+    expect(res.stdout).toMatch(/ok {3}clock: this machine's clock is within 1 s of the shop's/);
     expect(res.stdout).toMatch(/all \d+ checks passed/);
+  });
+
+  it.skipIf(!LIBFAKETIME)("says how far this machine's clock is behind the shop's, and fails beyond a minute", async () => {
+    const dir = tempDir();
+    createErp(join(dir, 'erp.sqlite'), 3);
+    const config = writeConfig(dir);
+    const clock = join(dir, 'faketime');
+    writeFileSync(clock, '-3600s');
+    const res = await runCli(['doctor', '--config', config], { env: { SHOP_URL: sandbox.url, SHOP_TOKEN: 'full-token', ...fakeClockEnv(clock) } });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/FAIL clock: this machine's clock is 1 h 0 min 0 s behind the shop's; sync the clock \(NTP\)/);
   });
 
   it('names the pipeline and the missing scope when the token may not write, and exits 1', async () => {

@@ -42,8 +42,8 @@ export interface Deployment {
   readonly state: StateStore;
   /** Environment of the replicas and CLI commands (shop, state URL). */
   env(replica?: string): NodeJS.ProcessEnv;
-  /** Spawn a replica and wait until it serves; returns it with its URL. */
-  spawn(name: string): Promise<{ proc: CliProcess; url: string; name: string }>;
+  /** Spawn a replica (with `extraEnv` on top, e.g. a fake clock) and wait until it serves; returns it with its URL. */
+  spawn(name: string, extraEnv?: NodeJS.ProcessEnv): Promise<{ proc: CliProcess; url: string; name: string }>;
   /** Every run of a pipeline, oldest first. */
   runs(pipeline: string): Promise<RunRecord[]>;
   close(): Promise<void>;
@@ -83,8 +83,8 @@ export async function deployment(shop: { url: string; token: string }, o: Deploy
     erp,
     state,
     env,
-    async spawn(name) {
-      const proc = startCli(['run', '--config', file], { env: env(name), cwd: dir });
+    async spawn(name, extraEnv = {}) {
+      const proc = startCli(['run', '--config', file], { env: { ...env(name), ...extraEnv }, cwd: dir });
       const [, url] = await proc.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)".*shopsync daemon started/, 60_000);
       return { proc, url: url!, name };
     },

@@ -169,7 +169,8 @@ export class Transport {
       // The shop's time only: waiting in the queue (the rate's brake, a Retry-After pause) is ours, not its latency.
       const durationMs = sent ? Math.round(wireMs) : Date.now() - started;
       const status = response ? response.status : 'network';
-      onEvent({ type: 'request', resource: spec.resource, method: spec.method, status, durationMs, attempt });
+      const shopDate = response?.headers?.date;
+      onEvent({ type: 'request', resource: spec.resource, method: spec.method, status, durationMs, attempt, ...(typeof shopDate === 'string' ? { shopDate } : {}) });
       logger.debug({ resource: spec.resource, method: spec.method, path: spec.path, status, durationMs, attempt, error: failure?.code }, 'shop request');
 
       if (!response && failure?.code === RESPONSE_TOO_LARGE) {

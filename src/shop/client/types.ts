@@ -79,7 +79,8 @@ export interface ShopClientOptions {
 
 /** Something the client saw, for metrics and logs. */
 export type ClientEvent =
-  | { readonly type: 'request'; readonly resource: string; readonly method: string; readonly status: number | 'network'; readonly durationMs: number; readonly attempt: number }
+  /** `shopDate`: the answer's `Date` header, the shop's clock (whole seconds), for the skew gauge. */
+  | { readonly type: 'request'; readonly resource: string; readonly method: string; readonly status: number | 'network'; readonly durationMs: number; readonly attempt: number; readonly shopDate?: string }
   | { readonly type: 'throttled'; readonly resource: string; readonly retryAfterMs: number }
   | { readonly type: 'queue'; readonly size: number; readonly pending: number }
   /** The queue's limits changed (adaptive controller, or a fixed rate braking after 429). */

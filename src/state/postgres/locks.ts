@@ -24,6 +24,9 @@ const LIVE = `EXISTS (SELECT 1 FROM pg_locks p WHERE p.locktype = 'advisory' AND
   AND p.database = (SELECT oid FROM pg_database WHERE datname = current_database())
   AND p.classid = hashtext($1)::oid AND p.objid = hashtext(l.name)::oid)`;
 
+/** The database's time in Unix ms (the column's unit). */
+const DB_NOW_MS = `(extract(epoch from now()) * 1000)::bigint`;
+
 /** Lock table and advisory locks of one schema. */
 export class PgLocks implements LockStore {
   /** Sessions of the locks held through this store (ended by `closeAll`). */
@@ -62,13 +65,13 @@ export class PgLocks implements LockStore {
     try {
       const got = await one<{ ok: boolean }>(session, 'SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS ok', [this.space, name]);
       if (!got?.ok) throw await this.held(name);
-      const now = Date.now();
+      // Stamped by the database: the holder's own clock may be off, and `status` compares these across hosts.
       const previous = await one<{ existed: boolean }>(
         session,
-        `INSERT INTO locks AS l (name, owner, pid, host, acquired_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5, $5)
+        `INSERT INTO locks AS l (name, owner, pid, host, acquired_at, heartbeat_at) VALUES ($1, $2, $3, $4, ${DB_NOW_MS}, ${DB_NOW_MS})
          ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at
          RETURNING NOT (l.xmax = 0) AS existed`,
-        [name, owner, process.pid, host, now],
+        [name, owner, process.pid, host],
       );
       // A row already there while the advisory lock was free: its holder died without releasing.
       tookOver = previous?.existed === true;
@@ -91,7 +94,7 @@ export class PgLocks implements LockStore {
         if (lost) throw gone();
         let changed: number;
         try {
-          changed = await execute(session, 'UPDATE locks SET heartbeat_at = $1 WHERE name = $2 AND owner = $3', [Date.now(), name, owner]);
+          changed = await execute(session, `UPDATE locks SET heartbeat_at = ${DB_NOW_MS} WHERE name = $1 AND owner = $2`, [name, owner]);
         } catch (err) {
           lost ??= err as Error;
           throw gone();

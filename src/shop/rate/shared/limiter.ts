@@ -120,8 +120,11 @@ export class StoreRateLimiter implements SharedRateLimiter {
       }
       failures = 0;
       refusals += 1;
-      const waitMs = Math.max(1, refusal.msBeforeNext);
-      if (refusal.consumedPoints >= PAUSE_MARK) this.#metPause(waitMs, onPause);
+      const paused = refusal.consumedPoints >= PAUSE_MARK;
+      // A full slot never needs more than one slot's wait: a store that stamps expiries with a skewed
+      // clock (rate-limiter-flexible's own, on Date.now()) would otherwise hold this process for the skew.
+      const waitMs = Math.max(1, paused ? refusal.msBeforeNext : Math.min(refusal.msBeforeNext, this.budget.slotMs));
+      if (paused) this.#metPause(waitMs, onPause);
       await sleep(waitMs, signal);
     }
   }

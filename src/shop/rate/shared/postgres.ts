@@ -1,16 +1,16 @@
 /**
- * Shared budgets on the PostgreSQL state: rate-limiter-flexible's RateLimiterPostgres with its
- * table (`shop_rate_limits`: key, points, expire) in the state's schema, on a small pool of its
- * own (the limiter's named statements and short upserts stay off the state's connections).
- * Expiry times are the replicas' own clocks (Date.now()), so replicas on several machines need
- * their clocks in step (NTP): a replica whose clock runs ahead by s ms may start a slot s ms early.
+ * Shared budgets on the PostgreSQL state: rate-limiter-flexible's table (`shop_rate_limits`: key,
+ * points, expire) in the state's schema, worked by a store of our own (pgStore.ts) whose slots
+ * open and expire on the database's clock, never a replica's: a replica whose clock is behind or
+ * ahead waits exactly as long as the others. On a small pool of its own (the named statements and
+ * short upserts stay off the state's connections).
  */
 import pg from 'pg';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { ConfigError } from '../../../errors.js';
 import { silentLogger, type Logger } from '../../../log.js';
 import { sharedBudget } from './budget.js';
 import { StoreRateLimiter, type SharedRateLimiter } from './limiter.js';
+import { PgBudgetStore } from './pgStore.js';
 
 /** The table of the shared budgets, in the state's schema. */
 export const RATE_LIMIT_TABLE = 'shop_rate_limits';
@@ -53,18 +53,18 @@ export function openPostgresRateLimits(location: PostgresBudgetLocation, options
 
   const create = async (shop: string, caps: SharedRateCaps): Promise<SharedRateLimiter> => {
     const budget = sharedBudget(caps.requests, caps.intervalMs);
-    const settings = { storeClient: pool, storeType: 'pool', schemaName: location.schema, tableName: RATE_LIMIT_TABLE, keyPrefix: 'shop', points: budget.pointsPerSlot, duration: budget.slotMs / 1000, clearExpiredByTimeout: false };
-    // The first limiter creates the table (IF NOT EXISTS; a replica racing to do the same is fine).
-    table ??= new Promise<void>((resolve, reject) => {
-      new RateLimiterPostgres({ ...settings, tableCreated: false }, (err?: Error) => (err ? reject(err) : resolve()));
-    });
+    // The first limiter creates the table (IF NOT EXISTS; a replica racing to do the same may meet a unique violation of the catalog, and tries once more).
+    table ??= pool
+      .query(PgBudgetStore.createTableSql(location.schema, RATE_LIMIT_TABLE))
+      .catch(() => pool.query(PgBudgetStore.createTableSql(location.schema, RATE_LIMIT_TABLE)))
+      .then(() => undefined);
     try {
       await table;
     } catch (err) {
       table = undefined;
       throw err;
     }
-    const store = new RateLimiterPostgres({ ...settings, tableCreated: true });
+    const store = new PgBudgetStore({ pool, schema: location.schema, table: RATE_LIMIT_TABLE, keyPrefix: 'shop', points: budget.pointsPerSlot, slotMs: budget.slotMs });
     // Connect (and prepare) now rather than on the first request.
     await store.get(shop);
     logger.debug({ shop, ...budget }, 'shared rate limit ready');

@@ -14,6 +14,10 @@ import type { ClientEvent } from '../../../../src/shop/index.js';
 import { useSandbox } from '../../../support/sandbox.js';
 import { requireService } from '../../../support/services.js';
 import type { ReplicaArgs } from './replica-child.js';
+import { fakeClockEnv, LIBFAKETIME } from '../../../support/cluster.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../../../support/tmp.js';
 
 const CHILD = fileURLToPath(new URL('./replica-child.ts', import.meta.url));
 const service = await requireService('postgres');
@@ -47,9 +51,9 @@ interface Replica {
 }
 
 /** Start the replicas, let them all begin at once, and collect what each saw. */
-async function runReplicas(all: readonly ReplicaArgs[]): Promise<Replica[]> {
-  const children = all.map((args) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+async function runReplicas(all: readonly (ReplicaArgs & { readonly env?: NodeJS.ProcessEnv })[]): Promise<Replica[]> {
+  const children = all.map(({ env, ...args }) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000, ...(env ? { env: { ...process.env, ...env } } : {}) });
     const lines: Record<string, unknown>[] = [];
     let rest = '';
     let err = '';
@@ -146,6 +150,19 @@ describe.skipIf(!service.available)('one rate limit per shop, shared by the repl
       await setFaults(sandbox, { rate_limit_per_second: 0 });
     }
   }, 40_000);
+
+  it.skipIf(!LIBFAKETIME)('keeps a replica whose clock runs 10 min behind at the shared rate: it waits one slot at a time, as the others do', async () => {
+    const clockFile = join(tempDir('shopsync-skew-'), 'faketime');
+    writeFileSync(clockFile, '-600s');
+    const [a, b, c] = threeReplicas(freshSchema(), 'skew', undefined) as [ReplicaArgs, ReplicaArgs, ReplicaArgs];
+    // Each child is killed after 30 s: a replica waiting the skew for a slot (10 min) fails the test there.
+    const replicas = await runReplicas([a, b, { ...c, env: fakeClockEnv(clockFile) }]);
+    for (const r of replicas) expect(r.done, r.label).toEqual({ ok: 15, failed: 0 });
+    const behind = replicas[2]!;
+    // Its own clock says 10 min earlier: the events it stamped prove the skew took effect.
+    expect(Math.min(...requests(replicas[0]!).map((r) => r.at)) - Math.max(...requests(behind).map((r) => r.at))).toBeGreaterThan(500_000);
+    expect(behind.events.filter((e) => e.event.type === 'shared-wait').length).toBeGreaterThan(0);
+  }, 60_000);
 
   /**
    * Replica A talks to a shop instance that allows 1 request a second, replica B to one without a
