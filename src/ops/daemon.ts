@@ -19,6 +19,7 @@ import { startRetention } from './retention.js';
 import { startOpsServer, type OpsServer } from './server.js';
 import { dashboardDeps } from './dashboard.js';
 import { StateError } from '../errors.js';
+import { isUnwritable } from '../state/faults.js';
 import type { Replica } from '../jobs/index.js';
 import type { JobOutcome } from '../jobs/engine.js';
 import { startTriggers, type Triggers } from '../triggers/index.js';
@@ -159,7 +160,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     // Started with the clock (below); the dashboard reads their states through this.
     let triggers: Triggers | undefined;
     // Not the path: /readyz is open to probes, and the log of the start names the state.
-    const stateOk = probedCheck(() => runtime.state.schemaVersion(), `answers (${loaded.state.kind})`);
+    // A write that changes nothing: a state that answers reads but cannot be written (full disk, read-only) runs nothing.
+    const stateOk = probedCheck(() => runtime.state.probeWrite(), `takes writes (${loaded.state.kind})`, { failed: (err) => (isUnwritable(err) ? `cannot be written: ${err.toLine()}` : undefined) });
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
     const server = await startOpsServer({
       host: options.host ?? config.dashboard.host,

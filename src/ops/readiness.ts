@@ -40,9 +40,11 @@ export function everyShopFailing(shops: readonly ShopHealth[]): CheckResult {
  * is under way and reports the last one's result, so /readyz answers at once. A probe that has not
  * answered within `timeoutMs` fails the check (a database that hangs is not ready).
  */
-export function probedCheck(probe: () => Promise<unknown>, okDetail: string, options: { timeoutMs?: number; now?: () => number } = {}): () => CheckResult {
+export function probedCheck(probe: () => Promise<unknown>, okDetail: string, options: { timeoutMs?: number; now?: () => number; failed?: (err: unknown) => string | undefined } = {}): () => CheckResult {
   const timeoutMs = options.timeoutMs ?? 5000;
   const now = options.now ?? Date.now;
+  // A probe that names what is wrong (a full disk) says it; any other failure is an answer that did not come.
+  const failedText = (err: unknown) => options.failed?.(err) ?? `does not answer: ${err instanceof Error ? err.message : String(err)}`;
   let last: CheckResult = { ok: true, detail: `${okDetail} (first check under way)` };
   let inFlightSince: number | undefined;
   return () => {
@@ -50,7 +52,7 @@ export function probedCheck(probe: () => Promise<unknown>, okDetail: string, opt
       inFlightSince = now();
       Promise.resolve().then(probe).then(
         () => (last = { ok: true, detail: okDetail }),
-        (err: unknown) => (last = { ok: false, detail: `does not answer: ${err instanceof Error ? err.message : String(err)}` }),
+        (err: unknown) => (last = { ok: false, detail: failedText(err) }),
       ).finally(() => (inFlightSince = undefined));
     } else if (now() - inFlightSince > timeoutMs) {
       return { ok: false, detail: `no answer for ${Math.round((now() - inFlightSince) / 1000)} s` };

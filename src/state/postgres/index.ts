@@ -15,7 +15,9 @@ import type { StateStore } from '../store.js';
 import { DEFAULT_SHOP } from '../store.js';
 import { PgCursors } from './cursors.js';
 import { CommitLine } from './commits.js';
-import { connectionError, one, redactUrl, settingsFor } from './db.js';
+import { connectionError, lostConnection, one, redactUrl, settingsFor } from './db.js';
+import { guardStore } from '../faults.js';
+import { translatePg } from './faults.js';
 import { PgDeadLetters } from './deadLetters.js';
 import { PgDump } from './dump.js';
 import { PgEvents } from './events.js';
@@ -65,8 +67,15 @@ interface Shared {
   readonly views: Map<string, StateStore>;
   /** Writes of every shop's view commit one after another (grouped when they queue up). */
   readonly commits: CommitLine;
+  /** Driver errors as named ones (full disk, read-only server); remembers a full disk for the probe. */
+  readonly translate: (err: unknown) => unknown;
+  /** The last STATE_DISK_FULL a write met, until the probe proves there is room again. */
+  diskFull: StateError | undefined;
   closed: boolean;
 }
+
+/** The probe's limit per statement: a server that hangs is not ready (the readiness check waits 5 s at most). */
+const PROBE_TIMEOUT_MS = 3000;
 
 function view(shared: Shared, shop: string): StateStore {
   const existing = shared.views.get(shop);
@@ -108,6 +117,9 @@ function view(shared: Shared, shop: string): StateStore {
     async schemaVersion() {
       return (await one<{ version: number }>(pool, 'SELECT version FROM schema_version'))?.version ?? 0;
     },
+    async probeWrite() {
+      await probeWrite(shared);
+    },
     async close() {
       if (shared.closed) return;
       shared.closed = true;
@@ -116,8 +128,39 @@ function view(shared: Shared, shop: string): StateStore {
       await pool.end();
     },
   };
-  shared.views.set(shop, store);
-  return store;
+  // Driver errors of a full disk or a read-only server become named errors here, for every caller.
+  const guarded = guardStore(store, (err) => shared.translate(err));
+  shared.views.set(shop, guarded);
+  return guarded;
+}
+
+/**
+ * Prove the server takes writes now (what /readyz asks), in a transaction that is rolled back. A
+ * write statement refuses at once on a hot standby or a read-only default. A full disk shows only
+ * when PostgreSQL needs a new page, which no small write is sure to need: so after a write failed
+ * with STATE_DISK_FULL the probe also fills a page of a temporary table (which must extend a file)
+ * and the state counts as full until that works.
+ */
+async function probeWrite(shared: Shared): Promise<void> {
+  const client = await shared.pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await client.query(`SET LOCAL statement_timeout = ${PROBE_TIMEOUT_MS}`);
+    // Refused in a read-only transaction even though it changes no row.
+    await client.query('UPDATE schema_version SET version = version WHERE false');
+    if (shared.diskFull) {
+      await client.query('CREATE TEMPORARY TABLE shopsync_probe (filler text) ON COMMIT DROP');
+      await client.query("INSERT INTO shopsync_probe SELECT repeat('x', 1000) FROM generate_series(1, 16)");
+      shared.diskFull = undefined;
+    }
+  } catch (err) {
+    throw lostConnection(err);
+  } finally {
+    // A session that cannot even roll back is gone: it is not handed out again.
+    await client.query('ROLLBACK').catch((err: unknown) => (broken = err as Error));
+    client.release(broken);
+  }
 }
 
 /** Open (create the schema, migrate) the PostgreSQL state at `location`, scoped to `shop`. */
@@ -129,11 +172,12 @@ export async function openPostgresState(location: PostgresLocation, options: { l
   const pool = new pg.Pool({ ...settings, max: 10 });
   // A pooled connection the server drops while idle must not crash the process; the next query reports it.
   pool.on('error', (err) => logger.warn({ err: connectionError(err, location.url, location.origin)?.message ?? err.message }, 'idle state connection to PostgreSQL failed'));
+  const place = { url: location.url, schema, location: shown };
   try {
     await migrate(pool, schema, logger);
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw connectionError(err, location.url, location.origin) ?? err;
+    throw connectionError(err, location.url, location.origin) ?? translatePg(err, place);
   }
   const statistics = new Statistics(pool, logger);
   const shared: Shared = {
@@ -154,6 +198,12 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     statistics,
     commits: new CommitLine(pool, statistics),
     views: new Map(),
+    translate: (err) => {
+      const named = translatePg(err, place);
+      if (named instanceof StateError && named.code === 'STATE_DISK_FULL') shared.diskFull = named;
+      return named;
+    },
+    diskFull: undefined,
     closed: false,
   };
   return view(shared, options.shop ?? DEFAULT_SHOP);

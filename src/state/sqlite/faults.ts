@@ -1,0 +1,22 @@
+/**
+ * SQLite's answers for a state that cannot be written, as named errors: `SQLITE_FULL` (and an I/O
+ * error while the disk has no room left, which is how some file systems report ENOSPC) is
+ * STATE_DISK_FULL, `SQLITE_READONLY…` is STATE_READ_ONLY. Anything else passes unchanged.
+ */
+import { fileDiskFull, fileReadOnly, freeSpaceOf } from '../faults.js';
+
+/** Below this many free bytes the disk counts as full: the next settle's pages would not fit. */
+export const MIN_FREE_BYTES = 1024 * 1024;
+
+/** A better-sqlite3 error about a disk or file that takes no writes, as a StateError; other errors unchanged. */
+export function translateSqlite(err: unknown, path: string): unknown {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
+  if (code === 'SQLITE_FULL') return fileDiskFull(path, err, `SQLite: ${code}`);
+  if (code.startsWith('SQLITE_READONLY')) return fileReadOnly(path, err, `SQLite: ${code}`);
+  if (code.startsWith('SQLITE_IOERR')) {
+    const { freeBytes } = freeSpaceOf(path);
+    if (freeBytes !== undefined && freeBytes < MIN_FREE_BYTES) return fileDiskFull(path, err, `SQLite: ${code}`);
+  }
+  return err;
+}
