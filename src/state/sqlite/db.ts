@@ -3,7 +3,7 @@
  * `PRAGMA user_version` holds the highest applied step; a file written by a newer shopsync is
  * refused rather than half-understood.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -68,7 +68,7 @@ export function openDatabase(path: string, logger?: Logger, migrations?: readonl
 }
 
 function openReadOnly(path: string, migrations: readonly Migration[]): Db {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = readOnlyConnection(path);
   try {
     db.pragma('busy_timeout = 5000');
     const current = db.pragma('user_version', { simple: true }) as number;
@@ -79,6 +79,34 @@ function openReadOnly(path: string, migrations: readonly Migration[]): Db {
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+/** A read-only copy in memory is made of files up to this size only. */
+const MAX_MEMORY_COPY_BYTES = 512 * 1024 * 1024;
+
+/**
+ * A read-only connection to the file. SQLite reads a WAL database only with its -wal and -shm files
+ * beside it, which it cannot create on a read-only mount (or a full disk). When no -wal file holds
+ * commits the file alone is the whole state, so it is read from a copy in memory, its header
+ * switched to rollback mode (bytes 18 and 19: the WAL it names does not exist).
+ */
+function readOnlyConnection(path: string): Db {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('user_version', { simple: true });
+    return db;
+  } catch (err) {
+    db.close();
+    const wal = `${path}-wal`;
+    const walEmpty = !existsSync(wal) || statSync(wal).size === 0;
+    const code = String((err as { code?: unknown }).code ?? '');
+    // CANTOPEN on a read-only mount, an I/O error sizing the -shm on a full disk.
+    const noShm = code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY');
+    if (!noShm || !walEmpty || statSync(path).size > MAX_MEMORY_COPY_BYTES) throw err;
+    const bytes = readFileSync(path);
+    if (bytes[18] === 2 && bytes[19] === 2) bytes[18] = bytes[19] = 1;
+    return new Database(bytes, { readonly: true });
   }
 }
 
