@@ -77,7 +77,7 @@ export function fileReadOnly(path: string, cause: unknown, reason: string): Stat
   return new StateError(
     'STATE_READ_ONLY',
     `the state ${path} cannot be written (${reason}): the file or its folder is read-only for this user, or the file system is mounted read-only. Nothing committed is lost: make ${dirname(path)} and the files in it writable for this user (SQLite also writes ${path}-wal and -shm there), or move the state (state.path)`,
-    { cause, details: { path, reason } },
+    { ...(cause !== undefined ? { cause } : {}), details: { path, reason } },
   );
 }
 

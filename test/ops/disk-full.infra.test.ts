@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
 import { startDaemon, type Daemon } from '../../src/ops/daemon.js';
-import { openState } from '../../src/state/index.js';
+import { emptyCounts, openState } from '../../src/state/index.js';
 import { createErp, ensureBuilt, runCli, shopProducts, sku, tempDir, writeConfig } from '../cli/support.js';
 import { shopEnv, useSandbox } from '../support/sandbox.js';
 import { removeDir } from '../support/tmp.js';
@@ -146,6 +146,71 @@ describe.skipIf(!root)('a full disk under the SQLite state', () => {
       expect(await reopened.refs.get('products', sku(1))).toBeDefined();
     } finally {
       await reopened.close();
+    }
+  });
+});
+
+describe.skipIf(!root)('status of a SQLite state that no process holds open', () => {
+  let dir: string;
+  let disk: string;
+  let config: string;
+  const env = { SHOP_URL: 'http://127.0.0.1:9', SHOP_TOKEN: 'test-token' };
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    dir = tempDir('shopsync-disk-status-');
+    disk = join(dir, 'disk');
+    mkdirSync(disk);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', disk]);
+    const statePath = join(disk, 'state', 'shopsync.db');
+    config = writeConfig(dir, { statePath });
+    // Closed cleanly: the -wal and -shm files are gone, and SQLite needs them back to read.
+    const state = await openState(statePath);
+    try {
+      const id = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+      await state.runs.finish(id, 'succeeded', { ...emptyCounts(), read: 3, created: 3 });
+    } finally {
+      await state.close();
+    }
+  }, 300_000);
+
+  afterAll(() => {
+    try {
+      execFileSync('umount', [disk]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  const lastRun = async () => {
+    const r = await runCli(['status', '--json', '--config', config], { env });
+    expect(r.code, r.stderr).toBe(0);
+    return { stderr: r.stderr, run: (JSON.parse(r.stdout) as { pipelines: { lastRun: { status: string; counts: Record<string, number> } | null }[] }).pipelines[0]!.lastRun };
+  };
+
+  it('shows the runs of a state on a full disk, read-only, with a warning line naming the full disk', async () => {
+    fill(join(disk, 'filler'));
+    try {
+      const { stderr, run } = await lastRun();
+      expect(run).toMatchObject({ status: 'succeeded', counts: { read: 3, created: 3 } });
+      expect(stderr).toMatch(/"level":40.*"code":"STATE_DISK_FULL".*the state is open read-only, so nothing is written: the disk under the state .* is full/);
+    } finally {
+      rmSync(join(disk, 'filler'));
+    }
+  });
+
+  it('shows the runs of a state on a read-only mount, with a warning line naming STATE_READ_ONLY; a sync there fails with it', async () => {
+    execFileSync('mount', ['-o', 'remount,ro', disk]);
+    try {
+      const { stderr, run } = await lastRun();
+      expect(run).toMatchObject({ status: 'succeeded' });
+      expect(stderr).toMatch(/"code":"STATE_READ_ONLY".*the state is open read-only, so nothing is written/);
+      const sync = await runCli(['sync', 'products', '--config', config], { env });
+      expect(sync.code).toBe(1);
+      expect(sync.stderr).toMatch(/\[STATE_READ_ONLY\] the state .*shopsync\.db cannot be written \(not writable for this process\): .*mounted read-only/);
+      expect(sync.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      execFileSync('mount', ['-o', 'remount,rw', disk]);
     }
   });
 });

@@ -25,6 +25,15 @@ export function translateSqlite(err: unknown, path: string): unknown {
   return err;
 }
 
+/**
+ * STATE_READ_ONLY when an existing state file or its folder takes no writes. Asked before opening:
+ * SQLite would quietly open such a file read-only and fail only at the first write.
+ */
+export function readOnlyFile(path: string): Error | undefined {
+  if (path === ':memory:' || !existsSync(path) || writable(path)) return undefined;
+  return fileReadOnly(path, undefined, 'not writable for this process');
+}
+
 /** Whether this process may write the file and create files beside it (EROFS on a read-only mount, EACCES otherwise). */
 function writable(path: string): boolean {
   try {

@@ -9,7 +9,7 @@ import { DEFAULT_SHOP } from '../store.js';
 import { SqliteCursors } from './cursors.js';
 import { openDatabase, type Db } from './db.js';
 import { bytesText, fileDiskFull, freeSpaceOf, guardStore, isUnwritable } from '../faults.js';
-import { MIN_FREE_BYTES, translateSqlite } from './faults.js';
+import { MIN_FREE_BYTES, readOnlyFile, translateSqlite } from './faults.js';
 import { SqliteDeadLetters } from './deadLetters.js';
 import { SqliteDump } from './dump.js';
 import { SqliteEvents } from './events.js';
@@ -166,6 +166,8 @@ export function openSqliteState(path: string, options: SqliteStateOptions = {}):
 
 function openOrReadOnly(path: string, logger: Logger, fallback: boolean): Db {
   try {
+    const readOnly = readOnlyFile(path);
+    if (readOnly) throw readOnly;
     return openDatabase(path, logger);
   } catch (err) {
     const named = translateSqlite(err, path);
