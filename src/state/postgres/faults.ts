@@ -18,6 +18,12 @@ export interface PgPlace {
 
 const DISK_FULL = new Set(['53100', '53000']);
 
+/** Whether a pg error says the server takes no writes now (full disk, read-only): the session itself is fine. */
+export function refusesWrites(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && (DISK_FULL.has(code) || code === '25006');
+}
+
 /** A pg error of a full disk or a read-only server as a StateError; other errors unchanged. */
 export function translatePg(err: unknown, place: PgPlace): unknown {
   if (err instanceof StateError) return err;

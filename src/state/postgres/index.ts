@@ -144,6 +144,11 @@ function view(shared: Shared, shop: string): StateStore {
 async function probeWrite(shared: Shared): Promise<void> {
   const client = await shared.pool.connect();
   let broken: Error | undefined;
+  // The pool listens for errors of idle clients only: a session ended while the probe holds it fails the probe, not the process.
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     await client.query(`SET LOCAL statement_timeout = ${PROBE_TIMEOUT_MS}`);
@@ -159,6 +164,7 @@ async function probeWrite(shared: Shared): Promise<void> {
   } finally {
     // A session that cannot even roll back is gone: it is not handed out again.
     await client.query('ROLLBACK').catch((err: unknown) => (broken = err as Error));
+    client.off('error', onError);
     client.release(broken);
   }
 }
