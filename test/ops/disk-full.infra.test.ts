@@ -112,6 +112,11 @@ describe.skipIf(!root)('a full disk under the SQLite state', () => {
     expect(failed.every((l) => (l.err as { stack?: string }).stack === undefined)).toBe(true);
   });
 
+  it('says so in doctor: FAIL state with STATE_DISK_FULL', async () => {
+    const doctor = await runCli(['doctor', '--config', config], { env });
+    expect(doctor.stdout).toContain(`FAIL state: [STATE_DISK_FULL] the disk under the state ${statePath} is full`);
+  });
+
   it('answers /readyz with 503 while the state cannot be written, saying the disk is full', async () => {
     await until(async () => (await readyz()).status === 503, 20_000);
     const { body } = await readyz();
