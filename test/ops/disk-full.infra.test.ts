@@ -13,8 +13,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { startDaemon, type Daemon } from '../../src/ops/daemon.js';
+import { openRuntime, type Runtime } from '../../src/ops/runtime.js';
+import type { RunSummary } from '../../src/pipeline/index.js';
 import { emptyCounts, openState } from '../../src/state/index.js';
 import { createErp, ensureBuilt, runCli, shopProducts, sku, tempDir, writeConfig } from '../cli/support.js';
 import { shopEnv, useSandbox } from '../support/sandbox.js';
@@ -217,5 +219,62 @@ describe.skipIf(!root)('status of a SQLite state that no process holds open', ()
     } finally {
       execFileSync('mount', ['-o', 'remount,rw', disk]);
     }
+  });
+});
+
+describe.skipIf(!root)('a run whose shop writes went out but whose settle and end cannot be recorded', () => {
+  const sandbox = useSandbox();
+  const N = 120;
+  let dir: string;
+  let disk: string;
+  let runtime: Runtime;
+
+  beforeAll(async () => {
+    dir = tempDir('shopsync-disk-mid-run-');
+    disk = join(dir, 'disk');
+    mkdirSync(disk);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', disk]);
+    createErp(join(dir, 'erp.sqlite'), N);
+    // Batches of 50, one at a time: the disk fills between the second batch's answer and its settle.
+    const config = writeConfig(dir, { statePath: join(disk, 'state', 'shopsync.db'), batchSize: 50 });
+    runtime = await openRuntime(await loadConfig(config, { env: { ...process.env, ...shopEnv(sandbox) } }), { logger: silentLogger });
+  }, 300_000);
+
+  afterAll(async () => {
+    await runtime?.close();
+    try {
+      execFileSync('umount', [disk]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it('is not reported as a success, and the next run after space returns lands every product exactly once', async () => {
+    const finished: RunSummary[] = [];
+    const offFinished = runtime.events.on('run-finished', (e) => finished.push(e.summary));
+    let batches = 0;
+    // In the event of the second batch's answer, before its settle: the shop holds 100 products the state cannot record.
+    const offSent = runtime.events.on('batch-sent', () => {
+      if (++batches === 2) fill(join(disk, 'filler'));
+    });
+    try {
+      await expect(runtime.run('products')).rejects.toMatchObject({ code: 'STATE_DISK_FULL', details: { freeBytes: 0 } });
+    } finally {
+      offSent();
+    }
+    expect(batches).toBe(2);
+    expect(finished).toEqual([]);
+
+    rmSync(join(disk, 'filler'));
+    const next = await runtime.run('products');
+    offFinished();
+    expect(next.status).toBe('succeeded');
+    expect(finished.map((f) => f.status)).toEqual(['succeeded']);
+    const runs = await runtime.state.runs.list({ pipeline: 'products' });
+    expect(runs.map((r) => r.status)).toEqual(['succeeded', 'crashed']);
+    const res = await fetch(`${sandbox.url}/export/json/products?limit=250`, { headers: { authorization: `Bearer ${sandbox.token}` } });
+    const models = ((await res.json()) as { data: { products_model: string }[] }).data.map((p) => p.products_model);
+    expect(models.length).toBe(N);
+    expect(new Set(models).size).toBe(N);
   });
 });
