@@ -17,7 +17,7 @@ import { PgCursors } from './cursors.js';
 import { CommitLine } from './commits.js';
 import { connectionError, lostConnection, one, redactUrl, settingsFor } from './db.js';
 import { guardStore } from '../faults.js';
-import { translatePg } from './faults.js';
+import { translatePg, type PgPlace } from './faults.js';
 import { PgDeadLetters } from './deadLetters.js';
 import { PgDump } from './dump.js';
 import { PgEvents } from './events.js';
@@ -67,10 +67,10 @@ interface Shared {
   readonly views: Map<string, StateStore>;
   /** Writes of every shop's view commit one after another (grouped when they queue up). */
   readonly commits: CommitLine;
-  /** Driver errors as named ones (full disk, read-only server); remembers a full disk for the probe. */
-  readonly translate: (err: unknown) => unknown;
-  /** The last STATE_DISK_FULL a write met, until the probe proves there is room again. */
-  diskFull: StateError | undefined;
+  /** Where the state is, for the named errors of a full disk or a read-only server. */
+  readonly place: PgPlace;
+  /** The role may not create temporary tables (42501): the write probe checks writes without the page it would fill. */
+  noTempTables: boolean;
   closed: boolean;
 }
 
@@ -129,17 +129,19 @@ function view(shared: Shared, shop: string): StateStore {
     },
   };
   // Driver errors of a full disk or a read-only server become named errors here, for every caller.
-  const guarded = guardStore(store, (err) => shared.translate(err));
+  const guarded = guardStore(store, (err) => translatePg(err, shared.place));
   shared.views.set(shop, guarded);
   return guarded;
 }
 
 /**
- * Prove the server takes writes now (what /readyz asks), in a transaction that is rolled back. A
- * write statement refuses at once on a hot standby or a read-only default. A full disk shows only
- * when PostgreSQL needs a new page, which no small write is sure to need: so after a write failed
- * with STATE_DISK_FULL the probe also fills a page of a temporary table (which must extend a file)
- * and the state counts as full until that works.
+ * Prove the server takes writes now (what /readyz asks), in a transaction that is rolled back: a
+ * write statement, refused at once on a hot standby or with a read-only default, and a page the
+ * disk must find room for. A small write to a state table rarely needs a new page (it fits where
+ * rows were), so the probe truncates a temporary table of its session, which gives it a new, empty
+ * file, and fills two pages of it: PostgreSQL must extend that file, and on a full disk it cannot
+ * ("could not extend file", STATE_DISK_FULL). The rollback drops the new file again. A role that
+ * may not create temporary tables gets the write check alone.
  */
 async function probeWrite(shared: Shared): Promise<void> {
   const client = await shared.pool.connect();
@@ -149,21 +151,31 @@ async function probeWrite(shared: Shared): Promise<void> {
     broken = err;
   };
   client.on('error', onError);
+  let began = false;
   try {
+    // Once per session (outside the transaction, so the catalog is not rewritten on every probe); refused in a read-only session.
+    const temp = shared.noTempTables ? false : await client.query('CREATE TEMPORARY TABLE IF NOT EXISTS shopsync_probe (filler text)').then(
+      () => true,
+      (err: unknown) => {
+        if ((err as { code?: unknown }).code !== '42501') throw err;
+        shared.noTempTables = true;
+        return false;
+      },
+    );
     await client.query('BEGIN');
+    began = true;
     await client.query(`SET LOCAL statement_timeout = ${PROBE_TIMEOUT_MS}`);
     // Refused in a read-only transaction even though it changes no row.
     await client.query('UPDATE schema_version SET version = version WHERE false');
-    if (shared.diskFull) {
-      await client.query('CREATE TEMPORARY TABLE shopsync_probe (filler text) ON COMMIT DROP');
+    if (temp) {
+      await client.query('TRUNCATE shopsync_probe');
       await client.query("INSERT INTO shopsync_probe SELECT repeat('x', 1000) FROM generate_series(1, 16)");
-      shared.diskFull = undefined;
     }
   } catch (err) {
     throw lostConnection(err);
   } finally {
     // A session that cannot even roll back is gone: it is not handed out again.
-    await client.query('ROLLBACK').catch((err: unknown) => (broken = err as Error));
+    if (began) await client.query('ROLLBACK').catch((err: unknown) => (broken = err as Error));
     client.off('error', onError);
     client.release(broken);
   }
@@ -204,12 +216,8 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     statistics,
     commits: new CommitLine(pool, statistics),
     views: new Map(),
-    translate: (err) => {
-      const named = translatePg(err, place);
-      if (named instanceof StateError && named.code === 'STATE_DISK_FULL') shared.diskFull = named;
-      return named;
-    },
-    diskFull: undefined,
+    place,
+    noTempTables: false,
     closed: false,
   };
   return view(shared, options.shop ?? DEFAULT_SHOP);
