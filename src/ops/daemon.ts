@@ -153,7 +153,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
         } catch (err) {
           const code = (err as { code?: unknown }).code;
           if (code === 'LOCK_HELD') logger.warn({ pipeline, err: errorLine(err) }, 'run skipped: another process is running this pipeline');
-          else logger.error({ pipeline, err }, `run could not start: ${errorLine(err)}`);
+          // Thrown, not a summary: the run could not start, or could not record its end (a full disk); either way no outcome was recorded.
+          else logger.error({ pipeline, err }, `run could not start or record its end: ${errorLine(err)}`);
         }
       },
     });
