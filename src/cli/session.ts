@@ -12,13 +12,19 @@ export interface Session {
   readonly logger: Logger;
 }
 
+/** Options of `withRuntime`. */
+export interface SessionOptions {
+  /** The command only reads: a SQLite state that cannot be written (full disk, read-only) opens read-only with a warning. @default false */
+  readonly readOnlyFallback?: boolean;
+}
+
 /** Load the config, open the runtime, run `body`, close everything (even when `body` throws). */
-export async function withRuntime<T>(ctx: CliContext, cmd: Command, logTo: 'stdout' | 'stderr', body: (s: Session) => Promise<T>): Promise<T> {
+export async function withRuntime<T>(ctx: CliContext, cmd: Command, logTo: 'stdout' | 'stderr', body: (s: Session) => Promise<T>, options: SessionOptions = {}): Promise<T> {
   const loaded = await ctx.config(cmd);
   const logger = ctx.logger(cmd, logTo, loaded.config.log.level);
   for (const w of loaded.warnings) logger.warn(w);
   const { openRuntime } = await import('../ops/runtime.js');
-  const runtime = await openRuntime(loaded, { logger });
+  const runtime = await openRuntime(loaded, { logger, ...(options.readOnlyFallback ? { readOnlyFallback: true } : {}) });
   // A one-off run (cron, systemd, a backfill by hand) alerts as the daemon's would: a failed,
   // abandoned or crashed run reaches a person even when nobody reads this command's output.
   const { alertShopsOf, startAlerts } = await import('../alerts/index.js');

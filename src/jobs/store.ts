@@ -13,6 +13,8 @@ import type { Logger } from '../log.js';
 import { laneQueue, pipelineOfQueue, RUN_TASK, runJobKey, shopFlag } from './names.js';
 import { workerLogger } from './logger.js';
 import { ticksTableSql } from './ticks.js';
+import { translatePg } from '../state/postgres/faults.js';
+import { redactUrl } from '../util/net.js';
 
 /** Where a job stands: waiting, running on a replica, waiting for a retry after a failure, or given up (failing). */
 export type JobState = 'queued' | 'running' | 'retrying' | 'failed';
@@ -112,7 +114,8 @@ export class JobStore {
   /** Connect (and by default create or upgrade the engine's schema, one replica at a time). */
   static async open(options: JobStoreOptions): Promise<JobStore> {
     if (!SCHEMA_NAME.test(options.schema)) throw new StateError('STATE_SCHEMA_INVALID', `jobs schema \`${options.schema}\` is not a plain identifier; use letters, digits and _ (replicas.jobsSchema)`);
-    if (options.migrate !== false) await migrateUnderLock(options.url, options.schema, options.logger);
+    // A server that takes no writes (read-only, disk full) is said by name, as the state's own errors are.
+    if (options.migrate !== false) await migrateUnderLock(options.url, options.schema, options.logger).catch((err: unknown) => Promise.reject(translatePg(err, { url: options.url, schema: options.schema, location: `${redactUrl(options.url)}#${options.schema}` })));
     const utils = await makeWorkerUtils({ connectionString: options.url, schema: options.schema, logger: workerLogger(options.logger), maxPoolSize: 4 });
     return new JobStore(options.schema, utils, pg.escapeIdentifier(options.schema));
   }

@@ -20,6 +20,7 @@ import { startRetention } from './retention.js';
 import { startOpsServer, type OpsServer } from './server.js';
 import { dashboardDeps } from './dashboard.js';
 import { StateError } from '../errors.js';
+import { isUnwritable } from '../state/faults.js';
 import type { Replica } from '../jobs/index.js';
 import type { JobOutcome } from '../jobs/engine.js';
 import { startTriggers, type Triggers } from '../triggers/index.js';
@@ -172,7 +173,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
           if (code === 'LOCK_HELD') logger.warn({ pipeline, err: errorLine(err) }, 'run skipped: another process is running this pipeline');
           // Said at warn by the run itself (with who took it); the lane runs on in that process.
           else if (code === 'RUN_TAKEN_OVER') logger.debug({ pipeline, err: errorLine(err) }, 'run taken over by another process');
-          else logger.error({ pipeline, err }, `run could not start: ${errorLine(err)}`);
+          // Thrown, not a summary: the run could not start, or could not record its end (a full disk); either way no outcome was recorded.
+          else logger.error({ pipeline, err }, `run could not start or record its end: ${errorLine(err)}`);
         }
       },
     });
@@ -182,7 +184,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     const daemonStarted = Date.now();
     let overdueRead: { readonly at: number; readonly lanes: Promise<readonly OverdueLane[]> } | undefined;
     const scheduledLanes = scheduledLanesOf(config);
-    const stateOk = probedCheck(() => runtime.state.schemaVersion(), `answers (${loaded.state.kind})`);
+    // A write that changes nothing: a state that answers reads but cannot be written (full disk, read-only) runs nothing.
+    const stateOk = probedCheck(() => runtime.state.probeWrite(), `takes writes (${loaded.state.kind})`, { failed: (err) => (isUnwritable(err) ? `cannot be written: ${err.toLine()}` : undefined) });
     const serveDashboard = options.dashboard ?? config.dashboard.enabled;
     const server = await startOpsServer({
       host: options.host ?? config.dashboard.host,

@@ -169,6 +169,8 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
     try {
       const lock = await state.locks.acquire('doctor');
       await lock.release();
+      // The probe of /readyz: a lock row can fit where the next batches do not (a full disk whose WAL still has room).
+      await state.probeWrite();
       checks.push({ name: 'state', ok: true, detail: `${loaded.statePath} (${state.backend}) is writable, schema version ${await state.schemaVersion()}` });
       const { mark, pipelines } = await heldBackByRestore(state, loaded.config.pipelines.filter((p) => p.direction === 'pull').map((p) => p.name));
       if (mark) {

@@ -59,6 +59,8 @@ export interface ProbeOptions {
   readonly intervalMs?: number;
   /** Milliseconds on a clock that runs on while the process is frozen. @default performance.now */
   readonly now?: () => number;
+  /** What a failed probe says, when the failure names its cause (a full disk); otherwise "does not answer: …". */
+  readonly failed?: (err: unknown) => string | undefined;
 }
 
 /**
@@ -81,7 +83,7 @@ export function probedCheck(probe: () => Promise<unknown>, okDetail: string, opt
       .then(probe)
       .then(
         (): CheckResult => ({ ok: true, detail: okDetail }),
-        (err: unknown): CheckResult => ({ ok: false, detail: `does not answer: ${err instanceof Error ? err.message : String(err)}` }),
+        (err: unknown): CheckResult => ({ ok: false, detail: options.failed?.(err) ?? `does not answer: ${err instanceof Error ? err.message : String(err)}` }),
       )
       .then((result) => {
         last = { result, at: now() };

@@ -30,6 +30,8 @@ export interface RuntimeOptions {
   readonly logger: Logger;
   /** Also observe client events (the demo shows them). */
   readonly onClientEvent?: (event: ClientEvent, shop: string) => void;
+  /** Open a SQLite state that cannot be written read-only, with a warning, instead of failing (commands that only read). @default false */
+  readonly readOnlyFallback?: boolean;
 }
 
 /** An open runtime. */
@@ -110,7 +112,7 @@ async function cursorTimesOf(state: StateStore, names: readonly string[]): Promi
 export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions): Promise<Runtime> {
   const { config } = loaded;
   const logger = options.logger;
-  const state = await openState(loaded.state, { logger });
+  const state = await openState(loaded.state, { logger, ...(options.readOnlyFallback ? { readOnlyFallback: true } : {}) });
   const names = config.pipelines.map((p) => p.name);
   const shops = new Map<string, ShopClient>();
   const metrics = createMetrics({

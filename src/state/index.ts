@@ -15,6 +15,7 @@ export { DEFAULT_RETENTION, type PruneReport, type RetentionPolicy } from './ret
 export { loadMigrations, type Migration } from './migrations.js';
 export { processAlive, openSqliteState } from './sqlite/index.js';
 export { describeLocation, parseLocation, redactUrl, type StateLocation } from './location.js';
+export { isUnwritable } from './faults.js';
 
 
 /** Options of `openState`. */
@@ -22,6 +23,8 @@ export interface StateOptions {
   readonly logger?: Logger;
   /** The shop the returned view is scoped to. @default 'default' */
   readonly shop?: string;
+  /** A SQLite state that cannot be written (full disk, read-only file) opens read-only with a warning instead of failing: for commands that only read (`status`). @default false */
+  readonly readOnlyFallback?: boolean;
 }
 
 /** Open (create, migrate) the state at a location; a plain string is a SQLite path. */

@@ -492,6 +492,11 @@ export interface StateStore {
   backup(file: string): Promise<void>;
   /** Schema version of the open state. */
   schemaVersion(): Promise<number>;
+  /**
+   * Prove the state takes writes now (what /readyz asks): rejects with STATE_DISK_FULL or
+   * STATE_READ_ONLY (src/state/faults.ts) when a write would fail, naming why; writes no data.
+   */
+  probeWrite(): Promise<void>;
   /** Close the connection (idempotent; views from `forShop` share it). */
   close(): Promise<void>;
 }

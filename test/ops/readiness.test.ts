@@ -12,6 +12,7 @@ import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startDaemon } from '../../src/ops/daemon.js';
 import { probedCheck } from '../../src/ops/readiness.js';
+import { StateError } from '../../src/errors.js';
 import type { ShopHealth } from '../../src/ops/shopHealth.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { productsMapping } from '../support/mappings.js';
@@ -132,5 +133,17 @@ describe('the state check of /readyz', () => {
     release();
     await new Promise((r) => setImmediate(r));
     expect(await check()).toEqual({ ok: true, detail: 'answers (postgres)' });
+  });
+
+  it('says what a probe that names its fault found (a full disk), and keeps "does not answer" for the rest', async () => {
+    const full = new StateError('STATE_DISK_FULL', 'the disk under the state /srv/state/shopsync.db is full (SQLite: SQLITE_FULL); 0 B free on /srv');
+    let fault: Error = full;
+    let clock = 0;
+    // A result answers the checks within its interval; the next check after it probes again.
+    const check = probedCheck(() => Promise.reject(fault), 'takes writes (sqlite)', { now: () => clock, intervalMs: 1000, failed: (err) => (err instanceof StateError ? `cannot be written: ${err.toLine()}` : undefined) });
+    expect(await check()).toEqual({ ok: false, detail: 'cannot be written: [STATE_DISK_FULL] the disk under the state /srv/state/shopsync.db is full (SQLite: SQLITE_FULL); 0 B free on /srv' });
+    fault = new Error('connect ECONNREFUSED 10.0.0.5:5432');
+    clock += 1000;
+    expect(await check()).toEqual({ ok: false, detail: 'does not answer: connect ECONNREFUSED 10.0.0.5:5432' });
   });
 });

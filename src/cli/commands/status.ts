@@ -203,6 +203,7 @@ export function statusCommand(ctx: CliContext): Command {
           ctx.print(`JOBS: ${seen.jobs.length - waiting.length} running, ${waiting.filter((j) => j.state === 'queued').length} queued, ${waiting.filter((j) => j.state === 'retrying').length} retrying, ${failing.length} failing${waiting.length ? ` (oldest waiting ${ageText(Math.max(...waiting.map((j) => j.ageMs)))})` : ''}`);
           for (const j of failing) ctx.print(`  FAILING ${j.pipeline ?? j.id}: ${j.attempts}/${j.maxAttempts} attempts; ${j.lastError ?? ''}`);
         }
-      });
+        // status only reads: a state on a full disk (or read-only) is shown read-only, with a warning line, rather than not at all.
+      }, { readOnlyFallback: true });
     });
 }

@@ -15,7 +15,9 @@ import type { StateStore } from '../store.js';
 import { DEFAULT_SHOP } from '../store.js';
 import { PgCursors } from './cursors.js';
 import { CommitLine } from './commits.js';
-import { connectionError, one, query, redactUrl, settingsFor } from './db.js';
+import { connectionError, lostConnection, one, query, redactUrl, settingsFor } from './db.js';
+import { guardStore } from '../faults.js';
+import { translatePg, type PgPlace } from './faults.js';
 import { PgDeadLetters } from './deadLetters.js';
 import { PgDump } from './dump.js';
 import { PgEvents } from './events.js';
@@ -67,8 +69,15 @@ interface Shared {
   readonly views: Map<string, StateStore>;
   /** Writes of every shop's view commit one after another (grouped when they queue up). */
   readonly commits: CommitLine;
+  /** Where the state is, for the named errors of a full disk or a read-only server. */
+  readonly place: PgPlace;
+  /** The role may not create temporary tables (42501): the write probe checks writes without the page it would fill. */
+  noTempTables: boolean;
   closed: boolean;
 }
+
+/** The probe's limit per statement: a server that hangs is not ready (the readiness check waits 5 s at most). */
+const PROBE_TIMEOUT_MS = 3000;
 
 function view(shared: Shared, shop: string): StateStore {
   const existing = shared.views.get(shop);
@@ -111,6 +120,9 @@ function view(shared: Shared, shop: string): StateStore {
     async schemaVersion() {
       return (await one<{ version: number }>(pool, 'SELECT version FROM schema_version'))?.version ?? 0;
     },
+    async probeWrite() {
+      await probeWrite(shared);
+    },
     async close() {
       if (shared.closed) return;
       shared.closed = true;
@@ -119,8 +131,57 @@ function view(shared: Shared, shop: string): StateStore {
       await pool.end();
     },
   };
-  shared.views.set(shop, store);
-  return store;
+  // Driver errors of a full disk or a read-only server become named errors here, for every caller.
+  const guarded = guardStore(store, (err) => translatePg(err, shared.place));
+  shared.views.set(shop, guarded);
+  return guarded;
+}
+
+/**
+ * Prove the server takes writes now (what /readyz asks), in a transaction that is rolled back: a
+ * write statement, refused at once on a hot standby or with a read-only default, and a page the
+ * disk must find room for. A small write to a state table rarely needs a new page (it fits where
+ * rows were), so the probe truncates a temporary table of its session, which gives it a new, empty
+ * file, and fills two pages of it: PostgreSQL must extend that file, and on a full disk it cannot
+ * ("could not extend file", STATE_DISK_FULL). The rollback drops the new file again. A role that
+ * may not create temporary tables gets the write check alone.
+ */
+async function probeWrite(shared: Shared): Promise<void> {
+  const client = await shared.pool.connect();
+  let broken: Error | undefined;
+  // The pool listens for errors of idle clients only: a session ended while the probe holds it fails the probe, not the process.
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on('error', onError);
+  let began = false;
+  try {
+    // Once per session (outside the transaction, so the catalog is not rewritten on every probe); refused in a read-only session.
+    const temp = shared.noTempTables ? false : await client.query('CREATE TEMPORARY TABLE IF NOT EXISTS shopsync_probe (filler text)').then(
+      () => true,
+      (err: unknown) => {
+        if ((err as { code?: unknown }).code !== '42501') throw err;
+        shared.noTempTables = true;
+        return false;
+      },
+    );
+    await client.query('BEGIN');
+    began = true;
+    await client.query(`SET LOCAL statement_timeout = ${PROBE_TIMEOUT_MS}`);
+    // Refused in a read-only transaction even though it changes no row.
+    await client.query('UPDATE schema_version SET version = version WHERE false');
+    if (temp) {
+      await client.query('TRUNCATE shopsync_probe');
+      await client.query("INSERT INTO shopsync_probe SELECT repeat('x', 1000) FROM generate_series(1, 16)");
+    }
+  } catch (err) {
+    throw lostConnection(err);
+  } finally {
+    // A session that cannot even roll back is gone: it is not handed out again.
+    if (began) await client.query('ROLLBACK').catch((err: unknown) => (broken = err as Error));
+    client.off('error', onError);
+    client.release(broken);
+  }
 }
 
 /** Open (create the schema, migrate) the PostgreSQL state at `location`, scoped to `shop`. */
@@ -132,11 +193,12 @@ export async function openPostgresState(location: PostgresLocation, options: { l
   const pool = new pg.Pool({ ...settings, max: 10 });
   // A pooled connection the server drops while idle must not crash the process; the next query reports it.
   pool.on('error', (err) => logger.warn({ err: connectionError(err, location.url, location.origin)?.message ?? err.message }, 'idle state connection to PostgreSQL failed'));
+  const place = { url: location.url, schema, location: shown };
   try {
     await migrate(pool, schema, logger);
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw connectionError(err, location.url, location.origin) ?? err;
+    throw connectionError(err, location.url, location.origin) ?? translatePg(err, place);
   }
   const statistics = new Statistics(pool, logger);
   const shared: Shared = {
@@ -161,6 +223,8 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     statistics,
     commits: new CommitLine(pool, statistics),
     views: new Map(),
+    place,
+    noTempTables: false,
     closed: false,
   };
   return view(shared, options.shop ?? DEFAULT_SHOP);

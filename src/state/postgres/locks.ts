@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { StateError } from '../../errors.js';
+import { refusesWrites } from './faults.js';
 import type { Logger } from '../../log.js';
 import { toLock, type LockRow } from '../rows.js';
 import type { AcquireOptions, LockHandle, LockInfo, LockStore } from '../store.js';
@@ -96,6 +97,8 @@ export class PgLocks implements LockStore {
         try {
           changed = await execute(session, `UPDATE locks SET heartbeat_at = ${DB_NOW_MS} WHERE name = $1 AND owner = $2`, [name, owner]);
         } catch (err) {
+          // The session lives and holds the lock; the server only refuses writes (full disk, read-only): said by name (the store's guard), not as a lost lock.
+          if (!lost && refusesWrites(err)) throw err;
           lost ??= err as Error;
           throw gone();
         }

@@ -26,7 +26,9 @@ export async function migrate(pool: pg.Pool, schema: string, logger: Logger, mig
     const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${q}`);
     await client.query(`SET LOCAL search_path TO ${q}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${q}.schema_version (version INTEGER NOT NULL)`);
+    // Created only when missing: a current state then opens without a write (a read-only server, a full disk).
+    const table = await client.query('SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2', [schema, 'schema_version']);
+    if (table.rowCount === 0) await client.query(`CREATE TABLE ${q}.schema_version (version INTEGER NOT NULL)`);
     const row = (await client.query<{ version: number }>(`SELECT version FROM ${q}.schema_version`)).rows[0];
     if (!row) await client.query(`INSERT INTO ${q}.schema_version (version) VALUES (0)`);
     const current = row?.version ?? 0;

@@ -8,6 +8,8 @@ import type { StateStore, StateWriter } from '../store.js';
 import { DEFAULT_SHOP } from '../store.js';
 import { SqliteCursors } from './cursors.js';
 import { openDatabase, type Db } from './db.js';
+import { bytesText, fileDiskFull, freeSpaceOf, guardStore, isUnwritable } from '../faults.js';
+import { MIN_FREE_BYTES, readOnlyFile, translateSqlite } from './faults.js';
 import { SqliteDeadLetters } from './deadLetters.js';
 import { SqliteDump } from './dump.js';
 import { SqliteEvents } from './events.js';
@@ -95,20 +97,58 @@ function view(shared: Shared, shop: string): StateStore {
     async schemaVersion() {
       return db.pragma('user_version', { simple: true }) as number;
     },
+    async probeWrite() {
+      probeWrite(db, shared.path);
+    },
     async close() {
       if (shared.closed) return;
       shared.closed = true;
       db.close();
     },
   };
-  shared.views.set(shop, store);
-  return store;
+  // Driver errors of a full disk or a read-only file become named errors here, for every caller.
+  const guarded = guardStore(store, (err) => translateSqlite(err, shared.path));
+  shared.views.set(shop, guarded);
+  return guarded;
+}
+
+/**
+ * Prove the state takes writes now: a commit (rewriting `user_version` with its own value dirties
+ * one page, so it goes through the WAL like any write) and room on the disk. The commit alone can
+ * succeed on a full disk, since a WAL that was checkpointed is written again from its start
+ * without growing; what the next batches need is free space, so below MIN_FREE_BYTES it fails.
+ */
+function probeWrite(db: Db, path: string): void {
+  if (path === ':memory:') return;
+  // A short wait: the probe runs on the event loop, and another process's write only proves the file is writable.
+  const busy = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 200');
+  try {
+    db.transaction(() => {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      db.pragma(`user_version = ${version}`);
+    }).immediate();
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${busy}`);
+  }
+  const { freeBytes } = freeSpaceOf(path);
+  if (freeBytes !== undefined && freeBytes < MIN_FREE_BYTES) throw fileDiskFull(path, undefined, `less than the ${bytesText(MIN_FREE_BYTES)} the next writes need is left`);
+}
+
+/** Options of `openSqliteState`. */
+export interface SqliteStateOptions {
+  readonly logger?: Logger;
+  readonly shop?: string;
+  /** When the state cannot be written (disk full, read-only file), open it read-only with a warning instead of failing: for commands that only read. @default false */
+  readonly readOnlyFallback?: boolean;
 }
 
 /** Open (create, migrate) a SQLite state at `path` (a file or `:memory:`), scoped to `shop`. */
-export function openSqliteState(path: string, options: { logger?: Logger; shop?: string } = {}): StateStore {
+export function openSqliteState(path: string, options: SqliteStateOptions = {}): StateStore {
   const logger = (options.logger ?? silentLogger).child({ component: 'state', backend: 'sqlite' });
-  const db = openDatabase(path, logger);
+  const db = openOrReadOnly(path, logger, options.readOnlyFallback === true);
   const shared: Shared = {
     db,
     path,
@@ -129,4 +169,22 @@ export function openSqliteState(path: string, options: { logger?: Logger; shop?:
     closed: false,
   };
   return view(shared, options.shop ?? DEFAULT_SHOP);
+}
+
+function openOrReadOnly(path: string, logger: Logger, fallback: boolean): Db {
+  try {
+    const readOnly = readOnlyFile(path);
+    if (readOnly) throw readOnly;
+    return openDatabase(path, logger);
+  } catch (err) {
+    const named = translateSqlite(err, path);
+    if (!fallback || !isUnwritable(named)) throw named;
+    try {
+      const db = openDatabase(path, logger, undefined, { readOnly: true });
+      logger.warn({ code: named.code, path }, `the state is open read-only, so nothing is written: ${named.message}`);
+      return db;
+    } catch (again) {
+      throw translateSqlite(again, path);
+    }
+  }
 }

@@ -11,6 +11,8 @@ import { silentLogger, type Logger } from '../../../log.js';
 import { sharedBudget } from './budget.js';
 import { StoreRateLimiter, type SharedRateLimiter } from './limiter.js';
 import { PgBudgetStore } from './pgStore.js';
+import { translatePg } from '../../../state/postgres/faults.js';
+import { redactUrl } from '../../../util/net.js';
 
 /** The table of the shared budgets, in the state's schema. */
 export const RATE_LIMIT_TABLE = 'shop_rate_limits';
@@ -62,7 +64,8 @@ export function openPostgresRateLimits(location: PostgresBudgetLocation, options
       await table;
     } catch (err) {
       table = undefined;
-      throw err;
+      // A server that takes no writes (read-only, disk full) is said by name, as the state's own errors are.
+      throw translatePg(err, { url: location.url, schema: location.schema, location: `${redactUrl(location.url)}#${location.schema}` });
     }
     const store = new PgBudgetStore({ pool, schema: location.schema, table: RATE_LIMIT_TABLE, keyPrefix: 'shop', points: budget.pointsPerSlot, slotMs: budget.slotMs });
     // Connect (and prepare) now rather than on the first request.
