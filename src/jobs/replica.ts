@@ -58,6 +58,8 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
       logger: log,
       run: runJob ?? ((pipeline, signal) => runtime.run(pipeline, { mode: 'sync', signal })),
       onWorker: (workerId) => beating.addWorker(workerId),
+      onWorkersGone: (workerIds) => beating.removeWorkers(workerIds),
+      liveWorkers: () => beating.liveWorkers(),
       shopOf,
       perShopConcurrency: perShopConcurrency(loaded),
     });
