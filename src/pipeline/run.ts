@@ -5,6 +5,7 @@
 import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
 import { holdOpen } from '../drain/index.js';
 import { markCrashedRuns, progressOf } from './crashed.js';
+import { finishRun, runStarted } from './finish.js';
 import { closeSettledFileLetters } from './fileLetters.js';
 import { checkedColumns } from './sourceColumns.js';
 import { silentLogger } from '../log.js';
@@ -82,6 +83,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     try {
       const crashed = await markCrashedRuns(deps.state, lane, def.name, deps.events);
       runId = await deps.state.runs.start({ pipeline: def.name, mode, lane, ...(options.range ? { range: { ...options.range } } : {}) });
+      runStarted(shared.state, deps.state.runs, runId, def.name);
       logger = base.child({ runId });
       if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
     } catch (err) {
@@ -149,7 +151,8 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     if (heartbeat) clearInterval(heartbeat);
     if (!dryRun) {
       try {
-        await deps.state.runs.finish(runId, status, counts, error);
+        // Retried while the state refuses it (a restart): a run must not stay `running` there while this process goes on.
+        await finishRun(deps.state.runs, runId, status, counts, error, { logger, ...(options.signal ? { signal: options.signal } : {}) });
       } finally {
         await lock?.release().catch((err: unknown) => logger.warn({ err }, 'the pipeline lock could not be released (its session is gone, so the server released it)'));
       }
