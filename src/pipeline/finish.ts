@@ -26,6 +26,9 @@ export interface UnfinishedRun {
 
 const open = new Map<number, UnfinishedRun>();
 
+/** The state's codes for a server that does not answer now (src/state/postgres/db.ts); driver errors without a code of ours count too. */
+const SERVER_AWAY = new Set(['STATE_CONNECTION_LOST', 'STATE_UNREACHABLE']);
+
 /** The runs this process started in `state` whose final status the state has not taken yet. */
 export function unfinishedRuns(state: StateStore): UnfinishedRun[] {
   return [...open.values()].filter((r) => r.state === state);
@@ -66,8 +69,8 @@ export async function finishRun(runs: StateStore['runs'], runId: number, status:
       if (attempt > 1) o.logger.warn({ status, attempts: attempt }, 'the state took the run\'s final status after refusing it');
       return;
     } catch (err) {
-      // A typed error is shopsync's own answer (a closed store, a run no longer this process's), not an unreachable server: trying again changes nothing.
-      if (err instanceof SyncError) throw err;
+      // A typed error other than "the server is away" is shopsync's own answer (a closed store, a run no longer this process's): trying again changes nothing.
+      if (err instanceof SyncError && !SERVER_AWAY.has(err.code)) throw err;
       if (o.signal?.aborted) {
         o.logger.error({ err: errorLine(err), status, attempts: attempt }, 'the state refused the run\'s final status and this process is stopping; the daemon tries once more before it exits');
         throw err;
