@@ -113,7 +113,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     const runJob = async (job: string, signal: AbortSignal): Promise<JobOutcome> => {
       const { pipeline, kind } = jobOf(job);
       // runPipeline logs the finished run with its counts; a reconciliation logs its drift.
-      if (kind !== 'reconcile') return runtime.run(pipeline, { mode: 'sync', signal, ...(kind === 'complete' ? { complete: true } : {}) });
+      // The daemon goes on after the run: its final write is tried until the state takes it (src/pipeline/finish.ts).
+      if (kind !== 'reconcile') return runtime.run(pipeline, { mode: 'sync', signal, finishRetryMs: Infinity, ...(kind === 'complete' ? { complete: true } : {}) });
       await runtime.reconcile(pipeline, { signal, ...(runtime.pipeline(pipeline).reconcile?.repair ? { repair: true } : {}) });
       return { status: 'succeeded' };
     };

@@ -54,6 +54,8 @@ export interface FinishOptions {
   readonly baseDelayMs?: number;
   /** @default 15000 */
   readonly maxDelayMs?: number;
+  /** Stop trying after this long (then it throws). @default Infinity */
+  readonly giveUpAfterMs?: number;
 }
 
 /** Write a run's final status, again and again while the server refuses it (a driver error), until the state takes it; a shutdown ends the retries (then it throws). */
@@ -62,6 +64,7 @@ export async function finishRun(runs: StateStore['runs'], runId: number, status:
   const entry = open.get(runId);
   if (entry) open.set(runId, { ...entry, status, write: async () => { await write(); open.delete(runId); } });
   let delayMs = o.baseDelayMs ?? 500;
+  const giveUpAt = Date.now() + (o.giveUpAfterMs ?? Infinity);
   for (let attempt = 1; ; attempt++) {
     try {
       await write();
@@ -71,8 +74,8 @@ export async function finishRun(runs: StateStore['runs'], runId: number, status:
     } catch (err) {
       // A typed error other than "the server is away" is shopsync's own answer (a closed store, a run no longer this process's): trying again changes nothing.
       if (err instanceof SyncError && !SERVER_AWAY.has(err.code)) throw err;
-      if (o.signal?.aborted) {
-        o.logger.error({ err: errorLine(err), status, attempts: attempt }, 'the state refused the run\'s final status and this process is stopping; the daemon tries once more before it exits');
+      if (o.signal?.aborted || Date.now() >= giveUpAt) {
+        o.logger.error({ err: errorLine(err), status, attempts: attempt }, o.signal?.aborted ? 'the state refused the run\'s final status and this process is stopping; the daemon tries once more before it exits' : 'the state refused the run\'s final status for too long (finishRetryMs); the run stays `running` there until the next run of its lane marks it crashed');
         throw err;
       }
       o.logger.error({ err: errorLine(err), status, attempts: attempt, retryInMs: delayMs }, 'the state refused the run\'s final status (it stays `running` there until this lands); trying again');

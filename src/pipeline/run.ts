@@ -152,7 +152,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     if (!dryRun) {
       try {
         // Retried while the state refuses it (a restart): a run must not stay `running` there while this process goes on.
-        await finishRun(deps.state.runs, runId, status, counts, error, { logger, ...(options.signal ? { signal: options.signal } : {}) });
+        await finishRun(deps.state.runs, runId, status, counts, error, { logger, giveUpAfterMs: options.finishRetryMs ?? 30_000, ...(options.signal ? { signal: options.signal } : {}) });
       } finally {
         await lock?.release().catch((err: unknown) => logger.warn({ err }, 'the pipeline lock could not be released (its session is gone, so the server released it)'));
       }
