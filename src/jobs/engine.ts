@@ -97,6 +97,9 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
   const handedBackJobs = new Set<string>();
   /** The grace period of stop() ran out: runs ending now leave their job alone (see `jobCall`). */
   let graceOver = false;
+  /** Resolved when no task runs here: stop() waits for this too, not only for the runners. */
+  const idleWaiters: (() => void)[] = [];
+  const whenIdle = (): Promise<void> => (active.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
   const perShop = options.perShopConcurrency ?? options.concurrency;
   const shopOf = (pipeline: string) => options.shopOf?.(pipeline);
   /** Jobs of each shop running here. */
@@ -178,6 +181,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       await jobCall(() => store.clearFailures(pipeline));
     } finally {
       active.delete(job.id);
+      if (active.size === 0) for (const wake of idleWaiters.splice(0)) wake();
     }
   };
 
@@ -320,9 +324,11 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       if (unfreed.length > 0) log.warn({ workers: unfreed }, 'stopping with dead workers whose jobs could not be freed yet (the state does not answer); the next start of a replica frees them');
       // First stop taking jobs (synchronously inside stop()), then abort: a worker that finishes
       // a handed-back job must not take that same job again.
+      // A runner whose pool a migration notice already shut down returns from stop() at once, while its
+      // job still runs: settled means every task here has returned, not only every runner.
       const stopped = Promise.all(
         [...generations].map((g) => g.runner?.stop().catch((err: unknown) => log.warn({ err: errorLine(err) }, 'stopping the job engine failed'))),
-      );
+      ).then(whenIdle);
       const inFlight = [...active.values()].map((a) => a.pipeline);
       shutdown.abort();
       if (inFlight.length > 0) log.info({ pipelines: inFlight, graceMs }, 'stopping: runs stop at their next checkpoint and their jobs go back to the other replicas');
