@@ -9,6 +9,7 @@ import { run, type Runner, type RunnerOptions, type Task, type WorkerEvents } fr
 import { errorCode, errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RunSummary } from '../pipeline/index.js';
+import { DeadWorkers } from './deadWorkers.js';
 import { workerLogger } from './logger.js';
 import { RUN_TASK, shopFlag } from './names.js';
 import { JOBS_RELEASED, runPayloadSchema, type JobStore } from './store.js';
@@ -37,6 +38,15 @@ export interface JobEngineOptions {
   run(job: string, signal: AbortSignal): Promise<JobOutcome>;
   /** Record a new worker id of this replica; awaited before that worker takes a job. */
   onWorker(workerId: string): Promise<void>;
+  /**
+   * The worker ids of the live replicas (a fresh heartbeat); when given, jobs locked by any other
+   * worker id are freed before this engine takes a job (`JobStore.freeOrphans`).
+   */
+  liveWorkers?(): Promise<readonly string[]>;
+  /** Worker ids of this replica that died and whose jobs are freed (drop them from the replica's row). */
+  onWorkersGone?(workerIds: readonly string[]): Promise<void>;
+  /** How long after a worker died its replacement starts. @default 1000 */
+  readonly restartDelayMs?: number;
   /** How long a job waits before asking again when its lane is held by a process outside the engine (`shopsync sync`). @default 5000 */
   readonly laneBusyDelayMs?: number;
   /** The shop of a pipeline (jobs carry it as a flag); undefined: no per-shop share. */
@@ -85,9 +95,11 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
   const active = new Map<string, ActiveJob>();
   const handedBack = new Set<string>();
   const handedBackJobs = new Set<string>();
-  let running = true;
   /** The grace period of stop() ran out: runs ending now leave their job alone (see `jobCall`). */
   let graceOver = false;
+  /** Resolved when no task runs here: stop() waits for this too, not only for the runners. */
+  const idleWaiters: (() => void)[] = [];
+  const whenIdle = (): Promise<void> => (active.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
   const perShop = options.perShopConcurrency ?? options.concurrency;
   const shopOf = (pipeline: string) => options.shopOf?.(pipeline);
   /** Jobs of each shop running here. */
@@ -176,19 +188,9 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       await jobCall(() => store.clearFailures(pipeline));
     } finally {
       active.delete(job.id);
+      if (active.size === 0) for (const wake of idleWaiters.splice(0)) wake();
     }
   };
-
-  const events: WorkerEvents = new EventEmitter() as WorkerEvents;
-  events.on('job:complete', ({ job }) => {
-    // The handed-back job's lane was locked until now: wake the other replicas instead of letting them wait for their next poll.
-    if (handedBackJobs.delete(job.id)) {
-      store.nudge().catch((err: unknown) => {
-        // Released meanwhile (a stop whose grace ran out): the others find the job at their next poll.
-        if (errorCode(err) !== JOBS_RELEASED) log.warn({ err: errorLine(err) }, 'could not wake the other replicas');
-      });
-    }
-  });
 
   const runOptions: RunnerOptions = {
       connectionString: options.url,
@@ -201,7 +203,6 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       taskList: { [RUN_TASK]: task },
       forbiddenFlags,
       logger: workerLogger(logger),
-      events,
       preset: {
         plugins: [
           {
@@ -221,50 +222,120 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
       },
   };
   let stopping = false;
-  let runner: Runner = await run(runOptions);
+  const dead = new DeadWorkers({
+    store,
+    logger: log,
+    ...(options.onWorkersGone ? { onFreed: options.onWorkersGone } : {}),
+  });
+
   /**
-   * graphile-worker 0.16 shuts its workers down on a "breaking migration" notice, and that channel
-   * (`worker:migrate`) is database-wide: installing the engine in any other schema of the database
-   * (another deployment's jobs schema, a new one) stops this replica's engine too, which would then
-   * take no job again. So an engine that ends without `stop()` starts again; `run()` migrates first
-   * and refuses (the engine stays stopped, /readyz says so) if this schema really moved on.
+   * The engine is one or more runners ("generations"): the first with `concurrency` workers, then
+   * one per loss, with as many workers as were lost. A worker that ends without stop() is dead:
+   * graphile-worker ends one that cannot release its job after a state restart ("committing
+   * seppuku") and never replaces it, and ends them all on a "breaking migration" notice of any
+   * schema in the database (`worker:migrate` is database-wide). Its id is freed (DeadWorkers) and
+   * a replacement starts; a runner with no live worker left is stopped, so its pool goes too.
    */
-  const watch = (current: Runner): void => {
-    current.promise.catch((err: unknown) => log.error({ err: errorLine(err) }, 'the job engine stopped with an error'));
-    void current.promise.finally(() => {
-      if (current !== runner) return;
-      running = false;
-      if (stopping) return;
-      // The engine's notice handler also set the process's exit code; this process did not fail.
-      if (process.exitCode === 57) process.exitCode = undefined;
-      log.warn('the job engine stopped on its own (graphile-worker stops on a migration notice of any schema in the database); starting it again in a second');
-      setTimeout(() => {
-        if (stopping) return;
-        run(runOptions).then(
-          (next) => {
-            if (stopping) return void next.stop();
-            runner = next;
-            running = true;
-            watch(next);
-            log.info('the job engine takes jobs again');
-          },
-          (err: unknown) => log.error({ err: errorLine(err) }, 'the job engine could not start again; this replica takes no jobs (see /readyz)'),
-        );
-      }, 1000).unref();
-    });
+  interface Generation {
+    runner?: Runner;
+    readonly live: Set<string>;
+    retired: boolean;
+  }
+  const generations = new Set<Generation>();
+  let lost = 0;
+  let replacing: NodeJS.Timeout | undefined;
+  const liveCount = () => [...generations].reduce((n, g) => n + g.live.size, 0);
+
+  const retire = (gen: Generation): void => {
+    if (gen.retired || !gen.runner) return;
+    gen.retired = true;
+    generations.delete(gen);
+    // Already stopping on its own (a migration notice) is fine: "Runner is already stopped".
+    gen.runner.stop().catch(() => undefined);
   };
-  watch(runner);
+
+  const workerDied = (gen: Generation, workerId: string, error: unknown): void => {
+    gen.live.delete(workerId);
+    workers.delete(workerId);
+    if (stopping) return;
+    log.error({ workerId, ...(error !== undefined ? { err: errorLine(error) } : {}) }, 'a worker of the job engine stopped on its own (graphile-worker ends a worker that cannot release its job, e.g. while the state restarts); it counts as dead: its jobs are freed and a replacement starts');
+    dead.add(workerId);
+    lost++;
+    if (gen.live.size === 0) retire(gen);
+    scheduleReplacement();
+  };
+
+  const scheduleReplacement = (delayMs = options.restartDelayMs ?? 1000): void => {
+    if (replacing || stopping) return;
+    // Unref'd: the daemon's server keeps the process alive; a process that ends needs no replacement.
+    replacing = setTimeout(() => {
+      replacing = undefined;
+      if (stopping || lost === 0) return;
+      const count = lost;
+      lost = 0;
+      startGeneration(count).then(
+        () => log.info({ workers: count }, 'replacement workers of the job engine take jobs'),
+        (err: unknown) => {
+          lost += count;
+          log.error({ err: errorLine(err), workers: count, retryInMs: 5000 }, 'the job engine could not start replacement workers (the state does not answer, or this jobs schema moved on: see /readyz); trying again');
+          scheduleReplacement(5000);
+        },
+      );
+    }, delayMs);
+    replacing.unref();
+  };
+
+  const startGeneration = async (concurrency: number): Promise<void> => {
+    const gen: Generation = { live: new Set(), retired: false };
+    const events: WorkerEvents = new EventEmitter() as WorkerEvents;
+    events.on('worker:create', ({ worker }) => gen.live.add(worker.workerId));
+    events.on('worker:stop', ({ worker, error }) => workerDied(gen, worker.workerId, error));
+    events.on('job:complete', ({ job }) => {
+      // The handed-back job's lane was locked until now: wake the other replicas instead of letting them wait for their next poll.
+      if (handedBackJobs.delete(job.id)) {
+        store.nudge().catch((err: unknown) => {
+          // Released meanwhile (a stop whose grace ran out): the others find the job at their next poll.
+          if (errorCode(err) !== JOBS_RELEASED) log.warn({ err: errorLine(err) }, 'could not wake the other replicas');
+        });
+      }
+    });
+    const runner = await run({ ...runOptions, concurrency, maxPoolSize: concurrency + 2, events });
+    gen.runner = runner;
+    if (stopping) return void runner.stop().catch(() => undefined);
+    generations.add(gen);
+    runner.promise.catch((err: unknown) => log.error({ err: errorLine(err) }, 'the job engine stopped with an error'));
+    void runner.promise.finally(() => {
+      generations.delete(gen);
+      // The engine's notice handler also set the process's exit code; this process did not fail.
+      if (!stopping && process.exitCode === 57) process.exitCode = undefined;
+    });
+    // Lost before run() returned: nothing is left to stop it later.
+    if (gen.live.size === 0) retire(gen);
+  };
+
+  // Jobs held by workers that no live replica owns stay locked for four hours otherwise: free them before taking any.
+  if (options.liveWorkers) {
+    const freed = await store.freeOrphans(options.liveWorkers);
+    if (freed.workers.length > 0) log.warn({ workers: freed.workers, held: freed.held }, 'freed jobs locked by workers no live replica owns (a worker that died while its replica lived on); their lanes run again');
+  }
+  await startGeneration(options.concurrency);
 
   return {
     workerIds: () => [...workers],
     active: () => [...active.values()],
-    isRunning: () => running,
+    isRunning: () => !stopping && liveCount() > 0,
     async stop(graceMs) {
-      running = false;
       stopping = true;
+      clearTimeout(replacing);
+      const unfreed = dead.close();
+      if (unfreed.length > 0) log.warn({ workers: unfreed }, 'stopping with dead workers whose jobs could not be freed yet (the state does not answer); the next start of a replica frees them');
       // First stop taking jobs (synchronously inside stop()), then abort: a worker that finishes
       // a handed-back job must not take that same job again.
-      const stopped = runner.stop().catch((err: unknown) => log.warn({ err: errorLine(err) }, 'stopping the job engine failed'));
+      // A runner whose pool a migration notice already shut down returns from stop() at once, while its
+      // job still runs: settled means every task here has returned, not only every runner.
+      const stopped = Promise.all(
+        [...generations].map((g) => g.runner?.stop().catch((err: unknown) => log.warn({ err: errorLine(err) }, 'stopping the job engine failed'))),
+      ).then(whenIdle);
       const inFlight = [...active.values()].map((a) => a.pipeline);
       shutdown.abort();
       if (inFlight.length > 0) log.info({ pipelines: inFlight, graceMs }, 'stopping: runs stop at their next checkpoint and their jobs go back to the other replicas');

@@ -31,6 +31,10 @@ export interface Heartbeat {
   readonly name: string;
   /** Record a worker id of this replica (before the worker takes a job). */
   addWorker(workerId: string): Promise<void>;
+  /** Drop worker ids of this replica that died and whose jobs were freed. */
+  removeWorkers(workerIds: readonly string[]): Promise<void>;
+  /** Worker ids of the replicas whose heartbeat is within `deadAfterMs`, this one's included. */
+  liveWorkers(): Promise<string[]>;
   /** The last beat reached the state within `deadAfterMs` (readiness). */
   healthy(): { ok: boolean; detail: string };
   /** Find silent replicas and free what they held; returns the names of those reaped. */
@@ -110,6 +114,14 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
     async addWorker(workerId) {
       workerIds.add(workerId);
       await beat();
+    },
+    async removeWorkers(ids) {
+      for (const w of ids) workerIds.delete(w);
+      await beat();
+    },
+    async liveWorkers() {
+      const live = (await state.replicas.list()).filter((r) => r.id === id || r.heartbeatAgeMs <= options.deadAfterMs);
+      return [...workerIds, ...live.flatMap((r) => r.workerIds)];
     },
     healthy() {
       const age = lastOk === undefined ? Infinity : Math.round(performance.now() - lastOk);

@@ -3,6 +3,7 @@
  * and what the daemon asks of them (enqueue a tick, run now, readiness, the overview, stop).
  */
 import type { LoadedConfig } from '../config/index.js';
+import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../ops/runtime.js';
 import type { CheckResult } from '../ops/readiness.js';
@@ -58,6 +59,8 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
       logger: log,
       run: runJob ?? ((pipeline, signal) => runtime.run(pipeline, { mode: 'sync', signal })),
       onWorker: (workerId) => beating.addWorker(workerId),
+      onWorkersGone: (workerIds) => beating.removeWorkers(workerIds),
+      liveWorkers: () => beating.liveWorkers(),
       shopOf,
       perShopConcurrency: perShopConcurrency(loaded),
     });
@@ -92,7 +95,8 @@ export async function startReplica(runtime: Runtime, loaded: LoadedConfig, logge
       async stop(graceMs) {
         const result = await engine.stop(graceMs);
         // Only a replica whose jobs are all back may remove its row; otherwise the others reap it once it is silent.
-        await beating.stop({ keepRow: !result.settled });
+        // A state that does not answer keeps the row: it goes silent and the others (or the next start) reap it.
+        await beating.stop({ keepRow: !result.settled }).catch((err: unknown) => log.warn({ err: errorLine(err) }, 'could not remove this replica\'s row; it is reaped once silent'));
         await jobs.release();
         return result;
       },

@@ -232,6 +232,32 @@ export class JobStore {
     return { superseded: gone.rowCount ?? 0 };
   }
 
+  /** Worker ids that hold a job or a lane's queue now. */
+  async lockingWorkers(): Promise<string[]> {
+    const r = await this.query<{ id: string }>(
+      `SELECT locked_by AS id FROM ${this.q}._private_jobs WHERE locked_by IS NOT NULL
+       UNION SELECT locked_by FROM ${this.q}._private_job_queues WHERE locked_by IS NOT NULL`,
+    );
+    return r.rows.map((row) => row.id);
+  }
+
+  /**
+   * Free jobs and queues locked by workers that no live replica owns: a worker that died while
+   * its replica lived on ("committing seppuku"), whose id then left the state with that replica's
+   * row at a clean exit. `liveWorkers` is asked after the locks were read, so a replica that
+   * registers a worker and locks a job in between is never taken for an orphan.
+   */
+  async freeOrphans(liveWorkers: () => Promise<readonly string[]>): Promise<{ workers: string[]; held: number }> {
+    const locking = await this.lockingWorkers();
+    if (locking.length === 0) return { workers: [], held: 0 };
+    const live = new Set(await liveWorkers());
+    const orphans = locking.filter((id) => !live.has(id));
+    if (orphans.length === 0) return { workers: [], held: 0 };
+    const held = await this.lockedBy(orphans);
+    await this.freeWorkers(orphans);
+    return { workers: orphans, held };
+  }
+
   /** A lane ran fine: its earlier given-up jobs are history now (the runs table keeps it). */
   async clearFailures(pipeline: string): Promise<void> {
     await this.query(

@@ -17,6 +17,7 @@ import { overdueLanes, scheduledLanesOf, type OverdueLane } from '../pipeline/ov
 import { openRuntime, type Runtime } from './runtime.js';
 import { alertShopsOf, startAlerts } from '../alerts/index.js';
 import { startRetention } from './retention.js';
+import { settleOwnRuns, type RunLeftRunning } from './ownRuns.js';
 import { startOpsServer, type OpsServer } from './server.js';
 import { dashboardDeps } from './dashboard.js';
 import { StateError } from '../errors.js';
@@ -63,7 +64,12 @@ export interface Daemon {
   /** Start the clock (when `startSchedule: false` was given). */
   startSchedule(): void;
   /** Stop: scheduler (with grace), server, runtime. */
-  close(): Promise<CloseResult>;
+  close(): Promise<DaemonCloseResult>;
+}
+
+/** What stopping did; `leftRunning`: runs of this daemon the state may still show `running` (their final write failed). */
+export interface DaemonCloseResult extends CloseResult {
+  readonly leftRunning: readonly RunLeftRunning[];
 }
 
 /** What a scheduler job runs: a pipeline's sync, its complete read (`completeSchedule`) or its reconciliation (`reconcile.schedule`). */
@@ -120,7 +126,8 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     const runJob = async (job: string, signal: AbortSignal): Promise<JobOutcome> => {
       const { pipeline, kind } = jobOf(job);
       // runPipeline logs the finished run with its counts; a reconciliation logs its drift.
-      if (kind !== 'reconcile') return runtime.run(pipeline, { mode: 'sync', signal, ...(kind === 'complete' ? { complete: true } : {}) });
+      // The daemon goes on after the run: its final write is tried until the state takes it (src/pipeline/finish.ts).
+      if (kind !== 'reconcile') return runtime.run(pipeline, { mode: 'sync', signal, finishRetryMs: Infinity, ...(kind === 'complete' ? { complete: true } : {}) });
       await runtime.reconcile(pipeline, { signal, ...(runtime.pipeline(pipeline).reconcile?.repair ? { repair: true } : {}) });
       return { status: 'succeeded' };
     };
@@ -262,7 +269,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
     logger.info({ url: server.url, pipelines: config.pipelines.map((p) => p.name), state: loaded.statePath, ...(replica ? { replica: replica.name } : {}) }, 'shopsync daemon started');
     await warnUnacceptedRestore(runtime.state, config.pipelines.filter((p) => p.direction === 'pull').map((p) => p.name), logger);
 
-    let closing: Promise<CloseResult> | undefined;
+    let closing: Promise<DaemonCloseResult> | undefined;
     return {
       url: server.url,
       runtime,
@@ -286,15 +293,18 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
           await alerts?.stop();
           await server.close();
           clearInterval(beat);
-          await daemonLock?.release();
+          await daemonLock?.release().catch((err: unknown) => logger.warn({ err: errorLine(err) }, 'could not release the daemon lock'));
+          // Last, while the state is open: no run of this daemon may stay `running` there unnoticed.
+          const leftRunning = await settleOwnRuns(runtime.state, logger, { settled: result.settled });
+          for (const r of leftRunning) logger.error({ runId: r.runId, pipeline: r.pipeline, err: r.error }, `run #${r.runId} of ${r.pipeline} could not be written as finished (the state refused: ${r.error}); the state shows it \`running\` until the next start marks it crashed`);
           // Runs that outlived the grace period still use the state and the shop clients: closing them
           // under a run turns its next write into an error (and records waiting for the shop into
           // CLIENT_CLOSED failures). They are left open; the process ends shortly (`shopsync run`), which
           // for those runs is a crash: marked crashed, continued from their last checkpoint, and on
           // replicas their jobs freed once this replica counts as dead.
           if (result.settled) await runtime.close();
-          logger.info({ settled: result.settled }, 'shopsync daemon stopped');
-          return result;
+          logger.info({ settled: result.settled, leftRunning: leftRunning.length }, 'shopsync daemon stopped');
+          return { ...result, leftRunning };
         })();
         return closing;
       },

@@ -5,6 +5,7 @@
 import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
 import { holdOpen } from '../drain/index.js';
 import { finishOwnRun, markCrashedRuns, progressOf, runOwner } from './crashed.js';
+import { finishRun, runStarted } from './finish.js';
 import { closeSettledFileLetters } from './fileLetters.js';
 import { checkedColumns } from './sourceColumns.js';
 import { silentLogger } from '../log.js';
@@ -92,6 +93,7 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     try {
       const crashed = await markCrashedRuns(deps.state, lane, def.name, deps.events, owner);
       runId = await deps.state.runs.start({ pipeline: def.name, mode, lane, owner, ...(options.range ? { range: { ...options.range } } : {}) });
+      runStarted(shared.state, runId, def.name);
       logger = base.child({ runId });
       if (crashed > 0) logger.warn({ crashed }, 'earlier run(s) of this pipeline stopped without finishing; resuming from the last checkpoint');
     } catch (err) {
@@ -186,8 +188,10 @@ export async function runPipeline(definition: PipelineDefinition | PipelineDefin
     await checking?.catch(() => undefined);
     if (!dryRun) {
       try {
-        // A run another process took over (marked crashed) is not this process's to finish: finishOwnRun throws.
-        await finishOwnRun(deps.state, { id: runId, owner }, status, counts, error, logger);
+        // Retried while the state refuses it (a restart): a run must not stay `running` there while this process goes on.
+        // A run another process took over (marked crashed) is not this process's to finish: finishOwnRun throws, and that is not retried.
+        const finalWrite = () => finishOwnRun(deps.state, { id: runId, owner }, status, counts, error, logger);
+        await finishRun(runId, status, finalWrite, { logger, giveUpAfterMs: options.finishRetryMs ?? 30_000, ...(options.signal ? { signal: options.signal } : {}) });
       } finally {
         await lock?.release().catch((err: unknown) => logger.warn({ err }, 'the pipeline lock could not be released (its session is gone, so the server released it)'));
       }

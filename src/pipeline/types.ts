@@ -101,6 +101,12 @@ export interface RunOptions {
   readonly complete?: boolean;
   /** Let the `onMissing` step touch more records than `options.massDelete` allows (implies `complete`). */
   readonly allowMassDelete?: boolean;
+  /**
+   * How long the run's final write is tried again while the state does not answer; then the run
+   * fails with that error (the next run marks it crashed). The daemon passes Infinity: its process
+   * goes on, so the run must not stay `running`. @default 30000
+   */
+  readonly finishRetryMs?: number;
 }
 
 /** What the push and pull engines get from `runPipeline` for one run (internal). */

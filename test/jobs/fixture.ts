@@ -31,6 +31,8 @@ export interface DeploymentOptions {
   readonly productsOptions?: Record<string, unknown>;
   /** The products pipeline's batch size. @default 20 */
   readonly productsBatchSize?: number;
+  /** The PostgreSQL database of the state (a cluster of the test's own, for tests that stop it). @default the test server's */
+  readonly stateUrl?: string;
 }
 
 /** A running test deployment. */
@@ -74,8 +76,9 @@ export async function deployment(shop: { url: string; token: string }, o: Deploy
   };
   const file = join(dir, 'shopsync.yaml');
   writeFileSync(file, stringify(config));
-  const state = await openState({ kind: 'postgres', url: POSTGRES_URL, schema });
-  const env = (replica?: string): NodeJS.ProcessEnv => ({ SHOP_URL: shop.url, SHOP_TOKEN: shop.token, STATE_DATABASE_URL: POSTGRES_URL, ...(replica ? { SHOPSYNC_REPLICA: replica } : {}) });
+  const stateUrl = o.stateUrl ?? POSTGRES_URL;
+  const state = await openState({ kind: 'postgres', url: stateUrl, schema });
+  const env = (replica?: string): NodeJS.ProcessEnv => ({ SHOP_URL: shop.url, SHOP_TOKEN: shop.token, STATE_DATABASE_URL: stateUrl, ...(replica ? { SHOPSYNC_REPLICA: replica } : {}) });
   return {
     dir,
     config: file,

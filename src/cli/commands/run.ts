@@ -18,7 +18,9 @@ export function runCommand(ctx: CliContext): Command {
       `
 Runs until SIGTERM or SIGINT: then it stops scheduling, lets in-flight runs settle or checkpoint
 within daemon.shutdownGraceMs, closes the state database and exits 0. A run that outlives the
-grace period is cut off and the exit code is 4. Runs left unfinished (cut off, or by a crash) are
+grace period is cut off and the exit code is 4. A run whose final status the state refuses (it is
+down or restarting) is tried again until it lands; if it still cannot be written at shutdown, the
+run is named on stderr and the exit code is 1. Runs left unfinished (cut off, or by a crash) are
 marked crashed at the next start and continue from their last checkpoint.
 
 With the state in PostgreSQL (state.kind: postgres) start it as many times as you like: runs become
@@ -37,7 +39,12 @@ SHOPSYNC_REPLICA names the replica (default host:pid). A SQLite state takes one 
         const signal = await stop.stopped;
         logger.info({ signal }, 'stopping: no new runs; waiting for in-flight runs to checkpoint');
         const result = await daemon.close();
-        if (!result.settled) {
+        if (result.leftRunning.length > 0) {
+          // The state shows these runs `running` although this process is about to end: never exit 0 over that.
+          for (const r of result.leftRunning) ctx.say(`run #${r.runId} of ${r.pipeline} is still \`running\` in the state: its final status could not be written (${r.error}); the next start marks it crashed`);
+          ctx.exitCode = EXIT.failed;
+          setTimeout(() => process.exit(ctx.exitCode), 1000).unref();
+        } else if (!result.settled) {
           // A run outlived the grace period: it is cut off here like a crash (every write is
           // transactional; it is marked crashed and continues from its last checkpoint, and on
           // replicas its job is freed once this replica counts as dead). Exit 4 says so; it still
