@@ -120,6 +120,7 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0 as the ER
     expect(byCode.get('TS-M/T-Shirt')).toMatchObject({ quantity: 6 });
 
     const first = await sync(dir);
+    console.log(`[tryton] first sync: ${JSON.stringify(first.summary?.counts)}`);
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(first.summary).toMatchObject({ status: 'succeeded', counts: { read: figures.products.length, failed: 0 } });
     const shop = await shopProducts(sandbox);
@@ -139,6 +140,7 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0 as the ER
     expect(before.products.find((p) => p.code === 'TS-S')?.ean).toBe('4000000000020');
 
     const second = await sync(dir);
+    console.log(`[tryton] second sync: ${JSON.stringify(second.summary?.counts)}`);
     expect(second.code, second.stdout + second.stderr).toBe(0);
     expect(second.summary).toMatchObject({ status: 'succeeded' });
     const shop = await shopProducts(sandbox);

@@ -177,7 +177,8 @@ def setup():
 
 
 def change():
-    """A price change, a stock move, a deleted EAN: all through Tryton."""
+    """A price change, a stock move (an inventory), a deleted EAN, an edit of the inactive product
+    whose code was reused: all through Tryton."""
     Product = Model.get('product.product')
     Location = Model.get('stock.location')
     Inventory = Model.get('stock.inventory')
@@ -190,6 +191,12 @@ def change():
     line = inventory.lines.new(product=mug)
     line.quantity = 11
     inventory.click('confirm')
+    # The retired lamp (inactive, code L-7 like its successor) gets a new price: a clean-up.
+    with pconfig.get_config().set_context(active_test=False):
+        old_lamp, = Product.find([('code', '=', 'L-7'), ('active', '=', False)])
+        old_template = old_lamp.template
+        old_template.list_price = Decimal('29.00')
+        old_template.save()
     # The EAN removed from the variant, as the client's form does (the product is written).
     shirt_s, = Product.find([('code', '=', 'TS-S')])
     shirt_s.identifiers.remove(shirt_s.identifiers[0])  # remove() deletes a record pop() would only unlink
