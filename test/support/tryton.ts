@@ -8,7 +8,7 @@
  * the machine's PostgreSQL, so later runs copy it in a second. Data is made only through Tryton:
  * `test/erp/tryton/tryton_data.py` (proteus) creates it and prints Tryton's own figures.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -86,8 +86,63 @@ export interface TrytonDatabase {
   readonly port: number;
   /** Run an action of `tryton_data.py` (setup, change, figures) through proteus. */
   data(action: 'setup' | 'change' | 'figures'): Promise<TrytonFigures>;
-  /** Drop the database. */
+  /** Start `trytond` (the JSON-RPC server) on `port`; its handle's `close()` stops it. */
+  startServer(): Promise<TrytonServer>;
+  /** Drop the database (a server still running is stopped first). */
   close(): Promise<void>;
+}
+
+/** A running trytond serving the database over JSON-RPC. */
+export interface TrytonServer {
+  /** `http://127.0.0.1:<port>/<database>/`, where JSON-RPC calls are POSTed. */
+  readonly url: string;
+  /** `common.db.login` as admin, then one call with `Authorization: Session …`; an `error` member throws. */
+  call(method: string, params: readonly unknown[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+async function rpc(url: string, method: string, params: readonly unknown[], headers: Record<string, string> = {}): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ id: 1, method, params }) });
+  // Tryton answers errors with HTTP 200 and an `error` member.
+  const body = (await res.json()) as { result?: unknown; error?: unknown };
+  if (!res.ok || body.error !== undefined) throw new Error(`trytond ${method}: HTTP ${res.status} ${JSON.stringify(body.error ?? body)}`);
+  return body.result;
+}
+
+async function startServer(conf: string, name: string, port: number): Promise<TrytonServer> {
+  const child = spawn('/usr/bin/trytond', ['-c', conf, '-d', name], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr?.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
+  const url = `http://${PG.host}:${port}/${name}/`;
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  for (const started = Date.now(); ; ) {
+    try {
+      await rpc(url, 'common.server.version', []);
+      break;
+    } catch (err) {
+      if (child.exitCode !== null || Date.now() - started > 60_000) {
+        await close();
+        throw new Error(`trytond did not answer on ${url}: ${(err as Error).message}\n${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  let session: string | undefined;
+  return {
+    url,
+    async call(method, params) {
+      if (!session) {
+        const [uid, key] = (await rpc(url, 'common.db.login', ['admin', { password: 'admin' }])) as [number, string];
+        session = Buffer.from(`admin:${uid}:${key}`).toString('base64');
+      }
+      return rpc(url, method, params, { authorization: `Session ${session}` });
+    },
+    close,
+  };
 }
 
 async function freePort(): Promise<number> {
@@ -176,10 +231,15 @@ export async function trytonDatabase(probe: TrytonProbe, log: (line: string) => 
   const dir = tempDir('shopsync-tryton-');
   const port = await freePort();
   const conf = writeConf(dir, port);
+  let server: TrytonServer | undefined;
   return {
     name,
     conf,
     port,
+    async startServer() {
+      server = await startServer(conf, name, port);
+      return server;
+    },
     async data(action) {
       try {
         const { stdout } = await run('/usr/bin/python3', [DATA_SCRIPT, conf, name, action], { maxBuffer: 64 * 1024 * 1024 });
@@ -191,6 +251,7 @@ export async function trytonDatabase(probe: TrytonProbe, log: (line: string) => 
       }
     },
     async close() {
+      await server?.close();
       await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };

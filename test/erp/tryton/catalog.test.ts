@@ -149,4 +149,15 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0 as the ER
     const { expected: want, held: got } = compare(figures, shop, (p) => p.code === 'CB-1' || p.code === 'TS-S');
     expect(got).toEqual(want);
   });
+
+  it("trytond's JSON-RPC server (for a later RPC connector) logs in and computes the same warehouse stock", { timeout: 120_000 }, async () => {
+    const server = await db!.startServer();
+    try {
+      const rows = (await server.call('model.product.product.search_read', [[], 0, null, [['id', 'ASC']], ['code', 'quantity'], { locations: [figures.warehouse] }])) as { id: number; code: string; quantity: number }[];
+      const active = figures.products.filter((p) => p.active).map((p) => ({ id: p.id, code: p.code, quantity: p.quantity }));
+      expect(rows).toEqual(active);
+    } finally {
+      await server.close();
+    }
+  });
 });
