@@ -96,7 +96,7 @@ export interface TrytonDatabase {
 export interface TrytonServer {
   /** `http://127.0.0.1:<port>/<database>/`, where JSON-RPC calls are POSTed. */
   readonly url: string;
-  /** `common.db.login` as admin, then one call with `Authorization: Session …`; an `error` member throws. */
+  /** One call with `Authorization: Session …` of the admin's login; an `error` member throws. */
   call(method: string, params: readonly unknown[]): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -119,9 +119,12 @@ async function startServer(conf: string, name: string, port: number): Promise<Tr
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
+  // The login is the readiness probe: it answers once trytond listens and has loaded the database.
+  let session = '';
   for (const started = Date.now(); ; ) {
     try {
-      await rpc(url, 'common.server.version', []);
+      const [uid, key] = (await rpc(url, 'common.db.login', ['admin', { password: 'admin' }])) as [number, string];
+      session = Buffer.from(`admin:${uid}:${key}`).toString('base64');
       break;
     } catch (err) {
       if (child.exitCode !== null || Date.now() - started > 60_000) {
@@ -131,16 +134,9 @@ async function startServer(conf: string, name: string, port: number): Promise<Tr
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  let session: string | undefined;
   return {
     url,
-    async call(method, params) {
-      if (!session) {
-        const [uid, key] = (await rpc(url, 'common.db.login', ['admin', { password: 'admin' }])) as [number, string];
-        session = Buffer.from(`admin:${uid}:${key}`).toString('base64');
-      }
-      return rpc(url, method, params, { authorization: `Session ${session}` });
-    },
+    call: (method, params) => rpc(url, method, params, { authorization: `Session ${session}` }),
     close,
   };
 }
