@@ -19,6 +19,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Milliseconds since the epoch as this process started, then on the monotonic clock: for waits,
+ * pacing and windows inside one process, which a step of the wall clock (NTP, a VM resumed) must
+ * not stretch — a queue that booked its next start on `Date.now()` waited out a whole backward step
+ * (found by the simulation's clock steps). Never for stamps another process or a person reads.
+ */
+export function monotonicNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 /** 'YYYY-MM-DD HH:MM:SS' of a Date in UTC (the shop's date-time text; the dashboard and CLI add a zone suffix). */
 export function formatDateTime(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');

@@ -10,6 +10,7 @@
  * of a down shop sends nothing to it.
  */
 import { ShopCircuitOpenError } from '../errors.js';
+import { monotonicNow } from '../../util/time.js';
 
 /** Settings of the breaker. */
 export interface BreakerOptions {
@@ -55,7 +56,7 @@ export class CircuitBreaker {
   /** A probe is on the wire (the snapshot says `probing`). */
   #inProbe = false;
 
-  constructor(options: BreakerOptions, probe: () => Promise<void>, onChange: (change: BreakerChange) => void, now: () => number = Date.now) {
+  constructor(options: BreakerOptions, probe: () => Promise<void>, onChange: (change: BreakerChange) => void, now: () => number = monotonicNow) {
     this.#options = options;
     this.#probe = probe;
     this.#onChange = onChange;

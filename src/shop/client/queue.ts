@@ -19,7 +19,7 @@
 import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { ClientEvent } from './types.js';
-import { sleep } from '../../util/time.js';
+import { monotonicNow, sleep } from '../../util/time.js';
 import { ShopApiError } from '../errors.js';
 import { AdaptiveRate, type RateSignal, type RateSnapshot, type SharedRateLimiter } from '../rate/index.js';
 
@@ -86,9 +86,9 @@ export class RequestQueue {
       return;
     }
     // A refused attempt did not count at the shop in the second that is still open; it leaves the window.
-    if (signal.kind === 'throttled' && signal.latencyMs !== undefined) this.#unstart(Date.now() - signal.latencyMs);
+    if (signal.kind === 'throttled' && signal.latencyMs !== undefined) this.#unstart(monotonicNow() - signal.latencyMs);
     // Requests waiting in p-queue wait for a slot; those in the brake wait for the rate.
-    const heldByRate = this.#braking > 0 || Date.now() - this.#heldByRateAt < 1000;
+    const heldByRate = this.#braking > 0 || monotonicNow() - this.#heldByRateAt < 1000;
     if (!this.#adaptive.observe(signal, { slots: this.#queue.size > 0, rate: heldByRate })) return;
     this.#queue.concurrency = this.#adaptive.concurrency;
     if (!this.#closed) this.#options.onEvent({ type: 'rate', ...this.#adaptive.snapshot() });
@@ -138,7 +138,7 @@ export class RequestQueue {
     if (this.#adaptive?.windowHolds && retryAfterMs <= 1000 && !this.#options.shared) {
       // At first contact the window may date the shop's second too early (its first request arrived late).
       const over = this.#adaptive.secondOverAt;
-      if (over !== undefined && over > Date.now()) this.#pause(over - Date.now());
+      if (over !== undefined && over > monotonicNow()) this.#pause(over - monotonicNow());
       return 0;
     }
     this.#pause(retryAfterMs);
@@ -164,7 +164,7 @@ export class RequestQueue {
     for (;;) {
       const { waitedMs, refusals } = await shared.acquire({ signal, onPause: (ms) => this.#pausedElsewhere(ms) });
       if (refusals > 0 && !this.#closed) this.#options.onEvent({ type: 'shared-wait', waitedMs });
-      const now = Date.now();
+      const now = monotonicNow();
       if (this.#resumeAt <= now) return;
       await sleep(this.#resumeAt - now, signal);
     }
@@ -177,7 +177,7 @@ export class RequestQueue {
       this.#queue.concurrency = Math.max(1, Math.floor(this.#options.concurrency / this.#slowdown));
       if (!this.#closed) this.#options.onEvent({ type: 'rate', ...this.rate() });
     }
-    const until = Date.now() + retryAfterMs;
+    const until = monotonicNow() + retryAfterMs;
     if (retryAfterMs > 0 && until > this.#resumeAt) {
       this.#resumeAt = until;
       this.#queue.pause();
@@ -227,7 +227,7 @@ export class RequestQueue {
    */
   async #brake(signal?: AbortSignal): Promise<void> {
     for (;;) {
-      const now = Date.now();
+      const now = monotonicNow();
       if (this.#resumeAt > now) {
         await sleep(this.#resumeAt - now, signal);
         continue;
@@ -250,7 +250,7 @@ export class RequestQueue {
         }
       }
       if (this.#adaptive) await this.#withinWindow(signal);
-      if (this.#resumeAt <= Date.now()) {
+      if (this.#resumeAt <= monotonicNow()) {
         this.#started();
         return;
       }
@@ -260,7 +260,7 @@ export class RequestQueue {
   /** An attempt leaves now: the adaptive window and the controller's idea of the shop's second count it. */
   #started(): void {
     if (!this.#adaptive) return;
-    const now = Date.now();
+    const now = monotonicNow();
     // Two seconds cover the widest window.
     while (this.#starts.length > 0 && this.#starts[0]! <= now - 2000) this.#starts.shift();
     this.#starts.push(now);
@@ -269,7 +269,7 @@ export class RequestQueue {
   /** Wait until fewer starts than the learnt limit allows were made in the controller's window. */
   async #withinWindow(signal?: AbortSignal): Promise<void> {
     for (;;) {
-      const now = Date.now();
+      const now = monotonicNow();
       // Two seconds cover the widest window.
       while (this.#starts.length > 0 && this.#starts[0]! <= now - 2000) this.#starts.shift();
       const window = this.#adaptive?.window;

@@ -27,6 +27,7 @@
  * 429 bursts have a cool-down of their own, so a latency cut just before never swallows a first 429.
  * Pure logic with an injected clock: the request queue feeds it and applies what it says.
  */
+import { monotonicNow } from '../../util/time.js';
 
 /** Hard caps and floor of the controller. */
 export interface AdaptiveRateSettings {
@@ -128,7 +129,7 @@ export class AdaptiveRate {
   /** At first contact, when the shop's second the 429 came in is over at the latest (window margin included). */
   #secondOverAt: number | undefined;
 
-  constructor(settings: AdaptiveRateSettings, clock: () => number = Date.now) {
+  constructor(settings: AdaptiveRateSettings, clock: () => number = monotonicNow) {
     this.#maxConcurrency = Math.max(1, settings.maxConcurrency);
     this.#floor = Math.min(this.#maxConcurrency, Math.max(1, settings.floorConcurrency ?? 2));
     this.#maxRate = settings.maxRequestsPerSecond;

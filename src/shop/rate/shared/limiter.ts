@@ -15,7 +15,7 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import PQueue from 'p-queue';
 import { silentLogger, type Logger } from '../../../log.js';
-import { sleep } from '../../../util/time.js';
+import { monotonicNow, sleep } from '../../../util/time.js';
 import { TransportError } from '../../errors.js';
 import { storeMs, type SharedBudget } from './budget.js';
 
@@ -77,15 +77,15 @@ export class StoreRateLimiter implements SharedRateLimiter {
   }
 
   async acquire(options: SharedAcquireOptions = {}): Promise<SharedAcquireResult> {
-    const started = Date.now();
+    const started = monotonicNow();
     const refusals = await this.#line.add(() => this.#take(options), options.signal ? { signal: options.signal } : {});
-    return { waitedMs: Date.now() - started, refusals };
+    return { waitedMs: monotonicNow() - started, refusals };
   }
 
   async pause(ms: number): Promise<void> {
     if (!(ms > 0)) return;
     const pauseMs = storeMs(ms);
-    this.#ownPauseUntil = Math.max(this.#ownPauseUntil, Date.now() + pauseMs);
+    this.#ownPauseUntil = Math.max(this.#ownPauseUntil, monotonicNow() + pauseMs);
     try {
       const current = await this.#store.get(this.shop);
       if (current && current.consumedPoints >= PAUSE_MARK && current.msBeforeNext >= pauseMs) return;
@@ -122,7 +122,7 @@ export class StoreRateLimiter implements SharedRateLimiter {
       refusals += 1;
       const paused = refusal.consumedPoints >= PAUSE_MARK;
       // A full slot never needs more than one slot's wait: a store that stamps expiries with a skewed
-      // clock (rate-limiter-flexible's own, on Date.now()) would otherwise hold this process for the skew.
+      // clock (rate-limiter-flexible's own, on monotonicNow()) would otherwise hold this process for the skew.
       const waitMs = Math.max(1, paused ? refusal.msBeforeNext : Math.min(refusal.msBeforeNext, this.budget.slotMs));
       if (paused) this.#metPause(waitMs, onPause);
       await sleep(waitMs, signal);
@@ -130,7 +130,7 @@ export class StoreRateLimiter implements SharedRateLimiter {
   }
 
   #metPause(ms: number, onPause: ((ms: number) => void) | undefined): void {
-    const until = Date.now() + ms;
+    const until = monotonicNow() + ms;
     if (until <= this.#ownPauseUntil + SAME_PAUSE_MS || until <= this.#reportedUntil + SAME_PAUSE_MS) return;
     this.#reportedUntil = until;
     this.#logger.info({ shop: this.shop, pauseMs: ms }, 'another replica met the shop\'s rate limit; pausing');
