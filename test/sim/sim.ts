@@ -19,8 +19,12 @@ export interface Snapshot {
   readonly shopModels: ReadonlySet<string>;
   /** The last receipt of the import table before the run. */
   readonly receiptSeq: number;
-  /** Faults that make requests fail (not latency alone) were in force. */
+  /** Faults that make requests fail (not latency alone) were in force, or an infrastructure fault was armed. */
   readonly faultsOn: boolean;
+  /** An infrastructure fault (ERP, state) was armed. */
+  readonly infraFaults: boolean;
+  /** Commits of the ERP that took effect with their answer lost, before the run (test/sim/faults.ts). */
+  readonly lostAcks: number;
   /** Faults that lose a request on the network (resets, lost answers) were in force, or a killed process's requests may still land. */
   readonly networkFaults: boolean;
 }
@@ -41,7 +45,9 @@ export type Outcome =
   | { readonly kind: 'world'; readonly note?: string }
   | { readonly kind: 'run'; readonly pipeline: string; readonly summary: RunSummary; readonly before: Snapshot; readonly range?: { readonly from: string; readonly to: string } }
   | { readonly kind: 'cli'; readonly pipeline: string; readonly exit: CliExit; readonly before: Snapshot }
-  | { readonly kind: 'repair'; readonly status: string; readonly error?: string; readonly before: Snapshot };
+  | { readonly kind: 'repair'; readonly status: string; readonly error?: string; readonly before: Snapshot }
+  /** A run that threw instead of returning a summary (a state fault at its start or end). */
+  | { readonly kind: 'threw'; readonly pipeline: string; readonly error: string; readonly before: Snapshot };
 
 /** The real system's state after a step, read with faults lifted. */
 export interface Observation {
@@ -51,6 +57,8 @@ export interface Observation {
   readonly cursor: StoredCursor | undefined;
   readonly runs: readonly RunRecord[];
   readonly imported: ReadonlyMap<number, { readonly name: string; readonly lines: number }>;
+  /** ERP commits that took effect with their answer lost, since the world began. */
+  readonly lostAcks: number;
   /** Inserts into the import table per order, since the world began. */
   readonly inserts: ReadonlyMap<number, number>;
   /** Receipts of the import table after `seq`, for the counts of one run. */
@@ -114,7 +122,9 @@ export class Sim {
       // From the last observation: reading the shop again would lift the faults and start their counters anew before the run.
       shopModels: new Set(this.shopModels),
       receiptSeq: seq.s,
-      faultsOn: this.world.faultsOn,
+      faultsOn: this.world.faultsOn || this.world.infra.active,
+      infraFaults: this.world.infra.active,
+      lostAcks: this.world.infra.lostAcks,
       networkFaults: f === 'reset' || f === 'lost' || f === 'mixed' || m.killInFlight,
     };
   }
@@ -145,6 +155,7 @@ export class Sim {
       runs,
       imported,
       inserts,
+      lostAcks: world.infra.lostAcks,
       receiptsAfter: (seq) => {
         const r = receipts.get(seq) as { inserts: number | null; updates: number | null };
         return { inserts: r.inserts ?? 0, updates: r.updates ?? 0 };
@@ -202,5 +213,7 @@ function describe(o: Outcome): string {
       return `${o.exit.killed ? ` → SIGKILL (pid ${o.exit.pid})` : ` → exit ${o.exit.code}`}${o.exit.runs ? `: ${o.exit.runs}` : ''}`;
     case 'repair':
       return ` → repair ${o.status}${o.error ? ` [${o.error}]` : ''}`;
+    case 'threw':
+      return ` → threw ${o.error.slice(0, 200)}`;
   }
 }

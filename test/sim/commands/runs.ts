@@ -5,9 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import type { RunSummary } from '../../../src/pipeline/index.js';
 import { stampOf, type Model } from '../model.js';
 import type { CliExit, Outcome, Sim } from '../sim.js';
 import { SimCommand } from './base.js';
+import type { ShopLink } from '../link.js';
 
 /** The CLI as users run it (over dist/; a mutation's copy of the repo has its own). */
 export const BIN = resolve(import.meta.dirname, '../../../bin/shopsync.js');
@@ -20,7 +22,17 @@ export class Sync extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
-    const summary = await sim.world.runtime.run(this.pipeline, { mode: 'sync' });
+    const fired = sim.world.infra.firedTotal;
+    let summary: RunSummary;
+    try {
+      summary = await sim.world.runtime.run(this.pipeline, { mode: 'sync' });
+    } catch (err) {
+      // Only an infrastructure fault excuses a run that could not even record its start or end.
+      if (sim.world.infra.firedTotal === fired) throw err;
+      m.coverage.runs++;
+      m.coverage.failedRuns++;
+      return { kind: 'threw', pipeline: this.pipeline, error: err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err), before };
+    }
     if (this.pipeline === 'files') pickedUp(m, sim);
     if (this.pipeline === 'products' && (summary.status === 'succeeded' || summary.status === 'partial')) m.killInFlight = false;
     m.coverage.runs++;
@@ -39,13 +51,19 @@ function pickedUp(m: Model, sim: Sim): void {
   }
 }
 
-/** Spawn `shopsync sync products`; with a delay, SIGKILL it that long after its run started. */
-async function cliSync(sim: Sim, killAfterMs: number | null): Promise<CliExit> {
+/**
+ * Spawn `shopsync sync products`; with a delay, SIGKILL it that long after its run started; with a
+ * link, its shop requests go through that proxy, which acts on the n-th (test/sim/link.ts), and
+ * `whileActed` runs once it did (a frozen process is resumed after it).
+ */
+export async function cliSync(sim: Sim, killAfterMs: number | null, link?: ShopLink, whileActed?: () => Promise<void>): Promise<CliExit> {
+  const shopUrl = link ? await link.open() : sim.world.sandbox.url;
   const child = spawn(process.execPath, [BIN, 'sync', 'products', '--config', sim.world.configFile, '--json'], {
     cwd: sim.world.dir,
-    env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0', ...sim.world.env },
+    env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0', ...sim.world.env, SHOP_URL: shopUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  link?.attach(child.pid!);
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -66,9 +84,22 @@ async function cliSync(sim: Sim, killAfterMs: number | null): Promise<CliExit> {
     await new Promise((r) => setTimeout(r, killAfterMs));
     if (!gone) killed = child.kill('SIGKILL');
   }
+  if (link) {
+    await Promise.race([link.acted, exited]);
+    if (link.report.acted && whileActed) await whileActed();
+    link.resume();
+  }
   const { code, signal } = await exited;
   clearTimeout(guard);
+  await link?.close();
+  if (link?.report.acted && signal === 'SIGKILL') killed = true;
   return { pid, code, signal, killed: killed && signal === 'SIGKILL', output };
+}
+
+/** The runs a CLI process left in the state, as a history line shows them. */
+export async function describeCliRuns(sim: Sim, pid: number): Promise<string> {
+  const runs = (await sim.world.runtime.state.runs.list({ limit: 20 })).filter((r) => r.pid === pid);
+  return runs.map((r) => `run ${r.id} ${r.status}${r.error?.code ? ` [${String(r.error.code)}]` : ''} created ${r.counts.created} updated ${r.counts.updated} lettered ${r.counts.deadLettered}`).join('; ');
 }
 
 /** `shopsync sync products` by the compiled CLI, to its end, or SIGKILLed `killAfterMs` after its run started. */
@@ -80,8 +111,7 @@ export class CliSync extends SimCommand {
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
     const exit = await cliSync(sim, this.killAfterMs);
-    const runs = (await sim.world.runtime.state.runs.list({ limit: 20 })).filter((r) => r.pid === exit.pid);
-    exit.runs = runs.map((r) => `run ${r.id} ${r.status}${r.error?.code ? ` [${String(r.error.code)}]` : ''} created ${r.counts.created} updated ${r.counts.updated} lettered ${r.counts.deadLettered}`).join('; ');
+    exit.runs = await describeCliRuns(sim, exit.pid);
     m.coverage.cliRuns++;
     if (exit.killed) m.coverage.kills++;
     if (exit.killed) m.killInFlight = true;
