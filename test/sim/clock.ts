@@ -9,22 +9,27 @@ const RealDate = Date;
 let offsetMs = 0;
 let installed = false;
 
-class SteppedDate extends RealDate {
-  constructor(...args: unknown[]) {
-    if (args.length === 0) super(RealDate.now() + offsetMs);
-    else super(...(args as [string | number | Date]));
-  }
-  static override now(): number {
-    return RealDate.now() + offsetMs;
-  }
-}
+// A Proxy, not a subclass: Dates made before the step stay `instanceof Date`, and `Date()` called
+// without `new` still works, as libraries expect of the global.
+const SteppedDate = new Proxy(RealDate, {
+  construct(target, args: unknown[], newTarget) {
+    return Reflect.construct(target, args.length === 0 ? [RealDate.now() + offsetMs] : args, newTarget);
+  },
+  apply() {
+    return new RealDate(RealDate.now() + offsetMs).toString();
+  },
+  get(target, prop, receiver) {
+    if (prop === 'now') return () => RealDate.now() + offsetMs;
+    return Reflect.get(target, prop, receiver) as unknown;
+  },
+});
 
 /** Move this process's wall clock by `ms` (negative: back). */
 export function stepWallClock(ms: number): void {
   offsetMs += ms;
   if (!installed) {
     installed = true;
-    globalThis.Date = SteppedDate as DateConstructor;
+    globalThis.Date = SteppedDate;
   }
 }
 

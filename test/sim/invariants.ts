@@ -186,10 +186,22 @@ export function ordersAreTheCustomers(s: Seen): string[] {
 export function noRunLeftRunning(s: Seen): string[] {
   const out: string[] = [];
   for (const r of s.obs.runs.filter((x) => x.status === 'running')) {
+    // A run whose end the state refused to record is held to the next promise instead.
+    if (r.pid === process.pid && s.m.unfinished.has(r.id)) continue;
     if (r.pid === process.pid) out.push(`run ${r.id} (${r.pipeline} ${r.mode}) of this process is still running after its step`);
     else if (r.pid !== undefined && !processAlive(r.pid) && s.obs.runs.some((later) => later.id > r.id && later.lane === r.lane)) out.push(`run ${r.id} (${r.pipeline}) of the dead process ${r.pid} is still running after run ${s.obs.runs.find((l) => l.id > r.id && l.lane === r.lane)?.id} of its lane started`);
   }
   return out;
+}
+
+/** A run whose end the state could not record (a state write error, a full state) is not left `running` once the next run of its lane started: that run finds it and ends it. */
+export function unfinishedRunIsEnded(s: Seen): string[] {
+  return s.obs.runs
+    .filter((r) => r.status === 'running' && s.m.unfinished.has(r.id))
+    .flatMap((r) => {
+      const later = s.obs.runs.find((l) => l.id > r.id && l.lane === r.lane);
+      return later ? [`run ${r.id} (${r.pipeline}), whose end the state refused, is still running after run ${later.id} of its lane started`] : [];
+    });
 }
 
 /** A CLI command that ended by itself exits 0 exactly when every run it started succeeded, and leaves none running (docs/cli.md). */
@@ -270,7 +282,9 @@ export function runCountsMatchWhatArrived(s: Seen): string[] {
  * out so they find other things; a kept history that breaks one is replayed as an expected failure
  * until the fix lands (then take the name out here).
  */
-export const KNOWN_BROKEN: Readonly<Record<string, string>> = {};
+export const KNOWN_BROKEN: Readonly<Record<string, string>> = {
+  unfinishedRunIsEnded: 'issue 39 "zombie finish": a run whose finish the state refused stays running while its process lives (fixed on its own branch)',
+};
 
 /** Every invariant, by name: the order they are reported in. */
 export const INVARIANTS: Readonly<Record<string, Invariant>> = {
@@ -283,6 +297,7 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   shopHasEachProductOnce,
   ordersAreTheCustomers,
   noRunLeftRunning,
+  unfinishedRunIsEnded,
   exitCodeAgreesWithStatus,
   noRunAbandoned,
   healthyShopNeverFailsARun,

@@ -151,6 +151,8 @@ export class Model {
   killInFlight = false;
   /** Where the state lives: a SQLite file can be faulted from this process, a PostgreSQL state cannot. */
   stateKind: 'sqlite' | 'postgres' = 'sqlite';
+  /** Runs of this process left `running` because the state refused to record their end. */
+  readonly unfinished = new Set<number>();
   /** The shop client's `rateLimit.mode`. */
   rateMode: 'adaptive' | 'fixed' = 'adaptive';
 

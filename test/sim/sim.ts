@@ -180,10 +180,11 @@ export class Sim {
       autoCommits.push(`tx ${tx.id} (${tx.row.sku}) commits late`);
     }
     if (m.faults !== 'off') m.coverage.faultSteps++;
+    if (process.env.SIM_TIMING) process.stderr.write(`${n}. ${label} …\n`);
     const t0 = performance.now();
     let outcome: Outcome;
     try {
-      outcome = await act();
+      outcome = await withinStepLimit(act(), label);
     } catch (err) {
       this.log.push(`${n}. ${label} → threw ${(err as Error).message}`);
       throw err;
@@ -197,6 +198,21 @@ export class Sim {
       const [first] = violations;
       throw new InvariantViolation(first!.invariant, n, violations.map((v) => `${v.invariant}: ${v.details}`).join('\n'), this.log);
     }
+  }
+}
+
+/** A step longer than this is a hang (a wait booked on a wall clock that stepped back, a lost wake-up): a failure, not a slow step. */
+export const STEP_LIMIT_MS = 90_000;
+
+async function withinStepLimit<T>(work: Promise<T>, label: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new InvariantViolation('stepFinishes', 0, `${label} did not finish within ${STEP_LIMIT_MS / 1000} s`, [])), STEP_LIMIT_MS);
+  });
+  try {
+    return await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -5,9 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import type { RunSummary } from '../../../src/pipeline/index.js';
 import { stampOf, type Model } from '../model.js';
-import type { CliExit, Outcome, Sim } from '../sim.js';
+import type { CliExit, Outcome, Sim, Snapshot } from '../sim.js';
 import { SimCommand } from './base.js';
 import type { ShopLink } from '../link.js';
 
@@ -22,22 +21,32 @@ export class Sync extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
-    const fired = sim.world.infra.firedTotal;
-    let summary: RunSummary;
-    try {
-      summary = await sim.world.runtime.run(this.pipeline, { mode: 'sync' });
-    } catch (err) {
-      // Only an infrastructure fault excuses a run that could not even record its start or end.
-      if (sim.world.infra.firedTotal === fired) throw err;
-      m.coverage.runs++;
-      m.coverage.failedRuns++;
-      return { kind: 'threw', pipeline: this.pipeline, error: err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err), before };
-    }
+    const summary = await underFaults(m, sim, this.pipeline, before, () => sim.world.runtime.run(this.pipeline, { mode: 'sync' }));
+    if ('kind' in summary) return summary;
     if (this.pipeline === 'files') pickedUp(m, sim);
     if (this.pipeline === 'products' && (summary.status === 'succeeded' || summary.status === 'partial')) m.killInFlight = false;
     m.coverage.runs++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: this.pipeline, summary, before };
+  }
+}
+
+/**
+ * Run `fn`; when it throws and an infrastructure fault failed a statement meanwhile (the state could
+ * not record the run's start or end), the step's outcome says so instead, and a run of this process
+ * the state could not end is remembered (invariants.ts, `unfinishedRunIsEnded`). Without a fault, a
+ * throw is a failure of the history.
+ */
+export async function underFaults<T>(m: Model, sim: Sim, pipeline: string, before: Snapshot, fn: () => Promise<T>): Promise<T | Outcome & { kind: 'threw' }> {
+  const fired = sim.world.infra.firedTotal;
+  try {
+    return await fn();
+  } catch (err) {
+    if (sim.world.infra.firedTotal === fired) throw err;
+    for (const r of await sim.world.runtime.state.runs.list({ status: 'running', limit: 100 })) if (r.pid === process.pid) m.unfinished.add(r.id);
+    m.coverage.runs++;
+    m.coverage.failedRuns++;
+    return { kind: 'threw', pipeline, error: err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err), before };
   }
 }
 
@@ -129,7 +138,8 @@ export class Backfill extends SimCommand {
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
     const range = { from: stampOf(m.clockMs - this.minutesBack * 60_000), to: m.now };
-    const summary = await sim.world.runtime.run('products', { mode: 'backfill', range });
+    const summary = await underFaults(m, sim, 'products:backfill', before, () => sim.world.runtime.run('products', { mode: 'backfill', range }));
+    if ('kind' in summary) return summary;
     m.coverage.runs++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: 'products:backfill', summary, before, range };
@@ -144,7 +154,8 @@ export class RetryDeadLetters extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
-    const summary = await sim.world.runtime.retry(this.pipeline);
+    const summary = await underFaults(m, sim, `${this.pipeline}:retry`, before, () => sim.world.runtime.retry(this.pipeline));
+    if ('kind' in summary) return summary;
     m.coverage.retries++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: `${this.pipeline}:retry`, summary, before };
@@ -156,7 +167,8 @@ export class Reconcile extends SimCommand {
   readonly name = 'Reconcile';
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
-    const report = await sim.world.runtime.reconcile('products', { repair: true });
+    const report = await underFaults(m, sim, 'products:repair', before, () => sim.world.runtime.reconcile('products', { repair: true }));
+    if ('kind' in report) return report;
     m.coverage.reconciles++;
     const status = report.repair?.status ?? 'succeeded';
     // Whatever the shop showed besides the projection of an ERP row (staff edits, names under the old mapping) was drift, and is
