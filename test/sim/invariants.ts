@@ -204,6 +204,14 @@ export function unfinishedRunIsEnded(s: Seen): string[] {
     });
 }
 
+/** A run tells its caller the status the state recorded for it: an in-process run that returned a summary (the CLI prints it and exits by it) has that status in its run row. */
+export function reportedStatusIsRecorded(s: Seen): string[] {
+  const { o } = s;
+  if (o.kind !== 'run' || o.summary.runId === 0) return [];
+  const row = s.obs.runs.find((r) => r.id === o.summary.runId);
+  return row?.status === o.summary.status ? [] : [`run ${o.summary.runId} reported ${o.summary.status}, the state holds ${row ? row.status : 'no such run'}`];
+}
+
 /** A CLI command that ended by itself exits 0 exactly when every run it started succeeded, and leaves none running (docs/cli.md). */
 export function exitCodeAgreesWithStatus(s: Seen): string[] {
   const { o } = s;
@@ -298,6 +306,7 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   ordersAreTheCustomers,
   noRunLeftRunning,
   unfinishedRunIsEnded,
+  reportedStatusIsRecorded,
   exitCodeAgreesWithStatus,
   noRunAbandoned,
   healthyShopNeverFailsARun,
