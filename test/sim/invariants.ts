@@ -196,6 +196,7 @@ export function noRunLeftRunning(s: Seen): string[] {
 
 /** A run whose end the state could not record (a state write error, a full state) is not left `running` once the next run of its lane started: that run finds it and ends it. */
 export function unfinishedRunIsEnded(s: Seen): string[] {
+  if (s.o.kind === 'threw' && s.m.unfinished.size > 0 && /already running/.test(s.o.error)) return [`a run of ${s.o.pipeline} could not start: ${s.o.error}`];
   return s.obs.runs
     .filter((r) => r.status === 'running' && s.m.unfinished.has(r.id))
     .flatMap((r) => {

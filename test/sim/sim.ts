@@ -95,6 +95,10 @@ export class Sim {
     private readonly checkKnownBroken = false,
   ) {}
 
+  get checksKnownBroken(): boolean {
+    return this.checkKnownBroken;
+  }
+
   /** Write a product row into the ERP (a keyless one when sku is null). */
   writeRow(row: ErpProduct | (Omit<ErpProduct, 'sku'> & { sku: null })): void {
     if (row.sku === null) {
