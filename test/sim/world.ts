@@ -183,7 +183,7 @@ pipelines:
     resource: orders
     mapping: orders.yaml
     sink: { connection: erp, table: shop_orders, key: orders_id, children: [{ field: lines, table: shop_order_lines, key: [orders_id, pos], parentKey: orders_id }] }
-    options: { sinkBatchSize: 3 }
+    options: { sinkBatchSize: 3, shopTimeZone: UTC }
 state:
 ${state}`,
     );
@@ -302,11 +302,20 @@ ${state}`,
     await this.control('PUT', '/sandbox/clock', { advance_seconds: -ms / 1000 });
   }
 
+  /**
+   * Time passes for everyone (the shop and this process): both clocks move on together, so orders
+   * placed before are that much older when the next pull starts. Never undone: time only goes on.
+   */
+  elapse(ms: number): void {
+    stepWallClock(ms);
+  }
+
   async close(): Promise<void> {
     this.infra.clear();
-    if (this.clockOffsetMs !== 0) await this.stepClock(-this.clockOffsetMs).catch(() => undefined);
     await this.runtime.close().catch(() => undefined);
     await this.staff.close().catch(() => undefined);
+    // Undone with nothing of shopsync's open: the next world starts with its clock and the shop's agreeing again.
+    if (this.clockOffsetMs !== 0) await this.stepClock(-this.clockOffsetMs).catch(() => undefined);
     this.erp.close();
     if (this.schema) {
       const client = new pg.Client({ connectionString: SIM_POSTGRES });

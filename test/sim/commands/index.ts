@@ -9,7 +9,7 @@ import type { Args, SimCommand } from './base.js';
 import { BadRow, BeginLongTransaction, BulkWrite, DropFile, FILE_RANGES, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
 import { Backfill, ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
 import { FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
-import { ClockStep, CliFault, ErpFault, StateFault } from './infra.js';
+import { ClockStep, CliFault, ErpFault, StateFault, TimePasses } from './infra.js';
 import type { FaultError } from '../faults.js';
 import type { LinkAction } from '../link.js';
 
@@ -84,6 +84,7 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.infra * 0.4, fc.tuple(fc.constantFrom('ioerr' as const, 'full' as const), fc.integer({ min: 0, max: 30 }), fc.constantFrom(1, 3, 1000)).map(([error, after, lasting]) => new StateFault(error, after, lasting))),
     pick(w.infra * 0.15, fc.constantFrom(...CLOCK_STEPS_MINUTES).map((minutes) => new ClockStep(minutes))),
     pick(w.infra * 0.15, fc.constant(null).map(() => new Sync('orders'))),
+    pick(w.infra * 0.15, fc.integer({ min: 11, max: 30 }).map((minutes) => new TimePasses(minutes))),
     pick(w.cliFaults, fc.tuple(fc.integer({ min: 1, max: 14 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill', 'freeze')).map(([n, action]) => new CliFault(n, action))),
   );
 }
@@ -115,6 +116,7 @@ export const COMMANDS: Readonly<Record<string, Build>> = {
   ErpFault: (a) => new ErpFault(a.on as 'read' | 'write' | 'commit', a.error as FaultError, Number(a.after), Number(a.lasting)),
   StateFault: (a) => new StateFault(a.error as 'ioerr' | 'full', Number(a.after), Number(a.lasting)),
   ClockStep: (a) => new ClockStep(Number(a.minutes)),
+  TimePasses: (a) => new TimePasses(Number(a.minutes)),
   CliFault: (a) => new CliFault(Number(a.atRequest), a.action as LinkAction),
 };
 

@@ -64,6 +64,19 @@ export class ClockStep extends SimCommand {
   }
 }
 
+/** Time passes for the shop and shopsync alike (and the ERP): orders placed before become older than the pull's ceiling (the shop's clock less 10 minutes). */
+export class TimePasses extends SimCommand {
+  readonly name = 'TimePasses';
+  constructor(readonly minutes: number) {
+    super({ minutes });
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    sim.world.elapse(this.minutes * 60_000);
+    m.clockMs += this.minutes * 60_000;
+    return { kind: 'world' };
+  }
+}
+
 /**
  * `shopsync sync products` by the compiled CLI, its shop requests through a link that acts on the
  * n-th: killed before or after the shop got it, killed with it held back once later batches
