@@ -84,7 +84,7 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.infra * 0.4, fc.tuple(fc.constantFrom('ioerr' as const, 'full' as const), fc.integer({ min: 0, max: 30 }), fc.constantFrom(1, 3, 1000)).map(([error, after, lasting]) => new StateFault(error, after, lasting))),
     pick(w.infra * 0.15, fc.constantFrom(...CLOCK_STEPS_MINUTES).map((minutes) => new ClockStep(minutes))),
     pick(w.infra * 0.15, fc.constant(null).map(() => new Sync('orders'))),
-    pick(w.infra * 0.15, fc.integer({ min: 11, max: 30 }).map((minutes) => new TimePasses(minutes))),
+    pick(w.infra * 0.3, fc.constantFrom(15, 90, 1500, 3000).map((minutes) => new TimePasses(minutes))),
     pick(w.cliFaults, fc.tuple(fc.integer({ min: 1, max: 14 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill', 'freeze')).map(([n, action]) => new CliFault(n, action))),
   );
 }
