@@ -62,7 +62,7 @@ async function main(): Promise<number> {
   const runs = Number(values.runs);
   const steps = Number(values.steps);
   console.log(`sim: seed ${seed}, ${runs} histories of up to ${steps} steps, state ${state}${process.env.SIM_MUTATION ? `, mutation ${process.env.SIM_MUTATION}` : ''}`);
-  const started = Date.now();
+  const started = performance.now();
   const result = await explore({
     runs,
     steps,
@@ -76,7 +76,7 @@ async function main(): Promise<number> {
       if (process.env.SIM_LOG) console.log((r instanceof HistoryFailure ? r.result : r).log.join('\n'));
       if ((i + 1) % 10 === 0 || r instanceof HistoryFailure) {
         const c = r instanceof HistoryFailure ? r.result.coverage : r.coverage;
-        console.log(`  history ${i + 1}: ${c.steps} steps${r instanceof HistoryFailure ? `, FAILED (${r.invariant}); shrinking` : ''} [${Math.round((Date.now() - started) / 1000)} s]`);
+        console.log(`  history ${i + 1}: ${c.steps} steps${r instanceof HistoryFailure ? `, FAILED (${r.invariant}); shrinking` : ''} [${Math.round((performance.now() - started) / 1000)} s]`);
       }
     },
   });

@@ -85,8 +85,8 @@ export async function cliSync(sim: Sim, killAfterMs: number | null, link?: ShopL
   let killed = false;
   if (killAfterMs !== null) {
     // The delay counts from the run's start, not the process's: node's start-up would eat most kills.
-    const started = Date.now();
-    while (!gone && Date.now() - started < 20_000) {
+    const started = performance.now();
+    while (!gone && performance.now() - started < 20_000) {
       const running = await sim.world.runtime.state.runs.list({ status: 'running', limit: 10 });
       if (running.some((r) => r.pid === pid)) break;
       await new Promise((r) => setTimeout(r, 5));
