@@ -38,7 +38,7 @@ export interface Weights {
 }
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
-export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 4, cliFaults: 2 };
+export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5 };
 export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cliFaults: 1 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
@@ -81,11 +81,11 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.repairs * 0.3, fc.constant(null).map(() => new ChangeMapping())),
     pick(w.faults * 0.3, fc.constantFrom('adaptive' as const, 'fixed' as const).map((mode) => new SetRateMode(mode))),
     pick(w.infra * 0.3, fc.tuple(fc.constantFrom<[ 'read' | 'write' | 'commit', FaultError]>(['read', 'busy'], ['read', 'ioerr'], ['write', 'busy'], ['write', 'ioerr'], ['commit', 'ioerr'], ['commit', 'lost-ack']), fc.integer({ min: 0, max: 8 }), fc.constantFrom(1, 2, 50)).map(([[on, error], after, lasting]) => new ErpFault(on, error, after, lasting))),
-    pick(w.infra * 0.4, fc.tuple(fc.constantFrom('ioerr' as const, 'full' as const), fc.integer({ min: 0, max: 30 }), fc.constantFrom(1, 3, 1000)).map(([error, after, lasting]) => new StateFault(error, after, lasting))),
-    pick(w.infra * 0.15, fc.constantFrom(...CLOCK_STEPS_MINUTES).map((minutes) => new ClockStep(minutes))),
+    pick(w.infra * 0.25, fc.tuple(fc.constantFrom('ioerr' as const, 'full' as const), fc.integer({ min: 0, max: 30 }), fc.constantFrom(1, 3, 1000)).map(([error, after, lasting]) => new StateFault(error, after, lasting))),
+    pick(w.infra * 0.1, fc.constantFrom(...CLOCK_STEPS_MINUTES).map((minutes) => new ClockStep(minutes))),
     pick(w.infra * 0.15, fc.constant(null).map(() => new Sync('orders'))),
-    pick(w.infra * 0.3, fc.constantFrom(15, 90, 1500, 3000).map((minutes) => new TimePasses(minutes))),
-    pick(w.cliFaults, fc.tuple(fc.integer({ min: 1, max: 14 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill', 'freeze')).map(([n, action]) => new CliFault(n, action))),
+    pick(w.infra * 0.2, fc.constantFrom(15, 1500, 3000).map((minutes) => new TimePasses(minutes))),
+    pick(w.cliFaults, fc.tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill', 'freeze')).map(([n, action]) => new CliFault(n, action))),
   );
 }
 
