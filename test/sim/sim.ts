@@ -57,6 +57,8 @@ export interface Observation {
   readonly cursor: StoredCursor | undefined;
   readonly runs: readonly RunRecord[];
   readonly imported: ReadonlyMap<number, { readonly name: string; readonly lines: number }>;
+  /** State writes an infrastructure fault failed, since the world began. */
+  readonly stateFaults: number;
   /** ERP commits that took effect with their answer lost, since the world began. */
   readonly lostAcks: number;
   /** Inserts into the import table per order, since the world began. */
@@ -160,6 +162,7 @@ export class Sim {
       imported,
       inserts,
       lostAcks: world.infra.lostAcks,
+      stateFaults: world.infra.fired['state-write'],
       receiptsAfter: (seq) => {
         const r = receipts.get(seq) as { inserts: number | null; updates: number | null };
         return { inserts: r.inserts ?? 0, updates: r.updates ?? 0 };
