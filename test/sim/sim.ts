@@ -191,7 +191,7 @@ export class Sim {
     const t0 = performance.now();
     let outcome: Outcome;
     try {
-      outcome = await withinStepLimit(act(), label);
+      outcome = await withinStepLimit(act(), label, n);
     } catch (err) {
       this.log.push(`${n}. ${label} → threw ${(err as Error).message}`);
       throw err;
@@ -211,10 +211,10 @@ export class Sim {
 /** A step longer than this is a hang (a wait booked on a wall clock that stepped back, a lost wake-up): a failure, not a slow step. */
 export const STEP_LIMIT_MS = 90_000;
 
-async function withinStepLimit<T>(work: Promise<T>, label: string): Promise<T> {
+async function withinStepLimit<T>(work: Promise<T>, label: string, step: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => fail(new InvariantViolation('stepFinishes', 0, `${label} did not finish within ${STEP_LIMIT_MS / 1000} s`, [])), STEP_LIMIT_MS);
+    timer = setTimeout(() => fail(new InvariantViolation('stepFinishes', step, `${label} did not finish within ${STEP_LIMIT_MS / 1000} s`, [])), STEP_LIMIT_MS);
   });
   try {
     return await Promise.race([work, limit]);

@@ -314,8 +314,10 @@ ${state}`,
     this.infra.clear();
     await this.runtime.close().catch(() => undefined);
     await this.staff.close().catch(() => undefined);
-    // Undone with nothing of shopsync's open: the next world starts with its clock and the shop's agreeing again.
-    if (this.clockOffsetMs !== 0) await this.stepClock(-this.clockOffsetMs).catch(() => undefined);
+    // The shop catches up instead of this process going back: Date never runs backwards between
+    // histories (the sandbox, shared by them, keeps windows and pauses on it), and the next world
+    // starts with its clock and the shop's agreeing again.
+    if (this.clockOffsetMs !== 0) await this.control('PUT', '/sandbox/clock', { advance_seconds: this.clockOffsetMs / 1000 }).catch(() => undefined);
     this.erp.close();
     if (this.schema) {
       const client = new pg.Client({ connectionString: SIM_POSTGRES });
