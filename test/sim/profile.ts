@@ -128,7 +128,7 @@ export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promi
 /** Keep a failure under test/sim/regressions/<date>-<seed>.json; returns the file. */
 export function saveRegression(f: SavedFailure, folder = REGRESSIONS): string {
   mkdirSync(folder, { recursive: true });
-  const file = join(folder, `${f.mutation ? `${f.mutation}-` : ''}${new Date().toISOString().slice(0, 10)}-${f.seed}.json`);
+  const file = join(folder, `${f.mutation ? `${f.mutation}-` : ''}${new Date(performance.timeOrigin + performance.now()).toISOString().slice(0, 10)}-${f.seed}.json`);
   writeFileSync(file, `${JSON.stringify(f, null, 2)}\n`);
   return file;
 }
