@@ -35,6 +35,7 @@ function coverageLine(r: ExploreResult): string {
   return [
     `histories ${r.histories}, steps ${c.steps} (${c.faultSteps} under faults), runs ${c.runs} in-process + ${c.cliRuns} CLI (${c.failedRuns} failed, as faults allow)`,
     `kills ${c.kills}, 429s ${c.rateLimited}, network failures (resets and lost answers) ${c.networkFailures}, late commits ${c.lateCommits}, skewed writes ${c.skewedWrites}`,
+    `infrastructure faults armed ${c.infraFaults} (${c.infraFailures} statements failed by them), clock steps ${c.clockSteps}, frozen CLI processes ${c.freezes}`,
     `file drops ${c.fileDrops} (${c.redeliveries} again under a name picked up before), bad rows ${c.badRows}, shop edits ${c.shopEdits}, shop orders ${c.shopOrders} (${c.refusedOrders} the import table refuses), dlq retries ${c.retries}, repairs ${c.reconciles}, mapping changes ${c.mappingChanges}`,
   ].join('\n  ');
 }
@@ -61,7 +62,7 @@ async function main(): Promise<number> {
   const runs = Number(values.runs);
   const steps = Number(values.steps);
   console.log(`sim: seed ${seed}, ${runs} histories of up to ${steps} steps, state ${state}${process.env.SIM_MUTATION ? `, mutation ${process.env.SIM_MUTATION}` : ''}`);
-  const started = Date.now();
+  const started = performance.now();
   const result = await explore({
     runs,
     steps,
@@ -75,7 +76,7 @@ async function main(): Promise<number> {
       if (process.env.SIM_LOG) console.log((r instanceof HistoryFailure ? r.result : r).log.join('\n'));
       if ((i + 1) % 10 === 0 || r instanceof HistoryFailure) {
         const c = r instanceof HistoryFailure ? r.result.coverage : r.coverage;
-        console.log(`  history ${i + 1}: ${c.steps} steps${r instanceof HistoryFailure ? `, FAILED (${r.invariant}); shrinking` : ''} [${Math.round((Date.now() - started) / 1000)} s]`);
+        console.log(`  history ${i + 1}: ${c.steps} steps${r instanceof HistoryFailure ? `, FAILED (${r.invariant}); shrinking` : ''} [${Math.round((performance.now() - started) / 1000)} s]`);
       }
     },
   });

@@ -186,10 +186,31 @@ export function ordersAreTheCustomers(s: Seen): string[] {
 export function noRunLeftRunning(s: Seen): string[] {
   const out: string[] = [];
   for (const r of s.obs.runs.filter((x) => x.status === 'running')) {
+    // A run whose end the state refused to record is held to the next promise instead.
+    if (r.pid === process.pid && s.m.unfinished.has(r.id)) continue;
     if (r.pid === process.pid) out.push(`run ${r.id} (${r.pipeline} ${r.mode}) of this process is still running after its step`);
     else if (r.pid !== undefined && !processAlive(r.pid) && s.obs.runs.some((later) => later.id > r.id && later.lane === r.lane)) out.push(`run ${r.id} (${r.pipeline}) of the dead process ${r.pid} is still running after run ${s.obs.runs.find((l) => l.id > r.id && l.lane === r.lane)?.id} of its lane started`);
   }
   return out;
+}
+
+/** A run whose end the state could not record (a state write error, a full state) is not left `running` once the next run of its lane started: that run finds it and ends it. */
+export function unfinishedRunIsEnded(s: Seen): string[] {
+  if (s.o.kind === 'threw' && s.m.unfinished.size > 0 && /already running/.test(s.o.error)) return [`a run of ${s.o.pipeline} could not start: ${s.o.error}`];
+  return s.obs.runs
+    .filter((r) => r.status === 'running' && s.m.unfinished.has(r.id))
+    .flatMap((r) => {
+      const later = s.obs.runs.find((l) => l.id > r.id && l.lane === r.lane);
+      return later ? [`run ${r.id} (${r.pipeline}), whose end the state refused, is still running after run ${later.id} of its lane started`] : [];
+    });
+}
+
+/** A run tells its caller the status the state recorded for it: an in-process run that returned a summary (the CLI prints it and exits by it) has that status in its run row. */
+export function reportedStatusIsRecorded(s: Seen): string[] {
+  const { o } = s;
+  if (o.kind !== 'run' || o.summary.runId === 0) return [];
+  const row = s.obs.runs.find((r) => r.id === o.summary.runId);
+  return row?.status === o.summary.status ? [] : [`run ${o.summary.runId} reported ${o.summary.status}, the state holds ${row ? row.status : 'no such run'}`];
 }
 
 /** A CLI command that ended by itself exits 0 exactly when every run it started succeeded, and leaves none running (docs/cli.md). */
@@ -250,6 +271,10 @@ export function runCountsMatchWhatArrived(s: Seen): string[] {
   if (o.kind === 'run' && o.pipeline === 'orders') {
     const got = s.obs.receiptsAfter(o.before.receiptSeq);
     const c = o.summary.counts;
+    // A commit whose answer was lost wrote rows the run could not count: the table may hold more, never less.
+    if (s.obs.lostAcks > o.before.lostAcks) return got.inserts >= c.created && got.updates >= c.updated ? [] : [`with a lost commit answer, the pull counted created ${c.created}, updated ${c.updated}; the table received only ${got.inserts} inserts, ${got.updates} updates`];
+    // Held to pullCountsTheTablesSplit instead (known broken): the state lost the seen hashes of rows the sink had committed.
+    if (s.obs.stateFaults + s.obs.lostAcks > 0 && got.inserts + got.updates === c.created + c.updated) return [];
     return got.inserts === c.created && got.updates === c.updated ? [] : [`the pull counted created ${c.created}, updated ${c.updated}; the table received ${got.inserts} inserts, ${got.updates} updates`];
   }
   const run = o.kind === 'run' && (o.pipeline === 'products' || o.pipeline === 'files') ? o.summary : o.kind === 'cli' && !o.exit.killed ? runsOf(s.obs, o.exit.pid).at(-1) : undefined;
@@ -263,12 +288,24 @@ export function runCountsMatchWhatArrived(s: Seen): string[] {
   return [];
 }
 
+/** After a state write failed, a pull still counts as created only what the import table inserted: the seen hashes it lost do not turn an update of a row the sink had committed into a create. */
+export function pullCountsTheTablesSplit(s: Seen): string[] {
+  const { o } = s;
+  if (o.kind !== 'run' || o.pipeline !== 'orders' || s.obs.stateFaults + s.obs.lostAcks === 0) return [];
+  const got = s.obs.receiptsAfter(o.before.receiptSeq);
+  const c = o.summary.counts;
+  return got.inserts + got.updates === c.created + c.updated && got.inserts !== c.created ? [`the pull counted created ${c.created}, updated ${c.updated}; the table received ${got.inserts} inserts, ${got.updates} updates`] : [];
+}
+
 /**
  * Promises the product is known to break (a bug reported, not fixed yet): explorations leave them
  * out so they find other things; a kept history that breaks one is replayed as an expected failure
  * until the fix lands (then take the name out here).
  */
-export const KNOWN_BROKEN: Readonly<Record<string, string>> = {};
+export const KNOWN_BROKEN: Readonly<Record<string, string>> = {
+  pullCountsTheTablesSplit: 'the pull counts created from its seen hashes, not from what the sink did: a state write that failed after the sink committed (or a commit whose answer was lost) makes the next pull count the update as a create (bookkeeping only; found by the simulation, StateFault then a pull)',
+  unfinishedRunIsEnded: 'issue 39 "zombie finish": a run whose finish the state refused stays running while its process lives (fixed on its own branch)',
+};
 
 /** Every invariant, by name: the order they are reported in. */
 export const INVARIANTS: Readonly<Record<string, Invariant>> = {
@@ -281,11 +318,14 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   shopHasEachProductOnce,
   ordersAreTheCustomers,
   noRunLeftRunning,
+  unfinishedRunIsEnded,
+  reportedStatusIsRecorded,
   exitCodeAgreesWithStatus,
   noRunAbandoned,
   healthyShopNeverFailsARun,
   pullDeliversEachOrderOnce,
   runCountsMatchWhatArrived,
+  pullCountsTheTablesSplit,
 };
 
 /** Check every invariant; then forget tolerated shop values the shop no longer shows (they cannot come back). */

@@ -63,10 +63,16 @@ export interface Coverage {
   rateLimited: number;
   networkFailures: number;
   failedRuns: number;
+  /** Infrastructure faults armed (ErpFault, StateFault). */
+  infraFaults: number;
+  /** Statements an infrastructure fault failed. */
+  infraFailures: number;
+  clockSteps: number;
+  freezes: number;
 }
 
 export function emptyCoverage(): Coverage {
-  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0 };
+  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0, infraFaults: 0, infraFailures: 0, clockSteps: 0, freezes: 0 };
 }
 
 /** A time on the simulated clock as the ERP writes it. */
@@ -143,6 +149,10 @@ export class Model {
    * still land in the shop (the shop finishes a request whose client died), as lost answers do.
    */
   killInFlight = false;
+  /** Where the state lives: a SQLite file can be faulted from this process, a PostgreSQL state cannot. */
+  stateKind: 'sqlite' | 'postgres' = 'sqlite';
+  /** Runs of this process left `running` because the state refused to record their end. */
+  readonly unfinished = new Set<number>();
   /** The shop client's `rateLimit.mode`. */
   rateMode: 'adaptive' | 'fixed' = 'adaptive';
 

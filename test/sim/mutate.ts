@@ -24,6 +24,24 @@ function withoutMutation(argv: readonly string[]): string[] {
   return out;
 }
 
+/**
+ * Apply a patch to the copy: `patch -p1` (git diff and diff -u with a/ b/ prefixes), then `-p0`
+ * (paths from the repository's root), each tried dry first so a half-applied patch never stays;
+ * fuzz 2 and whitespace leniency absorb context that moved a little since the patch was written.
+ */
+function applyPatch(patch: string, cwd: string): { ok: boolean; output: string } {
+  let output = '';
+  for (const strip of ['-p1', '-p0']) {
+    const args = [strip, '--forward', '--fuzz=2', '--ignore-whitespace', '--no-backup-if-mismatch', '-i', patch];
+    const dry = spawnSync('patch', ['--dry-run', ...args], { cwd, encoding: 'utf8' });
+    output += `patch ${strip}: ${dry.stdout}${dry.stderr}`;
+    if (dry.status !== 0) continue;
+    const real = spawnSync('patch', args, { cwd, encoding: 'utf8' });
+    return { ok: real.status === 0, output: `${real.stdout}${real.stderr}` };
+  }
+  return { ok: false, output };
+}
+
 /** Run the exploration `argv` asks for in a mutant copy; resolves with its exit code. */
 export async function runMutation(name: string, argv: readonly string[]): Promise<number> {
   const patch = join(ROOT, 'test/sim/mutations', `${name}.patch`);
@@ -35,13 +53,23 @@ export async function runMutation(name: string, argv: readonly string[]): Promis
   try {
     for (const entry of COPIED) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true, filter: (src) => !src.includes(`${join('test', 'sim', 'regressions')}`) });
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-    const applied = spawnSync('patch', ['-p1', '--no-backup-if-mismatch', '-i', patch], { cwd: copy, encoding: 'utf8' });
-    if (applied.status !== 0) throw new Error(`${name}.patch does not apply to this checkout any more (refresh it):\n${applied.stdout}${applied.stderr}`);
-    process.stdout.write(`mutation ${name}: applied to ${copy}\n${applied.stdout}`);
+    const applied = applyPatch(patch, copy);
+    if (!applied.ok) throw new Error(`${name}.patch does not apply to this checkout (refresh it against the current src/, or check its paths: a/src/… b/src/… or src/…):\n${applied.output}`);
+    process.stdout.write(`mutation ${name}: applied to ${copy}\n${applied.output}`);
     await ensureDist(copy);
     const code = await new Promise<number>((done) => {
       const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'test/sim/cli.ts', ...withoutMutation(argv)], { cwd: copy, env: { ...process.env, SIM_MUTATION: name }, stdio: 'inherit' });
-      child.on('close', (c) => done(c ?? 1));
+      // Ctrl-C reaches the child too (same process group); wait for it, then the copy is removed below.
+      const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+      const onInt = forward('SIGINT');
+      const onTerm = forward('SIGTERM');
+      process.on('SIGINT', onInt);
+      process.on('SIGTERM', onTerm);
+      child.on('close', (c, sig) => {
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onTerm);
+        done(c ?? (sig ? 130 : 1));
+      });
     });
     const found = join(copy, 'test/sim/mutations/found');
     if (existsSync(found)) {

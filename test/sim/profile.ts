@@ -69,7 +69,7 @@ export function addCoverage(sum: Coverage, c: Coverage): void {
 /** Explore from a seed; the first failure is shrunk and returned, not thrown. */
 export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promise<ExploreResult> {
   const shop = sandbox ?? (await startSandbox({ seed: 'empty', dbPath: ':memory:' }));
-  const started = Date.now();
+  const started = performance.now();
   const coverage = emptyCoverage();
   let drawn = 0;
   let shrinking = false;
@@ -79,7 +79,7 @@ export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promi
   let last: HistoryFailure | undefined;
   const property = fc.asyncProperty(fc.commands([commandArbitrary(o.weights ?? SHORT_WEIGHTS)], { maxCommands: o.steps, size: 'max' }), async (cmds) => {
     // Out of shrinking time: every further candidate counts as passing, so fast-check settles on the smallest failure so far.
-    if (shrinking && Date.now() - shrinkStarted > shrinkLimitMs) return;
+    if (shrinking && performance.now() - shrinkStarted > shrinkLimitMs) return;
     if (shrinking) shrinkRuns++;
     try {
       const result = await runHistory(cmds, { sandbox: shop, state: o.state, ...(o.lookback !== undefined ? { lookback: o.lookback } : {}) });
@@ -95,7 +95,7 @@ export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promi
         o.onHistory?.(drawn, err);
         drawn++;
       }
-      if (!shrinking) shrinkStarted = Date.now();
+      if (!shrinking) shrinkStarted = performance.now();
       shrinking = true;
       last = err;
       throw err;
@@ -119,7 +119,7 @@ export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promi
             log: last.result.log,
           }
         : undefined;
-    return { seed: details.seed, histories: drawn, coverage, elapsedMs: Date.now() - started, interrupted: details.interrupted, shrinkRuns, ...(failure ? { failure } : {}) };
+    return { seed: details.seed, histories: drawn, coverage, elapsedMs: performance.now() - started, interrupted: details.interrupted, shrinkRuns, ...(failure ? { failure } : {}) };
   } finally {
     if (!sandbox) await shop.close();
   }
@@ -128,7 +128,7 @@ export async function explore(o: ExploreOptions, sandbox?: SandboxHandle): Promi
 /** Keep a failure under test/sim/regressions/<date>-<seed>.json; returns the file. */
 export function saveRegression(f: SavedFailure, folder = REGRESSIONS): string {
   mkdirSync(folder, { recursive: true });
-  const file = join(folder, `${f.mutation ? `${f.mutation}-` : ''}${new Date().toISOString().slice(0, 10)}-${f.seed}.json`);
+  const file = join(folder, `${f.mutation ? `${f.mutation}-` : ''}${new Date(performance.timeOrigin + performance.now()).toISOString().slice(0, 10)}-${f.seed}.json`);
   writeFileSync(file, `${JSON.stringify(f, null, 2)}\n`);
   return file;
 }

@@ -19,8 +19,12 @@ export interface Snapshot {
   readonly shopModels: ReadonlySet<string>;
   /** The last receipt of the import table before the run. */
   readonly receiptSeq: number;
-  /** Faults that make requests fail (not latency alone) were in force. */
+  /** Faults that make requests fail (not latency alone) were in force, or an infrastructure fault was armed. */
   readonly faultsOn: boolean;
+  /** An infrastructure fault (ERP, state) was armed. */
+  readonly infraFaults: boolean;
+  /** Commits of the ERP that took effect with their answer lost, before the run (test/sim/faults.ts). */
+  readonly lostAcks: number;
   /** Faults that lose a request on the network (resets, lost answers) were in force, or a killed process's requests may still land. */
   readonly networkFaults: boolean;
 }
@@ -41,7 +45,9 @@ export type Outcome =
   | { readonly kind: 'world'; readonly note?: string }
   | { readonly kind: 'run'; readonly pipeline: string; readonly summary: RunSummary; readonly before: Snapshot; readonly range?: { readonly from: string; readonly to: string } }
   | { readonly kind: 'cli'; readonly pipeline: string; readonly exit: CliExit; readonly before: Snapshot }
-  | { readonly kind: 'repair'; readonly status: string; readonly error?: string; readonly before: Snapshot };
+  | { readonly kind: 'repair'; readonly status: string; readonly error?: string; readonly before: Snapshot }
+  /** A run that threw instead of returning a summary (a state fault at its start or end). */
+  | { readonly kind: 'threw'; readonly pipeline: string; readonly error: string; readonly before: Snapshot };
 
 /** The real system's state after a step, read with faults lifted. */
 export interface Observation {
@@ -51,6 +57,10 @@ export interface Observation {
   readonly cursor: StoredCursor | undefined;
   readonly runs: readonly RunRecord[];
   readonly imported: ReadonlyMap<number, { readonly name: string; readonly lines: number }>;
+  /** State writes an infrastructure fault failed, since the world began. */
+  readonly stateFaults: number;
+  /** ERP commits that took effect with their answer lost, since the world began. */
+  readonly lostAcks: number;
   /** Inserts into the import table per order, since the world began. */
   readonly inserts: ReadonlyMap<number, number>;
   /** Receipts of the import table after `seq`, for the counts of one run. */
@@ -87,6 +97,10 @@ export class Sim {
     private readonly checkKnownBroken = false,
   ) {}
 
+  get checksKnownBroken(): boolean {
+    return this.checkKnownBroken;
+  }
+
   /** Write a product row into the ERP (a keyless one when sku is null). */
   writeRow(row: ErpProduct | (Omit<ErpProduct, 'sku'> & { sku: null })): void {
     if (row.sku === null) {
@@ -114,7 +128,9 @@ export class Sim {
       // From the last observation: reading the shop again would lift the faults and start their counters anew before the run.
       shopModels: new Set(this.shopModels),
       receiptSeq: seq.s,
-      faultsOn: this.world.faultsOn,
+      faultsOn: this.world.faultsOn || this.world.infra.active,
+      infraFaults: this.world.infra.active,
+      lostAcks: this.world.infra.lostAcks,
       networkFaults: f === 'reset' || f === 'lost' || f === 'mixed' || m.killInFlight,
     };
   }
@@ -145,6 +161,8 @@ export class Sim {
       runs,
       imported,
       inserts,
+      lostAcks: world.infra.lostAcks,
+      stateFaults: world.infra.fired['state-write'],
       receiptsAfter: (seq) => {
         const r = receipts.get(seq) as { inserts: number | null; updates: number | null };
         return { inserts: r.inserts ?? 0, updates: r.updates ?? 0 };
@@ -169,10 +187,11 @@ export class Sim {
       autoCommits.push(`tx ${tx.id} (${tx.row.sku}) commits late`);
     }
     if (m.faults !== 'off') m.coverage.faultSteps++;
+    if (process.env.SIM_TIMING) process.stderr.write(`${n}. ${label} …\n`);
     const t0 = performance.now();
     let outcome: Outcome;
     try {
-      outcome = await act();
+      outcome = await withinStepLimit(act(), label, n);
     } catch (err) {
       this.log.push(`${n}. ${label} → threw ${(err as Error).message}`);
       throw err;
@@ -189,6 +208,21 @@ export class Sim {
   }
 }
 
+/** A step longer than this is a hang (a wait booked on a wall clock that stepped back, a lost wake-up): a failure, not a slow step. */
+export const STEP_LIMIT_MS = 90_000;
+
+async function withinStepLimit<T>(work: Promise<T>, label: string, step: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new InvariantViolation('stepFinishes', step, `${label} did not finish within ${STEP_LIMIT_MS / 1000} s`, [])), STEP_LIMIT_MS);
+  });
+  try {
+    return await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How a step's outcome reads in the history. */
 function describe(o: Outcome): string {
   switch (o.kind) {
@@ -202,5 +236,7 @@ function describe(o: Outcome): string {
       return `${o.exit.killed ? ` → SIGKILL (pid ${o.exit.pid})` : ` → exit ${o.exit.code}`}${o.exit.runs ? `: ${o.exit.runs}` : ''}`;
     case 'repair':
       return ` → repair ${o.status}${o.error ? ` [${o.error}]` : ''}`;
+    case 'threw':
+      return ` → threw ${o.error.slice(0, 200)}`;
   }
 }

@@ -17,7 +17,9 @@ import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { createShopClient } from '../../src/shop/index.js';
 import type { ShopClient } from '../../src/shop/client/types.js';
 import type { RunRecord } from '../../src/state/index.js';
+import { InfraFaults, useFaults } from './faults.js';
 import { MAPPING_VERSIONS } from './model.js';
+import { stepWallClock } from './clock.js';
 
 /** The PostgreSQL server of the `--state postgres` profile (trust auth, as in the test suite). */
 export const SIM_POSTGRES = process.env.SIM_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -98,6 +100,10 @@ export class World {
   private schema: string | undefined;
   /** Shop requests of in-process runs that failed on the network (resets and lost answers). */
   networkFailures = 0;
+  /** Infrastructure faults of the in-process runtime (test/sim/faults.ts). */
+  readonly infra: InfraFaults;
+  /** How far the wall clock of this process has been stepped (ClockStep), in ms. */
+  clockOffsetMs = 0;
 
   private constructor(
     readonly sandbox: SandboxHandle,
@@ -111,6 +117,7 @@ export class World {
     this.erp = new Database(this.erpFile);
     this.erp.pragma('journal_mode = WAL');
     this.erp.pragma('busy_timeout = 5000');
+    this.infra = new InfraFaults(this.erpFile, options.state === 'postgres' ? undefined : join(this.dir, 'state.db'), new Set([this.erp]));
     this.staff = createShopClient({ baseUrl: sandbox.url, auth: { kind: 'token', token: sandbox.token }, rateLimit: { mode: 'fixed', concurrency: 4, intervalCap: 10_000, intervalMs: 1000 }, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
   }
 
@@ -133,6 +140,7 @@ export class World {
       w.schema = `sim_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     }
     w.writeFiles();
+    useFaults(w.infra);
     await w.openRuntime();
     return w;
   }
@@ -146,7 +154,7 @@ export class World {
       this.configFile,
       `# written by test/sim/world.ts
 shop:
-  baseUrl: ${this.sandbox.url}
+  baseUrl: \${SHOP_URL}
   token: \${SHOP_TOKEN}
   rateLimit: { requests: 1000, intervalMs: 1000, mode: ${this.rateMode} }
   concurrency: 4
@@ -175,7 +183,7 @@ pipelines:
     resource: orders
     mapping: orders.yaml
     sink: { connection: erp, table: shop_orders, key: orders_id, children: [{ field: lines, table: shop_order_lines, key: [orders_id, pos], parentKey: orders_id }] }
-    options: { sinkBatchSize: 3 }
+    options: { sinkBatchSize: 3, shopTimeZone: UTC }
 state:
 ${state}`,
     );
@@ -193,7 +201,7 @@ ${state}`,
 
   /** The environment the config reads (the shop's token, as a secret is given). */
   get env(): Record<string, string> {
-    return { SHOP_TOKEN: this.sandbox.token };
+    return { SHOP_TOKEN: this.sandbox.token, SHOP_URL: this.sandbox.url };
   }
 
   /** Switch the products mapping or the rate limit's mode (the in-process runtime opens again, as a restarted daemon would). */
@@ -283,9 +291,33 @@ ${state}`,
     return (await this.runtime.state.runs.list({ limit: 100_000 })).sort((a, b) => a.id - b.id);
   }
 
+  /**
+   * The wall clock of this process jumps by `ms` (NTP stepping it, a VM resumed): Date moves, the
+   * monotonic clock (timers, performance.now) does not, as on a real host. The sandbox runs in
+   * this process but stands for a shop elsewhere, so its clock is moved back by as much.
+   */
+  async stepClock(ms: number): Promise<void> {
+    this.clockOffsetMs += ms;
+    stepWallClock(ms);
+    await this.control('PUT', '/sandbox/clock', { advance_seconds: -ms / 1000 });
+  }
+
+  /**
+   * Time passes for everyone (the shop and this process): both clocks move on together, so orders
+   * placed before are that much older when the next pull starts. Never undone: time only goes on.
+   */
+  elapse(ms: number): void {
+    stepWallClock(ms);
+  }
+
   async close(): Promise<void> {
+    this.infra.clear();
     await this.runtime.close().catch(() => undefined);
     await this.staff.close().catch(() => undefined);
+    // The shop catches up instead of this process going back: Date never runs backwards between
+    // histories (the sandbox, shared by them, keeps windows and pauses on it), and the next world
+    // starts with its clock and the shop's agreeing again.
+    if (this.clockOffsetMs !== 0) await this.control('PUT', '/sandbox/clock', { advance_seconds: this.clockOffsetMs / 1000 }).catch(() => undefined);
     this.erp.close();
     if (this.schema) {
       const client = new pg.Client({ connectionString: SIM_POSTGRES });
@@ -297,6 +329,7 @@ ${state}`,
         await client.end();
       }
     }
+    useFaults(undefined);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -9,6 +9,9 @@ import type { Args, SimCommand } from './base.js';
 import { BadRow, BeginLongTransaction, BulkWrite, DropFile, FILE_RANGES, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
 import { Backfill, ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
 import { FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
+import { ClockStep, CliFault, ErpFault, StateFault, TimePasses } from './infra.js';
+import type { FaultError } from '../faults.js';
+import type { LinkAction } from '../link.js';
 
 export { SimCommand } from './base.js';
 export { Sync } from './runs.js';
@@ -28,13 +31,24 @@ export interface Weights {
   readonly cli: number;
   readonly kill: number;
   readonly repairs: number;
+  /** ERP and state faults, clock steps. */
+  readonly infra: number;
+  /** CLI processes killed or frozen at their n-th shop request. */
+  readonly cliFaults: number;
 }
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
-export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 2, repairs: 2 };
-export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.5, kill: 1.2 };
+export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5 };
+export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cliFaults: 1 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
+/**
+ * Wall-clock steps drawn: forward only for now. A step back stalls the shop client: its pacing
+ * (src/shop/client/queue.ts, `#nextStart`, the adaptive window's starts) is booked on Date.now(),
+ * so after a step back of 90 minutes a run that was paced before waits 90 minutes (found by this
+ * simulation, issue 39 "clock steps", fixed on its own branch). Add -90, -10, -1 back with the fix.
+ */
+const CLOCK_STEPS_MINUTES = [1, 10, 90, 1500] as const;
 const price = fc.constantFrom('4.99', '10.00', '12.50', '99.90', '0.50');
 
 /** The arbitrary every step of a history is drawn from. */
@@ -66,6 +80,12 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.repairs * 0.3, fc.integer({ min: 1, max: 30 }).map((minutes) => new Backfill(minutes))),
     pick(w.repairs * 0.3, fc.constant(null).map(() => new ChangeMapping())),
     pick(w.faults * 0.3, fc.constantFrom('adaptive' as const, 'fixed' as const).map((mode) => new SetRateMode(mode))),
+    pick(w.infra * 0.3, fc.tuple(fc.constantFrom<[ 'read' | 'write' | 'commit', FaultError]>(['read', 'busy'], ['read', 'ioerr'], ['write', 'busy'], ['write', 'ioerr'], ['commit', 'ioerr'], ['commit', 'lost-ack']), fc.integer({ min: 0, max: 8 }), fc.constantFrom(1, 2, 50)).map(([[on, error], after, lasting]) => new ErpFault(on, error, after, lasting))),
+    pick(w.infra * 0.25, fc.tuple(fc.constantFrom('ioerr' as const, 'full' as const), fc.integer({ min: 0, max: 30 }), fc.constantFrom(1, 3, 1000)).map(([error, after, lasting]) => new StateFault(error, after, lasting))),
+    pick(w.infra * 0.1, fc.constantFrom(...CLOCK_STEPS_MINUTES).map((minutes) => new ClockStep(minutes))),
+    pick(w.infra * 0.15, fc.constant(null).map(() => new Sync('orders'))),
+    pick(w.infra * 0.2, fc.constantFrom(15, 1500, 3000).map((minutes) => new TimePasses(minutes))),
+    pick(w.cliFaults, fc.tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill', 'freeze')).map(([n, action]) => new CliFault(n, action))),
   );
 }
 
@@ -93,6 +113,11 @@ export const COMMANDS: Readonly<Record<string, Build>> = {
   Backfill: (a) => new Backfill(Number(a.minutesBack)),
   ChangeMapping: () => new ChangeMapping(),
   SetRateMode: (a) => new SetRateMode(a.mode as 'adaptive' | 'fixed'),
+  ErpFault: (a) => new ErpFault(a.on as 'read' | 'write' | 'commit', a.error as FaultError, Number(a.after), Number(a.lasting)),
+  StateFault: (a) => new StateFault(a.error as 'ioerr' | 'full', Number(a.after), Number(a.lasting)),
+  ClockStep: (a) => new ClockStep(Number(a.minutes)),
+  TimePasses: (a) => new TimePasses(Number(a.minutes)),
+  CliFault: (a) => new CliFault(Number(a.atRequest), a.action as LinkAction),
 };
 
 /** A saved command back as a command. */

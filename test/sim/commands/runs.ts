@@ -6,8 +6,9 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { stampOf, type Model } from '../model.js';
-import type { CliExit, Outcome, Sim } from '../sim.js';
+import type { CliExit, Outcome, Sim, Snapshot } from '../sim.js';
 import { SimCommand } from './base.js';
+import type { ShopLink } from '../link.js';
 
 /** The CLI as users run it (over dist/; a mutation's copy of the repo has its own). */
 export const BIN = resolve(import.meta.dirname, '../../../bin/shopsync.js');
@@ -20,12 +21,33 @@ export class Sync extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
-    const summary = await sim.world.runtime.run(this.pipeline, { mode: 'sync' });
+    const summary = await underFaults(m, sim, this.pipeline, before, () => sim.world.runtime.run(this.pipeline, { mode: 'sync' }));
+    if ('kind' in summary) return summary;
     if (this.pipeline === 'files') pickedUp(m, sim);
     if (this.pipeline === 'products' && (summary.status === 'succeeded' || summary.status === 'partial')) m.killInFlight = false;
     m.coverage.runs++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: this.pipeline, summary, before };
+  }
+}
+
+/**
+ * Run `fn`; when it throws and an infrastructure fault failed a statement meanwhile (the state could
+ * not record the run's start or end), the step's outcome says so instead, and a run of this process
+ * the state could not end is remembered (invariants.ts, `unfinishedRunIsEnded`). Without a fault, a
+ * throw is a failure of the history.
+ */
+export async function underFaults<T>(m: Model, sim: Sim, pipeline: string, before: Snapshot, fn: () => Promise<T>): Promise<T | Outcome & { kind: 'threw' }> {
+  const fired = sim.world.infra.firedTotal;
+  try {
+    return await fn();
+  } catch (err) {
+    // A lane still held by a run whose end the state refused (invariants.ts, unfinishedRunIsEnded) is the same fault's consequence.
+    if (sim.world.infra.firedTotal === fired && m.unfinished.size === 0) throw err;
+    for (const r of await sim.world.runtime.state.runs.list({ status: 'running', limit: 100 })) if (r.pid === process.pid) m.unfinished.add(r.id);
+    m.coverage.runs++;
+    m.coverage.failedRuns++;
+    return { kind: 'threw', pipeline, error: err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err), before };
   }
 }
 
@@ -39,13 +61,19 @@ function pickedUp(m: Model, sim: Sim): void {
   }
 }
 
-/** Spawn `shopsync sync products`; with a delay, SIGKILL it that long after its run started. */
-async function cliSync(sim: Sim, killAfterMs: number | null): Promise<CliExit> {
+/**
+ * Spawn `shopsync sync products`; with a delay, SIGKILL it that long after its run started; with a
+ * link, its shop requests go through that proxy, which acts on the n-th (test/sim/link.ts), and
+ * `whileActed` runs once it did (a frozen process is resumed after it).
+ */
+export async function cliSync(sim: Sim, killAfterMs: number | null, link?: ShopLink, whileActed?: () => Promise<void>): Promise<CliExit> {
+  const shopUrl = link ? await link.open() : sim.world.sandbox.url;
   const child = spawn(process.execPath, [BIN, 'sync', 'products', '--config', sim.world.configFile, '--json'], {
     cwd: sim.world.dir,
-    env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0', ...sim.world.env },
+    env: { ...process.env, LOG_LEVEL: undefined, SHOPSYNC_CONFIG: undefined, FORCE_COLOR: '0', ...sim.world.env, SHOP_URL: shopUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  link?.attach(child.pid!);
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -57,8 +85,8 @@ async function cliSync(sim: Sim, killAfterMs: number | null): Promise<CliExit> {
   let killed = false;
   if (killAfterMs !== null) {
     // The delay counts from the run's start, not the process's: node's start-up would eat most kills.
-    const started = Date.now();
-    while (!gone && Date.now() - started < 20_000) {
+    const started = performance.now();
+    while (!gone && performance.now() - started < 20_000) {
       const running = await sim.world.runtime.state.runs.list({ status: 'running', limit: 10 });
       if (running.some((r) => r.pid === pid)) break;
       await new Promise((r) => setTimeout(r, 5));
@@ -66,9 +94,22 @@ async function cliSync(sim: Sim, killAfterMs: number | null): Promise<CliExit> {
     await new Promise((r) => setTimeout(r, killAfterMs));
     if (!gone) killed = child.kill('SIGKILL');
   }
+  if (link) {
+    await Promise.race([link.acted, exited]);
+    if (link.report.acted && whileActed) await whileActed();
+    link.resume();
+  }
   const { code, signal } = await exited;
   clearTimeout(guard);
+  await link?.close();
+  if (link?.report.acted && signal === 'SIGKILL') killed = true;
   return { pid, code, signal, killed: killed && signal === 'SIGKILL', output };
+}
+
+/** The runs a CLI process left in the state, as a history line shows them. */
+export async function describeCliRuns(sim: Sim, pid: number): Promise<string> {
+  const runs = (await sim.world.runtime.state.runs.list({ limit: 20 })).filter((r) => r.pid === pid);
+  return runs.map((r) => `run ${r.id} ${r.status}${r.error?.code ? ` [${String(r.error.code)}]` : ''} created ${r.counts.created} updated ${r.counts.updated} lettered ${r.counts.deadLettered}`).join('; ');
 }
 
 /** `shopsync sync products` by the compiled CLI, to its end, or SIGKILLed `killAfterMs` after its run started. */
@@ -80,8 +121,7 @@ export class CliSync extends SimCommand {
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
     const exit = await cliSync(sim, this.killAfterMs);
-    const runs = (await sim.world.runtime.state.runs.list({ limit: 20 })).filter((r) => r.pid === exit.pid);
-    exit.runs = runs.map((r) => `run ${r.id} ${r.status}${r.error?.code ? ` [${String(r.error.code)}]` : ''} created ${r.counts.created} updated ${r.counts.updated} lettered ${r.counts.deadLettered}`).join('; ');
+    exit.runs = await describeCliRuns(sim, exit.pid);
     m.coverage.cliRuns++;
     if (exit.killed) m.coverage.kills++;
     if (exit.killed) m.killInFlight = true;
@@ -99,7 +139,8 @@ export class Backfill extends SimCommand {
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
     const range = { from: stampOf(m.clockMs - this.minutesBack * 60_000), to: m.now };
-    const summary = await sim.world.runtime.run('products', { mode: 'backfill', range });
+    const summary = await underFaults(m, sim, 'products:backfill', before, () => sim.world.runtime.run('products', { mode: 'backfill', range }));
+    if ('kind' in summary) return summary;
     m.coverage.runs++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: 'products:backfill', summary, before, range };
@@ -114,7 +155,8 @@ export class RetryDeadLetters extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
-    const summary = await sim.world.runtime.retry(this.pipeline);
+    const summary = await underFaults(m, sim, `${this.pipeline}:retry`, before, () => sim.world.runtime.retry(this.pipeline));
+    if ('kind' in summary) return summary;
     m.coverage.retries++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: `${this.pipeline}:retry`, summary, before };
@@ -126,7 +168,8 @@ export class Reconcile extends SimCommand {
   readonly name = 'Reconcile';
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
-    const report = await sim.world.runtime.reconcile('products', { repair: true });
+    const report = await underFaults(m, sim, 'products:repair', before, () => sim.world.runtime.reconcile('products', { repair: true }));
+    if ('kind' in report) return report;
     m.coverage.reconciles++;
     const status = report.repair?.status ?? 'succeeded';
     // Whatever the shop showed besides the projection of an ERP row (staff edits, names under the old mapping) was drift, and is
