@@ -43,12 +43,11 @@ export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cl
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
 /**
- * Wall-clock steps drawn: forward only for now. A step back stalls the shop client: its pacing
- * (src/shop/client/queue.ts, `#nextStart`, the adaptive window's starts) is booked on Date.now(),
- * so after a step back of 90 minutes a run that was paced before waits 90 minutes (found by this
- * simulation, issue 39 "clock steps", fixed on its own branch). Add -90, -10, -1 back with the fix.
+ * Wall-clock steps drawn, back and forward. A step back used to stall the shop client: its pacing
+ * was booked on Date.now(), so after a step back of 90 minutes a run that was paced before waited
+ * 90 minutes (found by this simulation; the client now paces on the monotonic clock, monotonicNow).
  */
-const CLOCK_STEPS_MINUTES = [1, 10, 90, 1500] as const;
+const CLOCK_STEPS_MINUTES = [-90, -10, -1, 1, 10, 90, 1500] as const;
 const price = fc.constantFrom('4.99', '10.00', '12.50', '99.90', '0.50');
 
 /** The arbitrary every step of a history is drawn from. */
