@@ -304,7 +304,6 @@ export function pullCountsTheTablesSplit(s: Seen): string[] {
  */
 export const KNOWN_BROKEN: Readonly<Record<string, string>> = {
   pullCountsTheTablesSplit: 'the pull counts created from its seen hashes, not from what the sink did: a state write that failed after the sink committed (or a commit whose answer was lost) makes the next pull count the update as a create (bookkeeping only; found by the simulation, StateFault then a pull)',
-  unfinishedRunIsEnded: 'issue 39 "zombie finish": a run whose finish the state refused stays running while its process lives (fixed on its own branch)',
 };
 
 /** Every invariant, by name: the order they are reported in. */
