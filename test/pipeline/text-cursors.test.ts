@@ -65,12 +65,21 @@ async function sameDay(t: ChangeTable, name: string) {
   return { first, second, cursor, missing };
 }
 
-/** The cursor value of the first row a source reads: the column's values as the source sees them. */
+/**
+ * A value of the column as the source reads it: of all its rows, the one with the most fraction
+ * digits. PostgreSQL prints a timestamp without its trailing zeros (`.123450` as `.12345`), so one
+ * row alone may show fewer digits than the column keeps.
+ */
 async function firstValue(open: () => Promise<Source>): Promise<string> {
   const src = await open();
   try {
-    for await (const item of src.read({})) return String(item.position.value);
-    throw new Error('the table is empty');
+    let widest: string | undefined;
+    for await (const item of src.read({})) {
+      const value = String(item.position.value);
+      if (widest === undefined || (parseTimestamp(value)?.format.digits ?? 0) > (parseTimestamp(widest)?.format.digits ?? 0)) widest = value;
+    }
+    if (widest === undefined) throw new Error('the table is empty');
+    return widest;
   } finally {
     await src.close();
   }
