@@ -10,6 +10,7 @@ import { BadRow, BeginLongTransaction, BulkWrite, DropFile, FILE_RANGES, CommitL
 import { Backfill, ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
 import { FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
 import { ClockStep, CliFault, ErpFault, StateFault, TimePasses } from './infra.js';
+import { SCENARIOS } from './scenarios.js';
 import type { FaultError } from '../faults.js';
 import type { LinkAction } from '../link.js';
 
@@ -35,11 +36,13 @@ export interface Weights {
   readonly infra: number;
   /** CLI processes killed or frozen at their n-th shop request. */
   readonly cliFaults: number;
+  /** Risky moments drawn whole (scenarios.ts): all of them together, each an equal share. */
+  readonly scenarios: number;
 }
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
-export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5 };
-export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cliFaults: 1 };
+export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5, scenarios: 10 };
+export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cliFaults: 1, scenarios: 4 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
 /**
@@ -85,6 +88,7 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.infra * 0.15, fc.constant(null).map(() => new Sync('orders'))),
     pick(w.infra * 0.2, fc.constantFrom(15, 1500, 3000).map((minutes) => new TimePasses(minutes))),
     pick(w.cliFaults, fc.tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill', 'freeze')).map(([n, action]) => new CliFault(n, action))),
+    ...SCENARIOS.map((scenario) => pick(w.scenarios / SCENARIOS.length, scenario)),
   );
 }
 

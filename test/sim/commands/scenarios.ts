@@ -1,0 +1,108 @@
+/**
+ * Risky moments, drawn whole. A bug of the pull, cursor or state path shows only when several
+ * things meet in one run: orders two days apart and a sink write that fails; batches in flight
+ * when the process dies; a state that refuses the run's end. Single commands drawn one at a time
+ * meet like that once in hundreds of histories (measured: the kept mutations cursor-ahead and
+ * pull-cursor-despite-sink-failure went unfound in 83 random histories that had every command
+ * needed), so the generator also draws these sequences as one step, each part with random
+ * arguments, among the single commands.
+ *
+ * A scenario is not a step of its own: its parts run one by one through `Sim.step` (each
+ * checked, logged and saved as itself, a part the model refuses is skipped), so a kept history
+ * is flat and replays without this file, and shrinking drops a whole scenario at a time.
+ */
+import fc from 'fast-check';
+import type { Model } from '../model.js';
+import type { Outcome, Sim } from '../sim.js';
+import { CATALOG } from '../model.js';
+import { SimCommand } from './base.js';
+import { BeginLongTransaction, BulkWrite, CommitLate, Tick, UpdateProduct } from './erp.js';
+import { CliSync, Sync } from './runs.js';
+import { SetFaults, ShopOrder } from './shop.js';
+import { CliFault, ErpFault, StateFault, TimePasses } from './infra.js';
+import type { FaultError } from '../faults.js';
+import type { LinkAction } from '../link.js';
+
+/** A sequence of commands drawn as one. */
+export class Scenario extends SimCommand {
+  readonly name = 'Scenario';
+  constructor(
+    readonly kind: string,
+    readonly parts: readonly SimCommand[],
+  ) {
+    super({ kind, parts: parts.map(String).join('; ') });
+  }
+  protected act(): Promise<Outcome> {
+    throw new Error('a scenario runs its parts, never a step of its own');
+  }
+  override async run(m: Model, sim: Sim): Promise<void> {
+    sim.log.push(`— scenario ${this.kind} —`);
+    for (const part of this.parts) if (part.check(m)) await part.run(m, sim);
+  }
+}
+
+const n = fc.integer({ min: 0, max: CATALOG - 1 });
+const price = fc.constantFrom('4.99', '10.00', '12.50', '99.90', '0.50');
+const sinkFault = fc.tuple(
+  fc.constantFrom<['write' | 'commit', FaultError]>(['write', 'ioerr'], ['write', 'busy'], ['commit', 'ioerr'], ['commit', 'lost-ack']),
+  fc.integer({ min: 0, max: 3 }),
+  fc.constantFrom(1, 2, 50),
+);
+
+/**
+ * Orders placed minutes or days apart (the orders delta filter is day-granular), then a sink write
+ * or commit that fails during the pull, and one or two pulls: whatever failed must arrive once.
+ */
+const ordersUnderSinkFault = fc
+  .tuple(fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, 15, 1500, 3000)), { minLength: 1, maxLength: 3 }), sinkFault, fc.integer({ min: 1, max: 2 }))
+  .map(([orders, [[on, error], after, lasting], pulls]) => {
+    const parts: SimCommand[] = [];
+    for (const [lines, gap] of orders) {
+      parts.push(new ShopOrder(lines, false));
+      if (gap > 0) parts.push(new TimePasses(gap));
+    }
+    // The pull's ceiling is the shop's clock less 10 minutes: the last order must be older than that to be read.
+    parts.push(new TimePasses(15), new ErpFault(on, error, after, lasting));
+    for (let i = 0; i < pulls; i++) parts.push(new Sync('orders'));
+    return new Scenario('orders-under-sink-fault', parts);
+  });
+
+/**
+ * Rows written minutes apart (so a run's batches carry different cursor positions), perhaps
+ * synced once and changed again, then a CLI run killed at its n-th shop request: before the shop
+ * got it, after, or with that batch held back until later batches settled.
+ */
+const pushKilledInFlight = fc
+  .tuple(n, fc.integer({ min: 2, max: 8 }), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 3, max: 12 }), fc.boolean(), fc.tuple(n, price), fc.integer({ min: 1, max: 3 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill'))
+  .map(([from, count, minutes, more, syncedFirst, [changed, newPrice], atRequest, action]) => {
+    const parts: SimCommand[] = [new BulkWrite(from, count, 1 + (from % 90))];
+    if (syncedFirst) parts.push(new Sync('products'), new UpdateProduct(changed, 'price', newPrice));
+    if (minutes > 0) parts.push(new Tick(minutes));
+    parts.push(new BulkWrite((from + count + 3) % CATALOG, more, 1 + (more % 90)), new CliFault(atRequest, action));
+    return new Scenario('push-killed-in-flight', parts);
+  });
+
+/** The state refuses writes (a disk error, a full disk) from the n-th write on, while a run goes. */
+const stateFaultInRun = fc
+  .tuple(fc.constantFrom('ioerr' as const, 'full' as const), fc.integer({ min: 0, max: 12 }), fc.constantFrom(1, 3, 1000), fc.constantFrom('products' as const, 'orders' as const, 'files' as const), n)
+  .map(([error, after, lasting, pipeline, row]) => {
+    const work: SimCommand = pipeline === 'orders' ? new ShopOrder(1, false) : new BulkWrite(row, 4, 1 + (row % 90));
+    const parts: SimCommand[] = [work, ...(pipeline === 'orders' ? [new TimePasses(15)] : []), new StateFault(error, after, lasting), new Sync(pipeline), new Sync(pipeline)];
+    return new Scenario('state-fault-in-run', parts);
+  });
+
+/** A clerk's transaction stamps a row and stays open while a run reads past it; it commits after. */
+const lateCommitRace = fc
+  .tuple(n, price, n, price, fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 3 })))
+  .map(([late, latePrice, other, otherPrice, killAt]) => {
+    const run: SimCommand = killAt === null ? new Sync('products') : new CliFault(killAt, 'kill-after');
+    return new Scenario('late-commit-race', [new BulkWrite(Math.min(late, other), 3, 7), new BeginLongTransaction(late, latePrice), new UpdateProduct(other, 'price', otherPrice), run, new CommitLate(), new Sync('products')]);
+  });
+
+/** A one-off CLI sync whose requests wait behind the shop's 429s: it must end with the truth, not exit 0 early. */
+const oneOffUnderStorm = fc
+  .tuple(n, fc.integer({ min: 6, max: 16 }), fc.constantFrom('storm429', 'burst503', 'lost'))
+  .map(([from, count, profile]) => new Scenario('one-off-under-storm', [new BulkWrite(from, count, 3), new SetFaults(profile), new CliSync(null), new SetFaults('off')]));
+
+/** Every scenario the generator draws, each with the same weight. */
+export const SCENARIOS: readonly fc.Arbitrary<SimCommand>[] = [ordersUnderSinkFault, pushKilledInFlight, stateFaultInRun, lateCommitRace, oneOffUnderStorm];
