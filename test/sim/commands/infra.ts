@@ -10,7 +10,7 @@ import type { Outcome, Sim } from '../sim.js';
 import type { FaultError } from '../faults.js';
 import { ShopLink, type LinkAction } from '../link.js';
 import { SimCommand } from './base.js';
-import { cliSync, describeCliRuns } from './runs.js';
+import { cliSync, describeCliRuns, RUN_OPTIONS } from './runs.js';
 
 /** The ERP fails from the (after+1)-th statement of that kind on, `lasting` statements in a row. */
 export class ErpFault extends SimCommand {
@@ -105,7 +105,7 @@ export class CliFault extends SimCommand {
       m.coverage.freezes++;
       // The lane's lock belongs to a live (stopped) process: an in-process run must not take it over.
       try {
-        const s = await sim.world.runtime.run('products', { mode: 'sync' });
+        const s = await sim.world.runtime.run('products', { mode: 'sync', ...RUN_OPTIONS });
         during = `while frozen, an in-process run ${s.status}${s.error ? ` [${s.error.code}]` : ''}`;
       } catch (err) {
         during = `while frozen, an in-process run did not start: ${(err as { code?: string }).code ?? (err as Error).message}`;

@@ -13,6 +13,13 @@ import type { ShopLink } from '../link.js';
 /** The CLI as users run it (over dist/; a mutation's copy of the repo has its own). */
 export const BIN = resolve(import.meta.dirname, '../../../bin/shopsync.js');
 
+/**
+ * A one-off run gives up writing its end after 30 s of refusals (finishRetryMs); a state fault
+ * here lasts a number of statements, not seconds, so two seconds of the same back-off reach the
+ * same give-up without 30 s of waiting per history.
+ */
+export const RUN_OPTIONS = { finishRetryMs: 2000 } as const;
+
 /** An in-process run of a pipeline (`shopsync sync <pipeline>` without the process). */
 export class Sync extends SimCommand {
   readonly name = 'Sync';
@@ -21,7 +28,7 @@ export class Sync extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
-    const summary = await underFaults(m, sim, this.pipeline, before, () => sim.world.runtime.run(this.pipeline, { mode: 'sync' }));
+    const summary = await underFaults(m, sim, this.pipeline, before, () => sim.world.runtime.run(this.pipeline, { mode: 'sync', ...RUN_OPTIONS }));
     if ('kind' in summary) return summary;
     if (this.pipeline === 'files') pickedUp(m, sim);
     if (this.pipeline === 'products' && (summary.status === 'succeeded' || summary.status === 'partial')) m.killInFlight = false;
@@ -139,7 +146,7 @@ export class Backfill extends SimCommand {
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
     const range = { from: stampOf(m.clockMs - this.minutesBack * 60_000), to: m.now };
-    const summary = await underFaults(m, sim, 'products:backfill', before, () => sim.world.runtime.run('products', { mode: 'backfill', range }));
+    const summary = await underFaults(m, sim, 'products:backfill', before, () => sim.world.runtime.run('products', { mode: 'backfill', range, ...RUN_OPTIONS }));
     if ('kind' in summary) return summary;
     m.coverage.runs++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
