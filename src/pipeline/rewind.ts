@@ -52,6 +52,14 @@ export interface Outgoing {
 /** Per run: asks the sink about the records the state does not know, before each batch is written. */
 export class SinkRewindGuard {
   private accepted: boolean | undefined;
+  /**
+   * Every key this pipeline sent that the state may not have recorded: earlier runs' (a commit whose
+   * answer was lost) and this run's, all of them until a run catches up. A batch the sink refused is
+   * split and its halves sent again; recording only the half on its way would forget a row whose
+   * commit had taken effect unacknowledged, and the next run would take our own row for an older
+   * state's (the simulation found it: STATE_BEHIND_SINK after a lost acknowledgement and a refused order).
+   */
+  private sent: Set<string> | undefined;
 
   constructor(private readonly state: StateStore, private readonly pipeline: string, private readonly sink: Sink) {}
 
@@ -65,17 +73,25 @@ export class SinkRewindGuard {
     if (fresh.length > 0 && this.sink.holding) {
       const found = await this.sink.holding(fresh.map((p) => p.row));
       // A batch the sink committed just before the state write that records it was lost is ours, not an older state's.
-      const inFlight = found.size > 0 ? await this.state.rewinds.inFlight(this.pipeline) : new Set<string>();
+      const sent = await this.sentKeys();
       const behind: string[] = [];
       for (const index of found) {
         const key = fresh[index]!.key;
         held.add(key);
-        if (!inFlight.has(key)) behind.push(key);
+        if (!sent.has(key)) behind.push(key);
       }
       if (behind.length > 0 && !(await this.isAccepted())) throw this.refusal(behind);
     }
-    await this.state.rewinds.setInFlight(this.pipeline, batch.map((p) => p.key));
+    const sent = await this.sentKeys();
+    const before = sent.size;
+    for (const p of batch) sent.add(p.key);
+    if (sent.size !== before) await this.state.rewinds.setInFlight(this.pipeline, [...sent]);
     return held;
+  }
+
+  private async sentKeys(): Promise<Set<string>> {
+    this.sent ??= new Set(await this.state.rewinds.inFlight(this.pipeline));
+    return this.sent;
   }
 
   private async isAccepted(): Promise<boolean> {

@@ -45,6 +45,8 @@ export class MarkedRewinds implements RewindStore {
   async caughtUp(pipeline: string): Promise<void> {
     const current = await this.acceptance(pipeline);
     if (current?.open) await this.marks.put(accepted(pipeline), JSON.stringify({ ...current, open: false }));
+    // Everything sent is now recorded as delivered: the keys kept for a lost acknowledgement are done with.
+    if ((await this.marks.get(inFlight(pipeline))) !== undefined) await this.marks.put(inFlight(pipeline), '[]');
   }
 
   async inFlight(pipeline: string): Promise<ReadonlySet<string>> {

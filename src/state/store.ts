@@ -387,11 +387,11 @@ export interface RewindStore {
   acceptance(pipeline: string): Promise<RewindAcceptance | undefined>;
   /** Accept the current restore (if any) and earlier deliveries the sink holds, for one pipeline. */
   accept(pipeline: string, at: number): Promise<RewindAcceptance>;
-  /** A run read everything since its cursor: the state knows its deliveries again; the restore stays accepted. */
+  /** A run read everything since its cursor: the state knows its deliveries again (the keys in flight are cleared); the restore stays accepted. */
   caughtUp(pipeline: string): Promise<void>;
-  /** Keys of the pull batch the pipeline was writing last (committed by the sink or not). */
+  /** Keys the pipeline sent to its sink since it last caught up (committed by the sink or not). */
   inFlight(pipeline: string): Promise<ReadonlySet<string>>;
-  /** Record the keys of the batch about to be written, before the sink writes it. */
+  /** Record every key sent since the last catch-up, before the sink writes the next batch. */
   setInFlight(pipeline: string, keys: readonly string[]): Promise<void>;
 }
 
