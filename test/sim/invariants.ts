@@ -238,12 +238,16 @@ export function healthyShopNeverFailsARun(s: Seen): string[] {
   const { o } = s;
   if (o.kind === 'run' && !o.before.faultsOn && o.summary.status === 'failed') return [`${o.pipeline} run ${o.summary.runId} failed without a fault: [${o.summary.error?.code}] ${o.summary.error?.message}`];
   if (o.kind === 'cli' && !o.exit.killed && !o.before.faultsOn) {
+    // A state server that restarted under the run may fail it, but only by saying so.
     return runsOf(s.obs, o.exit.pid)
-      .filter((r) => r.status === 'failed')
-      .map((r) => `CLI run ${r.id} failed without a fault: [${String(r.error?.code)}] ${String(r.error?.message)}`);
+      .filter((r) => r.status === 'failed' && !(o.exit.stateRestarted && STATE_LOSS.has(String(r.error?.code))))
+      .map((r) => `CLI run ${r.id} failed without a fault${o.exit.stateRestarted ? ' that names the state server\'s restart' : ''}: [${String(r.error?.code)}] ${String(r.error?.message)}`);
   }
   return [];
 }
+
+/** What a run that lost its state server mid-way may fail with: its lock's session ended, or the state could not be reached. */
+const STATE_LOSS = new Set(['LOCK_LOST', 'STATE_CONNECTION_LOST', 'STATE_UNREACHABLE']);
 
 /** A pull delivers every shop order into the ERP's import table exactly once: with its lines, or as a dead letter with a reason when the table refuses it; never inserted twice. */
 export function pullDeliversEachOrderOnce(s: Seen): string[] {

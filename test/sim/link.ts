@@ -7,12 +7,14 @@
  * with the process), `hold-kill` holds the n-th request back, lets the others through, and
  * SIGKILLs the process once its checkpoint moved (or a second passed): a run that dies with an
  * early batch in flight and later ones settled; `freeze` SIGSTOPs the process when its n-th
- * request arrives (a replica frozen by its host) until `resume()`.
+ * request arrives (a replica frozen by its host) until `resume()`; `restart-state` holds the n-th
+ * request until the state server has ended every session of the world (a PostgreSQL state
+ * restarting in the middle of the run), then lets it through.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type LinkAction = 'kill' | 'kill-after' | 'hold-kill' | 'freeze';
+export type LinkAction = 'kill' | 'kill-after' | 'hold-kill' | 'freeze' | 'restart-state';
 
 /** What the link did. */
 export interface LinkReport {
@@ -37,6 +39,8 @@ export class ShopLink {
     private readonly action: LinkAction,
     /** Whether the process's checkpoint moved since the hold (hold-kill waits for it). */
     private readonly progressed: () => Promise<boolean>,
+    /** What `restart-state` does to the state server. */
+    private readonly restartState: () => Promise<unknown> = async () => undefined,
   ) {
     this.acted = new Promise((done) => (this.markActed = done));
   }
@@ -71,6 +75,11 @@ export class ShopLink {
       return;
     }
     if (hit && this.action === 'freeze') this.act('SIGSTOP');
+    if (hit && this.action === 'restart-state') {
+      await this.restartState();
+      this.report.acted = true;
+      this.markActed();
+    }
     if (hit && this.action === 'hold-kill') {
       void this.holdThenKill();
       await new Promise<void>((done) => this.held.push(done));

@@ -69,10 +69,12 @@ export interface Coverage {
   infraFailures: number;
   clockSteps: number;
   freezes: number;
+  /** PostgreSQL state restarts (every session of the world ended), between steps or in a CLI run. */
+  stateRestarts: number;
 }
 
 export function emptyCoverage(): Coverage {
-  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0, infraFaults: 0, infraFailures: 0, clockSteps: 0, freezes: 0 };
+  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0, infraFaults: 0, infraFailures: 0, clockSteps: 0, freezes: 0, stateRestarts: 0 };
 }
 
 /** A time on the simulated clock as the ERP writes it. */

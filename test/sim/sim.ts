@@ -38,6 +38,8 @@ export interface CliExit {
   readonly output: string;
   /** The runs the process left in the state, as a history line shows them. */
   runs?: string;
+  /** The state server ended the process's sessions during its run (CliFault restart-state). */
+  stateRestarted?: boolean;
 }
 
 /** What one step did. */

@@ -149,7 +149,7 @@ export class World {
     writeFileSync(join(this.dir, 'products.yaml'), productsMappingYaml(this.mappingVersion));
     writeFileSync(join(this.dir, 'orders.yaml'), ORDERS_MAPPING);
     const lookback = this.options.lookback !== undefined ? `, lookback: ${this.options.lookback}` : '';
-    const state = this.schema ? `  kind: postgres\n  url: ${SIM_POSTGRES}\n  schema: ${this.schema}\n` : '  path: state.db\n';
+    const state = this.schema ? `  kind: postgres\n  url: ${this.stateUrl()}\n  schema: ${this.schema}\n` : '  path: state.db\n';
     writeFileSync(
       this.configFile,
       `# written by test/sim/world.ts
@@ -187,6 +187,31 @@ pipelines:
 state:
 ${state}`,
     );
+  }
+
+  /** The state's URL, its sessions named after the world (application_name), so a restart can end exactly those. */
+  private stateUrl(): string {
+    const url = new URL(SIM_POSTGRES);
+    url.searchParams.set('application_name', this.schema!);
+    return url.toString();
+  }
+
+  /**
+   * The PostgreSQL state server restarts, as the clients see it: every session of this world (the
+   * in-process runtime's and any CLI process's) is ended by the server (`pg_terminate_backend`, the
+   * same FATAL 57P01 a shutdown sends), and new connections are taken at once. Resolves with the
+   * number of sessions ended; 0 on a SQLite state.
+   */
+  async restartState(): Promise<number> {
+    if (!this.schema) return 0;
+    const client = new pg.Client({ connectionString: SIM_POSTGRES });
+    await client.connect();
+    try {
+      const r = await client.query<{ n: string }>('SELECT count(pg_terminate_backend(pid))::text AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()', [this.schema]);
+      return Number(r.rows[0]?.n ?? 0);
+    } finally {
+      await client.end();
+    }
   }
 
   private async openRuntime(): Promise<void> {

@@ -9,7 +9,7 @@ import type { Args, SimCommand } from './base.js';
 import { BadRow, BeginLongTransaction, BulkWrite, DropFile, FILE_RANGES, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
 import { Backfill, ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
 import { FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
-import { ClockStep, CliFault, ErpFault, StateFault, TimePasses } from './infra.js';
+import { ClockStep, CliFault, ErpFault, StateFault, StateRestart, TimePasses } from './infra.js';
 import { SCENARIOS } from './scenarios.js';
 import type { FaultError } from '../faults.js';
 import type { LinkAction } from '../link.js';
@@ -85,9 +85,10 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.infra * 0.3, fc.tuple(fc.constantFrom<[ 'read' | 'write' | 'commit', FaultError]>(['read', 'busy'], ['read', 'ioerr'], ['write', 'busy'], ['write', 'ioerr'], ['commit', 'ioerr'], ['commit', 'lost-ack']), fc.integer({ min: 0, max: 8 }), fc.constantFrom(1, 2, 50)).map(([[on, error], after, lasting]) => new ErpFault(on, error, after, lasting))),
     pick(w.infra * 0.25, fc.tuple(fc.constantFrom('ioerr' as const, 'full' as const), fc.integer({ min: 0, max: 30 }), fc.constantFrom(1, 3, 1000)).map(([error, after, lasting]) => new StateFault(error, after, lasting))),
     pick(w.infra * 0.1, fc.constantFrom(...CLOCK_STEPS_MINUTES).map((minutes) => new ClockStep(minutes))),
+    pick(w.infra * 0.1, fc.constant(null).map(() => new StateRestart())),
     pick(w.infra * 0.15, fc.constant(null).map(() => new Sync('orders'))),
     pick(w.infra * 0.2, fc.constantFrom(15, 1500, 3000).map((minutes) => new TimePasses(minutes))),
-    pick(w.cliFaults, fc.tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill', 'freeze')).map(([n, action]) => new CliFault(n, action))),
+    pick(w.cliFaults, fc.tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill', 'freeze', 'restart-state')).map(([n, action]) => new CliFault(n, action))),
     ...SCENARIOS.map((scenario) => pick(w.scenarios / SCENARIOS.length, scenario)),
   );
 }
@@ -121,6 +122,7 @@ export const COMMANDS: Readonly<Record<string, Build>> = {
   ClockStep: (a) => new ClockStep(Number(a.minutes)),
   TimePasses: (a) => new TimePasses(Number(a.minutes)),
   CliFault: (a) => new CliFault(Number(a.atRequest), a.action as LinkAction),
+  StateRestart: () => new StateRestart(),
 };
 
 /** A saved command back as a command. */

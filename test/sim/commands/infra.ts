@@ -51,6 +51,19 @@ export class StateFault extends SimCommand {
   }
 }
 
+/** The PostgreSQL state server restarts between two steps: every session of the world ends, the next run must carry on. */
+export class StateRestart extends SimCommand {
+  readonly name = 'StateRestart';
+  override check(m: Readonly<Model>): boolean {
+    return m.stateKind === 'postgres';
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const ended = await sim.world.restartState();
+    m.coverage.stateRestarts++;
+    return { kind: 'world', note: `${ended} state sessions ended` };
+  }
+}
+
 /** The wall clock of the in-process runtime jumps (NTP, a resumed VM); ERP and shop time go on. */
 export class ClockStep extends SimCommand {
   readonly name = 'ClockStep';
@@ -90,15 +103,28 @@ export class CliFault extends SimCommand {
   ) {
     super({ atRequest, action });
   }
+  override check(m: Readonly<Model>): boolean {
+    // Only a PostgreSQL state has a server to restart.
+    return this.action !== 'restart-state' || m.stateKind === 'postgres';
+  }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
     const cursorAtStart = JSON.stringify((await sim.world.runtime.state.cursors.get('products'))?.value ?? null);
     let heldCursor: string | undefined;
-    const link = new ShopLink(sim.world.sandbox.url, this.atRequest, this.action, async () => {
-      const now = JSON.stringify((await sim.world.runtime.state.cursors.get('products'))?.value ?? null);
-      heldCursor ??= now;
-      return now !== heldCursor && now !== cursorAtStart;
-    });
+    const link = new ShopLink(
+      sim.world.sandbox.url,
+      this.atRequest,
+      this.action,
+      async () => {
+        const now = JSON.stringify((await sim.world.runtime.state.cursors.get('products'))?.value ?? null);
+        heldCursor ??= now;
+        return now !== heldCursor && now !== cursorAtStart;
+      },
+      async () => {
+        m.coverage.stateRestarts++;
+        return sim.world.restartState();
+      },
+    );
     let during = '';
     const exit = await cliSync(sim, null, link, async () => {
       if (this.action !== 'freeze') return;
@@ -112,6 +138,7 @@ export class CliFault extends SimCommand {
       }
     });
     exit.runs = await describeCliRuns(sim, exit.pid);
+    if (this.action === 'restart-state' && link.report.acted) exit.stateRestarted = true;
     if (during) exit.runs = `${during}; ${exit.runs}`;
     m.coverage.cliRuns++;
     if (exit.killed) {

@@ -19,7 +19,7 @@ import { SimCommand } from './base.js';
 import { BeginLongTransaction, BulkWrite, CommitLate, Tick, UpdateProduct } from './erp.js';
 import { CliSync, Sync } from './runs.js';
 import { SetFaults, ShopOrder } from './shop.js';
-import { CliFault, ErpFault, StateFault, TimePasses } from './infra.js';
+import { CliFault, ErpFault, StateFault, StateRestart, TimePasses } from './infra.js';
 import type { FaultError } from '../faults.js';
 import type { LinkAction } from '../link.js';
 
@@ -104,5 +104,12 @@ const oneOffUnderStorm = fc
   .tuple(n, fc.integer({ min: 6, max: 16 }), fc.constantFrom('storm429', 'burst503', 'lost'))
   .map(([from, count, profile]) => new Scenario('one-off-under-storm', [new BulkWrite(from, count, 3), new SetFaults(profile), new CliSync(null), new SetFaults('off')]));
 
+/** A PostgreSQL state server restarts while a CLI run is at its n-th request, and between runs (a SQLite state skips those parts). */
+const stateServerRestarts = fc
+  .tuple(n, fc.integer({ min: 4, max: 16 }), fc.integer({ min: 1, max: 4 }), fc.tuple(n, price))
+  .map(([from, count, atRequest, [changed, newPrice]]) =>
+    new Scenario('state-server-restarts', [new BulkWrite(from, count, 5), new CliFault(atRequest, 'restart-state'), new StateRestart(), new UpdateProduct(changed, 'price', newPrice), new Sync('products')]),
+  );
+
 /** Every scenario the generator draws, each with the same weight. */
-export const SCENARIOS: readonly fc.Arbitrary<SimCommand>[] = [ordersUnderSinkFault, pushKilledInFlight, stateFaultInRun, lateCommitRace, oneOffUnderStorm];
+export const SCENARIOS: readonly fc.Arbitrary<SimCommand>[] = [ordersUnderSinkFault, pushKilledInFlight, stateFaultInRun, lateCommitRace, oneOffUnderStorm, stateServerRestarts];
