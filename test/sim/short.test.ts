@@ -14,7 +14,7 @@ import { KNOWN_BROKEN } from './invariants.js';
 import { explore, readRegression, regressionFiles, replay } from './profile.js';
 
 /** Sized to stay well under 90 s on the shared 2-vCPU machine (measured figures in docs/development.md). */
-export const SHORT_PROFILE = { runs: 30, steps: 40, seed: 30 } as const;
+export const SHORT_PROFILE = { runs: 24, steps: 40, seed: 30 } as const;
 
 const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 // Histories kept on a PostgreSQL state (a state server restart) need the machine's PostgreSQL.

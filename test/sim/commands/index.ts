@@ -42,7 +42,7 @@ export interface Weights {
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
 export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5, scenarios: 10 };
-export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cliFaults: 1, scenarios: 4 };
+export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cliFaults: 1, scenarios: 2 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
 /**

@@ -68,12 +68,13 @@ const ordersUnderSinkFault = fc
   });
 
 /**
- * Rows written minutes apart (so a run's batches carry different cursor positions), perhaps
+ * Rows written minutes apart, mostly further apart than the 5-minute lookback (so a run's batches
+ * carry cursor positions the lookback does not cover), perhaps
  * synced once and changed again, then a CLI run killed at its n-th shop request: before the shop
  * got it, after, or with that batch held back until later batches settled.
  */
 const pushKilledInFlight = fc
-  .tuple(n, fc.integer({ min: 2, max: 8 }), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 3, max: 12 }), fc.boolean(), fc.tuple(n, price), fc.integer({ min: 1, max: 3 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill'))
+  .tuple(n, fc.integer({ min: 2, max: 8 }), fc.constantFrom(0, 6, 8, 12), fc.integer({ min: 3, max: 12 }), fc.boolean(), fc.tuple(n, price), fc.integer({ min: 1, max: 2 }), fc.constantFrom<LinkAction>('kill', 'kill-after', 'hold-kill', 'hold-kill'))
   .map(([from, count, minutes, more, syncedFirst, [changed, newPrice], atRequest, action]) => {
     const parts: SimCommand[] = [new BulkWrite(from, count, 1 + (from % 90))];
     if (syncedFirst) parts.push(new Sync('products'), new UpdateProduct(changed, 'price', newPrice));
