@@ -88,6 +88,14 @@ describe.skipIf(!service.available)('a PostgreSQL state that takes no writes', (
     expect(await daemon.runtime.state.runs.list({ pipeline: 'products' })).toEqual(before);
   });
 
+  it('still shows its status, read from the state that takes no writes', async () => {
+    const cli = await runCli(['status', '--config', config], { env });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('products');
+    expect(cli.stdout).toMatch(/succeeded/);
+    expect(cli.stderr).not.toMatch(/INTERNAL|\n\s+at /);
+  });
+
   it('is ready and runs again once the server takes writes', async () => {
     await setReadOnly(false);
     await until(async () => (await readyz()).status === 200, 20_000);

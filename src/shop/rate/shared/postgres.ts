@@ -55,11 +55,16 @@ export function openPostgresRateLimits(location: PostgresBudgetLocation, options
 
   const create = async (shop: string, caps: SharedRateCaps): Promise<SharedRateLimiter> => {
     const budget = sharedBudget(caps.requests, caps.intervalMs);
-    // The first limiter creates the table (IF NOT EXISTS; a replica racing to do the same may meet a unique violation of the catalog, and tries once more).
-    table ??= pool
-      .query(PgBudgetStore.createTableSql(location.schema, RATE_LIMIT_TABLE))
-      .catch(() => pool.query(PgBudgetStore.createTableSql(location.schema, RATE_LIMIT_TABLE)))
-      .then(() => undefined);
+    // The first limiter creates the table when it is missing (IF NOT EXISTS; a replica racing to do the
+    // same may meet a unique violation of the catalog, and tries once more). Looked up first: even
+    // CREATE TABLE IF NOT EXISTS is refused by a read-only server, and commands that only read
+    // (`status`) must still open a state whose table is there.
+    table ??= (async () => {
+      const name = `${pg.escapeIdentifier(location.schema)}.${pg.escapeIdentifier(RATE_LIMIT_TABLE)}`;
+      const found = await pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [name]);
+      if (found.rows[0]?.t) return;
+      await pool.query(PgBudgetStore.createTableSql(location.schema, RATE_LIMIT_TABLE)).catch(() => pool.query(PgBudgetStore.createTableSql(location.schema, RATE_LIMIT_TABLE)));
+    })();
     try {
       await table;
     } catch (err) {
