@@ -119,6 +119,11 @@ describe('fields the registry does not let a mapping clear', () => {
     expect(problems('  manufacturers_id: { from: H, type: integer, when_empty: clear }\n')).toEqual([expect.stringMatching(/the registry does not say what empties `manufacturers_id` of products on the wire/)]);
   });
 
+  it('a shop→ERP mapping clears an ERP column with NULL', () => {
+    const m = compileMapping('name: t\ndirection: shop-to-erp\nsource: { resource: orders }\ntarget: { erp: erp_orders }\nkey: orders_id\nfields:\n  Nr: orders_id\n  Firma: { from: customers_company, when_empty: clear }\n', 't.yaml');
+    expect(payload(m.applySync!({ orders_id: 7, customers_company: '' }, ctx))).toEqual({ Nr: 7, Firma: null });
+  });
+
   it('keep and refuse are allowed on every field, prices and stock included', () => {
     expect(problems('  products_price: { from: P, type: decimal, when_empty: keep }\n  products_quantity: { from: Q, type: decimal, when_empty: refuse }\n')).toEqual([]);
   });
