@@ -140,4 +140,10 @@ describe('the registry\'s empty values', () => {
     expect(clearedAlike(p, 'products_ean', '4006381333931', '')).toBe(false);
     expect(clearedAlike(p, 'products_price', null, '')).toBe(false);
   });
+
+  it('clears a customer\'s address line with \'\' (customers write rule 3: "an empty string clears a field") and the fax', () => {
+    const m = compileMapping('name: c\ndirection: erp-to-shop\ntarget: { resource: customers, operation: update }\nkey: KdNr\nfields:\n  customers_id_extern: { from: KdNr, required: true }\n  customers_fax: { from: Fax, when_empty: clear }\n  addresses:\n    each: .\n    fields:\n      address_book_id: { from: AdrId, type: integer }\n      entry_company: { from: Firma, when_empty: clear }\n', 'c.yaml');
+    expect(payload(m.applySync!({ KdNr: 'K1', Fax: null, AdrId: 4, Firma: null }, ctx))).toEqual({ customers_id_extern: 'K1', customers_fax: '', addresses: [{ address_book_id: 4, entry_company: '' }] });
+    expect(emptyOf(resources.customers, 'addresses[].entry_country_id')).toHaveProperty('never');
+  });
 });
