@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { getResource, isResourceName } from '../shop/registry/index.js';
+import { proposedEmpty, type ProposedEmpty } from './empty.js';
 import type { Introspection, Proposal, ProposedField } from './types.js';
 
 /** The folder of the JSON Schemas shipped with shopsync. */
@@ -27,7 +29,7 @@ function flow(value: unknown): string {
   return YAML.stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trimEnd();
 }
 
-function ruleOf(f: ProposedField): Record<string, unknown> {
+function ruleOf(f: ProposedField, empty?: ProposedEmpty): Record<string, unknown> {
   return {
     from: f.column,
     ...(f.type ? { type: f.type } : {}),
@@ -37,6 +39,7 @@ function ruleOf(f: ProposedField): Record<string, unknown> {
     ...(f.false && f.false.length > 0 ? { false: [...f.false] } : {}),
     ...(f.trim ? { trim: true } : {}),
     ...(f.required ? { required: true } : {}),
+    ...(empty ? { when_empty: empty.policy } : {}),
   };
 }
 
@@ -69,11 +72,16 @@ export function renderMapping(m: MappingText): string {
     ...(p.locale ? [`locale: ${p.locale}${' '.repeat(Math.max(1, 22 - p.locale.length))}# the source writes ${LOCALE_NOTE[p.locale] ?? p.locale}`] : []),
     'fields:',
   ];
-  const width = Math.max(0, ...p.fields.map((f) => `  ${flow(f.target)}: ${flow(ruleOf(f))}`.length));
-  for (const f of p.fields) {
-    const rule = `  ${flow(f.target)}: ${flow(ruleOf(f))}`;
+  // Each rule says what an empty value does (`when_empty`), and its comment says why.
+  const resource = isResourceName(m.resource) ? getResource(m.resource) : undefined;
+  const rules = p.fields.map((f) => {
+    const empty = resource ? proposedEmpty(resource, f) : undefined;
+    return { f, empty, rule: `  ${flow(f.target)}: ${flow(ruleOf(f, empty))}` };
+  });
+  const width = Math.max(0, ...rules.map((r) => r.rule.length));
+  for (const { f, empty, rule } of rules) {
     const eg = samples.get(f.column);
-    lines.push(`${rule.padEnd(width)}  # ${f.why}${eg !== undefined ? `, e.g. ${JSON.stringify(eg)}` : ''}`);
+    lines.push(`${rule.padEnd(width)}  # ${f.why}${eg !== undefined ? `, e.g. ${JSON.stringify(eg)}` : ''}${empty ? `; ${empty.why}` : ''}`);
   }
   if (p.missingRequired.length > 0) {
     lines.push(`# Required before a record can be created, and no column was found for it: ${p.missingRequired.join(', ')}.`);

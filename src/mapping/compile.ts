@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { GuardRailError, MappingError } from '../errors.js';
-import { allowWords, getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
+import { allowWords, emptyOf, getResource, isResourceName, resources, type ResourceDef, type ResourceName } from '../shop/registry/index.js';
 import { compileCheck } from '../shop/schema/compiled.js';
 import { checkTargets } from './checks.js';
 import { columnUses } from './columns.js';
@@ -98,6 +98,8 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
       const s = def.semantics;
       return { replace: s.kind === 'replace' || (s.kind === 'upsert' && s.replaceFlag !== undefined && s.replaceFlag in file.fields) };
     },
+    // An ERP row's empty is NULL; a shop field's is what its registry entry says.
+    emptyValue: (target) => (file.direction === 'shop-to-erp' ? { clear: null, specified: true } : resource ? emptyOf(resource, target) : { never: 'the target resource is unknown' }),
   };
   indexRules(file.fields, '', ['fields'], src, rules);
   // Compiled one by one to know which top-level fields contain an expression: in an async apply

@@ -2,6 +2,7 @@
  * What compiled rules share: the per-apply environment and the compile-time context.
  */
 import { GuardRailError, MappingError } from '../errors.js';
+import type { EmptyDef } from '../shop/registry/index.js';
 import type { Scope } from './paths.js';
 import type { DecimalLocale } from './schema.js';
 import type { Finding, MappingContext } from './types.js';
@@ -80,6 +81,8 @@ export interface CompileContext {
   expression(source: string, path: readonly PropertyKey[]): number;
   /** Registry semantics of a top-level list target (undefined for shop→erp or non-list fields). */
   listGuard(target: string): ListGuard | undefined;
+  /** What `when_empty: clear` sends for a target (the registry's empty value), or why the field cannot be emptied. */
+  emptyValue(target: string): EmptyDef;
 }
 
 /** Build the per-record error for a rule (a GuardRailError when the code is a guard-rail code). */

@@ -9,6 +9,7 @@ import { MISSING, PENDING, ruleError, ruleText, type CompileContext, type Produc
 import { compileList, compileObject } from './lists.js';
 import { compileGetter, templateParts, type Getter, type Scope } from './paths.js';
 import type { Condition, RuleInput, RuleObject } from './schema.js';
+import { emptyPolicy } from './empty.js';
 
 const API_DATE = 'YYYY-MM-DD';
 const API_DATETIME = 'YYYY-MM-DD HH:mm:ss';
@@ -26,7 +27,7 @@ export function compileRule(input: RuleInput, target: string, yamlPath: readonly
   return compileScalar(rule, target, yamlPath, cc);
 }
 
-const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'optional'];
+const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'optional', 'when_empty'];
 const ALLOWED: Record<'list' | 'object' | 'scalar', ReadonlySet<string>> = {
   list: new Set(['each', 'split', 'folder', 'extensions', 'from', 'when', 'where', 'group_by', 'sort_by', 'steps', 'empty', 'when_missing', 'existing_rows_only', 'item', 'fields', 'optional']),
   object: new Set(['fields', 'when']),
@@ -183,9 +184,12 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
 
   // The rule's settings as constants of the closure: rule objects differ in shape (each has its own
   // keys), so reading `rule.trim` and the like per record is a slow, megamorphic property load.
-  const { trim, case: letterCase, required, truncate, default: fallback } = rule;
+  const { trim, case: letterCase, required, truncate, default: fallback, when_empty: whenEmpty, optional } = rule;
+  const clearTo = emptyPolicy(rule, target, yamlPath, cc);
+  // With an explicit policy, '' and blanks are empty for text rules too: NULL and '' mean the same.
+  const blankIsEmpty = !stringTyped || whenEmpty !== undefined;
   const isMissing = (v: unknown) =>
-    v === undefined || v === null || (!stringTyped && typeof v === 'string' && v.trim() === '') || (nulls !== undefined && nulls.has(String(v)));
+    v === undefined || v === null || (blankIsEmpty && typeof v === 'string' && v.trim() === '') || (nulls !== undefined && nulls.has(String(v)));
 
   return (scope, env, parent, name) => {
     if (cond && !cond(scope)) return MISSING;
@@ -203,6 +207,13 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
     let v: unknown = trim && typeof raw === 'string' ? raw.trim() : raw;
     try {
       if (isMissing(v)) {
+        if (whenEmpty !== undefined) {
+          // A column the source lacks (`optional: true`) says nothing about the value: never clear or refuse on it.
+          if (whenEmpty === 'keep' || (optional && raw === undefined)) return MISSING;
+          if (whenEmpty === 'clear') return clearTo;
+          env.errors.push(ruleError(env, meta, parent + name, 'MAPPING_EMPTY', `the source has no value (${describe(raw)}) and the rule says \`when_empty: refuse\`; fill it in the ERP, or say \`when_empty: keep\` (the shop keeps its value) or \`clear\``, raw));
+          return MISSING;
+        }
         if (!hasDefault) {
           if (required) env.errors.push(ruleError(env, meta, parent + name, 'MAPPING_REQUIRED', 'no value in the source and no default', raw));
           return MISSING;

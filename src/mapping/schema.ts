@@ -44,6 +44,9 @@ export const lookupSchema = z.union([
   }),
 ]);
 
+/** A scalar rule's empty policy (docs/mappings.md "Empty values"). */
+export type WhenEmpty = 'keep' | 'clear' | 'refuse';
+
 const ruleShape = {
   from: sourcePath.optional(),
   value: constant.optional(),
@@ -69,6 +72,8 @@ const ruleShape = {
   optional: z.boolean().optional(),
   /** A treat-as-missing list: values like '' or '0000-00-00' that mean "no value" in the ERP. */
   null_values: z.array(scalar).optional(),
+  /** What an empty source value (missing, NULL, blank, a `null_values` entry) does: `keep` (omit: the shop keeps its value), `clear` (send the field's empty value from the registry) or `refuse` (the record fails). Absent: docs/mappings.md "Empty values". */
+  when_empty: z.enum(['keep', 'clear', 'refuse'], { message: 'expected when_empty: keep (the shop keeps its value), clear (the shop\'s value is emptied) or refuse (the record is refused)' }).optional(),
   // list building
   each: sourcePath.optional(),
   split: z.string().min(1).optional(),
@@ -118,6 +123,7 @@ export interface RuleObject {
   required?: boolean;
   optional?: boolean;
   null_values?: (string | number | boolean | null)[];
+  when_empty?: WhenEmpty;
   each?: string;
   split?: string;
   folder?: string;

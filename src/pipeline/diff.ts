@@ -85,8 +85,14 @@ function listDiff(current: unknown, sent: readonly unknown[], def: ListFieldDef,
   return whole();
 }
 
+/**
+ * Whether the shop's value is the emptied form of a sent empty value at a path (an EAN cleared with ''
+ * the export shows as null): the registry's `emptyAlike` (../shop/registry `clearedAlike`).
+ */
+export type EmptyAlike = (path: string, shop: unknown, next: unknown) => boolean;
+
 /** Fields of `next` whose value differs from `shop`, keyed by dot path; `lists` (the resource's list fields) says how list fields are written. */
-export function payloadDiff(shop: Record<string, unknown> | undefined, next: Record<string, unknown>, lists: ListDefs = {}, prefix = ''): Record<string, FieldChange> {
+export function payloadDiff(shop: Record<string, unknown> | undefined, next: Record<string, unknown>, lists: ListDefs = {}, prefix = '', emptyAlike?: EmptyAlike): Record<string, FieldChange> {
   const out: Record<string, FieldChange> = {};
   // A replace flag (customers_prices_replace) directs the write and is never stored: its effect shows on its list.
   const flags = new Set(Object.values(lists).flatMap((l) => (l.semantics.kind === 'upsert' && l.semantics.replaceFlag ? [l.semantics.replaceFlag] : [])));
@@ -100,10 +106,10 @@ export function payloadDiff(shop: Record<string, unknown> | undefined, next: Rec
       continue;
     }
     if (isRecord(value) && isRecord(current)) {
-      Object.assign(out, payloadDiff(current, value, {}, path));
+      Object.assign(out, payloadDiff(current, value, {}, path, emptyAlike));
       continue;
     }
-    if (!same(current, value)) out[path] = { shop: current, next: value };
+    if (!same(current, value) && !(emptyAlike && emptyAlike(path, current, value))) out[path] = { shop: current, next: value };
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { checkMapping, parseDefinition } from '../pipeline/run.js';
 import type { PipelineDefinition, PipelineDefinitionInput } from '../pipeline/schema.js';
 import type { PipelineDeps, SourceProvider } from '../pipeline/types.js';
 import type { Source } from '../erp/types.js';
-import type { ResourceName } from '../shop/registry/index.js';
+import { clearedAlike, type ResourceName } from '../shop/registry/index.js';
 import { repairDrift } from './repair.js';
 import { SAMPLE_SIZE, type ReconcileCounts, type ReconcileReport } from './report.js';
 import { Scratch } from './scratch.js';
@@ -106,7 +106,7 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
           await csv.row(['only-in-shop', '', match, shopId, '', '', '']);
           continue;
         }
-        const diff = payloadDiff(record, erp.payload, resource.lists);
+        const diff = payloadDiff(record, erp.payload, resource.lists, '', (path, shop, next) => clearedAlike(resource, path, shop, next));
         const fields = Object.entries(diff).map(([field, d]) => ({ field, shop: d.shop, erp: d.next }));
         paired.push({ match, different: fields.length > 0 });
         counts.matched++;

@@ -86,6 +86,8 @@ describe('shopsync init with flags (spawned against the sandbox)', { timeout: 18
       },
     });
     expect(mapping).toContain('#   Lagerort: no field of products matches its name');
+    // Empty policies (docs/mappings.md "Empty values"): a removed EAN is removed in the shop; an empty price or stock cell is unknown, never 0.
+    expect(parse(mapping)).toMatchObject({ fields: { products_ean: { when_empty: 'clear' }, products_price: { when_empty: 'keep' }, products_quantity: { when_empty: 'keep' } } });
 
     const check = await runCli(['mappings', 'check', 'mappings/products.yaml'], { cwd: dir });
     expect(check.code, check.stdout).toBe(0);

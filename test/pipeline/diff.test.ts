@@ -3,10 +3,26 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadMapping } from '../../src/mapping/index.js';
 import { runPipeline } from '../../src/pipeline/index.js';
 import { payloadDiff } from '../../src/pipeline/diff.js';
-import { getResource } from '../../src/shop/registry/index.js';
+import { clearedAlike, getResource } from '../../src/shop/registry/index.js';
 import { pushFixture, sqliteSource, type PushFixture } from './support.js';
 
 const lists = getResource('products').lists;
+
+describe('dry-run diff of cleared fields', () => {
+  const products = getResource('products');
+  const alike = (path: string, shop: unknown, next: unknown) => clearedAlike(products, path, shop, next);
+
+  it('counts an EAN or a description the export shows as null as cleared by \'\' (the registry\'s `reads`), and a held value as a difference', () => {
+    const sent = { products_ean: '', languages: { de: { products_description: '' } } };
+    expect(payloadDiff({ products_ean: null, languages: { de: { products_description: null } } }, sent, lists, '', alike)).toEqual({});
+    expect(payloadDiff({ products_ean: '4006381333931', languages: { de: { products_description: 'Alt' } } }, sent, lists, '', alike)).toEqual({
+      products_ean: { shop: '4006381333931', next: '' },
+      'languages.de.products_description': { shop: 'Alt', next: '' },
+    });
+    // Without the registry's word a null is no empty text.
+    expect(payloadDiff({ products_ean: null }, { products_ean: '' }, lists)).toEqual({ products_ean: { shop: null, next: '' } });
+  });
+});
 
 describe('dry-run diff of list fields', () => {
   it('matches upsert entries by their entry key and compares only the fields the entry sends', () => {

@@ -2,6 +2,7 @@
 import type { RunCounts, StoredIssue } from '../../state/index.js';
 import { isRecord } from '../../util/guards.js';
 import { payloadDiff } from '../diff.js';
+import { clearedAlike } from '../../shop/registry/index.js';
 import type { PlannedFinding, PlannedRecord } from '../types.js';
 import { sentPayload, type PrepareDeps } from './prepare.js';
 import type { Settlement, WorkItem } from './work.js';
@@ -57,7 +58,7 @@ export async function planSend(deps: Pick<PrepareDeps, 'shop' | 'resource'> & { 
   if (item.shopId !== undefined) {
     const current = await deps.shop.exportOne(deps.resource.name as never, item.shopId);
     requests++;
-    diff = payloadDiff(current, payload, deps.resource.lists);
+    diff = payloadDiff(current, payload, deps.resource.lists, '', (path, shop, next) => clearedAlike(deps.resource, path, shop, next));
   }
   deps.counts.updated++;
   plan.push({ erpKey: item.erpKey, action: 'update', ...(item.shopId !== undefined ? { shopId: item.shopId } : {}), payload, ...(diff ? { diff } : {}), ...warningsOf(item.warnings) });

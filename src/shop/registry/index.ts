@@ -25,7 +25,7 @@ import { faqdesk } from '../resources/faqdesk.js';
 import { faqdesk_categories } from '../resources/faqdesk_categories.js';
 
 export * from './types.js';
-import type { RequiredOnCreateDef } from './types.js';
+import type { EmptyDef, RequiredOnCreateDef } from './types.js';
 
 /** All resources by name. */
 export const resources = {
@@ -101,4 +101,30 @@ export function withExportViews(resource: ResourceDef, record: Readonly<Record<s
   const out: Record<string, unknown> = { ...record };
   for (const [field, view] of Object.entries(resource.exportViews)) out[field] = view.derive(record);
   return out;
+}
+
+/** Whether a target path (`languages.de.products_description`, `groups[].x`) is the registry path `pattern` (`languages.*.products_description`). */
+function samePath(target: string, pattern: string): boolean {
+  const t = target.replace(/\[\d*\]/g, '[]').split('.');
+  const p = pattern.split('.');
+  return t.length === p.length && p.every((seg, i) => seg === '*' || seg === t[i] || (seg === '*[]' && t[i]!.endsWith('[]')));
+}
+
+const DECIMAL_NEVER = "the shop stores '' and null in a decimal field as 0, and an empty cell is unknown, never 0";
+
+/**
+ * What empties a field on the wire (its registry entry), or why it cannot be emptied. A decimal
+ * field has no empty value; a field the registry does not describe cannot be cleared either.
+ */
+export function emptyOf(resource: ResourceDef, target: string): EmptyDef {
+  const listed = Object.entries(resource.empties ?? {}).find(([pattern]) => samePath(target, pattern));
+  if (listed) return listed[1];
+  if (resource.decimalFields.some((pattern) => samePath(target, pattern))) return { never: DECIMAL_NEVER };
+  return { never: `the registry does not say what empties \`${target}\` of ${resource.name} on the wire (src/shop/resources/${resource.name}.ts \`empties\`)` };
+}
+
+/** Whether `shop` is how the export shows the field emptied by the sent `next` (its registry `reads`): a cleared field is no drift. */
+export function clearedAlike(resource: ResourceDef, path: string, shop: unknown, next: unknown): boolean {
+  const def = emptyOf(resource, path);
+  return 'clear' in def && next === def.clear && (shop === def.clear || (def.reads ?? []).includes((shop ?? null) as string | null));
 }

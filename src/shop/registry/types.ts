@@ -140,6 +140,21 @@ export interface LengthLimit {
   readonly shop: 'reject' | 'truncate' | 'unspecified';
 }
 
+/**
+ * What empties one field on the wire, for mappings that say `when_empty: clear`. `clear`: the value
+ * the shop stores as "no value" (products_ean ''). `never`: the field has no such value, and why
+ * (a price: '' and null are stored as 0, and an empty cell is unknown, never 0).
+ */
+export type EmptyDef =
+  | {
+      readonly clear: string | null;
+      /** True when the spec states it (warranty_type: "empty string = column cleared"); false when it is a spec-gap decision. */
+      readonly specified: boolean;
+      /** Values the export shows for a field emptied so (a text column may come back as null): a reconciliation counts them as the empty value. */
+      readonly reads?: readonly (string | null)[];
+    }
+  | { readonly never: string };
+
 /** How a record is identified on update (PUT). */
 export interface KeyDef {
   /** The shop's id field (products_id, orders_id…). */
@@ -228,6 +243,12 @@ export interface ResourceDef<
   readonly lengthLimits: readonly LengthLimit[];
   /** Fields that must be sent as point decimals (numbers or `'50.5'` strings), as dot paths. */
   readonly decimalFields: readonly string[];
+  /**
+   * What empties each field that can be emptied (`when_empty: clear`), or why a field cannot, as dot
+   * paths like `lengthLimits` (`languages.*.products_description`). A decimal field not listed has
+   * no empty value ('' and null write 0); any other field not listed cannot be cleared either.
+   */
+  readonly empties?: Readonly<Record<string, EmptyDef>>;
   readonly schemas: {
     /** A record as the shop exports it (loose: unknown fields pass through). */
     readonly record: TRecord;

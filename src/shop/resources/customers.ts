@@ -84,6 +84,13 @@ export const customers = {
   strictBooleans: ['addresses[]._set_default', 'addresses[]._set_billing'],
   lengthLimits: [],
   decimalFields: ['discounts[].value'],
+  // What `when_empty: clear` sends (docs/mappings.md "Empty values"). Addresses: write rule 3, "missing or null
+  // fields stay, an empty string clears a field"; the phone and fax are text columns read the same way (the sandbox: null stays, '' clears).
+  empties: {
+    customers_telephone: { clear: '', specified: false, reads: ['', null] },
+    customers_fax: { clear: '', specified: false, reads: ['', null] },
+    ...Object.fromEntries(['entry_company', 'entry_suburb', 'entry_street_address', 'entry_firstname', 'entry_lastname', 'entry_postcode', 'entry_city'].map((f) => [`addresses[].${f}`, { clear: '', specified: true, reads: ['', null] }])),
+  },
   schemas: { record: customerRecord, write: customerWrite },
   naturalKeys: [
     { fields: ['customers_id_extern'], enforced: true },

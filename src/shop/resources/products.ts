@@ -231,6 +231,24 @@ export const products = {
     'storages[].products_quantity', 'storages[].products_safe_quantity', 'storages[].products_reorder_level',
     'options[].quantity', 'options[].price',
   ],
+  // What `when_empty: clear` sends (docs/mappings.md "Empty values"). Text columns store '' as "none" (the
+  // sandbox stores null as '' too); decimals have no empty value (emptyOf: '' and null write 0).
+  empties: {
+    products_ean: { clear: '', specified: false, reads: ['', null] },
+    products_api: { clear: '', specified: false, reads: ['', null] },
+    // Import rules 5 and 6: '' removes the warranty period (overriding the default 24 months) and clears the type.
+    warranty_period: { clear: '', specified: true, reads: ['', null] },
+    warranty_type: { clear: '', specified: true, reads: ['', null] },
+    ...Object.fromEntries(
+      Object.keys(languageBlock)
+        .filter((f) => f !== 'products_name')
+        .map((f) => [`languages.*.${f}`, { clear: '', specified: false, reads: ['', null] }]),
+    ),
+    'languages.*.products_name': { never: 'a product without a name shows an empty title in the shop; keep the shop\'s name (keep) or hold the article back until it has one (refuse)' },
+    products_model: { never: 'products_model is how shopsync finds the product again; a product without one cannot be updated' },
+    products_status: { never: 'an empty status would be 0, the product offline; if an empty cell means inactive, say so with `default: 0`' },
+    products_date_available: { never: 'the spec does not say what empties a date; keep it or refuse the record' },
+  },
   schemas: { record: productRecord, write: productWrite },
   naturalKeys: [{ fields: ['products_model'], enforced: true }],
   // The spec lists products_status among the scalars without its values; 0 = inactive as in categories (docs/spec-gaps.md "Deletions").
