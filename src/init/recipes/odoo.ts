@@ -14,7 +14,7 @@ const QUERY = `WITH wh AS (
   WHERE l.usage = 'internal' AND l.parent_path LIKE wh.parent_path || '%'
   GROUP BY q.product_id
 )
-SELECT p.id, p.default_code AS code, COALESCE(t.name->>:language, t.name->>'en_US') AS name, t.list_price,
+SELECT p.id, p.default_code AS code, COALESCE(t.name->>CAST(:language AS text), t.name->>'en_US') AS name, t.list_price,
        NULLIF(p.barcode, '') AS ean, (p.active AND t.active AND t.sale_ok) AS active,
        COALESCE(s.quantity, 0) AS quantity,
        GREATEST(COALESCE(p.write_date, p.create_date), COALESCE(t.write_date, t.create_date), s.changed) AS changed
