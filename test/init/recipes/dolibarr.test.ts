@@ -5,9 +5,9 @@
  * Dolibarr's install scripts.
  */
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { ensureBuilt } from '../../cli/support.js';
-import { useSandbox } from '../../support/sandbox.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli, tempDir } from '../../cli/support.js';
+import { shopEnv, useSandbox } from '../../support/sandbox.js';
 import { requireService } from '../../support/services.js';
 import { FILLERS, missingTables, recipeStory, type RecipeFixture } from './support.js';
 
@@ -101,5 +101,12 @@ describe.skipIf(!my.available)('init --erp dolibarr against Dolibarr-layout fixt
 
   it('stops before writing anything when the database lacks the tables, naming each', async () => {
     await missingTables('dolibarr', ['--db-url', url(empty)], sandbox, ['llx_product_stock', 'llx_entrepot', 'llx_product.price', `database ${empty}`]);
+  });
+
+  it('refuses a parameter the recipe does not have, naming the ones it has', async () => {
+    const init = await runCli(['init', '--yes', '--erp', 'dolibarr', '--db-url', url(database), '--erp-param', 'shelf=A1'], { cwd: tempDir('shopsync-recipe-'), env: shopEnv(sandbox) });
+    expect(init.code).toBe(2);
+    expect(init.stderr).toContain('--erp-param shelf: the Dolibarr recipe has no such parameter; it has warehouse (');
+    expect(init.stderr).toContain('entity (the company (entity) of a multicompany installation');
   });
 });
