@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { encodingSchema } from '../erp/files/config.js';
 import { tableNameSchema } from '../erp/connection.js';
 import { isResourceName, resources } from '../shop/registry/index.js';
+import { RECIPE_NAMES } from './recipes/types.js';
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name such as SHOP_TOKEN');
 
@@ -74,7 +75,7 @@ export const sourceAnswerSchema = z
     }),
   ])
   .superRefine((s, ctx) => {
-    if (s.kind !== 'file' && !s.table === !s.query) ctx.addIssue({ code: 'custom', path: ['table'], message: 'give exactly one of a table (--table) or a query (--query)' });
+    if (s.kind !== 'file' && s.table && s.query) ctx.addIssue({ code: 'custom', path: ['table'], message: 'give exactly one of a table (--table) or a query (--query)' });
   });
 
 /** Every answer of init. */
@@ -102,6 +103,18 @@ export const answersSchema = z.strictObject({
   dryRunRecords: z.number().int().min(1).max(1000).default(5),
   /** Run `mappings check` and the dry run at the end. */
   verify: z.boolean().default(true),
+  /** An ERP whose recipe (src/init/recipes, docs/erp/) writes the SELECT, key, cursor and mapping. */
+  erp: z.enum(RECIPE_NAMES).optional(),
+  /** Parameters of the recipe's SELECT (`warehouse`…), overriding its defaults. */
+  erpParams: z.record(z.string(), z.string()).default({}),
+}).superRefine((a, ctx) => {
+  const s = a.source;
+  if (s.kind === 'file') {
+    if (a.erp) ctx.addIssue({ code: 'custom', path: ['erp'], message: `--erp ${a.erp} reads the ERP's database: give --db-url instead of --file` });
+    return;
+  }
+  if (a.erp && (s.table || s.query)) ctx.addIssue({ code: 'custom', path: ['source', 'table'], message: `--erp ${a.erp} writes its own SELECT: leave out --table and --query (or leave out --erp to read your own)` });
+  if (!a.erp && !s.table && !s.query) ctx.addIssue({ code: 'custom', path: ['source', 'table'], message: 'give exactly one of a table (--table) or a query (--query)' });
 });
 
 export type ShopAnswer = z.output<typeof shopAnswerSchema>;

@@ -13,6 +13,7 @@ import { sourceQuery } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { introspect, type IntrospectResult } from './introspect/index.js';
 import { propose } from './propose.js';
+import { runRecipeInit } from './recipes/run.js';
 import { ENCODING_GUESS_NOTE, renderConfig, renderMapping } from './render.js';
 import { checkShop, type ShopCheck } from './shop.js';
 import { shopLine, summariseColumns, summariseDryRun, summariseProposal } from './summary.js';
@@ -98,6 +99,7 @@ function sourceLabel(s: SourceAnswer): string {
 /** Run init with complete answers. */
 export async function runInit(input: AnswersInput, io: InitIo, hooks: InitHooks = {}): Promise<InitResult> {
   const answers = parseAnswers(input);
+  if (answers.erp) return runRecipeInit(answers, io, hooks);
   const resource = getResource(answers.resource);
   const name = answers.name ?? resource.name;
   const configDir = path.resolve(io.cwd, answers.dir);

@@ -93,7 +93,8 @@ async function askSource(draft: Draft, io: InitIo): Promise<SourceAnswer> {
     if (typed !== '') password = typed;
   }
   const partial = { kind, ...given, url, ...(password !== undefined ? { password } : {}) } as SourceAnswer;
-  return given.table || given.query ? partial : ({ ...partial, ...(await askTable(partial, io)) } as SourceAnswer);
+  // An ERP recipe (--erp) brings its own SELECT: no table to choose.
+  return given.table || given.query || draft.rest.erp ? partial : ({ ...partial, ...(await askTable(partial, io)) } as SourceAnswer);
 }
 
 function passwordPrompt(): Promise<string> {
@@ -105,7 +106,7 @@ export async function askAnswers(draft: Draft, io: InitIo): Promise<{ input: Ans
   const shop = await askShop(draft, io);
   const source = await askSource(draft, io);
   const writable = allResources.filter((r) => r.ops.create || r.ops.update);
-  const resource = draft.resource ?? (await select({ message: 'Which shop records should the ERP write?', choices: writable.map((r) => ({ name: `${r.label} (${r.name})`, value: r.name })), default: 'products', pageSize: 12 }));
+  const resource = draft.resource ?? (draft.rest.erp ? 'products' : await select({ message: 'Which shop records should the ERP write?', choices: writable.map((r) => ({ name: `${r.label} (${r.name})`, value: r.name })), default: 'products', pageSize: 12 }));
   const filled: Draft = { ...draft, shopUrl: shop.url, shopAuth: shop.auth, source, resource };
   return { input: draftInput(filled), shopChecked: shop.check };
 }

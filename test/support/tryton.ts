@@ -70,6 +70,9 @@ export interface TrytonProduct {
   readonly uom: string;
 }
 
+/** The actions of `tryton_data.py`: the setup, one change each, or only the figures. */
+export type TrytonAction = 'setup' | 'price' | 'move' | 'new_product' | 'reuse' | 'resolve' | 'ean_removed' | 'ean_deleted' | 'code_changed' | 'coffee' | 'figures';
+
 /** Tryton's figures after an action of `tryton_data.py`. */
 export interface TrytonFigures {
   readonly warehouse: number;
@@ -84,8 +87,8 @@ export interface TrytonDatabase {
   readonly conf: string;
   /** The `[web] listen` port of that conf (free when the conf was written). */
   readonly port: number;
-  /** Run an action of `tryton_data.py` (setup, change, figures) through proteus. */
-  data(action: 'setup' | 'change' | 'figures'): Promise<TrytonFigures>;
+  /** Run an action of `tryton_data.py` through proteus; it answers Tryton's figures afterwards. */
+  data(action: TrytonAction): Promise<TrytonFigures>;
   /** Start `trytond` (the JSON-RPC server) on `port`; its handle's `close()` stops it. */
   startServer(): Promise<TrytonServer>;
   /** Drop the database (a server still running is stopped first). */

@@ -4,6 +4,7 @@ import { parsePositive } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../exit.js';
 import type { Draft } from '../../init/answers.js';
+import { RECIPE_NAMES, type RecipeName } from '../../init/recipes/types.js';
 
 /** The flags as commander hands them over. */
 interface InitFlags {
@@ -36,6 +37,8 @@ interface InitFlags {
   key?: string;
   cursor?: string;
   map: Record<string, string>;
+  erp?: RecipeName;
+  erpParam: Record<string, string>;
   sample: number;
   dryRunRecords: number;
   verify: boolean;
@@ -44,6 +47,12 @@ interface InitFlags {
 function parseMap(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected column=field (e.g. Preis=products_price, or Lagerort= to leave a column out), got "${value}"`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+function parseErpParam(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected name=value (e.g. warehouse=WH), got "${value}"`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
@@ -99,6 +108,8 @@ function draftOf(f: InitFlags, env: NodeJS.ProcessEnv): Draft {
       sampleRows: f.sample,
       dryRunRecords: f.dryRunRecords,
       verify: f.verify,
+      erpParams: f.erpParam,
+      ...(f.erp ? { erp: f.erp } : {}),
       ...(f.name ? { name: f.name } : {}),
       ...(f.language ? { language: f.language } : {}),
       ...(f.key ? { key: f.key } : {}),
@@ -115,7 +126,7 @@ function missingFlags(d: Draft): string[] {
   if (!d.source) out.push('an ERP source: --file <export>, --sqlite <file>, or --db-url <url>');
   else if (d.source.kind === 'file' && !d.source.path) out.push('--file <export>');
   else if (d.source.kind === 'sqlite' && !d.source.path) out.push('--sqlite <file>');
-  if (d.source && d.source.kind !== 'file' && !d.source.table && !d.source.query) out.push('--table <name> or --query <select>');
+  if (d.source && d.source.kind !== 'file' && !d.source.table && !d.source.query && !d.rest.erp) out.push('--table <name> or --query <select>');
   return out;
 }
 
@@ -141,6 +152,8 @@ export function initCommand(ctx: CliContext): Command {
     .option('--sqlite <file>', 'SQLite database file')
     .option('--table <name>', 'table to read (schema.table allowed)')
     .option('--query <sql>', 'or a plain SELECT to read')
+    .addOption(new Option('--erp <name>', "a known ERP: its recipe (docs/erp/<name>.md) writes the SELECT, key, cursor and mapping; give --db-url of the ERP's database").choices([...RECIPE_NAMES]))
+    .option('--erp-param <name=value>', "a parameter of the ERP recipe's SELECT, e.g. warehouse=WH (repeatable)", parseErpParam, {})
     .option('--file <path>', 'CSV, JSON, NDJSON or XML export file')
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'json', 'ndjson', 'xml']))
     .addOption(new Option('--encoding <encoding>', 'file encoding (default: detected)').choices(['utf-8', 'windows-1252', 'iso-8859-1']))

@@ -1,6 +1,8 @@
 """Make the test's Tryton data through proteus (Tryton's own API) and print Tryton's own figures.
 
-usage: python3 tryton_data.py <trytond.conf> <database> setup|change|figures
+usage: python3 tryton_data.py <trytond.conf> <database> <action>
+(actions: setup, price, move, new_product, reuse, resolve, ean_removed, ean_deleted, code_changed,
+coffee, figures)
 
 Every action prints one JSON object on its last line: the products as Tryton computes them
 (name, code, list price, EAN, active, and `quantity` of the warehouse, proteus `Product.quantity`
@@ -27,6 +29,8 @@ CATALOG = [
     ('Coffee beans', 'CB-1', [('', ean('400000000004'))], '12.49', 'Kilogram'),
     ('Old lamp', 'L-7', [('', ean('400000000005'))], '30.00', 'Unit'),
     ('Mug', 'MUG-1', [('', ean('400000000006'))], '7.50', 'Unit'),
+    # Enough articles that retiring one stays under the mass-deletion guard's 5 %.
+    ('Screw M4', 'SCR-', [(str(n), None) for n in range(10, 42, 2)], '0.20', 'Unit'),
 ]
 
 
@@ -104,60 +108,21 @@ def setup():
     customer = Party(name='Customer Erika')
     customer.save()
 
-    Uom = Model.get('product.uom')
-    Template = Model.get('product.template')
     Product = Model.get('product.product')
     for name, code, variants, price, unit in CATALOG:
-        uom, = Uom.find([('name', '=', unit)])
-        template = Template(name=name, code=code, default_uom=uom, type='goods',
-            salable=True, list_price=Decimal(price), account_category=category)
-        template.products.pop()  # the default variant; ours follow
-        for suffix, code13 in variants:
-            product = template.products.new(suffix_code=suffix)
-            if code13:
-                product.identifiers.new(type='ean', code=code13)
-        template.save()
+        make_template(name, code, variants, price, unit)
 
-    # A reused code: the old lamp goes out of the range, a new lamp gets its code.
-    old_lamp, = Product.find([('code', '=', 'L-7')])
-    old_lamp.active = False  # an inactive template may have no active variant
-    old_lamp.save()
-    old_template = old_lamp.template
-    old_template.active = False
-    old_template.save()
-    uom_unit, = Uom.find([('name', '=', 'Unit')])
-    new_lamp = Template(name='New lamp', code='L-7', default_uom=uom_unit, type='goods',
-        salable=True, list_price=Decimal('35.00'), account_category=category)
-    new_lamp.products[0].identifiers.new(type='ean', code=ean('400000000007'))
-    new_lamp.save()
-
-    Location = Model.get('stock.location')
-    storage, = Location.find([('code', '=', 'STO')])
-    supplier_loc, = Location.find([('code', '=', 'SUP')])
+    storage = location('STO')
     by_code = {p.code: p for p in Product.find([])}
 
     # Stock through an inventory...
-    Inventory = Model.get('stock.inventory')
-    inventory = Inventory(location=storage)
-    for code, qty in [('K-100', 10), ('TS-S', 5), ('TS-M', 7), ('TS-L', 0), ('CB-1', 0.1), ('MUG-1', 3)]:
-        line = inventory.lines.new(product=by_code[code])
-        line.quantity = qty
-    inventory.click('confirm')
-    assert inventory.state == 'done', inventory.state
+    inventory_of(storage, [('K-100', 10), ('TS-S', 5), ('TS-M', 7), ('TS-L', 0), ('CB-1', 0.1),
+        ('MUG-1', 3), ('L-7', 2), ('SCR-10', 500), ('SCR-12', 250)], by_code)
 
-    # ... and a supplier receipt (0.2 kg more coffee: 0.1 + 0.2 kg).
-    Shipment = Model.get('stock.shipment.in')
-    shipment = Shipment(supplier=supplier, warehouse=warehouse)
-    for code, qty in [('K-100', 5), ('CB-1', 0.2), ('TS-L', 4)]:
-        product = by_code[code]
-        move = shipment.incoming_moves.new(product=product, uom=product.default_uom, quantity=qty,
-            from_location=supplier_loc, to_location=shipment.warehouse.input_location,
-            unit_price=Decimal('1'), currency=company.currency)
-    shipment.click('receive')
-    shipment.click('done')
-    assert shipment.state == 'done', shipment.state
+    # ... a supplier receipt ...
+    receive([('K-100', 5), ('TS-L', 4)], by_code)
 
-    # A shipped sale: 2 kettles and 1 T-shirt M leave the warehouse.
+    # ... and a shipped sale: 2 kettles and 1 T-shirt M leave the warehouse.
     Sale = Model.get('sale.sale')
     sale = Sale(party=customer, invoice_method='manual', shipment_method='order')
     for code, qty in [('K-100', 2), ('TS-M', 1)]:
@@ -176,31 +141,132 @@ def setup():
     assert ship.state == 'done', ship.state
 
 
-def change():
-    """A price change, a stock move (an inventory), a deleted EAN, an edit of the inactive product
-    whose code was reused: all through Tryton."""
-    Product = Model.get('product.product')
+def make_template(name, code, variants, price, unit):
+    Uom = Model.get('product.uom')
+    Template = Model.get('product.template')
+    Category = Model.get('product.category')
+    category, = Category.find([('name', '=', 'Goods')])
+    uom, = Uom.find([('name', '=', unit)])
+    template = Template(name=name, code=code, default_uom=uom, type='goods',
+        salable=True, list_price=Decimal(price), account_category=category)
+    template.products.pop()  # the default variant; ours follow
+    for suffix, code13 in variants:
+        product = template.products.new(suffix_code=suffix)
+        if code13:
+            product.identifiers.new(type='ean', code=code13)
+    template.save()
+    return template
+
+
+def location(code):
     Location = Model.get('stock.location')
+    found, = Location.find([('code', '=', code)])
+    return found
+
+
+def product(code, active_test=True):
+    Product = Model.get('product.product')
+    with pconfig.get_config().set_context(active_test=active_test):
+        found, = Product.find([('code', '=', code)])
+    return found
+
+
+def inventory_of(storage, lines, by_code):
     Inventory = Model.get('stock.inventory')
-    kettle, = Product.find([('code', '=', 'K-100')])
+    inventory = Inventory(location=storage)
+    for code, qty in lines:
+        line = inventory.lines.new(product=by_code[code])
+        line.quantity = qty
+    inventory.click('confirm')
+    assert inventory.state == 'done', inventory.state
+
+
+def receive(lines, by_code):
+    """A supplier shipment received and done: one move per line into the warehouse."""
+    Party = Model.get('party.party')
+    Shipment = Model.get('stock.shipment.in')
+    company, warehouse = company_and_warehouse()
+    supplier, = Party.find([('name', '=', 'Supplier AG')])
+    shipment = Shipment(supplier=supplier, warehouse=warehouse)
+    for code, qty in lines:
+        p = by_code[code]
+        shipment.incoming_moves.new(product=p, uom=p.default_uom, quantity=qty,
+            from_location=location('SUP'), to_location=shipment.warehouse.input_location,
+            unit_price=Decimal('1'), currency=company.currency)
+    shipment.click('receive')
+    shipment.click('done')
+    assert shipment.state == 'done', shipment.state
+
+
+def price():
+    """The kettle's list price changes."""
+    kettle = product('K-100')
     kettle.template.list_price = Decimal('19.99')
     kettle.template.save()
-    storage, = Location.find([('code', '=', 'STO')])
-    mug, = Product.find([('code', '=', 'MUG-1')])
-    inventory = Inventory(location=storage)
-    line = inventory.lines.new(product=mug)
-    line.quantity = 11
-    inventory.click('confirm')
-    # The retired lamp (inactive, code L-7 like its successor) gets a new price: a clean-up.
+
+
+def move():
+    """Stock moves: 8 mugs received from the supplier."""
+    receive([('MUG-1', 8)], {'MUG-1': product('MUG-1')})
+
+
+def new_product():
+    """A new product with its EAN and a first receipt."""
+    make_template('Teapot', 'TP-1', [('', ean('400000000008'))], '29.90', 'Unit')
+    receive([('TP-1', 6)], {'TP-1': product('TP-1')})
+
+
+def reuse():
+    """The lamp goes out of the range and its successor gets its code (Tryton's EXCLUDE on the
+    code holds for active products only)."""
+    old_lamp = product('L-7')
+    old_lamp.active = False  # an inactive template may have no active variant
+    old_lamp.save()
+    old_template = old_lamp.template
+    old_template.active = False
+    old_template.save()
+    make_template('New lamp', 'L-7', [('', ean('400000000007'))], '35.00', 'Unit')
+
+
+def resolve():
+    """The retired lamp gets a code of its own, as the refusal's message asks."""
     with pconfig.get_config().set_context(active_test=False):
+        Product = Model.get('product.product')
         old_lamp, = Product.find([('code', '=', 'L-7'), ('active', '=', False)])
         old_template = old_lamp.template
-        old_template.list_price = Decimal('29.00')
+        old_template.code = 'L-7-OLD'
         old_template.save()
-    # The EAN removed from the variant, as the client's form does (the product is written).
-    shirt_s, = Product.find([('code', '=', 'TS-S')])
+
+
+def ean_removed():
+    """The EAN removed from the variant, as the client's form does (the product is written)."""
+    shirt_s = product('TS-S')
     shirt_s.identifiers.remove(shirt_s.identifiers[0])  # remove() deletes a record pop() would only unlink
     shirt_s.save()
+
+
+def ean_deleted():
+    """An identifier deleted on its own (not through its product): no change time moves."""
+    Identifier = Model.get('product.identifier')
+    shirt_m = product('TS-M')
+    found, = Identifier.find([('product', '=', shirt_m.id), ('type', '=', 'ean')])
+    found.delete()
+
+
+def code_changed():
+    """The mug gets a new article number."""
+    mug = product('MUG-1')
+    mug.template.code = 'MUG-2'
+    mug.template.save()
+
+
+def coffee():
+    """0.2 kg of coffee received: with the 0.1 kg of the inventory, two double precision moves."""
+    receive([('CB-1', 0.2)], {'CB-1': product('CB-1')})
+
+
+ACTIONS = {f.__name__: f for f in [setup, price, move, new_product, reuse, resolve, ean_removed,
+    ean_deleted, code_changed, coffee]}
 
 
 def figures():
@@ -226,10 +292,8 @@ def figures():
 def main():
     conf, db, action = sys.argv[1:4]
     connect(conf, db)
-    if action == 'setup':
-        setup()
-    elif action == 'change':
-        change()
+    if action in ACTIONS:
+        ACTIONS[action]()
     elif action != 'figures':
         raise SystemExit('unknown action %s' % action)
     print(json.dumps(figures()))
