@@ -8,9 +8,10 @@ function flow(value: unknown): string {
 }
 
 /**
- * A recipe rule as the mapping writes it. The empty policy `clear` is written as `default: ""`,
- * which sends the shop's empty value when the ERP has none; `keep` leaves the value out, so the
- * shop keeps what it has (an empty stock or price is unknown, never 0).
+ * A recipe rule as the mapping writes it, with its empty policy said out loud (docs/mappings.md,
+ * "Empty values"): `clear` sends the shop's own empty value for the field, `keep` leaves the value
+ * out so the shop keeps what it has (an empty stock or price is unknown, never 0). A required rule
+ * has none: `required` already refuses an empty value.
  */
 export function ruleOf(f: RecipeField): Record<string, unknown> {
   return {
@@ -21,7 +22,7 @@ export function ruleOf(f: RecipeField): Record<string, unknown> {
     ...(f.false ? { false: [...f.false] } : {}),
     ...(f.trim ? { trim: true } : {}),
     ...(f.required ? { required: true } : {}),
-    ...(f.empty === 'clear' ? { default: '' } : {}),
+    ...(f.required ? {} : { when_empty: f.empty }),
   };
 }
 
