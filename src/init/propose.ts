@@ -126,9 +126,15 @@ function pickKey(all: readonly Column[], fields: readonly ProposedField[], resou
   return chosen.name;
 }
 
-/** The created-at column a coalesced cursor falls back on, if it has one. */
-function fallbackOf(c: CoalescedCursor | undefined): string | undefined {
-  return c && 'column' in c.fallback ? c.fallback.column : undefined;
+/** The change columns a coalesced cursor reads (one, or several under GREATEST). */
+function changeColumnsOf(c: CoalescedCursor | undefined): Set<string> {
+  return new Set(c ? [c.column, ...(c.also ?? []).map((a) => a.column)] : []);
+}
+
+/** The created-at columns a coalesced cursor falls back on. */
+function fallbacksOf(c: CoalescedCursor | undefined): Set<string> {
+  if (!c) return new Set();
+  return new Set([...('column' in c.fallback ? [c.fallback.column] : []), ...(c.also ?? []).flatMap((a) => (a.fallback !== undefined ? [a.fallback] : []))]);
 }
 
 /** Propose the mapping for an introspected source. */
@@ -187,12 +193,13 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
 
   const key = pickKey(intro.columns, fields, o.resource, o.key, o.needsCursor);
   const cursor = o.needsCursor ? pickCursor(intro, key, o.cursor) : undefined;
-  const fallback = fallbackOf(cursor?.coalesce);
+  const changeColumns = changeColumnsOf(cursor?.coalesce);
+  const fallbacks = fallbacksOf(cursor?.coalesce);
   for (const column of intro.columns) {
     if (done.has(column.name)) continue;
     const reason =
-      column.name === cursor?.column ? 'the cursor (when the record changed), not a shop field'
-        : column.name === fallback ? `the cursor where ${cursor?.column ?? 'the change column'} is NULL (when the record was created), not a shop field`
+      column.name === cursor?.column || changeColumns.has(column.name) ? 'the cursor (when the record changed), not a shop field'
+        : fallbacks.has(column.name) ? `the cursor where ${cursor?.coalesce?.also?.length ? 'a change column' : (cursor?.column ?? 'the change column')} is NULL (when the record was created), not a shop field`
           : column.name === key ? `the record key; no field of ${resourceName} matches its name`
             : (rejected.get(column.name) ?? (column.kind === 'empty' ? 'empty in every sampled row' : `no field of ${resourceName} matches its name`));
     unplaced.push({ column: column.name, reason });

@@ -91,6 +91,11 @@ export interface CoalescedCursor {
   /** Sampled rows without a value in the change column, of `rows`. */
   readonly nulls: number;
   readonly rows: number;
+  /**
+   * Further change columns (a query joining tables: `template_write_date`): the cursor is then the
+   * latest of all, `GREATEST(COALESCE(column, fallback, first), COALESCE(other, its fallback, first), …)`.
+   */
+  readonly also?: readonly { readonly column: string; readonly fallback?: string; readonly nulls: number }[];
 }
 
 /** A column init could not place, with the reason. */
