@@ -8,7 +8,7 @@ import { distance } from 'fastest-levenshtein';
 import type { DecimalLocale } from '../mapping/schema.js';
 import { IDENTIFIER } from '../erp/connection.js';
 import { resolveTarget } from '../mapping/targets.js';
-import type { ResourceDef } from '../shop/registry/index.js';
+import { targetsFill, type ResourceDef } from '../shop/registry/index.js';
 import { pickCursor } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { nearestFieldHint, targetFields, type TargetField } from './fields.js';
@@ -207,8 +207,9 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
 
   const identifying = o.resource.key.alternatives;
   const keyField = fields.find((f) => f.column === key && identifying.includes(f.target));
-  const mapped = new Set(fields.map((f) => f.target.split('.')[0]));
-  const missingRequired = (o.resource.requiredOnCreate ?? []).map((r) => r.field).filter((f) => !mapped.has(f));
+  const placedTargets = fields.map((f) => f.target);
+  // A name in another language does not count as missing: the rule asks for a name in some language.
+  const missingRequired = (o.resource.requiredOnCreate ?? []).filter((r) => !targetsFill(r, placedTargets)).map((r) => (r.inSomeEntry !== undefined ? `${r.field}.${o.language}.${r.inSomeEntry}` : r.field));
   return {
     fields: fields.map((f) => (f.target === keyField?.target ? { ...f, required: true } : f)),
     unplaced,

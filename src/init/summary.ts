@@ -39,7 +39,7 @@ export function summariseProposal(resource: string, p: Proposal): string[] {
     ...p.unplaced.map((u) => `  ${u.column.padEnd(width)}   not placed: ${u.reason}`),
     `key: ${p.key}${p.shopKey ? ` (matched in the shop by ${p.shopKey})` : ''}`,
     ...(p.cursor ? [`cursor: ${p.cursor} (${p.cursorNote ?? ''})`] : []),
-    ...(p.missingRequired.length > 0 ? [`missing: ${resource} are never created without ${p.missingRequired.join(', ')}; map ${p.missingRequired.length === 1 ? 'it' : 'them'} in the mapping`] : []),
+    ...(p.missingRequired.length > 0 ? [`missing: ${resource} are never created without ${p.missingRequired.join(', ')}, and no column was placed on ${p.missingRequired.length === 1 ? 'it' : 'them'}: each record is refused when it would be created. Place the column (--map <column>=${p.missingRequired[0] ?? ''}), or use a --query that joins the table holding it`] : []),
   ];
 }
 
