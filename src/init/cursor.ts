@@ -212,7 +212,8 @@ function quote(kind: SqlKind, name: string): string {
 function constantSql(kind: SqlKind, c: CoalescedCursor, value: string | number): string {
   if (typeof value === 'number') return String(value);
   const literal = `'${value}'`;
-  if (kind === 'mysql' && /date|time/i.test(c.declaredType ?? '')) return `CAST(${literal} AS ${c.kind === 'date' ? 'DATE' : 'DATETIME'})`;
+  // A query's columns have no declared type; the sampled values said date or time already.
+  if (kind === 'mysql' && (/date|time/i.test(c.declaredType ?? '') || c.declaredType === undefined)) return `CAST(${literal} AS ${c.kind === 'date' ? 'DATE' : 'DATETIME'})`;
   // PostgreSQL gives an untyped literal the other argument's type; SQLite compares text as text.
   return literal;
 }

@@ -12,6 +12,7 @@ import { filePattern, initOrigin, planConnection, planShop } from './connection.
 import { sourceQuery } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { introspect, type IntrospectResult } from './introspect/index.js';
+import { planMissing } from './missing.js';
 import { propose } from './propose.js';
 import { ENCODING_GUESS_NOTE, renderConfig, renderMapping } from './render.js';
 import { checkShop, type ShopCheck } from './shop.js';
@@ -120,11 +121,14 @@ export async function runInit(input: AnswersInput, io: InitIo, hooks: InitHooks 
   for (const line of summariseColumns(sourceLabel(answers.source), source.introspection)) io.say(line);
   if (source.introspection.encodingGuessed) io.say(`note: ${ENCODING_GUESS_NOTE}`);
   if (hooks.review) proposal = await hooks.review({ answers, resource, source, proposal });
+  const missing = planMissing(resource, proposal, answers.source.kind !== 'file', name);
+  if (missing) proposal = missing.proposal;
   for (const line of summariseProposal(resource.name, proposal)) io.say(line);
+  if (missing) io.say(`onMissing: deactivate, completeSchedule "${missing.pipeline.completeSchedule}" (see the comment in shopsync.yaml)`);
 
-  const pipeline = { name, direction: 'push', resource: resource.name, mapping: `mappings/${name}.yaml`, source: sourceBlock(answers, source, proposal) };
+  const pipeline = { name, direction: 'push', resource: resource.name, mapping: `mappings/${name}.yaml`, source: sourceBlock(answers, source, proposal), ...(missing ? missing.pipeline : {}) };
   const files: PlannedFile[] = [
-    { path: configFile, text: renderConfig({ dir: configDir, shop: shop.written, connection: connection.written, pipeline, ...(proposal.cursorNote ? { cursorNote: proposal.cursorNote } : {}), ...(source.introspection.encodingGuessed ? { encodingGuessed: true } : {}) }) },
+    { path: configFile, text: renderConfig({ dir: configDir, shop: shop.written, connection: connection.written, pipeline, ...(proposal.cursorNote ? { cursorNote: proposal.cursorNote } : {}), ...(missing ? { missingNote: missing.note } : {}), ...(source.introspection.encodingGuessed ? { encodingGuessed: true } : {}) }) },
     { path: mappingFile, text: renderMapping({ dir: path.dirname(mappingFile), name, resource: resource.name, sourceLabel: sourceLabel(answers.source), proposal, introspection: source.introspection }) },
     ...secretFiles(configDir, [...shop.secrets, ...connection.secrets]),
   ];

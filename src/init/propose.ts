@@ -183,7 +183,8 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
       candidates.push({ column, field, score, why });
     }
   }
-  candidates.sort((a, b) => b.score - a.score);
+  // On a tie the more specific name wins: ERPNext's `item_name` over its `name`, which holds the item code.
+  candidates.sort((a, b) => b.score - a.score || normalise(b.column.name).length - normalise(a.column.name).length);
   for (const c of candidates) {
     if (done.has(c.column.name) || taken.has(c.field.path)) continue;
     fields.push(ruleFor(c.column, c.field, c.why, defaultLocale));

@@ -28,6 +28,7 @@ function flow(value: unknown): string {
 }
 
 function ruleOf(f: ProposedField): Record<string, unknown> {
+  if (f.value !== undefined) return { value: f.value };
   return {
     from: f.column,
     ...(f.type ? { type: f.type } : {}),
@@ -95,6 +96,8 @@ export interface ConfigText {
   readonly connection: Record<string, unknown>;
   readonly pipeline: Record<string, unknown>;
   readonly cursorNote?: string;
+  /** What becomes of shop records whose ERP row is gone (src/init/missing.ts). */
+  readonly missingNote?: string;
   /** Files: the encoding is an assumption (an all-ASCII sample). */
   readonly encodingGuessed?: boolean;
 }
@@ -114,6 +117,7 @@ export function renderConfig(c: ConfigText): string {
     '# Written by `shopsync init`. Every setting is documented in shopsync.example.yaml and docs/init.md.',
     '# Secrets are never written here: they come from the environment (${NAME}) or from files (${file:…}).',
     ...(c.cursorNote ? wrapComment(`Cursor: ${c.cursorNote}.`) : []),
+    ...(c.missingNote ? wrapComment(`${c.missingNote}.`) : []),
     ...(c.encodingGuessed ? wrapComment(ENCODING_GUESS_NOTE) : []),
     '# To sync on a schedule with `shopsync run`, add to the pipeline e.g.  schedule: "*/15 * * * *"',
   ];

@@ -35,7 +35,7 @@ export function summariseProposal(resource: string, p: Proposal): string[] {
   const width = Math.max(0, ...p.fields.map((f) => f.column.length), ...p.unplaced.map((u) => u.column.length));
   return [
     `proposed mapping to ${resource}:`,
-    ...p.fields.map((f) => `  ${f.column.padEnd(width)} → ${f.target}${f.type ? ` (${f.type}${f.locale ? `, ${f.locale}` : ''})` : ''}  [${f.why}]`),
+    ...p.fields.map((f) => `  ${(f.value !== undefined ? `(${JSON.stringify(f.value)})` : f.column).padEnd(width)} → ${f.target}${f.type ? ` (${f.type}${f.locale ? `, ${f.locale}` : ''})` : ''}  [${f.why}]`),
     ...p.unplaced.map((u) => `  ${u.column.padEnd(width)}   not placed: ${u.reason}`),
     `key: ${p.key}${p.shopKey ? ` (matched in the shop by ${p.shopKey})` : ''}`,
     ...(p.cursor ? [`cursor: ${p.cursor} (${p.cursorNote ?? ''})`] : []),
