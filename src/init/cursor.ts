@@ -1,5 +1,8 @@
 /**
- * The cursor of an SQL source: the column that grows on every change. A change column with a few
+ * The cursor of an SQL source: the column that grows on every change. Change columns (Tryton's and
+ * Odoo's `write_date`, ERPNext's `modified`, Dolibarr's `tms`…) rank ahead of creation dates, which
+ * are never taken for one; several (a query joining tables) are read as the latest of them,
+ * `GREATEST(COALESCE(a, a's creation date, first), COALESCE(b, …))`. A change column with a few
  * NULLs stays the cursor: keyset paging refuses a row without a cursor value, so the generated query
  * selects `COALESCE(<column>, <created-at column or a constant that sorts first>)` under an alias,
  * and the alias is the source's `cursor:`.
