@@ -70,6 +70,12 @@ export async function openSqlReader(connection: ConnectionInput | Connection, ct
   return openSql(conn, ctx, true);
 }
 
+/** Open a writable SQL connection (for `shopsync init --orders-pull`, which creates its staging tables). */
+export async function openSqlWriter(connection: ConnectionInput | Connection, ctx: ConnectorContext): Promise<SqlDriver> {
+  const conn = parseConfig(connectionSchema, connection, 'connection');
+  return openSql(conn, ctx, false);
+}
+
 /** Validate the configs and open a source; throws ConfigError for bad config, ConnectorError when unreachable. */
 export async function createSource(connection: ConnectionInput | Connection, sourceConfig: SourceConfigInput | SourceConfig, ctx: ConnectorContext): Promise<Source> {
   const conn = parseConfig(connectionSchema, connection, 'connection');

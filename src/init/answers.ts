@@ -101,6 +101,8 @@ export const answersSchema = z.strictObject({
   sampleRows: z.number().int().min(1).max(100_000).default(200),
   /** Records of the closing dry run. */
   dryRunRecords: z.number().int().min(1).max(1000).default(5),
+  /** Databases: also write the orders pull (shop orders → staging tables shopsync creates in the ERP database). */
+  ordersPull: z.boolean().default(false),
   /** Run `mappings check` and the dry run at the end. */
   verify: z.boolean().default(true),
   /** An ERP whose recipe (src/init/recipes, docs/erp/) writes the SELECT, key, cursor and mapping. */

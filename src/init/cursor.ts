@@ -1,5 +1,8 @@
 /**
- * The cursor of an SQL source: the column that grows on every change. A change column with a few
+ * The cursor of an SQL source: the column that grows on every change. Change columns (Tryton's and
+ * Odoo's `write_date`, ERPNext's `modified`, Dolibarr's `tms`…) rank ahead of creation dates, which
+ * are never taken for one; several (a query joining tables) are read as the latest of them,
+ * `GREATEST(COALESCE(a, a's creation date, first), COALESCE(b, …))`. A change column with a few
  * NULLs stays the cursor: keyset paging refuses a row without a cursor value, so the generated query
  * selects `COALESCE(<column>, <created-at column or a constant that sorts first>)` under an alias,
  * and the alias is the source's `cursor:`.
@@ -18,10 +21,13 @@ import { INIT_CODES, InitError } from './errors.js';
 import { normalise } from './synonyms.js';
 import type { CoalescedCursor, Column, ColumnKind, Introspection } from './types.js';
 
-/** Names ERPs give a column they set on every change. */
-const CHANGE_NAME = /(updated|changed|modified|geaendert|aenderung|lastmod|lastchange|timestamp|mtime|rowversion|zeitstempel|aktualisiert)/;
-/** Names ERPs give a column they set once, when the row is created (`created_at`, `angelegt`, `erstellt_am`). */
-const CREATED_NAME = /(created|creation|inserted|angelegt|anlage|erstellt|erfasst|erzeugt)/;
+/**
+ * Names ERPs give a column they set on every change: Tryton, Odoo and OpenERP `write_date`, ERPNext
+ * `modified`, Dolibarr `tms`, Rails `updated_at`, German ERPs `geaendert`/`aenderung`…
+ */
+const CHANGE_NAME = /(updated|update|changed|change|modified|modif|geaendert|aenderung|lastmod|timestamp|mtime|rowversion|zeitstempel|aktualisiert|write|edited|^tms$)/;
+/** Names ERPs give a column they set once, when the row is created (`created_at`, `create_date`, ERPNext `creation`, Dolibarr `datec`, `angelegt`). */
+const CREATED_NAME = /(creat|insert|angelegt|anlage|erstellt|erfasst|erzeugt|^datec$)/;
 /** The alias the generated query selects a coalesced cursor under. */
 const CURSOR_ALIAS = 'shopsync_changed';
 
@@ -50,10 +56,22 @@ function sameFamily(a: CursorKind, b: CursorKind): boolean {
   return (a === 'integer') === (b === 'integer');
 }
 
-/** The column that says when a row was created, when the sample has it for every row. */
+/** Columns named like a time but holding who or how many (`write_uid`, `fk_user_modif`, `modified_by`, `change_count`). */
+const NOT_A_TIME = /(uid$|user|by$|id$|author|count|number|nr$)/;
+/** Words that say change or creation, dropped to pair `template_write_date` with `template_create_date`. */
+const TIME_WORD = /^(created?|creation|inserted|insert|updated?|changed?|modified|modif|write|written|last|letzte|geaendert|aenderung|angelegt|erstellt|am|at|on|tms|datec)$/;
+
+/** A column name without its change or creation words (`template_write_date` → `template date`). */
+function stem(name: string): string {
+  const words = name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9äöüß]+/).filter((w) => w !== '');
+  return words.filter((w) => !TIME_WORD.test(normalise(w))).join(' ');
+}
+
+/** The column that says when a row was created, when the sample has it for every row: one named like the change column (`template_create_date` for `template_write_date`) first. */
 function createdColumn(columns: readonly Column[], change: Column & { kind: CursorKind }, key: string): Column | undefined {
-  const fits = columns.filter((c) => c.name !== change.name && c.name !== key && IDENTIFIER.test(c.name) && CREATED_NAME.test(normalise(c.name)) && isCursorKind(c.kind) && sameFamily(c.kind, change.kind) && c.empty === 0 && c.samples.length > 0);
-  return fits.find((c) => c.kind === change.kind) ?? fits[0];
+  const fits = columns.filter((c) => c.name !== change.name && c.name !== key && IDENTIFIER.test(c.name) && CREATED_NAME.test(normalise(c.name)) && !NOT_A_TIME.test(normalise(c.name)) && isCursorKind(c.kind) && sameFamily(c.kind, change.kind) && c.empty === 0 && c.samples.length > 0);
+  const own = stem(change.name);
+  return fits.find((c) => stem(c.name) === own) ?? fits.find((c) => c.kind === change.kind) ?? fits[0];
 }
 
 /** `shopsync_changed`, or with a number when the source already has a column of that name. */
@@ -64,10 +82,23 @@ function aliasFor(columns: readonly Column[]): string {
   return alias;
 }
 
-/** `COALESCE(geaendert, angelegt)` as a person reads it (the query quotes the names). */
+/** The terms of the cursor expression: the change column and its fallback, then any further change columns with theirs. */
+function termsOf(c: CoalescedCursor): { column: string; fallback: { column: string } | { constant: string | number } }[] {
+  if (!c.also || c.also.length === 0) return [{ column: c.column, fallback: c.fallback }];
+  return [{ column: c.column, fallback: c.fallback }, ...c.also.map((a) => ({ column: a.column, fallback: a.fallback !== undefined ? { column: a.fallback } : { constant: FIRST[c.kind] } }))];
+}
+
+function constantText(value: string | number): string {
+  return typeof value === 'number' ? String(value) : `'${value}'`;
+}
+
+/** `COALESCE(geaendert, angelegt)`, or `GREATEST(COALESCE(write_date, create_date, '1970-…'), …)`, as a person reads it (the query quotes the names). */
 export function coalesceText(c: CoalescedCursor): string {
-  const fallback = 'column' in c.fallback ? c.fallback.column : typeof c.fallback.constant === 'number' ? String(c.fallback.constant) : `'${c.fallback.constant}'`;
-  return `COALESCE(${c.column}, ${fallback})`;
+  const terms = termsOf(c);
+  const first = constantText(FIRST[c.kind]);
+  if (terms.length === 1) return `COALESCE(${c.column}, ${'column' in c.fallback ? c.fallback.column : constantText(c.fallback.constant)})`;
+  // Every term ends in the constant: MariaDB's GREATEST and SQLite's max() are NULL when one argument is.
+  return `GREATEST(${terms.map((x) => `COALESCE(${x.column}, ${'column' in x.fallback ? `${x.fallback.column}, ` : ''}${first})`).join(', ')})`;
 }
 
 /** `3 of 199 sampled rows have no geaendert (NULL)`. */
@@ -111,20 +142,64 @@ function given(intro: Introspection, name: string, key: string): CursorChoice {
   return { cursor: name, column: name, note: 'given' };
 }
 
-/** Pick the cursor: a change timestamp (through COALESCE when it has NULLs), else any timestamp, else the key, saying which and why. */
+/** The cursor read through GREATEST of several change columns, each through COALESCE so no NULL makes the whole value NULL. */
+function greatest(intro: Introspection, changes: readonly (Column & { kind: CursorKind })[], key: string): CursorChoice {
+  const [main, ...rest] = changes as [Column & { kind: CursorKind }, ...(Column & { kind: CursorKind })[]];
+  const fallbackOf = (c: Column & { kind: CursorKind }) => createdColumn(intro.columns, c, key)?.name;
+  const mainFallback = fallbackOf(main);
+  const coalesce: CoalescedCursor = {
+    column: main.name,
+    alias: aliasFor(intro.columns),
+    fallback: mainFallback !== undefined ? { column: mainFallback } : { constant: FIRST[main.kind] },
+    kind: main.kind,
+    ...(main.declaredType ? { declaredType: main.declaredType } : {}),
+    nulls: main.empty,
+    rows: intro.rows,
+    also: rest.map((c) => {
+      const f = fallbackOf(c);
+      return { column: c.name, ...(f !== undefined ? { fallback: f } : {}), nulls: c.empty };
+    }),
+  };
+  const expr = coalesceText(coalesce);
+  const names = changes.map((c) => c.name);
+  const listed = `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  const created = changes.flatMap((c) => fallbackOf(c) ?? []);
+  const withNulls = changes.filter((c) => c.empty > 0).map((c) => nullRows(c.empty, intro.rows, c.name));
+  const nullNote = `${withNulls.length > 0 ? ` (${withNulls.join('; ')})` : ''}; a NULL counts as the row's creation time${created.length > 0 ? ` (${[...new Set(created)].join(', ')})` : ''}, or sorts first where none is known, since a run refuses a row without a cursor value`;
+  return {
+    cursor: coalesce.alias,
+    column: main.name,
+    coalesce,
+    note: `${listed} look like change timestamps: a row counts as changed when any of them moves, so the query selects ${expr} AS ${coalesce.alias} and that is the cursor${nullNote}. For a large table, see docs/init.md on indexing the cursor`,
+  };
+}
+
+/** Pick the cursor: change timestamps (several through GREATEST, one with NULLs through COALESCE) ahead of creation dates, else any timestamp, else the key, saying which and why. */
 export function pickCursor(intro: Introspection, key: string, givenName: string | undefined): CursorChoice {
   if (givenName !== undefined) return given(intro, givenName, key);
   const plain = (name: string, note: string): CursorChoice => ({ cursor: name, column: name, note });
-  const eligible = intro.columns.filter((c) => c.name !== key && IDENTIFIER.test(c.name));
-  const named = eligible.flatMap((c) => (isCursorKind(c.kind) && CHANGE_NAME.test(normalise(c.name)) && !CREATED_NAME.test(normalise(c.name)) ? [{ ...c, kind: c.kind }] : []));
-  const best = <C extends Column>(cs: readonly C[]): C | undefined => cs.find((c) => c.kind === 'datetime') ?? cs[0];
-  const full = best(named.filter((c) => c.empty === 0));
-  if (full) return plain(full.name, `${full.name} looks like a change timestamp`);
-  // Some NULLs, some values: the ERP keeps the column, it just left it empty on some rows.
-  const partly = best(named.filter((c) => c.samples.length > 0));
-  if (partly) return coalesced(intro, partly, key, `${partly.name} looks like a change timestamp`);
-  const anyTime = eligible.find((c) => c.empty === 0 && c.kind === 'datetime');
-  if (anyTime) return plain(anyTime.name, `${anyTime.name} is the only timestamp; make sure the ERP sets it on every change, or give --cursor`);
+  const eligible = intro.columns.filter((c) => c.name !== key && IDENTIFIER.test(c.name) && !NOT_A_TIME.test(normalise(c.name)));
+  const isCreated = (c: Column) => CREATED_NAME.test(normalise(c.name));
+  const named = eligible.flatMap((c) => (isCursorKind(c.kind) && CHANGE_NAME.test(normalise(c.name)) && !isCreated(c) && c.samples.length > 0 ? [{ ...c, kind: c.kind }] : []));
+  // Timestamps first: a change counter (rowversion) is taken only where no change time exists.
+  const family = named.some((c) => c.kind !== 'integer') ? named.filter((c) => c.kind !== 'integer') : named;
+  const ordered = [...family].sort((a, b) => Number(b.kind === 'datetime') - Number(a.kind === 'datetime') || Number(a.empty > 0) - Number(b.empty > 0));
+  // Several change columns are combined in the order the source lists them.
+  if (family.length > 1) return greatest(intro, family, key);
+  const only = ordered[0];
+  const createdNames = eligible.filter((c) => isCursorKind(c.kind) && c.kind !== 'integer' && isCreated(c) && c.samples.length > 0).map((c) => c.name);
+  if (only && only.empty === 0) return plain(only.name, `${only.name} looks like a change timestamp${createdNames.length > 0 ? ` (${createdNames.join(', ')} only ${createdNames.length === 1 ? 'says' : 'say'} when a row was created)` : ''}`);
+  // Some NULLs, some values: the ERP keeps the column, it just left it empty on some rows (Tryton's write_date until the first edit).
+  if (only) return coalesced(intro, only, key, `${only.name} looks like a change timestamp`);
+  const times = eligible.filter((c) => c.empty === 0 && c.kind === 'datetime' && !isCreated(c));
+  const anyTime = times[0];
+  if (anyTime) {
+    const why = times.length === 1 ? `${anyTime.name} is the only timestamp besides creation dates` : `${anyTime.name} is the first of ${times.length} timestamps (${times.map((c) => c.name).join(', ')}), none named like a change time`;
+    return plain(anyTime.name, `${createdNames.length === 0 && times.length === 1 ? `${anyTime.name} is the only timestamp` : why}; make sure the ERP sets it on every change, or give --cursor`);
+  }
+  if (createdNames.length > 0) {
+    return plain(createdNames[0] as string, `${createdNames.join(', ')} only ${createdNames.length === 1 ? 'says' : 'say'} when a row was created, and no column records changes: runs see new rows only, never changed ones. Add a column the ERP sets on every change (write_date, updated_at) and give it as --cursor`);
+  }
   return plain(key, `no column records changes, so the cursor is the key ${key}: runs see new rows only, never changed ones. Add a column the ERP sets on every change (updated_at) and give it as --cursor`);
 }
 
@@ -140,15 +215,22 @@ function quote(kind: SqlKind, name: string): string {
 function constantSql(kind: SqlKind, c: CoalescedCursor, value: string | number): string {
   if (typeof value === 'number') return String(value);
   const literal = `'${value}'`;
-  if (kind === 'mysql' && /date|time/i.test(c.declaredType ?? '')) return `CAST(${literal} AS ${c.kind === 'date' ? 'DATE' : 'DATETIME'})`;
+  // A query's columns have no declared type; the sampled values said date or time already.
+  if (kind === 'mysql' && (/date|time/i.test(c.declaredType ?? '') || c.declaredType === undefined)) return `CAST(${literal} AS ${c.kind === 'date' ? 'DATE' : 'DATETIME'})`;
   // PostgreSQL gives an untyped literal the other argument's type; SQLite compares text as text.
   return literal;
 }
 
-/** `COALESCE("geaendert", "angelegt")` in the dialect's quoting. */
+/** `COALESCE("geaendert", "angelegt")`, or the GREATEST of several (SQLite: its multi-argument max()), in the dialect's quoting. */
 export function coalesceSql(kind: SqlKind, c: CoalescedCursor): string {
-  const fallback = 'column' in c.fallback ? quote(kind, c.fallback.column) : constantSql(kind, c, c.fallback.constant);
-  return `COALESCE(${quote(kind, c.column)}, ${fallback})`;
+  const terms = termsOf(c);
+  if (terms.length === 1) {
+    const fallback = 'column' in c.fallback ? quote(kind, c.fallback.column) : constantSql(kind, c, c.fallback.constant);
+    return `COALESCE(${quote(kind, c.column)}, ${fallback})`;
+  }
+  const first = constantSql(kind, c, FIRST[c.kind]);
+  const parts = terms.map((x) => `COALESCE(${quote(kind, x.column)}, ${'column' in x.fallback ? `${quote(kind, x.fallback.column)}, ` : ''}${first})`);
+  return `${kind === 'sqlite' ? 'max' : 'GREATEST'}(${parts.join(', ')})`;
 }
 
 /** The source's `query:`: the table (or the person's SELECT), with the coalesced cursor selected under its alias. */

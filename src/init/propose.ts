@@ -8,7 +8,7 @@ import { distance } from 'fastest-levenshtein';
 import type { DecimalLocale } from '../mapping/schema.js';
 import { IDENTIFIER } from '../erp/connection.js';
 import { resolveTarget } from '../mapping/targets.js';
-import type { ResourceDef } from '../shop/registry/index.js';
+import { targetsFill, type ResourceDef } from '../shop/registry/index.js';
 import { pickCursor } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { nearestFieldHint, targetFields, type TargetField } from './fields.js';
@@ -126,9 +126,15 @@ function pickKey(all: readonly Column[], fields: readonly ProposedField[], resou
   return chosen.name;
 }
 
-/** The created-at column a coalesced cursor falls back on, if it has one. */
-function fallbackOf(c: CoalescedCursor | undefined): string | undefined {
-  return c && 'column' in c.fallback ? c.fallback.column : undefined;
+/** The change columns a coalesced cursor reads (one, or several under GREATEST). */
+function changeColumnsOf(c: CoalescedCursor | undefined): Set<string> {
+  return new Set(c ? [c.column, ...(c.also ?? []).map((a) => a.column)] : []);
+}
+
+/** The created-at columns a coalesced cursor falls back on. */
+function fallbacksOf(c: CoalescedCursor | undefined): Set<string> {
+  if (!c) return new Set();
+  return new Set([...('column' in c.fallback ? [c.fallback.column] : []), ...(c.also ?? []).flatMap((a) => (a.fallback !== undefined ? [a.fallback] : []))]);
 }
 
 /** Propose the mapping for an introspected source. */
@@ -177,7 +183,8 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
       candidates.push({ column, field, score, why });
     }
   }
-  candidates.sort((a, b) => b.score - a.score);
+  // On a tie the more specific name wins: ERPNext's `item_name` over its `name`, which holds the item code.
+  candidates.sort((a, b) => b.score - a.score || normalise(b.column.name).length - normalise(a.column.name).length);
   for (const c of candidates) {
     if (done.has(c.column.name) || taken.has(c.field.path)) continue;
     fields.push(ruleFor(c.column, c.field, c.why, defaultLocale));
@@ -187,12 +194,13 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
 
   const key = pickKey(intro.columns, fields, o.resource, o.key, o.needsCursor);
   const cursor = o.needsCursor ? pickCursor(intro, key, o.cursor) : undefined;
-  const fallback = fallbackOf(cursor?.coalesce);
+  const changeColumns = changeColumnsOf(cursor?.coalesce);
+  const fallbacks = fallbacksOf(cursor?.coalesce);
   for (const column of intro.columns) {
     if (done.has(column.name)) continue;
     const reason =
-      column.name === cursor?.column ? 'the cursor (when the record changed), not a shop field'
-        : column.name === fallback ? `the cursor where ${cursor?.column ?? 'the change column'} is NULL (when the record was created), not a shop field`
+      column.name === cursor?.column || changeColumns.has(column.name) ? 'the cursor (when the record changed), not a shop field'
+        : fallbacks.has(column.name) ? `the cursor where ${cursor?.coalesce?.also?.length ? 'a change column' : (cursor?.column ?? 'the change column')} is NULL (when the record was created), not a shop field`
           : column.name === key ? `the record key; no field of ${resourceName} matches its name`
             : (rejected.get(column.name) ?? (column.kind === 'empty' ? 'empty in every sampled row' : `no field of ${resourceName} matches its name`));
     unplaced.push({ column: column.name, reason });
@@ -200,8 +208,9 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
 
   const identifying = o.resource.key.alternatives;
   const keyField = fields.find((f) => f.column === key && identifying.includes(f.target));
-  const mapped = new Set(fields.map((f) => f.target.split('.')[0]));
-  const missingRequired = (o.resource.requiredOnCreate ?? []).map((r) => r.field).filter((f) => !mapped.has(f));
+  const placedTargets = fields.map((f) => f.target);
+  // A name in another language does not count as missing: the rule asks for a name in some language.
+  const missingRequired = (o.resource.requiredOnCreate ?? []).filter((r) => !targetsFill(r, placedTargets)).map((r) => (r.inSomeEntry !== undefined ? `${r.field}.${o.language}.${r.inSomeEntry}` : r.field));
   return {
     fields: fields.map((f) => (f.target === keyField?.target ? { ...f, required: true } : f)),
     unplaced,

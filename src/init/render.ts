@@ -30,6 +30,7 @@ function flow(value: unknown): string {
 }
 
 function ruleOf(f: ProposedField, empty?: ProposedEmpty): Record<string, unknown> {
+  if (f.value !== undefined) return { value: f.value };
   return {
     from: f.column,
     ...(f.type ? { type: f.type } : {}),
@@ -102,7 +103,13 @@ export interface ConfigText {
   readonly shop: Record<string, unknown>;
   readonly connection: Record<string, unknown>;
   readonly pipeline: Record<string, unknown>;
+  /** Further pipelines (the orders pull). */
+  readonly morePipelines?: readonly Record<string, unknown>[];
   readonly cursorNote?: string;
+  /** What the orders pull writes where. */
+  readonly ordersNote?: string;
+  /** What becomes of shop records whose ERP row is gone (src/init/missing.ts). */
+  readonly missingNote?: string;
   /** Files: the encoding is an assumption (an all-ASCII sample). */
   readonly encodingGuessed?: boolean;
 }
@@ -114,7 +121,7 @@ export const ENCODING_GUESS_NOTE =
 /** `shopsync.yaml`. */
 export function renderConfig(c: ConfigText): string {
   const body = YAML.stringify(
-    { shop: c.shop, connections: { erp: c.connection }, pipelines: [c.pipeline], state: { path: 'state/shopsync.db' } },
+    { shop: c.shop, connections: { erp: c.connection }, pipelines: [c.pipeline, ...(c.morePipelines ?? [])], state: { path: 'state/shopsync.db' } },
     { lineWidth: 0 },
   );
   const header = [
@@ -122,6 +129,8 @@ export function renderConfig(c: ConfigText): string {
     '# Written by `shopsync init`. Every setting is documented in shopsync.example.yaml and docs/init.md.',
     '# Secrets are never written here: they come from the environment (${NAME}) or from files (${file:…}).',
     ...(c.cursorNote ? wrapComment(`Cursor: ${c.cursorNote}.`) : []),
+    ...(c.missingNote ? wrapComment(`${c.missingNote}.`) : []),
+    ...(c.ordersNote ? wrapComment(`${c.ordersNote}.`) : []),
     ...(c.encodingGuessed ? wrapComment(ENCODING_GUESS_NOTE) : []),
     '# To sync on a schedule with `shopsync run`, add to the pipeline e.g.  schedule: "*/15 * * * *"',
   ];

@@ -35,11 +35,11 @@ export function summariseProposal(resource: string, p: Proposal): string[] {
   const width = Math.max(0, ...p.fields.map((f) => f.column.length), ...p.unplaced.map((u) => u.column.length));
   return [
     `proposed mapping to ${resource}:`,
-    ...p.fields.map((f) => `  ${f.column.padEnd(width)} → ${f.target}${f.type ? ` (${f.type}${f.locale ? `, ${f.locale}` : ''})` : ''}  [${f.why}]`),
+    ...p.fields.map((f) => `  ${(f.value !== undefined ? `(${JSON.stringify(f.value)})` : f.column).padEnd(width)} → ${f.target}${f.type ? ` (${f.type}${f.locale ? `, ${f.locale}` : ''})` : ''}  [${f.why}]`),
     ...p.unplaced.map((u) => `  ${u.column.padEnd(width)}   not placed: ${u.reason}`),
     `key: ${p.key}${p.shopKey ? ` (matched in the shop by ${p.shopKey})` : ''}`,
     ...(p.cursor ? [`cursor: ${p.cursor} (${p.cursorNote ?? ''})`] : []),
-    ...(p.missingRequired.length > 0 ? [`missing: ${resource} are never created without ${p.missingRequired.join(', ')}; map ${p.missingRequired.length === 1 ? 'it' : 'them'} in the mapping`] : []),
+    ...(p.missingRequired.length > 0 ? [`missing: ${resource} are never created without ${p.missingRequired.join(', ')}, and no column was placed on ${p.missingRequired.length === 1 ? 'it' : 'them'}: each record is refused when it would be created. Place the column (--map <column>=${p.missingRequired[0] ?? ''}), or use a --query that joins the table holding it`] : []),
   ];
 }
 

@@ -4,14 +4,16 @@
  * what exists, this table only says what a German or English ERP tends to call it.
  */
 export const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
-  products_model: ['sku', 'artnr', 'artikelnr', 'artikelnummer', 'artikel', 'itemno', 'itemnumber', 'item', 'partno', 'partnumber', 'productnumber', 'produktnummer', 'model', 'modell', 'matchcode'],
-  products_ean: ['ean', 'gtin', 'ean13', 'gtin13', 'barcode', 'upc', 'eancode'],
-  products_price: ['preis', 'vk', 'vknetto', 'vkpreis', 'verkaufspreis', 'nettopreis', 'price', 'netprice', 'listprice', 'saleprice', 'vk1'],
-  products_cost: ['ek', 'eknetto', 'ekpreis', 'einkaufspreis', 'cost', 'costprice', 'purchaseprice'],
-  products_quantity: ['bestand', 'stock', 'qty', 'quantity', 'menge', 'lagerbestand', 'onhand', 'available', 'verfuegbar', 'istbestand'],
-  products_weight: ['gewicht', 'gewichtkg', 'weight', 'weightkg', 'nettogewicht'],
-  products_status: ['aktiv', 'active', 'status', 'enabled', 'online', 'sichtbar', 'visible'],
-  products_name: ['bezeichnung', 'bezeichnung1', 'name', 'artikelname', 'artikelbezeichnung', 'produktname', 'title', 'titel', 'productname'],
+  // Tryton `code`, Odoo `default_code`, ERPNext `item_code`, Dolibarr `ref`, and German/English article numbers.
+  products_model: ['code', 'defaultcode', 'itemcode', 'productcode', 'articlecode', 'ref', 'reference', 'sku', 'artnr', 'artikelnr', 'artikelnummer', 'artikel', 'itemno', 'itemnumber', 'item', 'partno', 'partnumber', 'productnumber', 'produktnummer', 'model', 'modell', 'matchcode'],
+  products_ean: ['ean', 'gtin', 'ean13', 'gtin13', 'barcode', 'upc', 'eancode', 'barcodenumber'],
+  products_price: ['preis', 'vk', 'vknetto', 'vkpreis', 'verkaufspreis', 'nettopreis', 'price', 'netprice', 'listprice', 'saleprice', 'vk1', 'standardrate', 'pricelist', 'sellingprice'],
+  products_cost: ['ek', 'eknetto', 'ekpreis', 'einkaufspreis', 'cost', 'costprice', 'purchaseprice', 'standardprice', 'valuationrate', 'costpricevalue'],
+  // Tryton/Odoo `qty_on_hand`/`qty_available`, ERPNext `actual_qty`, Dolibarr `stock`/`reel`.
+  products_quantity: ['bestand', 'stock', 'qty', 'quantity', 'menge', 'lagerbestand', 'onhand', 'available', 'verfuegbar', 'istbestand', 'qtyonhand', 'quantityonhand', 'qtyavailable', 'availableqty', 'actualqty', 'stockqty', 'stockreel', 'reel', 'lagermenge', 'qtyinstock'],
+  products_weight: ['gewicht', 'gewichtkg', 'weight', 'weightkg', 'nettogewicht', 'weightpercount', 'netweight'],
+  products_status: ['aktiv', 'active', 'status', 'enabled', 'online', 'sichtbar', 'visible', 'tosell', 'saleok', 'salable', 'sellable'],
+  products_name: ['bezeichnung', 'bezeichnung1', 'name', 'artikelname', 'artikelbezeichnung', 'produktname', 'title', 'titel', 'productname', 'itemname', 'label'],
   products_description: ['beschreibung', 'langtext', 'description', 'longdescription', 'artikelbeschreibung'],
   products_short_description: ['kurztext', 'kurzbeschreibung', 'shortdescription', 'bezeichnung2'],
   products_min_qty: ['mindestmenge', 'minqty', 'moq', 'mindestabnahme'],

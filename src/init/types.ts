@@ -58,7 +58,10 @@ export interface Introspection {
 export interface ProposedField {
   /** Target path in the shop resource (`languages.de.products_name`). */
   readonly target: string;
+  /** The source column; '' for a constant (`value`). */
   readonly column: string;
+  /** A constant written instead of a column (`products_status: { value: 1 }`). */
+  readonly value?: string | number;
   /** Coercion written into the rule (`decimal`, `flag`, `string`…); absent = the value passes as it is. */
   readonly type?: string;
   /** Per-rule locale when the column's notation differs from the mapping's default. */
@@ -91,6 +94,11 @@ export interface CoalescedCursor {
   /** Sampled rows without a value in the change column, of `rows`. */
   readonly nulls: number;
   readonly rows: number;
+  /**
+   * Further change columns (a query joining tables: `template_write_date`): the cursor is then the
+   * latest of all, `GREATEST(COALESCE(column, fallback, first), COALESCE(other, its fallback, first), …)`.
+   */
+  readonly also?: readonly { readonly column: string; readonly fallback?: string; readonly nulls: number }[];
 }
 
 /** A column init could not place, with the reason. */

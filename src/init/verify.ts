@@ -35,14 +35,14 @@ function firstRecords(source: Source, n: number): Source {
   };
 }
 
-/** Check the mapping, then dry-run the first `records` records of the pipeline. */
-export async function verify(configFile: string, pipelineName: string, records: number, env: NodeJS.ProcessEnv, logger: Logger): Promise<Verification> {
+/** Check the mapping (and `alsoCheck`, e.g. the orders pull's), then dry-run the first `records` records of the pipeline. */
+export async function verify(configFile: string, pipelineName: string, records: number, env: NodeJS.ProcessEnv, logger: Logger, alsoCheck: readonly string[] = []): Promise<Verification> {
   const loaded: LoadedConfig = await loadConfig(configFile, { env });
   const p = loaded.config.pipelines.find((q) => q.name === pipelineName);
   if (!p?.source) throw new Error(`the written config has no push pipeline ${pipelineName}`);
   const mappingFile = resolveMappingPath(p.mapping, loaded.baseDir);
   const checkLines: string[] = [];
-  const { exitCode } = await mappingsCheckCommand([mappingFile], (l) => checkLines.push(l));
+  const { exitCode } = await mappingsCheckCommand([mappingFile, ...alsoCheck], (l) => checkLines.push(l));
   if (exitCode !== 0) return { checkOk: false, checkLines };
 
   // The dry run reads references from a state of its own: nothing of the user's state is created yet.

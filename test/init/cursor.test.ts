@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyseColumn } from '../../src/init/columns.js';
-import { pickCursor, sourceQuery } from '../../src/init/cursor.js';
+import { coalesceText, pickCursor, sourceQuery } from '../../src/init/cursor.js';
 import type { CoalescedCursor, Introspection } from '../../src/init/types.js';
 
 function intro(rows: Record<string, unknown>[], declared: Record<string, string> = {}): Introspection {
@@ -32,9 +32,9 @@ describe('the cursor init proposes', () => {
 
   it('prefers a change column without NULLs, and never takes a created-at column for one that records changes', () => {
     const rows = articles((i) => `2026-02-0${i} 10:00:00`, () => ({ created_timestamp: '2026-01-01 08:00:00' }));
-    expect(pickCursor(intro(rows), 'artnr', undefined)).toEqual({ cursor: 'geaendert', column: 'geaendert', note: 'geaendert looks like a change timestamp' });
+    expect(pickCursor(intro(rows), 'artnr', undefined)).toEqual({ cursor: 'geaendert', column: 'geaendert', note: 'geaendert looks like a change timestamp (created_timestamp only says when a row was created)' });
     const onlyCreated = intro(rows.map(({ geaendert: _g, ...r }) => r));
-    expect(pickCursor(onlyCreated, 'artnr', undefined).note).toBe('created_timestamp is the only timestamp; make sure the ERP sets it on every change, or give --cursor');
+    expect(pickCursor(onlyCreated, 'artnr', undefined).note).toMatch(/^created_timestamp only says when a row was created, and no column records changes: runs see new rows only/);
   });
 
   it('does not propose a change column that is NULL in every sampled row', () => {
@@ -71,5 +71,44 @@ describe('the source query init writes', () => {
 
   it('wraps a SELECT of the person\'s own to add the COALESCE', () => {
     expect(sourceQuery('postgres', { query: 'SELECT a.* FROM artikel a WHERE a.web = 1;' }, withCreated)).toBe('SELECT shopsync_s.*, COALESCE("geaendert", "angelegt") AS shopsync_changed FROM (SELECT a.* FROM artikel a WHERE a.web = 1) shopsync_s');
+  });
+});
+
+describe('the cursor init proposes for the change columns real ERPs keep', () => {
+  const stamp = (d: number) => `2026-02-0${d} 10:00:00`;
+  const rows = (n: number, row: (i: number) => Record<string, unknown>) => Array.from({ length: n }, (_, k) => row(k + 1));
+
+  it.each([
+    { erp: 'Odoo', change: 'write_date', created: 'create_date', key: 'default_code' },
+    { erp: 'ERPNext', change: 'modified', created: 'creation', key: 'item_code' },
+    { erp: 'Dolibarr', change: 'tms', created: 'datec', key: 'ref' },
+    { erp: 'a Rails app', change: 'updated_at', created: 'created_at', key: 'sku' },
+    { erp: 'a German ERP', change: 'letzte_aenderung', created: 'angelegt_am', key: 'artnr' },
+  ])('takes $erp\'s $change over the creation date $created, listed first', ({ change, created, key }) => {
+    const c = pickCursor(intro(rows(4, (i) => ({ [key]: `A-${i}`, [created]: stamp(1), [change]: stamp(i + 1) }))), key, undefined);
+    expect(c).toEqual({ cursor: change, column: change, note: `${change} looks like a change timestamp (${created} only says when a row was created)` });
+  });
+
+  it('reads Tryton\'s write_date, NULL on rows never edited, through COALESCE with create_date', () => {
+    const c = pickCursor(intro(rows(4, (i) => ({ id: i, code: `A-${i}`, create_date: stamp(1), write_date: i % 2 ? null : stamp(i + 1) }))), 'code', undefined);
+    expect(c).toMatchObject({ cursor: 'shopsync_changed', column: 'write_date', coalesce: { column: 'write_date', fallback: { column: 'create_date' } } });
+    expect(c.note).toContain('so the query selects COALESCE(write_date, create_date) AS shopsync_changed');
+    expect(c.note).not.toContain('only timestamp');
+  });
+
+  it('takes the latest of several change columns (a query joining tables) through GREATEST, each with its own creation date and a first-sorting constant', () => {
+    const c = pickCursor(intro(rows(4, (i) => ({ code: `A-${i}`, create_date: stamp(1), write_date: i === 2 ? null : stamp(i + 1), template_create_date: stamp(1), template_write_date: stamp(i + 2) }))), 'code', undefined);
+    expect(c.cursor).toBe('shopsync_changed');
+    expect(c.coalesce && coalesceText(c.coalesce)).toBe("GREATEST(COALESCE(write_date, create_date, '1970-01-01 00:00:00'), COALESCE(template_write_date, template_create_date, '1970-01-01 00:00:00'))");
+    expect(c.note).toMatch(/^write_date and template_write_date look like change timestamps: a row counts as changed when any of them moves, so the query selects GREATEST\(/);
+    expect(sourceQuery('sqlite', { query: 'SELECT * FROM v' }, c.coalesce)).toBe(`SELECT shopsync_s.*, max(COALESCE("write_date", "create_date", '1970-01-01 00:00:00'), COALESCE("template_write_date", "template_create_date", '1970-01-01 00:00:00')) AS shopsync_changed FROM (SELECT * FROM v) shopsync_s`);
+    expect(sourceQuery('postgres', { query: 'SELECT * FROM v' }, c.coalesce)).toBe(`SELECT shopsync_s.*, GREATEST(COALESCE("write_date", "create_date", '1970-01-01 00:00:00'), COALESCE("template_write_date", "template_create_date", '1970-01-01 00:00:00')) AS shopsync_changed FROM (SELECT * FROM v) shopsync_s`);
+  });
+
+  it('never calls a timestamp "the only timestamp" when there are others, and says a creation date sees new rows only', () => {
+    const onlyCreated = pickCursor(intro(rows(3, (i) => ({ code: `A-${i}`, create_date: stamp(i) }))), 'code', undefined);
+    expect(onlyCreated.note).toBe('create_date only says when a row was created, and no column records changes: runs see new rows only, never changed ones. Add a column the ERP sets on every change (write_date, updated_at) and give it as --cursor');
+    const two = pickCursor(intro(rows(3, (i) => ({ code: `A-${i}`, gueltig_ab: stamp(i), gebucht: stamp(i + 1) }))), 'code', undefined);
+    expect(two.note).toBe('gueltig_ab is the first of 2 timestamps (gueltig_ab, gebucht), none named like a change time; make sure the ERP sets it on every change, or give --cursor');
   });
 });

@@ -84,3 +84,26 @@ describe('proposal', () => {
     expect(mapTo({ text: 'artikeltext_lang' })).toThrow(/artikeltext_lang is not a field of products; no field is named like it; the nearest are \S+, \S+, \S+$/);
   });
 });
+
+describe('proposal for the tables of real ERPs', () => {
+  const products = resources.products;
+  const placed = (rows: Record<string, unknown>[]) => Object.fromEntries(propose(intro(rows), { resource: products, language: 'de', needsCursor: true }).fields.map((f) => [f.column, f.target]));
+
+  it.each([
+    { erp: 'Tryton', model: 'code', qty: 'qty_on_hand' },
+    { erp: 'Odoo', model: 'default_code', qty: 'qty_available' },
+    { erp: 'ERPNext', model: 'item_code', qty: 'actual_qty' },
+    { erp: 'Dolibarr', model: 'ref', qty: 'stock' },
+    { erp: 'a German ERP', model: 'Artikelnummer', qty: 'Bestand' },
+    { erp: 'a web shop export', model: 'SKU', qty: 'quantity' },
+  ])('places $erp\'s $model on products_model and $qty on products_quantity', ({ model, qty }) => {
+    const rows = [1, 2].map((i) => ({ id: i, [model]: `A-${i}`, [qty]: String(i * 1.5) }));
+    expect(placed(rows)).toMatchObject({ [model]: 'products_model', [qty]: 'products_quantity' });
+  });
+
+  it('places ERPNext\'s item_name, Dolibarr\'s label and Odoo\'s list_price and barcode', () => {
+    expect(placed([{ item_code: 'A', item_name: 'Tisch', standard_rate: '1.5' }, { item_code: 'B', item_name: 'Stuhl', standard_rate: '2' }])).toEqual({ item_code: 'products_model', item_name: 'languages.de.products_name', standard_rate: 'products_price' });
+    expect(placed([{ ref: 'A', label: 'Tisch', tosell: 1 }, { ref: 'B', label: 'Stuhl', tosell: 0 }])).toEqual({ ref: 'products_model', label: 'languages.de.products_name', tosell: 'products_status' });
+    expect(placed([{ default_code: 'A', list_price: '1.5', barcode: '4006381333931' }, { default_code: 'B', list_price: '2', barcode: '4006381333948' }])).toEqual({ default_code: 'products_model', list_price: 'products_price', barcode: 'products_ean' });
+  });
+});

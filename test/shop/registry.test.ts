@@ -162,12 +162,22 @@ describe('fields required on create', () => {
 
   it('refuses to create an active product without a price above 0, unless it is created inactive or the mapping allows zero_price', () => {
     const products = allResources.find((r) => r.name === 'products')!;
-    const codes = (payload: Record<string, unknown>, allow: string[] = []) => missingOnCreate(products, payload, allow).map((r) => r.guard);
-    expect(codes({ products_model: 'A' })).toEqual(['GUARD_UNPRICED_CREATE']);
-    expect(codes({ products_model: 'A', products_price: 0, products_status: 1 })).toEqual(['GUARD_UNPRICED_CREATE']);
-    expect(codes({ products_model: 'A', products_price: '0.00' })).toEqual(['GUARD_UNPRICED_CREATE']);
-    expect(codes({ products_model: 'A', products_price: '9.90' })).toEqual([]);
-    expect(codes({ products_model: 'A', products_status: 0 })).toEqual([]);
-    expect(codes({ products_model: 'A' }, ['zero_price'])).toEqual([]);
+    const named = { products_model: 'A', languages: { de: { products_name: 'Tisch' } } };
+    const codes = (payload: Record<string, unknown>, allow: string[] = []) => missingOnCreate(products, { ...named, ...payload }, allow).map((r) => r.guard);
+    expect(codes({})).toEqual(['GUARD_UNPRICED_CREATE']);
+    expect(codes({ products_price: 0, products_status: 1 })).toEqual(['GUARD_UNPRICED_CREATE']);
+    expect(codes({ products_price: '0.00' })).toEqual(['GUARD_UNPRICED_CREATE']);
+    expect(codes({ products_price: '9.90' })).toEqual([]);
+    expect(codes({ products_status: 0 })).toEqual([]);
+    expect(codes({}, ['zero_price'])).toEqual([]);
+  });
+
+  it('refuses to create a product without model or without a name in some language, active or not, unless the mapping allows it', () => {
+    const products = allResources.find((r) => r.name === 'products')!;
+    const codes = (payload: Record<string, unknown>, allow: string[] = []) => missingOnCreate(products, { products_price: '9.90', ...payload }, allow).map((r) => r.guard);
+    expect(codes({ products_status: 0 })).toEqual(['GUARD_CREATE_WITHOUT_MODEL', 'GUARD_CREATE_WITHOUT_NAME']);
+    expect(codes({ products_model: 'A', languages: { de: { products_name: ' ' }, en: { products_description: 'x' } } })).toEqual(['GUARD_CREATE_WITHOUT_NAME']);
+    expect(codes({ products_model: 'A', languages: { de: {}, en: { products_name: 'Table' } } })).toEqual([]);
+    expect(codes({}, ['no_model', 'no_name'])).toEqual([]);
   });
 });

@@ -125,9 +125,10 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
     // The mapping guards refuse these already for create-only mappings; this is the last line before a create leaves.
     const rule = unmet[0];
     const value = payload[rule.field];
-    const got = value === undefined || value === null || value === '' ? 'none' : JSON.stringify(value);
+    const got = value === undefined || value === null || value === '' || rule.inSomeEntry !== undefined ? 'none' : JSON.stringify(value);
     const fix = rule.allowedBy ? '' : '; map it in the mapping file';
-    return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${rule.field}\`${rule.positive ? ' above 0' : ''} (got ${got}): ${rule.why}${fix}` }, { payload, hash });
+    const field = rule.inSomeEntry !== undefined ? `${rule.field}.<language>.${rule.inSomeEntry}` : rule.field;
+    return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${field}\`${rule.positive ? ' above 0' : ''} (got ${got}): ${rule.why}${fix}` }, { payload, hash });
   }
   const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource);
   // An intent left by an earlier run: that create may have landed before the process died.

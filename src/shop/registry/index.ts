@@ -78,6 +78,12 @@ export function missingOnCreate(resource: ResourceDef, payload: Readonly<Record<
   });
 }
 
+/** Whether mapping targets (`products_model`, `languages.de.products_name`) can fill a `requiredOnCreate` rule at all. */
+export function targetsFill(rule: RequiredOnCreateDef, targets: readonly string[]): boolean {
+  if (rule.inSomeEntry !== undefined) return targets.some((t) => t.startsWith(`${rule.field}.`) && t.split('.').pop() === rule.inSomeEntry);
+  return targets.some((t) => t === rule.field || t.startsWith(`${rule.field}.`));
+}
+
 /** The words a mapping of this resource may list under `allow:`. */
 export function allowWords(resource: ResourceDef): string[] {
   return (resource.requiredOnCreate ?? []).flatMap((r) => (r.allowedBy ? [r.allowedBy] : []));
@@ -87,6 +93,11 @@ function satisfies(rule: RequiredOnCreateDef, value: unknown): boolean {
   if (value === undefined || value === null || value === '') return false;
   if (rule.values && !rule.values.includes(value as string | number)) return false;
   if (rule.positive && !(Number(value) > 0)) return false;
+  if (rule.inSomeEntry !== undefined) {
+    if (typeof value !== 'object') return false;
+    const sub = rule.inSomeEntry;
+    return Object.values(value as Record<string, unknown>).some((entry) => typeof entry === 'object' && entry !== null && typeof (entry as Record<string, unknown>)[sub] === 'string' && ((entry as Record<string, unknown>)[sub] as string).trim() !== '');
+  }
   if (rule.parts) {
     if (typeof value !== 'object') return false;
     const obj = value as Record<string, unknown>;

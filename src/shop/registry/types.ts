@@ -195,6 +195,8 @@ export interface RequiredOnCreateDef {
   readonly field: string;
   /** Sub-fields of an object field that must be non-empty strings (`source`, `external_id`). */
   readonly parts?: readonly string[];
+  /** The field is a map of entries (a product's `languages`): at least one entry must hold a non-empty string in this sub-field (`products_name`). */
+  readonly inSomeEntry?: string;
   /** The only values allowed (tax_flag: 0, 1, 2). */
   readonly values?: readonly (string | number)[];
   /** A number above 0 (a price: 0 sells the record for nothing). */

@@ -254,7 +254,22 @@ export const products = {
   // The spec lists products_status among the scalars without its values; 0 = inactive as in categories (docs/spec-gaps.md "Deletions").
   deactivate: { field: 'products_status', value: 0, specified: false },
   // What a sellable product needs (docs/spec-gaps.md "Sellable records"): a price. The shop creates one without it at 0.
+  // And an identity: a product created without its model is never found again by the natural key
+  // (the next run creates it twice), and one without a name is a blank line in the shop, active or not.
   requiredOnCreate: [
+    {
+      field: 'products_model',
+      allowedBy: 'no_model',
+      guard: 'GUARD_CREATE_WITHOUT_MODEL',
+      why: 'a product without its article number cannot be found again by it (the next run would create it once more) and cannot be told apart in the shop. Fill the article number in the ERP, or map the column that holds it (`products_model: { from: <column>, required: true }`; `shopsync init --map <column>=products_model`); add `allow: [no_model]` to the mapping file only if the shop identifies these products otherwise',
+    },
+    {
+      field: 'languages',
+      inSomeEntry: 'products_name',
+      allowedBy: 'no_name',
+      guard: 'GUARD_CREATE_WITHOUT_NAME',
+      why: 'the shop would create a product without a name in every language, a blank line in its lists and search, active or not. Fill the name in the ERP, or map the column that holds it (`languages.de.products_name: <column>`; in a query, join the table that holds the name); add `allow: [no_name]` to the mapping file only if another pipeline writes the names before the product is shown',
+    },
     {
       field: 'products_price',
       positive: true,
