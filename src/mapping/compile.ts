@@ -98,6 +98,10 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
       const s = def.semantics;
       return { replace: s.kind === 'replace' || (s.kind === 'upsert' && s.replaceFlag !== undefined && s.replaceFlag in file.fields) };
     },
+    decimalScale(target) {
+      if (!resource || file.direction !== 'erp-to-shop') return undefined;
+      return resource.decimalScales?.[target];
+    },
   };
   indexRules(file.fields, '', ['fields'], src, rules);
   // Compiled one by one to know which top-level fields contain an expression: in an async apply

@@ -80,6 +80,8 @@ export interface CompileContext {
   expression(source: string, path: readonly PropertyKey[]): number;
   /** Registry semantics of a top-level list target (undefined for shop→erp or non-list fields). */
   listGuard(target: string): ListGuard | undefined;
+  /** Fraction digits the shop stores for a target path (`storages[].products_quantity`), from the registry; undefined for other fields and shop→erp. */
+  decimalScale(target: string): number | undefined;
 }
 
 /** Build the per-record error for a rule (a GuardRailError when the code is a guard-rail code). */

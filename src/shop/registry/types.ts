@@ -228,6 +228,12 @@ export interface ResourceDef<
   readonly lengthLimits: readonly LengthLimit[];
   /** Fields that must be sent as point decimals (numbers or `'50.5'` strings), as dot paths. */
   readonly decimalFields: readonly string[];
+  /**
+   * Fraction digits the shop stores for each of `decimalFields` (same dot paths): a value is rounded
+   * to them half-up before it is sent (docs/mappings.md "Decimals"). Spec: quantities decimal(16,8);
+   * the rest is a spec-gap decision (docs/spec-gaps.md "Decimal scales"). Absent = no decimal fields.
+   */
+  readonly decimalScales?: Readonly<Record<string, number>>;
   readonly schemas: {
     /** A record as the shop exports it (loose: unknown fields pass through). */
     readonly record: TRecord;

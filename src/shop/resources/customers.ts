@@ -84,6 +84,8 @@ export const customers = {
   strictBooleans: ['addresses[]._set_default', 'addresses[]._set_billing'],
   lengthLimits: [],
   decimalFields: ['discounts[].value'],
+  // A percentage; the spec shows no scale (docs/spec-gaps.md "Decimal scales").
+  decimalScales: { 'discounts[].value': 4 },
   schemas: { record: customerRecord, write: customerWrite },
   naturalKeys: [
     { fields: ['customers_id_extern'], enforced: true },
