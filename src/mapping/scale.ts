@@ -28,6 +28,9 @@ export function scaleFitter(type: CoercionType | undefined, scale: number | unde
     const asNumber = typeof value === 'number';
     const text = asNumber ? numberText(value) : typeof value === 'string' ? value : undefined;
     if (text === undefined) return value;
+    // The usual value has no more places than the scale as written: nothing to parse (this runs for every decimal of every record).
+    const dot = text.indexOf('.');
+    if (dot < 0 || text.length - dot - 1 <= scale) return value;
     const fit = fitScale(text, scale);
     if (!fit || !fit.rounded) return value;
     if (fit.lossy) {
