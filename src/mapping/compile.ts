@@ -100,6 +100,10 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     },
     // An ERP row's empty is NULL; a shop field's is what its registry entry says.
     emptyValue: (target) => (file.direction === 'shop-to-erp' ? { clear: null, specified: true } : resource ? emptyOf(resource, target) : { never: 'the target resource is unknown' }),
+    decimalScale(target) {
+      if (!resource || file.direction !== 'erp-to-shop') return undefined;
+      return resource.decimalScales?.[target];
+    },
   };
   indexRules(file.fields, '', ['fields'], src, rules);
   // Compiled one by one to know which top-level fields contain an expression: in an async apply

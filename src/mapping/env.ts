@@ -83,6 +83,8 @@ export interface CompileContext {
   listGuard(target: string): ListGuard | undefined;
   /** What `when_empty: clear` sends for a target (the registry's empty value), or why the field cannot be emptied. */
   emptyValue(target: string): EmptyDef;
+  /** Fraction digits the shop stores for a target path (`storages[].products_quantity`), from the registry; undefined for other fields and shop→erp. */
+  decimalScale(target: string): number | undefined;
 }
 
 /** Build the per-record error for a rule (a GuardRailError when the code is a guard-rail code). */

@@ -8,6 +8,7 @@ import { ExpressionFailure } from './expr.js';
 import { MISSING, PENDING, ruleError, ruleText, type CompileContext, type Produce, type RuleMeta } from './env.js';
 import { compileList, compileObject } from './lists.js';
 import { compileGetter, templateParts, type Getter, type Scope } from './paths.js';
+import { scaleFitter } from './scale.js';
 import type { Condition, RuleInput, RuleObject } from './schema.js';
 import { emptyPolicy } from './empty.js';
 
@@ -27,7 +28,7 @@ export function compileRule(input: RuleInput, target: string, yamlPath: readonly
   return compileScalar(rule, target, yamlPath, cc);
 }
 
-const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'optional', 'when_empty'];
+const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'scale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'optional', 'when_empty'];
 const ALLOWED: Record<'list' | 'object' | 'scalar', ReadonlySet<string>> = {
   list: new Set(['each', 'split', 'folder', 'extensions', 'from', 'when', 'where', 'group_by', 'sort_by', 'steps', 'empty', 'when_missing', 'existing_rows_only', 'item', 'fields', 'optional']),
   object: new Set(['fields', 'when']),
@@ -167,6 +168,11 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
   const source = compileSource(rule, yamlPath, cc) ?? (() => undefined);
   const cond = rule.when ? compileConditions(rule.when) : undefined;
   const coerce = compileCoercion(rule, yamlPath, cc);
+  if (rule.scale !== undefined && rule.type !== undefined && rule.type !== 'decimal' && rule.type !== 'number') {
+    cc.fail('MAPPING_RULE', `\`scale\` rounds decimals; it does not apply to \`type: ${rule.type}\` (use \`type: decimal\` or \`number\`)`, [...yamlPath, 'scale'], 'key');
+  }
+  // The places the shop stores for this field (registry), unless the rule says otherwise.
+  const fit = scaleFitter(rule.type, rule.scale ?? cc.decimalScale(target), rule.scale !== undefined);
   const hasDefault = rule.default !== undefined;
   // An empty string is a value only for plain text targets; for numbers, dates, flags and lookups it means "nothing".
   const stringTyped = (rule.type === undefined || rule.type === 'string') && rule.lookup === undefined;
@@ -240,6 +246,7 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
         }
       }
       if (coerce && v !== null) v = coerce(v);
+      if (fit && v !== null && v !== undefined) v = fit(v, env.warnings, parent + name);
       if (truncate !== undefined && typeof v === 'string' && v.length > truncate) {
         env.warnings.push({ code: 'TRUNCATED', field: parent + name, message: `cut from ${v.length} to ${truncate} characters as the mapping declares` });
         v = v.slice(0, truncate);

@@ -55,6 +55,8 @@ const ruleShape = {
   expr: z.string().min(1).optional(),
   type: coercionType.optional(),
   locale: decimalLocale.optional(),
+  /** Fraction digits a decimal keeps (rounded half-up); overrides the registry's scale of the target field (docs/mappings.md "Decimals"). */
+  scale: z.number().int().min(0).max(30, { message: 'expected a scale of at most 30 places' }).optional(),
   format: z.string().min(1).optional(),
   timezone: z.string().min(1).optional(),
   output_format: z.string().min(1).optional(),
@@ -108,6 +110,7 @@ export interface RuleObject {
   expr?: string;
   type?: CoercionType;
   locale?: DecimalLocale;
+  scale?: number;
   format?: string;
   timezone?: string;
   output_format?: string;

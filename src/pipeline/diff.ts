@@ -8,6 +8,7 @@
  * scalars ignores order (category ids come back sorted).
  */
 import type { ListFieldDef } from '../shop/registry/index.js';
+import { canonicalDecimal, numberText } from '../util/decimal.js';
 import { isRecord } from '../util/guards.js';
 import { stableStringify } from './hash.js';
 
@@ -20,8 +21,11 @@ export interface FieldChange {
 /** The resource's list fields by name (`ResourceDef.lists`). */
 export type ListDefs = Readonly<Record<string, ListFieldDef>>;
 
+// Decimals compare by their exact decimal value (`'12.3450'`, `'12.345'` and 12.345 are one value), not as doubles:
+// two 17-digit quantities that one double cannot tell apart are still different.
 function normalise(v: unknown): unknown {
-  if (typeof v === 'string' && v.trim() !== '' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v);
+  if (typeof v === 'string' && v.trim() !== '' && /^-?\d+(\.\d+)?$/.test(v.trim())) return canonicalDecimal(v) ?? v;
+  if (typeof v === 'number') return numberText(v) ?? v;
   if (typeof v === 'boolean') return v;
   if (Array.isArray(v)) return v.map(normalise);
   if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalise(x)]));

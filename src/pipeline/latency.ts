@@ -27,6 +27,25 @@ export function changeTimeOf(value: CursorValue, naiveOffsetMs = 0): number | un
 }
 
 /**
+ * The change time a delivery stores with its record's hash (`sent_hashes.changed_at`): its cursor's
+ * timestamp read without zone correction, so every version of one record (same column, same form)
+ * compares alike whatever zone a run learnt. Undefined where the cursor says no moment.
+ */
+export function deliveredStamp(value: CursorValue): number | undefined {
+  return changeTimeOf(value, 0);
+}
+
+/**
+ * Whether a delivery carries a new source version: its change time is later than that of the newest
+ * version delivered before (`deliveredChange`, none = new). A row the lookback read again and sent
+ * again, a retry of a delivered record, or the older of two rows sharing a key is not: its age is
+ * no change latency.
+ */
+export function isNewVersion(stamp: number, deliveredChange: number | undefined): boolean {
+  return deliveredChange === undefined || stamp > deliveredChange;
+}
+
+/**
  * The ERP's zone as its watermark told it: the difference between the database's local time
  * without zone and the same instant with zone, rounded to the quarter hour. Undefined when the
  * source told no bound (files, SQLite, a PostgreSQL user without pg_read_all_stats).

@@ -5,7 +5,7 @@
  */
 import type { CursorValue } from '../erp/types.js';
 import { boundedJson, clipText, STORED_TEXT_MAX } from '../util/bytes.js';
-import type { HistoryEntry, HistoryState, LockInfo } from './store.js';
+import type { HistoryEntry, HistoryState, LockInfo, SentHash } from './store.js';
 import {
   iso,
   parseJson,
@@ -143,6 +143,12 @@ export function toCursor(row: CursorRow): StoredCursor {
 }
 
 /** A reference row in its domain form. */
+/** A sent_hashes row's hash, source hash and delivered change time (BIGINT arrives as text from pg). */
+export function sentHashOf(hash: string, source: string | null, changedAt: Int | null): SentHash {
+  const changed = changedAt === null ? undefined : Number(changedAt);
+  return { hash, ...(source !== null ? { source } : {}), ...(changed !== undefined ? { changedAt: changed } : {}) };
+}
+
 export const toRef = (r: RefRow): Reference => ({ shop: r.shop, resource: r.resource, erpKey: r.erp_key, shopId: readShopId(r.shop_id), createdAt: iso(Number(r.created_at)), updatedAt: iso(Number(r.updated_at)) });
 
 /** An intent row in its domain form. */

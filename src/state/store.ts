@@ -122,8 +122,11 @@ export interface StateWriter {
     delete(resource: string, erpKey: string): void;
   };
   readonly hashes: {
-    /** Store a payload hash; `sourceHash` only when the payload follows from the source record alone (else none is kept). */
-    put(pipeline: string, resource: string, erpKey: string, hash: string, sourceHash?: string): void;
+    /**
+     * Store a payload hash; `sourceHash` only when the payload follows from the source record alone (else none is kept);
+     * `changedAt` (a delivery's change time, epoch ms) raises the stored one, never lowers it; absent keeps it.
+     */
+    put(pipeline: string, resource: string, erpKey: string, hash: string, sourceHash?: string, changedAt?: number): void;
     delete(pipeline: string, resource: string, erpKey: string): void;
   };
   readonly intents: {
@@ -181,6 +184,8 @@ export interface SentHashStore {
 export interface SentHash {
   readonly hash: string;
   readonly source?: string;
+  /** The change time (epoch ms, from the cursor) of the newest source version delivered; absent when none was recorded. */
+  readonly changedAt?: number;
 }
 
 /** Creates about to be sent, in the store's shop. */

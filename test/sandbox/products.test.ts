@@ -40,6 +40,14 @@ describe('create and update', () => {
     expect(unknown.outcomes[0].error?.apiCode).toBe('Not found');
   });
 
+  it('stores decimals with the places its columns keep (the registry\'s scales), rounding half-up: prices 4, quantities 8', async () => {
+    const res = await write('POST', [{ products_model: 'T-SCALE', products_price: '12.34565', products_quantity: 0.1 + 0.2, products_weight: '1.00005' }]);
+    const p = await product(res.body.data[0].products_id);
+    expect(p).toMatchObject({ products_price: 12.3457, products_quantity: 0.3, products_weight: 1.0001 });
+    await write('PUT', [{ products_model: 'T-SCALE', storages: [{ storages_id: 1, products_quantity: 1.1 + 2.2, products_safe_quantity: '0.123456789' }] }]);
+    expect((await product(p.products_id)).storages).toEqual([expect.objectContaining({ storages_id: 1, products_quantity: 3.3, products_safe_quantity: 0.12345679 })]);
+  });
+
   it('fills missing languages from the master language on POST and merges languages on PUT', async () => {
     const res = await write('POST', [{ products_model: 'T-LANG', languages: { de: { products_name: 'Lampe', products_description: 'Hell' } } }]);
     const id = res.body.data[0].products_id;

@@ -147,6 +147,22 @@ describe('registry list fields', () => {
   }
 });
 
+describe('registry decimal scales', () => {
+  for (const resource of allResources) {
+    it(`${resource.name}: every decimal field has the scale the shop stores, and every scale names a decimal field`, () => {
+      const scales = resource.decimalScales ?? {};
+      expect(resource.decimalFields.filter((f) => !(f in scales)), `${resource.name} decimal fields without a scale`).toEqual([]);
+      expect(Object.keys(scales).filter((f) => !resource.decimalFields.includes(f)), `${resource.name} scales of no decimal field`).toEqual([]);
+      for (const [field, scale] of Object.entries(scales)) expect(Number.isInteger(scale) && scale >= 0 && scale <= 30, `${resource.name}.${field}`).toBe(true);
+    });
+  }
+
+  it('gives storage quantities the spec\'s decimal(16,8)', () => {
+    const products = allResources.find((r) => r.name === 'products')!;
+    for (const f of ['storages[].products_quantity', 'storages[].products_safe_quantity', 'storages[].products_reorder_level']) expect(products.decimalScales?.[f]).toBe(8);
+  });
+});
+
 describe('fields required on create', () => {
   const orders = allResources.find((r) => r.name === 'orders') as ResourceDef;
 

@@ -54,6 +54,28 @@ forEachBackend('state queries', (backend) => {
     expect(await state.hashes.get('stock', 'products', 'A-1')).toBe('h1');
   });
 
+  it('keeps the newest delivered change time of a record: a put only raises it, one without it keeps it, in one write or across writes', async () => {
+    await state.write((tx) => {
+      tx.hashes.put('catalog', 'products', 'A-1', 'h1', 's1', 2_000);
+      // The older of two versions delivered in the same write: the newer change time stays.
+      tx.hashes.put('catalog', 'products', 'A-1', 'h0', 's0', 1_000);
+      tx.hashes.put('catalog', 'products', 'A-2', 'h2', undefined, 5_000);
+    });
+    const got = await state.hashes.getManyWithSource('catalog', 'products', ['A-1', 'A-2']);
+    expect(got.get('A-1')).toEqual({ hash: 'h0', source: 's0', changedAt: 2_000 });
+    await state.write((tx) => {
+      tx.hashes.put('catalog', 'products', 'A-1', 'h3', 's3', 1_500);
+      tx.hashes.put('catalog', 'products', 'A-2', 'h4');
+    });
+    await state.write((tx) => tx.hashes.put('catalog', 'products', 'A-2', 'h5', undefined, 9_000));
+    expect(await state.hashes.getManyWithSource('catalog', 'products', ['A-1', 'A-2'])).toEqual(
+      new Map([
+        ['A-1', { hash: 'h3', source: 's3', changedAt: 2_000 }],
+        ['A-2', { hash: 'h5', changedAt: 9_000 }],
+      ]),
+    );
+  });
+
   it('keeps a source hash beside a payload hash only until a payload hash is stored without one', async () => {
     await state.write((tx) => {
       tx.hashes.put('catalog', 'products', 'A-1', 'h1', 's1');

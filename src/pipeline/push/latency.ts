@@ -1,14 +1,18 @@
 /**
  * The change latency of one push run: every record the shop took (created or updated) whose
  * cursor is a timestamp is observed once its settlement committed, from its change timestamp to
- * the moment the shop answered the request that carried it. Records settled without a request
- * (unchanged, read again by the lookback) delivered nothing and are not observed. The run's
- * histogram is written to its row at most once a second and when the run ends.
+ * the moment the shop answered the request that carried it, if it is the first delivery of that
+ * source version. Records settled without a request (unchanged, read again by the lookback)
+ * delivered nothing and are not observed; a record sent again whose change time is not later than
+ * the newest version delivered before (re-read by the lookback and sent again because the mapping
+ * changed, a retry of a delivered record, the older of two rows of one key) is no late change and is
+ * not observed either. The run's histogram is written to its row at most once a second and when
+ * the run ends.
  */
 import type { Logger } from '../../log.js';
 import type { StateStore } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
-import { changeTimeOf, LatencyHistogram } from '../latency.js';
+import { changeTimeOf, deliveredStamp, isNewVersion, LatencyHistogram } from '../latency.js';
 import type { Settlement } from './work.js';
 
 /** How a push run observes change latency; absent: it does not (first syncs, backfills, retries). */
@@ -38,6 +42,8 @@ export class ChangeLatencyRecorder {
       if (s.kind !== 'done' || s.quiet === true || (s.outcome !== 'created' && s.outcome !== 'updated') || !s.item.position) continue;
       const changed = changeTimeOf(s.item.position.value, this.o.naiveOffsetMs);
       if (changed === undefined) continue;
+      const stamp = deliveredStamp(s.item.position.value);
+      if (stamp !== undefined && !isNewVersion(stamp, s.item.deliveredChange)) continue;
       const raw = (answeredAt - changed) / 1000;
       if (raw < 0) skewed++;
       seconds.push(this.histogram.observe(raw));

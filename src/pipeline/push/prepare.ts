@@ -65,12 +65,13 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   }
   const sourceHash = deps.sourceFingerprint !== undefined ? sourceHashOf(deps.sourceFingerprint, record) : undefined;
   const hashKey = mapping.recordKey?.(erpKey, record) ?? erpKey;
-  const stored = sourceHash !== undefined ? deps.batch.sent(erpKey, hashKey) : undefined;
+  const sent = deps.batch.sent(erpKey, hashKey);
+  const stored = sourceHash !== undefined ? sent : undefined;
   if (stored?.source !== undefined && stored.source === sourceHash) {
     // Read again exactly as it was last accepted: unchanged, unless its reference or an open intent says otherwise.
     const known = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
     if (known !== undefined && !(await deps.batch.hasIntent(erpKey))) {
-      const item = newItem(input, {}, stored.hash, [], 'update', known, undefined, sourceHash);
+      const item = newItem(input, {}, stored.hash, [], 'update', known, undefined, sourceHash, sent?.changedAt);
       return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId: known, warnings: item.warnings, storeHash: false, stateHolds: !def.options.keyIsShopId }, requests: 0 };
     }
   }
@@ -101,7 +102,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const byId = mapping.shopKey !== undefined && mapping.shopKey === resource.key.id ? payload[mapping.shopKey] : undefined;
   if (shopId === undefined && (typeof byId === 'number' || (typeof byId === 'string' && byId !== ''))) shopId = readShopId(String(byId));
   if (shopId !== undefined && (await deps.batch.hash(erpKey, hashKey)) === hash) {
-    const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource);
+    const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource, sent?.changedAt);
     const stateHolds = referenceStored && !(await deps.batch.hasIntent(erpKey));
     // The first re-read after an upgrade (or of a record mapped before with a lookup) records the source hash for the next.
     const storeHash = pureSource !== undefined && stored?.source !== pureSource;
@@ -109,7 +110,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   }
   if (shopId !== undefined && mapping.operation === 'create') {
     // A create-only mapping (orders from the ERP) never rewrites a record the shop already has.
-    const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource);
+    const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource, sent?.changedAt);
     return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: true }, requests: 0 };
   }
   let op: 'create' | 'update';
@@ -130,7 +131,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
     const field = rule.inSomeEntry !== undefined ? `${rule.field}.<language>.${rule.inSomeEntry}` : rule.field;
     return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${field}\`${rule.positive ? ' above 0' : ''} (got ${got}): ${rule.why}${fix}` }, { payload, hash });
   }
-  const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource);
+  const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource, sent?.changedAt);
   // An intent left by an earlier run: that create may have landed before the process died.
   if (op === 'create' && !deps.dryRun && (await deps.batch.hasIntent(erpKey))) item.verify = true;
   const fields = appendOnlyFields(resource, mapping);
@@ -158,6 +159,7 @@ function newItem(
   shopId: ShopId | undefined,
   createOnly?: readonly string[],
   sourceHash?: string,
+  deliveredChange?: number,
 ): WorkItem {
   // One literal of fixed shape, absent values as undefined: conditional spreads here cost about 100 µs a record (V8 builds such objects property by property in its slow path).
   return {
@@ -168,6 +170,7 @@ function newItem(
     payload,
     hash,
     sourceHash,
+    deliveredChange,
     createOnly: createOnly !== undefined && createOnly.length > 0 ? createOnly : undefined,
     warnings,
     op,

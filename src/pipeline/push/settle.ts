@@ -7,6 +7,7 @@ import type { CursorPosition } from '../../erp/types.js';
 import type { RunCounts, StateStore } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
 import type { LowWaterMark } from '../watermark.js';
+import { deliveredStamp } from '../latency.js';
 import { markPending, markSent } from './history.js';
 import { sentPayload } from './prepare.js';
 import type { PushEngineOptions } from './runner.js';
@@ -73,7 +74,9 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
         const { item } = s;
         // An unchanged record whose reference came from the state and that has no open intent leaves both as they are.
         if (s.shopId !== undefined && target.recordReferences !== false && s.stateHolds !== true) tx.refs.put(resource, item.erpKey, s.shopId);
-        if (s.storeHash) tx.hashes.put(pipeline, resource, rk, item.hash, item.sourceHash);
+        // A delivery records when its version changed: a later delivery of the same or an older version is no new change (push/latency.ts).
+        const stamp = s.outcome !== 'unchanged' && item.position ? deliveredStamp(item.position.value) : undefined;
+        if (s.storeHash) tx.hashes.put(pipeline, resource, rk, item.hash, item.sourceHash, stamp);
         if (s.stateHolds !== true) tx.intents.delete(resource, item.erpKey);
         if (s.shopId !== undefined && item.history.length > 0) {
           // A record found existing (lost create answer, duplicate order) may or may not hold the entries: leave them pending for a read-back.

@@ -22,6 +22,11 @@ export interface WorkItem {
   readonly hash: string;
   /** Hash of the source record it was mapped from, stored with `hash` when the payload follows from the record alone (see sourceHash.ts). */
   readonly sourceHash: string | undefined;
+  /**
+   * The change time (epoch ms, `deliveredStamp`) of the newest version of this record delivered
+   * before, as the batch read it: a delivery not later than it is no new change (push/latency.ts).
+   */
+  readonly deliveredChange: number | undefined;
   /** The mapping's create-only fields. */
   readonly createOnly?: readonly string[];
   readonly warnings: StoredIssue[];

@@ -251,6 +251,12 @@ export interface ResourceDef<
    * no empty value ('' and null write 0); any other field not listed cannot be cleared either.
    */
   readonly empties?: Readonly<Record<string, EmptyDef>>;
+  /**
+   * Fraction digits the shop stores for each of `decimalFields` (same dot paths): a value is rounded
+   * to them half-up before it is sent (docs/mappings.md "Decimals"). Spec: quantities decimal(16,8);
+   * the rest is a spec-gap decision (docs/spec-gaps.md "Decimal scales"). Absent = no decimal fields.
+   */
+  readonly decimalScales?: Readonly<Record<string, number>>;
   readonly schemas: {
     /** A record as the shop exports it (loose: unknown fields pass through). */
     readonly record: TRecord;

@@ -95,5 +95,7 @@ export const contracts = {
   strictBooleans: [],
   lengthLimits: [],
   decimalFields: ['contracts_price'],
+  // Exported as a 2-place decimal string.
+  decimalScales: { contracts_price: 2 },
   schemas: { record: contractRecord, write: contractWrite },
 } as const satisfies ResourceDef;

@@ -91,6 +91,8 @@ export const customers = {
     customers_fax: { clear: '', specified: false, reads: ['', null] },
     ...Object.fromEntries(['entry_company', 'entry_suburb', 'entry_street_address', 'entry_firstname', 'entry_lastname', 'entry_postcode', 'entry_city'].map((f) => [`addresses[].${f}`, { clear: '', specified: true, reads: ['', null] }])),
   },
+  // A percentage; the spec shows no scale (docs/spec-gaps.md "Decimal scales").
+  decimalScales: { 'discounts[].value': 4 },
   schemas: { record: customerRecord, write: customerWrite },
   naturalKeys: [
     { fields: ['customers_id_extern'], enforced: true },

@@ -140,6 +140,8 @@ export const orders = {
   strictBooleans: ['strict_totals', 'apply_default_attributes', 'compute_shipping', 'send_confirmation_email', 'auto_stock', 'customer_notified', 'tracking[].is_retoure'],
   lengthLimits: [],
   decimalFields: ['products[].quantity', 'products[].products_price', 'products[].products_tax', 'expected_total'],
+  // Item prices and tax rates 4 places, totals 2 (the shop's answers: docs/spec-gaps.md "Amounts"), quantities 8 as the storage rows'.
+  decimalScales: { 'products[].quantity': 8, 'products[].products_price': 4, 'products[].products_tax': 4, expected_total: 2 },
   schemas: { record: orderRecord, write: orderWrite },
   naturalKeys: [{ fields: ['external_reference'], enforced: true }],
   requiredOnCreate: [

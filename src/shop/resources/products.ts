@@ -178,6 +178,50 @@ const productRecord = z.looseObject({
   options: z.unknown().optional(),
 });
 
+/** Prices keep 4 places (a spec gap: the sandbox's prices and modified eCommerce's price columns), quantities 8 (spec: decimal(16,8)). */
+const PRICE = 4;
+const QUANTITY = 8;
+
+/** Price steps products_price1..N (prices) with their _qty companions (quantities) of a list entry. */
+function stepScales(list: string, n: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (let i = 1; i <= n; i++) {
+    out[`${list}[].products_price${i}`] = PRICE;
+    out[`${list}[].products_price${i}_qty`] = QUANTITY;
+  }
+  return out;
+}
+
+/** Every decimal field of a product with the places the shop stores (docs/spec-gaps.md "Decimal scales"). */
+const DECIMAL_SCALES: Readonly<Record<string, number>> = {
+  products_price: PRICE,
+  products_weight: 4,
+  products_quantity: QUANTITY,
+  products_cost: PRICE,
+  products_min_qty: QUANTITY,
+  products_max_qty: QUANTITY,
+  products_qty_blocks: QUANTITY,
+  products_base_price: PRICE,
+  products_reorder_level: QUANTITY,
+  products_safe_quantity: QUANTITY,
+  'groups[].customers_group_price': PRICE,
+  'customers_prices[].customers_price': PRICE,
+  'customers_prices[].price': PRICE,
+  'customers_prices[].products_qty_blocks': QUANTITY,
+  'customers_prices[].products_min_qty': QUANTITY,
+  'customers_prices[].products_max_qty': QUANTITY,
+  'specials[].specials_new_products_price': PRICE,
+  'specials[].discount_percent': 4,
+  'storages[].products_quantity': QUANTITY,
+  'storages[].products_safe_quantity': QUANTITY,
+  'storages[].products_reorder_level': QUANTITY,
+  'options[].quantity': QUANTITY,
+  'options[].price': PRICE,
+  ...stepScales('groups', 8),
+  ...stepScales('customers_prices', 12),
+};
+
+/** The product resource. */
 export const products = {
   name: 'products',
   label: 'Products',
@@ -224,13 +268,8 @@ export const products = {
   },
   strictBooleans: ['customers_prices_replace'],
   lengthLimits: [{ path: 'storages[].products_storage_text', max: 50, shop: 'reject' }],
-  decimalFields: [
-    'products_price', 'products_weight', 'products_quantity', 'products_cost', 'products_min_qty', 'products_max_qty', 'products_qty_blocks',
-    'products_base_price', 'products_reorder_level', 'products_safe_quantity',
-    'groups[].customers_group_price', 'customers_prices[].customers_price', 'customers_prices[].price', 'specials[].specials_new_products_price', 'specials[].discount_percent',
-    'storages[].products_quantity', 'storages[].products_safe_quantity', 'storages[].products_reorder_level',
-    'options[].quantity', 'options[].price',
-  ],
+  decimalFields: Object.keys(DECIMAL_SCALES),
+  decimalScales: DECIMAL_SCALES,
   // What `when_empty: clear` sends (docs/mappings.md "Empty values"). Text columns store '' as "none" (the
   // sandbox stores null as '' too); decimals have no empty value (emptyOf: '' and null write 0).
   empties: {

@@ -74,5 +74,7 @@ export const project_tasks = {
   strictBooleans: [],
   lengthLimits: [],
   decimalFields: ['hours_planned', 'hours_actual'],
+  // Hours; the spec shows no scale (docs/spec-gaps.md "Decimal scales").
+  decimalScales: { hours_planned: 2, hours_actual: 2 },
   schemas: { record: taskRecord, write: taskWrite },
 } as const satisfies ResourceDef;

@@ -1,6 +1,6 @@
 /** References (ERP key ↔ shop id), sent hashes, create intents and pull hashes (PostgreSQL reads; writes go through `write`). */
 import type pg from 'pg';
-import { toIntent, toRef, type IntentRow, type RefRow } from '../rows.js';
+import { sentHashOf, toIntent, toRef, type IntentRow, type RefRow } from '../rows.js';
 import type { IntentStore, ReferenceStore, SeenStore, SentHash, SentHashStore } from '../store.js';
 import { readShopId, type Intent, type Reference, type ShopId } from '../types.js';
 import { execute, one, query } from './db.js';
@@ -61,12 +61,12 @@ export class PgSentHashes implements SentHashStore {
   async getManyWithSource(pipeline: string, resource: string, erpKeys: readonly string[]): Promise<Map<string, SentHash>> {
     const out = new Map<string, SentHash>();
     if (erpKeys.length === 0) return out;
-    const rows = await query<{ erp_key: string; hash: string; source_hash: string | null }>(
+    const rows = await query<{ erp_key: string; hash: string; source_hash: string | null; changed_at: string | null }>(
       this.pool,
-      'SELECT erp_key, hash, source_hash FROM sent_hashes WHERE pipeline = $1 AND resource = $2 AND erp_key = ANY($3::text[])',
+      'SELECT erp_key, hash, source_hash, changed_at FROM sent_hashes WHERE pipeline = $1 AND resource = $2 AND erp_key = ANY($3::text[])',
       [pipeline, resource, unique(erpKeys)],
     );
-    for (const r of rows) out.set(r.erp_key, r.source_hash === null ? { hash: r.hash } : { hash: r.hash, source: r.source_hash });
+    for (const r of rows) out.set(r.erp_key, sentHashOf(r.hash, r.source_hash, r.changed_at));
     return out;
   }
 

@@ -20,6 +20,13 @@ import type { Param } from './db.js';
 type Value = string | number | null;
 type Col = readonly [name: string, type: 'text' | 'bigint'];
 
+/** The later of a folded change time and a new one (either may be absent). */
+function laterOf(previous: Value | undefined, next: number | undefined): Value {
+  const p = previous === undefined || previous === null ? undefined : Number(previous);
+  if (p === undefined) return next ?? null;
+  return next === undefined ? p : Math.max(p, next);
+}
+
 /** An upsertable table: key columns, the other columns, and what a conflict updates. */
 interface Spec {
   readonly table: string;
@@ -44,7 +51,13 @@ const ATTEMPTS = LETTER_REST.findIndex(([c]) => c === 'attempts');
 const SPECS = {
   cursors: spec('cursors', [t('pipeline'), t('name')], [t('value'), t('record_key'), t('boundary'), n('updated_at')]),
   refs: spec('refs', [t('shop'), t('resource'), t('erp_key')], [t('shop_id'), n('created_at'), n('updated_at')], 'shop_id = excluded.shop_id, updated_at = excluded.updated_at'),
-  hashes: spec('sent_hashes', [t('pipeline'), t('resource'), t('erp_key')], [t('hash'), t('source_hash'), n('updated_at')]),
+  // changed_at only rises (GREATEST skips NULL): an older version delivered again keeps the newer one's time.
+  hashes: spec(
+    'sent_hashes',
+    [t('pipeline'), t('resource'), t('erp_key')],
+    [t('hash'), t('source_hash'), n('changed_at'), n('updated_at')],
+    'hash = excluded.hash, source_hash = excluded.source_hash, changed_at = GREATEST(sent_hashes.changed_at, excluded.changed_at), updated_at = excluded.updated_at',
+  ),
   intents: spec('intents', [t('shop'), t('resource'), t('erp_key')], [t('pipeline'), t('hash'), t('natural_key'), n('run_id'), n('created_at')]),
   seen: spec('seen', [t('pipeline'), t('record_key')], [t('hash'), n('seen_at')]),
   history: spec('history_entries', [t('shop'), t('resource'), t('shop_id'), t('identity')], [t('state'), t('entry'), n('run_id'), n('updated_at')]),
@@ -172,7 +185,9 @@ export class PgWriter {
         delete: (resource, erpKey) => del('refs', [shop, resource, erpKey]),
       },
       hashes: {
-        put: (pipeline, resource, erpKey, hash, sourceHash) => put('hashes', [pipeline, resource, erpKey], () => [hash, sourceHash ?? null, now]),
+        // Columns hash, source_hash, changed_at, updated_at: a put onto a put keeps the later change time, as the upsert does.
+        put: (pipeline, resource, erpKey, hash, sourceHash, changedAt) =>
+          put('hashes', [pipeline, resource, erpKey], (prev) => [hash, sourceHash ?? null, laterOf(prev?.[2], changedAt), now]),
         delete: (pipeline, resource, erpKey) => del('hashes', [pipeline, resource, erpKey]),
       },
       intents: {

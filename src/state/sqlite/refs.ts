@@ -1,6 +1,6 @@
 /** References (ERP key ↔ shop id), sent hashes, create intents and pull hashes (SQLite). */
 import type { IntentStore, ReferenceStore, SeenStore, SentHash, SentHashStore } from '../store.js';
-import { toIntent, toRef, type IntentRow, type RefRow } from '../rows.js';
+import { sentHashOf, toIntent, toRef, type IntentRow, type RefRow } from '../rows.js';
 import { readShopId, type Intent, type Reference, type ShopId } from '../types.js';
 import { cached, chunks, marks, type Db } from './db.js';
 
@@ -76,8 +76,10 @@ export class SqliteSentHashes implements SentHashStore {
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare<[string, string, string], { hash: string }>('SELECT hash FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key = ?');
     this.putStmt = db.prepare(
-      `INSERT INTO sent_hashes (pipeline, resource, erp_key, hash, source_hash, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (pipeline, resource, erp_key) DO UPDATE SET hash = excluded.hash, source_hash = excluded.source_hash, updated_at = excluded.updated_at`,
+      // changed_at only rises: MAX over both, each standing in for the other when NULL.
+      `INSERT INTO sent_hashes (pipeline, resource, erp_key, hash, source_hash, changed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (pipeline, resource, erp_key) DO UPDATE SET hash = excluded.hash, source_hash = excluded.source_hash,
+         changed_at = MAX(COALESCE(sent_hashes.changed_at, excluded.changed_at), COALESCE(excluded.changed_at, sent_hashes.changed_at)), updated_at = excluded.updated_at`,
     );
     this.delStmt = db.prepare('DELETE FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key = ?');
     this.clearStmt = db.prepare('DELETE FROM sent_hashes WHERE pipeline = ?');
@@ -99,11 +101,11 @@ export class SqliteSentHashes implements SentHashStore {
   async getManyWithSource(pipeline: string, resource: string, erpKeys: readonly string[]): Promise<Map<string, SentHash>> {
     const out = new Map<string, SentHash>();
     for (const part of chunks([...new Set(erpKeys)])) {
-      const rows = cached<string[], { erp_key: string; hash: string; source_hash: string | null }>(
+      const rows = cached<string[], { erp_key: string; hash: string; source_hash: string | null; changed_at: number | null }>(
         this.db,
-        `SELECT erp_key, hash, source_hash FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key IN (${marks(part.length)})`,
+        `SELECT erp_key, hash, source_hash, changed_at FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key IN (${marks(part.length)})`,
       ).all(pipeline, resource, ...part);
-      for (const r of rows) out.set(r.erp_key, r.source_hash === null ? { hash: r.hash } : { hash: r.hash, source: r.source_hash });
+      for (const r of rows) out.set(r.erp_key, sentHashOf(r.hash, r.source_hash, r.changed_at));
     }
     return out;
   }
@@ -113,8 +115,8 @@ export class SqliteSentHashes implements SentHashStore {
   }
 
   /** Remember the hash the shop just accepted, and the source hash it was mapped from if pure (inside `write`). */
-  put(pipeline: string, resource: string, erpKey: string, hash: string, sourceHash?: string): void {
-    this.putStmt.run(pipeline, resource, erpKey, hash, sourceHash ?? null, Date.now());
+  put(pipeline: string, resource: string, erpKey: string, hash: string, sourceHash?: string, changedAt?: number): void {
+    this.putStmt.run(pipeline, resource, erpKey, hash, sourceHash ?? null, changedAt ?? null, Date.now());
   }
 
   /** Forget one hash (inside `write`). */

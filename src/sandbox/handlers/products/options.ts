@@ -8,6 +8,8 @@
  * drawn from one sequence, so `storages[].options_id` names exactly one SKU.
  */
 import type { SandboxContext } from '../../handler.js';
+import { products } from '../../../shop/resources/products.js';
+import { roundNumber } from '../../../util/decimal.js';
 import { isRecord, phpFloat, phpInt, RecordError, type RecordScope } from '../../kit.js';
 
 type Entry = Record<string, unknown>;
@@ -134,8 +136,9 @@ export function applyOptions(ctx: SandboxContext, product: Entry, value: unknown
     if (seen.has(key)) throw new RecordError('INVALID_PAYLOAD', `${at} repeats the option values of an earlier entry; each SKU is listed once`, at);
     seen.add(key);
     const skuId = known.get(key) ?? ctx.store.nextSequence('product_skus', FIRST_ID);
-    const price = phpFloat(raw.price ?? 0);
-    const sku = { model: text(raw.model), ean: text(raw.ean), quantity: phpFloat(raw.quantity ?? 0) };
+    // Stored with the places the registry gives options[] (price 4, quantity 8), as the shop's columns keep them.
+    const price = roundNumber(phpFloat(raw.price ?? 0), products.decimalScales['options[].price'] ?? 4);
+    const sku = { model: text(raw.model), ean: text(raw.ean), quantity: roundNumber(phpFloat(raw.quantity ?? 0), products.decimalScales['options[].quantity'] ?? 8) };
     const sortOrder = raw.sort_order === undefined ? i + 1 : phpInt(raw.sort_order);
     if (values.length === 1) {
       const [v] = values;

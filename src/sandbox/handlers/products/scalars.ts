@@ -3,6 +3,8 @@
  * plus warranty_period and warranty_type with their special rules (spec: Products import rules 5, 6).
  */
 import { distance } from 'fastest-levenshtein';
+import { products } from '../../../shop/resources/products.js';
+import { roundNumber } from '../../../util/decimal.js';
 import { isNumeric, phpFloat, phpInt, RecordError, type RecordScope } from '../../kit.js';
 
 const INT_FIELDS = [
@@ -73,9 +75,12 @@ export function correctWarrantyType(value: string): string | undefined {
   return bestDistance <= 2 ? best : undefined;
 }
 
+/** A decimal column as the shop stores it: rounded half-up to the places the registry gives the field (as a MySQL DECIMAL column does). */
 function decimalValue(field: string, value: unknown): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && (value.trim() === '' || /^\s*[+-]?(\d|\.\d)/.test(value))) return phpFloat(value);
+  const scale = products.decimalScales[field];
+  const stored = (n: number) => (scale === undefined ? n : roundNumber(n, scale));
+  if (typeof value === 'number' && Number.isFinite(value)) return stored(value);
+  if (typeof value === 'string' && (value.trim() === '' || /^\s*[+-]?(\d|\.\d)/.test(value))) return stored(phpFloat(value));
   throw new RecordError('INVALID_PAYLOAD', `${field} must be a decimal, got ${JSON.stringify(value)}`, field);
 }
 

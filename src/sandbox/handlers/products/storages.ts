@@ -3,6 +3,7 @@
  * (storages_id, products_id, options_id); partial writes; no mirror, no delete.
  */
 import type { SandboxContext } from '../../handler.js';
+import { roundNumber } from '../../../util/decimal.js';
 import { isRecord, phpFloat, phpInt, type RecordScope } from '../../kit.js';
 import { skuIds } from './options.js';
 
@@ -11,9 +12,9 @@ type Row = Record<string, unknown>;
 const QUANTITY_FIELDS = ['products_quantity', 'products_safe_quantity', 'products_reorder_level'] as const;
 const TEXT_MAX = 50;
 
-/** decimal(16,8): 8 decimals. */
+/** decimal(16,8): 8 decimals, rounded half-up as the mapping rounds (src/util/decimal.ts). */
 function dec8(value: unknown): number {
-  return Math.round(phpFloat(value) * 1e8) / 1e8;
+  return roundNumber(phpFloat(value), 8);
 }
 
 /** Apply storages[] to a product (mutates `product.storages`). */
