@@ -176,6 +176,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     ...(file.allow ? { allow: file.allow } : {}),
     targets: Object.keys(file.fields),
     ...rowKeys(file.key, file.row_key),
+    ...(file.duplicates ? { duplicates: file.duplicates } : {}),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     usesExpressions: expressions.length > 0,
     // A shop variable changes what the file maps to: its values are part of the fingerprint (only when used, so other fingerprints stay as they were).
