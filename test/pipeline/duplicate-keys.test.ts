@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource } from '../../src/erp/index.js';
 import type { Source } from '../../src/erp/types.js';
 import { silentLogger } from '../../src/log.js';
-import { runPipeline } from '../../src/pipeline/index.js';
+import { retryDeadLetters, runPipeline } from '../../src/pipeline/index.js';
 import { requireService } from '../support/services.js';
 import { mappingFile, pushFixture, shopRecords, type PushFixture } from './support.js';
 
@@ -158,6 +158,21 @@ describe.each(backends)('duplicate keys in a $name source', ({ available, open }
     await erp.exec(`DELETE FROM product WHERE id = 1`);
     expect((await run({ complete: true })).status).toBe('succeeded');
     expect(nameOf(await product('ART-1'))).toBe('New kettle');
+    expect(await f.state.deadLetters.list({ pipeline: 'articles' })).toEqual([]);
+  });
+
+  it.skipIf(!available)('retries a duplicate key\'s letter with the row the source holds now, not the row the letter kept', async () => {
+    const mapping = await mappingFile(f.dir, 'articles', BY_CODE());
+    const deps = { state: f.state, shop: f.shop, mapping, source: erp.source('SELECT * FROM product', 'code') };
+    await erp.exec(row(1, 'ART-1', 'Old kettle', '9.00', 0, '1 00:00:00'));
+    await erp.exec(row(2, 'ART-1', 'New kettle', '12.00', 1, '2 00:00:00'));
+    expect((await runPipeline(def('articles'), deps)).status).toBe('partial');
+    const [letter] = await f.state.deadLetters.list({ pipeline: 'articles' });
+    // The row the letter kept leaves the ERP; the other one stays.
+    const kept = Number(letter?.record.id);
+    await erp.exec(`DELETE FROM product WHERE id = ${kept}`);
+    expect((await retryDeadLetters(def('articles'), deps)).status).toBe('succeeded');
+    expect(nameOf(await product('ART-1'))).toBe(kept === 1 ? 'New kettle' : 'Old kettle');
     expect(await f.state.deadLetters.list({ pipeline: 'articles' })).toEqual([]);
   });
 

@@ -142,6 +142,8 @@ export class DuplicateGuard {
   private async shopKeyOf(record: ErpRecord, field: string): Promise<string | undefined> {
     const { mapping, references } = this.deps;
     try {
+      const rule = mapping.shopKeyOf;
+      if (rule) return (await withReferences(references, (ctx) => rule(record, ctx))).result;
       const { result } = await withReferences(references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
       const v = result.ok ? result.payload[field] : undefined;
       return v === undefined || v === null || v === '' ? undefined : String(v);
