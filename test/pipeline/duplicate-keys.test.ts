@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource } from '../../src/erp/index.js';
 import type { Source } from '../../src/erp/types.js';
 import { silentLogger } from '../../src/log.js';
-import { retryDeadLetters, runPipeline } from '../../src/pipeline/index.js';
+import { previewPipeline, retryDeadLetters, runPipeline } from '../../src/pipeline/index.js';
 import { requireService } from '../support/services.js';
 import { mappingFile, pushFixture, shopRecords, type PushFixture } from './support.js';
 
@@ -161,11 +161,14 @@ describe.each(backends)('duplicate keys in a $name source', ({ available, open }
     expect(await f.state.deadLetters.list({ pipeline: 'articles' })).toEqual([]);
   });
 
-  it.skipIf(!available)('retries a duplicate key\'s letter with the row the source holds now, not the row the letter kept', async () => {
+  it.skipIf(!available)('previews both rows of a duplicate key as refused, and retries its letter with the row the source holds now, not the row the letter kept', async () => {
     const mapping = await mappingFile(f.dir, 'articles', BY_CODE());
     const deps = { state: f.state, shop: f.shop, mapping, source: erp.source('SELECT * FROM product', 'code') };
     await erp.exec(row(1, 'ART-1', 'Old kettle', '9.00', 0, '1 00:00:00'));
     await erp.exec(row(2, 'ART-1', 'New kettle', '12.00', 1, '2 00:00:00'));
+    // The preview (the dashboard's, cut to the first records) shows both as refused before anything is written.
+    const preview = await previewPipeline(def('articles'), deps);
+    expect(preview.records.map((r) => [r.erpKey, r.action, r.errors?.[0]?.code])).toEqual([['ART-1', 'fail', 'SOURCE_DUPLICATE_KEY'], ['ART-1', 'fail', 'SOURCE_DUPLICATE_KEY']]);
     expect((await runPipeline(def('articles'), deps)).status).toBe('partial');
     const [letter] = await f.state.deadLetters.list({ pipeline: 'articles' });
     // The row the letter kept leaves the ERP; the other one stays.
