@@ -132,6 +132,13 @@ export interface Source {
    * that pages itself).
    */
   newestCursor?(): Promise<CursorValue>;
+  /**
+   * Every row the source holds now under each of these keys (child rows attached only when `whole`), whatever its
+   * cursor: what tells two live rows of one key apart from one row read twice because it changed
+   * while it was read (src/pipeline/push/duplicates.ts). Keys without a row are absent from the map.
+   * Absent: the source cannot look rows up by key (files, HTTP, a query that pages itself, grouped rows).
+   */
+  rowsOf?(keys: readonly string[], options?: { readonly whole?: boolean }): Promise<ReadonlyMap<string, readonly ErpRecord[]>>;
   /** Everything up to and including `position` is durably settled (files may be archived now); says which files settled cleanly. */
   commit?(position: CursorPosition): Promise<SourceCommit | void>;
   /** Release connections and handles. */

@@ -13,7 +13,7 @@ import { describe } from './coerce.js';
 import { MISSING, ruleText, type CompileContext, type CompiledExpression, type Env, type RuleMeta } from './env.js';
 import { compileExpression, createExprRuntime, DEFAULT_EXPR_LIMITS, type ExprLimits } from './expr.js';
 import { compileGuards } from './guards.js';
-import { buildObject, compileFields } from './lists.js';
+import { buildObject, compileFields, type FieldProducer } from './lists.js';
 import { compileGetter, formatPath, normalisePath, valueAt } from './paths.js';
 import { MappingFileError, problem, zodProblems } from './problems.js';
 import { mappingFileSchema, type MappingFile, type RuleInput } from './schema.js';
@@ -182,6 +182,8 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     ...(file.allow ? { allow: file.allow } : {}),
     targets: Object.keys(file.fields),
     ...rowKeys(file.key, file.row_key),
+    ...(file.duplicates ? { duplicates: file.duplicates } : {}),
+    ...shopKeyRule(file.shop_key, producers, fileName),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     usesExpressions: expressions.length > 0,
     // A shop variable changes what the file maps to: its values are part of the fingerprint (only when used, so other fingerprints stay as they were).
@@ -305,6 +307,23 @@ function explain(err: MappingError, trace: ReadonlyMap<string, unknown>, record:
 }
 
 export type { MappingFile };
+
+/**
+ * `shopKeyOf`, when the shop key is a top-level field whose rule uses no expression: the one rule
+ * run alone, so screening a read for shared shop keys costs no full mapping of unchanged rows.
+ */
+function shopKeyRule(shopKey: string | undefined, producers: readonly (FieldProducer & { usesExpr: boolean })[], file: string): Pick<CompiledMapping, 'shopKeyOf'> {
+  const producer = shopKey === undefined || shopKey.includes('.') ? undefined : producers.find((p) => p.name === shopKey);
+  if (!producer || producer.usesExpr) return {};
+  return {
+    shopKeyOf: (record, ctx) => {
+      const env: Env = { ctx, file, errors: [], warnings: [], files: [] };
+      const out = buildObject([producer], { item: record, root: record }, env, '');
+      const v = out === MISSING || env.errors.length > 0 ? undefined : out[shopKey!];
+      return v === undefined || v === null || v === '' ? undefined : String(v);
+    },
+  };
+}
 
 /** `sourceKey`, and `recordKey` when the file declares `row_key`. */
 function rowKeys(key: string, rowKey: readonly string[] | undefined): Pick<CompiledMapping, 'recordKey' | 'sourceKey'> {

@@ -9,7 +9,8 @@ import { compileConditions, compileRule, metaOf } from './rules.js';
 import type { RuleInput, RuleObject } from './schema.js';
 import { compileFolder, type FolderFile } from './folders.js';
 
-interface FieldProducer {
+/** One target field and the rule that produces it. */
+export interface FieldProducer {
   readonly name: string;
   /** `.name`, joined to the entry's path when a field inside a list or object is produced. */
   readonly suffix: string;

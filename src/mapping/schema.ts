@@ -182,6 +182,12 @@ export const mappingFileSchema = z
     allow: z.array(z.string().min(1)).min(1).optional(),
     /** Source fields that, with `key`, tell apart several records of one key (flat rows that each carry one part, e.g. one storage row per Lager). */
     row_key: z.array(sourcePath).min(1).optional(),
+    /**
+     * What two different source records of one key (or of one `shop_key`) in one read are: `refuse` dead-letters
+     * both (SOURCE_DUPLICATE_KEY) and leaves the shop record alone; `latest` takes them as versions, the later one
+     * wins (a table of stock movements). @default refuse
+     */
+    duplicates: z.enum(['refuse', 'latest'], { message: 'expected duplicates: refuse (two records of one key are an error) or latest (they are versions, the later wins)' }).optional(),
     /** Defaults for every rule of the file. */
     locale: decimalLocale.optional(),
     timezone: z.string().min(1).optional(),

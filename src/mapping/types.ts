@@ -108,6 +108,10 @@ export interface CompiledMapping {
    * its ERP key (`ART-1 [1]`), for change hashes and dead letters; references stay by ERP key.
    */
   readonly recordKey?: (erpKey: string, record: Record<string, unknown>) => string;
+  /** The file's `duplicates:`: `latest` when several records of one key in a read are versions; absent means `refuse` (SOURCE_DUPLICATE_KEY). */
+  readonly duplicates?: 'refuse' | 'latest';
+  /** The record's `shop_key` value from that field's rule alone; present when it is a top-level field without an expression. */
+  readonly shopKeyOf?: (record: Record<string, unknown>, ctx: MappingContext) => string | undefined;
   /** The record's ERP key read from `key` (undefined when the record has none). */
   sourceKey(record: Record<string, unknown>): string | undefined;
   /** Name of the ERP record shape produced (shop→erp), e.g. `erp_orders`. */

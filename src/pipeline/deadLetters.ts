@@ -9,7 +9,10 @@ import { openSink } from './pull.js';
 import { PullDelivery } from './pullDelivery.js';
 import type { PushInput } from './push/keys.js';
 import { PushEngine } from './push/runner.js';
-import { checkMapping, parseDefinition, waitingFor } from './run.js';
+import { checkMapping, openProvider, parseDefinition, waitingFor } from './run.js';
+import { DUPLICATE_KEY } from './push/duplicates.js';
+import type { Logger } from '../log.js';
+import type { Source } from '../erp/types.js';
 import { holdOpen } from '../drain/index.js';
 import { finishOwnRun, markCrashedRuns, runOwner } from './crashed.js';
 import type { PipelineDefinition, PipelineDefinitionInput } from './schema.js';
@@ -66,11 +69,17 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
           await close();
         }
       } else {
-        const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}) });
-        await engine.pushRecords(letters.map(retryInput));
-        if (engine.fatal) {
-          status = 'failed';
-          error = { code: engine.fatal.code, message: engine.fatal.message };
+        // A duplicate key's letter holds one of its rows, maybe the one that lost: the source says which rows it holds now.
+        const source = letters.some((l) => l.code === DUPLICATE_KEY) ? await openRowsSource(deps, logger) : undefined;
+        try {
+          const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}), ...(source?.value.rowsOf ? { source: source.value } : {}) });
+          await engine.pushRecords(letters.map(retryInput));
+          if (engine.fatal) {
+            status = 'failed';
+            error = { code: engine.fatal.code, message: engine.fatal.message };
+          }
+        } finally {
+          if (source?.owned) await source.value.close();
         }
       }
     })());
@@ -108,6 +117,17 @@ function retryInput(l: DeadLetter): PushInput {
     : 'A retry cannot deliver it: the source refused it as it was read. Fix the row in the ERP (the next sync reads it again), or drop the letter';
   const message = l.reason.endsWith(advice) ? l.reason : `${l.reason}. ${advice}`;
   return { erpKey: l.erpKey, record, refused: { code: l.code, message }, letterKey: l.erpKey, ...(l.origin ? { origin: l.origin } : {}) };
+}
+
+/** The pipeline's source, to look duplicate keys up again; a retry without it still runs (the letters' own rows, judged among themselves). */
+async function openRowsSource(deps: PipelineDeps, logger: Logger): Promise<{ value: Source; owned: boolean } | undefined> {
+  if (deps.source === undefined) return undefined;
+  try {
+    return await openProvider<Source>(deps.source, 'source');
+  } catch (err) {
+    logger.warn({ err }, 'the source could not be opened to look duplicate keys up again; their letters are retried as they were stored');
+    return undefined;
+  }
 }
 
 /** Drop dead letters (by id, or every letter of the pipeline); returns how many went. */

@@ -92,7 +92,8 @@ function firstItems(provider: SourceProvider | undefined, limit: number, taken: 
       }
     }
     // No commit: nothing a preview reads is ever settled. A shared source is the owner's to close.
-    return { kind: inner.kind, read, close: async () => (owned ? inner.close() : undefined) };
+    // rowsOf reads nothing it settles: a preview sees a live twin of a key (SOURCE_DUPLICATE_KEY) as a sync would.
+    return { kind: inner.kind, read, ...(inner.rowsOf ? { rowsOf: inner.rowsOf.bind(inner) } : {}), close: async () => (owned ? inner.close() : undefined) };
   };
 }
 

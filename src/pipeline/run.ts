@@ -60,7 +60,8 @@ export function checkMapping(def: PipelineDefinition, deps: PipelineDeps): Resou
   return resource;
 }
 
-async function openProvider<T extends Source | Sink>(provider: SourceProvider | SinkProvider | undefined, what: string): Promise<{ value: T; owned: boolean }> {
+/** A source or sink provider opened; `owned` when this call opened it (and must close it). */
+export async function openProvider<T extends Source | Sink>(provider: SourceProvider | SinkProvider | undefined, what: string): Promise<{ value: T; owned: boolean }> {
   if (provider === undefined) throw new ConfigError(`the pipeline needs a ${what}`);
   if (typeof provider === 'function') return { value: (await provider()) as T, owned: true };
   return { value: provider as T, owned: false };
@@ -261,6 +262,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       ...(o.fence ? { fence: o.fence } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(lookBack && after ? { readAgainUpTo: after } : {}),
+      ...(source.rowsOf ? { source } : {}),
       // Only changes read after a stored cursor measure the sync: a first sync, a backfill or a complete read delivers records changed long ago.
       ...(lookBack && !dryRun ? { changeLatency: { naiveOffsetMs: naiveOffsetOf(safe) ?? 0 } } : {}),
     });

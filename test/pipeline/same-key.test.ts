@@ -2,13 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/pipeline/index.js';
 import { clientFor, mappingFile, pushFixture, setFaults, sqliteSource, type PushFixture } from './support.js';
 
-// Stock movements: the ERP writes one row per change, so one article can come twice in one run.
+// Stock movements: the ERP writes one row per change, so one article can come twice in one run, and the mapping says its rows are versions.
 const STOCK_MAPPING = `
 name: stock-moves
 direction: erp-to-shop
 target: { resource: products, operation: upsert }
 key: sku
 shop_key: products_model
+duplicates: latest
 fields:
   products_model: sku
   languages.de.products_name: { value: Artikel }
@@ -21,6 +22,7 @@ name: makers
 direction: erp-to-shop
 target: { resource: manufacturers, operation: upsert }
 key: nr
+duplicates: latest
 fields:
   manufacturers_name: name
 `;

@@ -30,6 +30,8 @@ const DEFAULT_PAGE_SIZE = 500;
 const SLOW_PAGE_MS = 10;
 /** How far a slow source's pages may grow beyond the configured size (memory stays bounded). */
 const MAX_PAGE_GROWTH = 4;
+/** Keys asked for in one `rowsOf` query. */
+const ROWS_OF_KEYS = 500;
 
 /**
  * The key as a bound value. SQLite compares an integer with a text value as "integer is smaller" when
@@ -181,10 +183,46 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
     return row === undefined ? null : toCursorValue(jsonSafeRow(row).shopsync_newest);
   }
 
+  /** The rows of the query under these keys, found by a predicate on the key column(s), a few hundred keys a query. */
+  async function rowsOf(keys: readonly string[], options: { readonly whole?: boolean } = {}): Promise<ReadonlyMap<string, readonly ErpRecord[]>> {
+    const found = new Map<string, ErpRecord[]>();
+    const base = cfg.query.trim().replace(/;+$/, '');
+    const cols = keyColumns.map((k) => `shopsync_q.${driver.quote(k)}`);
+    for (let at = 0; at < keys.length; at += ROWS_OF_KEYS) {
+      const part = keys.slice(at, at + ROWS_OF_KEYS);
+      const values: Record<string, unknown> = { ...cfg.params };
+      let where: string;
+      if (keyColumns.length === 1) {
+        values.shopsync_keys = part.map((k) => keyParam(driver, k));
+        where = `${cols[0]} IN (:shopsync_keys)`;
+      } else {
+        where = part
+          .map((key, i) => `(${keyParts(key, keyColumns).map((v, j) => {
+            values[`shopsync_k${i}_${j}`] = keyParam(driver, v);
+            return `${cols[j]} = :shopsync_k${i}_${j}`;
+          }).join(' AND ')})`)
+          .join(' OR ');
+      }
+      const compiled = compileNamed(`SELECT * FROM (${base}) shopsync_q WHERE ${where}`, values, driver.style);
+      const records = (await driver.query(compiled.sql, compiled.params)).map(jsonSafeRow);
+      if (options.whole === true) await attachChildren(driver, cfg, records);
+      for (const record of records) {
+        const key = keyString(record, keyColumns);
+        if (key === undefined) continue;
+        const list = found.get(key);
+        if (list) list.push(record);
+        else found.set(key, [record]);
+      }
+    }
+    return found;
+  }
+
   return {
     kind: connector,
     readsAll: true,
     read,
+    // A query that pages itself cannot be asked for other rows; grouped rows are one record per key by construction.
+    ...(used.has('cursor') || cfg.groupBy.length > 0 ? {} : { rowsOf }),
     watermark: () => openTransactions(driver),
     // A query that pages itself needs its :cursor bound to mean anything: it is not sampled.
     ...(used.has('cursor') ? {} : { newestCursor }),

@@ -3,7 +3,7 @@
  * in flight (the shop client's queue rate-limits the requests), and every outcome is settled to
  * the state. A batch the shop rejects as a whole is split until the bad record is isolated.
  */
-import type { CursorPosition, SourceItem } from '../../erp/types.js';
+import type { CursorPosition, Source, SourceItem } from '../../erp/types.js';
 import { atOrBeforeOf } from '../../erp/sql/lookback.js';
 import { contentHash } from '../hash.js';
 import { AbortedError } from '../../errors.js';
@@ -26,6 +26,7 @@ import { WaitingRoom } from './waiting.js';
 import { sourceFingerprint } from './sourceHash.js';
 import type { Settlement, WorkItem } from './work.js';
 import { ChangeLatencyRecorder, type ChangeLatencyOptions } from './latency.js';
+import { DUPLICATE_KEY, DuplicateGuard, type DuplicateRefusal } from './duplicates.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -42,6 +43,8 @@ export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'bat
   readonly changeLatency?: ChangeLatencyOptions;
   /** Rejects once this process no longer holds the lane (`LaneRunOptions.fence`); asked before each request leaves. */
   readonly fence?: () => Promise<void>;
+  /** The source read, when it can look rows up by key: two live rows of one key are told from one row read twice (duplicates.ts). */
+  readonly source?: Pick<Source, 'rowsOf'>;
 }
 
 /** What the lookback of one run found: rows read again as an earlier run left them, and rows committed late. */
@@ -84,6 +87,7 @@ export class PushEngine {
   private readonly o: PrepareDeps & PushEngineOptions;
   readonly lookback: LookbackTally = { rechecked: 0, late: 0 };
   private readonly latency: ChangeLatencyRecorder | undefined;
+  private readonly duplicates: DuplicateGuard;
 
   constructor(options: PushEngineOptions) {
     const references = new ReferenceCache(options.state);
@@ -93,6 +97,7 @@ export class PushEngine {
     this.batchSize = options.def.batchSize;
     this.concurrency = options.def.options.concurrency;
     this.settleTarget = settleTargetOf(options);
+    this.duplicates = new DuplicateGuard({ mapping: options.mapping, resource: options.resource, references, ...(options.source ? { source: options.source } : {}) });
     const { state, runId, def, resource, events, logger } = options;
     this.latency = options.changeLatency && !options.dryRun ? new ChangeLatencyRecorder({ ...options.changeLatency, state, runId, pipeline: def.name, resource: resource.name, logger, ...(events ? { events } : {}) }) : undefined;
   }
@@ -154,7 +159,10 @@ export class PushEngine {
       readable.map((input) => this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey),
       chunk.filter((input) => input.reread === true).map(recordKey),
     );
-    for (const input of chunk) {
+    // Two records claiming one shop record are refused together before either is prepared or sent.
+    const { pass, refused } = await this.duplicates.screen(chunk);
+    await this.refuseDuplicates(refused);
+    for (const input of pass) {
       if (this.fatal !== undefined || (this.stopping && !evenIfAborted)) return;
       await this.accept(input);
     }
@@ -164,6 +172,22 @@ export class PushEngine {
     // Another version of this key is on its way: this one is held (unsettled, so the cursor stays before it) until that one settled.
     if (this.lanes.claim(input)) await this.admit(input);
     await this.pump(false);
+  }
+
+  /** Dead-letter records refused as duplicates; one read again by the lookback whose letter says so already stands quietly. */
+  private async refuseDuplicates(refused: readonly DuplicateRefusal[]): Promise<void> {
+    for (const { input, error } of refused) {
+      const item = { seq: input.seq, erpKey: input.erpKey, record: input.record, warnings: [], ...(input.origin ? { origin: input.origin } : {}) };
+      if (!this.o.dryRun && input.reread === true && this.o.batch.letter(input.erpKey)?.code === DUPLICATE_KEY) {
+        this.lookback.rechecked++;
+        this.immediate.push({ kind: 'dead', item, error, quiet: true });
+        continue;
+      }
+      if (input.reread === true) this.o.counts.read++;
+      if (this.o.dryRun) planSettled(this.o.counts, this.plan, { kind: 'dead', item, error });
+      else this.immediate.push({ kind: 'dead', item, error });
+    }
+    if (this.immediate.length >= Math.max(this.batchSize, IMMEDIATE_SETTLE)) await this.flushImmediate();
   }
 
   /**
