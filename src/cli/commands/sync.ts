@@ -5,6 +5,7 @@ import type { CliContext } from '../context.js';
 import { exitCodeOfRun, summaryLine } from '../format.js';
 import { withRuntime } from '../session.js';
 import { onStopSignal } from '../signals.js';
+import type { StateStore } from '../../state/index.js';
 
 function planLine(p: PlannedRecord): string {
   const id = p.shopId !== undefined ? ` → shop ${p.shopId}` : '';
@@ -38,9 +39,13 @@ export function syncCommand(ctx: CliContext): Command {
           // Recorded before the run (not passed to it), so the daemon's later runs go on as well.
           if (opts.acceptRestore && !opts.dryRun && loaded.config.pipelines.some((p) => p.name === name)) await runtime.state.rewinds.accept(name, Date.now());
           const summary = await runtime.run(name, { mode: opts.dryRun ? 'dry-run' : 'sync', signal: stop.signal, ...(opts.complete ? { complete: true } : {}), ...(opts.allowMassDelete ? { allowMassDelete: true } : {}) });
-          if (opts.json) ctx.print(JSON.stringify(summary, null, 2));
+          // A partial run says which records it refused and why, not only how many (the letters stay for `dlq`).
+          const letters = summary.counts.deadLettered > 0 ? await lettersOfRun(runtime.state, name, summary.runId) : [];
+          if (opts.json) ctx.print(JSON.stringify(letters.length > 0 ? { ...summary, letters: letters.slice(0, SHOWN_LETTERS_JSON) } : summary, null, 2));
           else {
             ctx.print(summaryLine(summary));
+            for (const l of letters.slice(0, SHOWN_LETTERS)) ctx.print(`  refused ${l.erpKey}: [${l.code}] ${l.reason}`);
+            if (letters.length > SHOWN_LETTERS) ctx.print(`  … and ${letters.length - SHOWN_LETTERS} more: shopsync dlq list ${name}`);
             if (summary.missing) ctx.print(missingLine(summary.missing));
             if (summary.plan) for (const p of summary.plan) ctx.print(planLine(p));
           }
@@ -50,4 +55,14 @@ export function syncCommand(ctx: CliContext): Command {
         stop.dispose();
       }
     });
+}
+
+/** Letters shown under a run's line, and in its JSON. */
+const SHOWN_LETTERS = 5;
+const SHOWN_LETTERS_JSON = 50;
+
+/** The dead letters this run wrote or touched last (newest first), as key, code and reason. */
+async function lettersOfRun(state: StateStore, pipeline: string, runId: number): Promise<{ erpKey: string; code: string; reason: string }[]> {
+  const all = await state.deadLetters.list({ pipeline, limit: 500 });
+  return all.filter((l) => l.runId === runId).map((l) => ({ erpKey: l.erpKey, code: l.code, reason: l.reason }));
 }

@@ -214,6 +214,9 @@ export class PushEngine {
     if (input.reread !== true) return false;
     const bare = input.refused !== undefined && Object.keys(input.record).length === 0;
     const letter = this.o.batch.letter(this.o.mapping.recordKey && !bare ? this.o.mapping.recordKey(input.erpKey, input.record) : input.erpKey);
+    // A duplicate key's letter is about the other row, not this one's content: a record that passed
+    // this read's duplicate screen (acceptChunk) has its key to itself again and goes out.
+    if (letter?.code === DUPLICATE_KEY) return false;
     return letter !== undefined && contentHash(letter.record) === contentHash(input.record);
   }
 

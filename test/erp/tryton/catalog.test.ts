@@ -21,13 +21,6 @@ const tryton = await requireTryton();
 const pgService = await requireService('postgres');
 const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 
-/**
- * Scenarios that need another helper's work of issue 40 and fail on this branch until it is
- * merged; each is marked `it.fails` below. Flip them to `it` once their work is in:
- * - `reuse`: refusing two rows with one key (SOURCE_DUPLICATE_KEY, item 1, h-dup).
- */
-const PENDING = ['reuse'] as const;
-
 /** What the shop should hold for a Tryton product, as Tryton computes it. */
 function expected(p: TrytonProduct) {
   return { model: p.code, name: p.name, price: Number(p.list_price), quantity: p.quantity, ean: p.ean ?? '', status: p.active ? 1 : 0 };
@@ -132,9 +125,7 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0 as the ER
     expect(held(shop, 'TP-1')).toMatchObject({ name: 'Teapot', quantity: 6, ean: byCode('TP-1')[0]?.ean, status: 1 });
   });
 
-  // PENDING: h-dup (item 1).
-  it.fails('a code reused by a successor while the retired product still has it is refused with SOURCE_DUPLICATE_KEY naming both rows, and the shop product is untouched', { timeout: 180_000 }, async () => {
-    expect(PENDING).toContain('reuse');
+  it('a code reused by a successor while the retired product still has it is refused with SOURCE_DUPLICATE_KEY naming both rows, and the shop product is untouched', { timeout: 180_000 }, async () => {
     const before = held(await shopProducts(sandbox), 'L-7');
     figures = await db!.data('reuse');
     const rows = byCode('L-7');
