@@ -100,18 +100,22 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     writeFileSync(config, readFileSync(config, 'utf8').replace('shutdownGraceMs: 10000', 'shutdownGraceMs: 0'));
     const own = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
     const env = shopEnv(own);
+    const control = (path: string, init: RequestInit = {}) => fetch(`${own.url}${path}`, { ...init, headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' } });
+    const requests = async () => ((await (await control('/sandbox/traffic')).json()) as { requests: number }).requests;
     try {
-      // Slow answers: the batch on its way when the signal comes cannot be answered within a grace period of 0, nor
-      // before the process ends a second later (batches still waiting for the rate are stopped at once, so one must be
-      // on the wire: the next one leaves as soon as one is answered).
-      const slow = await fetch(`${own.url}/sandbox/faults`, { method: 'PUT', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: 3000 }) });
-      expect(slow.ok).toBe(true);
       const daemon = startCli(['run', '--config', config, '--no-dashboard'], { env });
       await until(async () => (await shopProducts(own)).size >= 20);
+      // From now on every answer takes 8 s, and the signal comes only once a request is on the wire: the run cannot
+      // end within a grace period of 0, nor before the process ends a second later. (Waiting on a request, not on
+      // the clock: a batch answered just before the signal used to leave the run idle, and it ended in time.)
+      const slow = await control('/sandbox/faults', { method: 'PUT', body: JSON.stringify({ latency_ms: 8000 }) });
+      expect(slow.ok).toBe(true);
+      const sent = await requests();
+      await until(async () => (await requests()) > sent);
       daemon.child.kill('SIGTERM');
       const result = await daemon.exited;
       expect(result.code, result.stdout + result.stderr).toBe(4);
-      await fetch(`${own.url}/sandbox/faults`, { method: 'PUT', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ latency_ms: 0 }) });
+      await control('/sandbox/faults', { method: 'PUT', body: JSON.stringify({ latency_ms: 0 }) });
       expect(result.stdout).toContain('grace period over');
 
       const next = await runCli(['sync', 'products', '--json', '--config', config], { env });
