@@ -116,13 +116,28 @@ export function lostConnection(err: unknown): unknown {
   );
 }
 
-/** Rows of a named prepared statement. */
+const READ_ONLY = /^\s*(SELECT|WITH)\b(?![\s\S]*\b(INSERT|UPDATE|DELETE)\b)/i;
+
+/** Whether an error is a session the server ended or a network that dropped it. */
+function isConnectionLoss(err: unknown): boolean {
+  const lost = lostConnection(err);
+  return lost instanceof StateError && lost.code === 'STATE_CONNECTION_LOST';
+}
+
+/**
+ * Rows of a named prepared statement. A read that meets a session the server ended while it sat
+ * idle in the pool (a restart, a failover: the pool learns of it only when the socket's end is
+ * processed) is tried once more on a new one; a read changes nothing, so that is always safe.
+ */
 export async function query<R>(db: Queryable, text: string, values: readonly Param[] = []): Promise<R[]> {
-  try {
-    const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
-    return result.rows as R[];
-  } catch (err) {
-    throw lostConnection(err);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
+      return result.rows as R[];
+    } catch (err) {
+      if (attempt === 1 && db instanceof pg.Pool && READ_ONLY.test(text) && isConnectionLoss(err)) continue;
+      throw lostConnection(err);
+    }
   }
 }
 
@@ -141,8 +156,24 @@ export async function execute(db: Queryable, text: string, values: readonly Para
   }
 }
 
-/** Run `fn` in one transaction on a client of its own; rolled back when it throws. */
+/**
+ * Run `fn` in one transaction on a client of its own; rolled back when it throws. A BEGIN that
+ * fails because the server had ended that idle session (a restart) ran nothing: the transaction
+ * starts again on a new session, once.
+ */
 export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  try {
+    return await transactionOnce(pool, fn);
+  } catch (err) {
+    if (!(err instanceof StaleSession)) throw err;
+    return transactionOnce(pool, fn, true);
+  }
+}
+
+/** A BEGIN refused because the session was already gone: nothing of the transaction ran. */
+class StaleSession extends Error {}
+
+async function transactionOnce<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, last = false): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   // The pool listens for errors of idle clients only: a session the server ends while this one is
@@ -153,6 +184,13 @@ export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) 
   client.on('error', onError);
   try {
     await client.query('BEGIN');
+  } catch (err) {
+    client.off('error', onError);
+    client.release(err as Error);
+    if (!last && isConnectionLoss(err)) throw new StaleSession();
+    throw lostConnection(err);
+  }
+  try {
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
