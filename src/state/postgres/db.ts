@@ -125,9 +125,27 @@ function isConnectionLoss(err: unknown): boolean {
 }
 
 /**
- * Rows of a named prepared statement. A read that meets a session the server ended while it sat
- * idle in the pool (a restart, a failover: the pool learns of it only when the socket's end is
- * processed) is tried once more on a new one; a read changes nothing, so that is always safe.
+ * Whether the server itself ended the session (57P01 admin shutdown, 57P02 crash shutdown, 57P03
+ * cannot connect now) before the statement committed: the FATAL comes instead of its answer, and
+ * a backend that is ending commits nothing more, so the statement may be sent again. A socket that
+ * merely broke may have lost the answer to a commit, and is not retried for a write.
+ */
+function endedByServer(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^57P0[123]$/.test(code);
+}
+
+/** Whether a failed statement on the pool may be sent once more, on a new session. */
+function retryable(db: Queryable, text: string, err: unknown): boolean {
+  if (!(db instanceof pg.Pool)) return false;
+  return READ_ONLY.test(text) ? isConnectionLoss(err) : endedByServer(err);
+}
+
+/**
+ * Rows of a named prepared statement. A statement that meets a session the server ended while it
+ * sat idle in the pool (a restart, a failover: the pool learns of it only when the socket's end is
+ * processed) is tried once more on a new one: a read on any lost connection, a write when the
+ * server said it ended the session (`retryable`).
  */
 export async function query<R>(db: Queryable, text: string, values: readonly Param[] = []): Promise<R[]> {
   for (let attempt = 1; ; attempt++) {
@@ -135,7 +153,7 @@ export async function query<R>(db: Queryable, text: string, values: readonly Par
       const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
       return result.rows as R[];
     } catch (err) {
-      if (attempt === 1 && db instanceof pg.Pool && READ_ONLY.test(text) && isConnectionLoss(err)) continue;
+      if (attempt === 1 && retryable(db, text, err)) continue;
       throw lostConnection(err);
     }
   }
@@ -146,13 +164,16 @@ export async function one<R>(db: Queryable, text: string, values: readonly Param
   return (await query<R>(db, text, values))[0];
 }
 
-/** Rows a named prepared statement changed. */
+/** Rows a named prepared statement changed (sent once more when the server had ended its session, see `retryable`). */
 export async function execute(db: Queryable, text: string, values: readonly Param[] = []): Promise<number> {
-  try {
-    const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
-    return result.rowCount ?? 0;
-  } catch (err) {
-    throw lostConnection(err);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await db.query({ name: nameOf(text), text, values: values as unknown[] });
+      return result.rowCount ?? 0;
+    } catch (err) {
+      if (attempt === 1 && retryable(db, text, err)) continue;
+      throw lostConnection(err);
+    }
   }
 }
 
