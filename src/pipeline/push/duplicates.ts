@@ -55,6 +55,11 @@ export class DuplicateGuard {
 
   constructor(private readonly deps: DuplicateGuardDeps) {}
 
+  /** Whether each screen asks the source which rows of a key are alive now, so a twin outside the read is seen too. */
+  get seesLiveTwins(): boolean {
+    return this.active && !this.deps.mapping.recordKey && this.deps.source?.rowsOf !== undefined;
+  }
+
   /** Whether the mapping treats records of one key as an error (the default) rather than versions. */
   get active(): boolean {
     return this.deps.mapping.duplicates !== 'latest';

@@ -215,8 +215,10 @@ export class PushEngine {
     const bare = input.refused !== undefined && Object.keys(input.record).length === 0;
     const letter = this.o.batch.letter(this.o.mapping.recordKey && !bare ? this.o.mapping.recordKey(input.erpKey, input.record) : input.erpKey);
     // A duplicate key's letter is about the other row, not this one's content: a record that passed
-    // this read's duplicate screen (acceptChunk) has its key to itself again and goes out.
-    if (letter?.code === DUPLICATE_KEY) return false;
+    // this read's duplicate screen (acceptChunk) has its key to itself again and goes out, where the
+    // screen asked the source for the key's live rows. A source that cannot be asked only shows its
+    // twin when both are read together, so there the letter stands as any other.
+    if (letter?.code === DUPLICATE_KEY && this.duplicates.seesLiveTwins) return false;
     return letter !== undefined && contentHash(letter.record) === contentHash(input.record);
   }
 
