@@ -168,11 +168,34 @@ export interface SinkBatch {
   readonly records: readonly ErpRecord[];
 }
 
+/**
+ * What a sink did with one record of a batch it accepted. `refused`: nothing of that record was
+ * written (a foreign row under its key, a per-record error of a batch call); the pipeline
+ * dead-letters it with `code` and `message`, and the other records of the batch stand.
+ */
+export type SinkOutcome =
+  | { readonly kind: 'created' }
+  | { readonly kind: 'updated' }
+  | { readonly kind: 'refused'; readonly code: string; readonly message: string; readonly details?: Readonly<Record<string, unknown>> };
+
+/**
+ * What a sink says about a batch it accepted, one outcome per record (same order as
+ * `batch.records`). A sink that resolves without it wrote every record, and the pipeline counts
+ * each as created or updated from what the state knows.
+ */
+export interface SinkResult {
+  readonly outcomes: readonly SinkOutcome[];
+}
+
 /** An ERP sink: writes a batch atomically (one transaction, one renamed file, one request). */
 export interface Sink {
   readonly kind: string;
-  /** Resolve only once the batch is durable; reject (with a ConnectorError) when nothing was written. */
-  write(batch: SinkBatch): Promise<void>;
+  /**
+   * Resolve only once the batch is durable; reject (with a ConnectorError) when nothing was written.
+   * A sink that can write some records of a batch and refuse others (per-record results of a batch
+   * call, a foreign row) resolves with a SinkResult saying which.
+   */
+  write(batch: SinkBatch): Promise<void | SinkResult>;
   /** What it writes into, for messages (`sqlite table erp_orders`). */
   readonly target?: string;
   /**

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ConnectorError } from '../errors.js';
 import { CONNECTOR_CODES } from '../erp/errors.js';
-import type { Sink } from '../erp/types.js';
+import type { Sink, SinkOutcome, SinkResult } from '../erp/types.js';
 import { withExportViews, type ResourceDef } from '../shop/registry/index.js';
 import type { RunCounts, StoredIssue } from '../state/index.js';
 import { contentHash } from './hash.js';
@@ -124,8 +124,9 @@ export class PullDelivery {
     const id = `${def.name}:${createHash('sha256').update(batch.map((p) => `${p.key}:${p.hash}`).join('|')).digest('hex').slice(0, 32)}`;
     // Rows the sink holds already are updates of our own earlier delivery, counted so, never a second create.
     const held = this.guard ? await this.guard.before(batch) : new Set<string>();
+    let result: void | SinkResult;
     try {
-      await this.o.sink!.write({ id, records: batch.map((p) => p.row) });
+      result = await this.o.sink!.write({ id, records: batch.map((p) => p.row) });
     } catch (err) {
       // The sink refused a record of this batch and wrote nothing: halve until the refused record is alone.
       // Splitting, each half in a transaction of its own, rather than a savepoint per record: a batch
@@ -141,10 +142,35 @@ export class PullDelivery {
       await this.write(batch.slice(mid));
       return;
     }
-    for (const p of batch) {
-      if (p.known || held.has(p.key)) counts.updated++;
-      else counts.created++;
+    const outcomes = result?.outcomes;
+    if (outcomes !== undefined && outcomes.length !== batch.length) {
+      throw new ConnectorError('SINK_OUTCOMES_MISMATCH', `${this.o.sink!.target ?? this.o.sink!.kind} answered ${outcomes.length} outcome(s) for a batch of ${batch.length}, so which records it wrote is unknown; nothing of the batch is counted delivered. This is a bug of the sink: report it`, { connector: this.o.sink!.kind, details: { batch: id } });
     }
+    // A record the sink refused on its own (nothing of it written) becomes a letter; the rest stands.
+    const refused: { p: Pending; outcome: Extract<SinkOutcome, { kind: 'refused' }> }[] = [];
+    const written: Pending[] = [];
+    batch.forEach((p, i) => {
+      const outcome = outcomes?.[i];
+      if (outcome?.kind === 'refused') refused.push({ p, outcome });
+      else {
+        written.push(p);
+        // The sink's own word wins (an insert is `created`, nothing else); without one, the state's.
+        if (outcome?.kind === 'created') counts.created++;
+        else if (outcome?.kind === 'updated' || p.known || held.has(p.key)) counts.updated++;
+        else counts.created++;
+      }
+    });
+    for (const { p, outcome } of refused) {
+      await this.deadLetter(p.key, p.record, p.row, { code: outcome.code, message: outcome.message, ...(outcome.details ? { details: { ...outcome.details } } : {}) });
+    }
+    if (written.length === 0) return;
+    await this.settle(written, runId);
+  }
+
+  /** Record what the sink committed: hashes, letters closed, events, counts. */
+  private async settle(batch: readonly Pending[], runId: number): Promise<void> {
+    const { def, deps, resource, counts } = this.o;
+    const { state } = deps;
     await state.write((tx) => {
       for (const p of batch) {
         tx.seen.put(def.name, p.key, p.hash);
