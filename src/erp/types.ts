@@ -176,6 +176,8 @@ export interface SinkBatch {
 export type SinkOutcome =
   | { readonly kind: 'created' }
   | { readonly kind: 'updated' }
+  /** Written, but the sink cannot tell an insert from an update (an HTTP answer): the pipeline counts it from what the state knows. */
+  | { readonly kind: 'written' }
   | { readonly kind: 'refused'; readonly code: string; readonly message: string; readonly details?: Readonly<Record<string, unknown>> };
 
 /**

@@ -28,6 +28,23 @@ export const pagingSchema = z.discriminatedUnion('style', [
   }),
 ]);
 
+/**
+ * How an answer body says whether it is a success (a 2xx status alone does not: JSON-RPC servers
+ * answer their errors with 200). Shared by sources and sinks; read by src/erp/http/answer.ts.
+ */
+const answerRuleShape = {
+  /** A named protocol: `jsonrpc` knows `error` vs `result`, in Tryton's form (`error: [name, args]`) and JSON-RPC 2.0's (`error: {code, message}`). */
+  protocol: z.enum(['jsonrpc']).optional(),
+  /** JSONata predicate over the answer (per record: over its result): true = success, anything else an error. */
+  successWhen: z.string().min(1).optional(),
+  /** JSONata predicate over the answer (per record: over its result): true = an error. `"false"` accepts every 2xx body on purpose. */
+  errorWhen: z.string().min(1).optional(),
+  /** JSONata predicate over an error answer: true = the server is unavailable or the call is wrong (the run fails), not the record's data. */
+  unavailableWhen: z.string().min(1).optional(),
+  /** JSONata expression (a dotted path is one) giving the text of the server's message in an error answer. */
+  errorMessage: z.string().min(1).optional(),
+};
+
 /** HTTP source: GET a paged list of JSON records. */
 export const httpSourceSchema = z.strictObject({
     /** Name of the connection this part uses (read by the pipeline config, ignored here). */
@@ -58,6 +75,7 @@ export const httpSourceSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).default({}),
   /** Safety stop against APIs that never say "last page". @default 100000 */
   maxPages: z.coerce.number().int().positive().default(100_000),
+  ...answerRuleShape,
 });
 
 /** HTTP sink: send a batch as JSON. */
@@ -75,6 +93,13 @@ export const httpSinkSchema = z.strictObject({
   /** Header carrying the batch id (per record: `<batch id>:<index>`). @default 'Idempotency-Key' */
   idempotencyHeader: z.string().min(1).default('Idempotency-Key'),
   headers: z.record(z.string(), z.string()).default({}),
+  ...answerRuleShape,
+  /**
+   * Batch calls: JSONata expression (a dotted path is one) of the per-record results in the answer,
+   * one per record in the order sent (`results`, `result`); each is judged by successWhen/errorWhen.
+   * With `protocol: jsonrpc`, an answer that is an array (a JSON-RPC batch) is matched by `id` without it.
+   */
+  results: z.string().min(1).optional(),
 });
 
 export type HttpSourceConfig = z.output<typeof httpSourceSchema>;

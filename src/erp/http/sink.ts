@@ -1,10 +1,14 @@
 /**
  * The HTTP sink: one JSON request per batch (or per record), carrying an idempotency key derived from
- * the batch id so a retried batch is recognised by the receiver; resolves only on a 2xx answer.
+ * the batch id so a retried batch is recognised by the receiver. A 2xx answer is a success only when
+ * its body says so (answer.ts): per record, or per result of a batch call, a refused record is an
+ * outcome of its own; an answer that is an error as a whole rejects the batch.
  */
 import type { HttpConnection } from '../connection.js';
-import type { ConnectorContext, Sink, SinkBatch } from '../types.js';
+import type { ConnectorContext, Sink, SinkBatch, SinkOutcome, SinkResult } from '../types.js';
 import { pathReader } from '../values.js';
+import { answerError, judgeBatch, refusal } from './batchAnswer.js';
+import { answerRule, compileRuleExpression } from './answer.js';
 import type { HttpSinkConfig } from './config.js';
 import { jsonClient, resolveUrl } from './request.js';
 
@@ -31,19 +35,30 @@ export function pathTemplate(template: string): (record: Readonly<Record<string,
 export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: ConnectorContext): Promise<Sink> {
   const request = jsonClient(conn, ctx.logger, 'http');
   const pathOf = pathTemplate(cfg.path);
+  const rule = answerRule(cfg, 'sink');
+  const results = cfg.results === undefined ? undefined : compileRuleExpression('sink', 'results', cfg.results);
 
-  async function write(batch: SinkBatch): Promise<void> {
+  async function write(batch: SinkBatch): Promise<void | SinkResult> {
     if (!cfg.perRecord) {
       const body = cfg.wrapIn ? { [cfg.wrapIn]: batch.records } : batch.records;
       const url = resolveUrl(conn.baseUrl, cfg.path).toString();
-      await request({ url, method: cfg.method, headers: { ...cfg.headers, [cfg.idempotencyHeader]: batch.id }, body });
-      return;
+      const res = await request({ url, method: cfg.method, headers: { ...cfg.headers, [cfg.idempotencyHeader]: batch.id }, body });
+      return judgeBatch({ rule, results, resultsText: cfg.results }, `${cfg.method} ${url}`, batch.records, body, res.body);
     }
+    // One answer per record decides that record: a refused one is lettered and the others go on,
+    // since those sent before it are written already (a throw would send them again).
+    const outcomes: SinkOutcome[] = [];
     for (const [index, record] of batch.records.entries()) {
       const url = resolveUrl(conn.baseUrl, pathOf(record)).toString();
       const body = cfg.wrapIn ? { [cfg.wrapIn]: record } : record;
-      await request({ url, method: cfg.method, headers: { ...cfg.headers, [cfg.idempotencyHeader]: `${batch.id}:${index}` }, body });
+      const res = await request({ url, method: cfg.method, headers: { ...cfg.headers, [cfg.idempotencyHeader]: `${batch.id}:${index}` }, body });
+      const verdict = await rule.judge(res.body, { envelope: true, rules: true, guess: 'unclear' });
+      const call = `${cfg.method} ${url}`;
+      if (verdict.ok) outcomes.push(res.status === 201 ? { kind: 'created' } : { kind: 'written' });
+      else if (verdict.about === 'record') outcomes.push(refusal(call, verdict.message, res.body));
+      else throw answerError(call, verdict, res.body, index > 0 ? ` (the ${index} record(s) before it in this batch were accepted and are sent again on the next run)` : '');
     }
+    return { outcomes };
   }
 
   return { kind: 'http', write, close: async () => undefined };
