@@ -4,6 +4,7 @@
  * its body says so (answer.ts): per record, or per result of a batch call, a refused record is an
  * outcome of its own; an answer that is an error as a whole rejects the batch.
  */
+import { ConfigError } from '../../errors.js';
 import type { HttpConnection } from '../connection.js';
 import type { ConnectorContext, Sink, SinkBatch, SinkOutcome, SinkResult } from '../types.js';
 import { pathReader } from '../values.js';
@@ -36,6 +37,8 @@ export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: C
   const request = jsonClient(conn, ctx.logger, 'http');
   const pathOf = pathTemplate(cfg.path);
   const rule = answerRule(cfg, 'sink');
+  // Each answer of `perRecord` decides its record already; a setting that would do nothing is refused, not ignored.
+  if (cfg.perRecord && cfg.results !== undefined) throw new ConfigError('sink.results applies to batch calls; with perRecord: true each answer decides its own record: remove results, or set perRecord: false', { key: 'sink.results' });
   const results = cfg.results === undefined ? undefined : compileRuleExpression('sink', 'results', cfg.results);
 
   async function write(batch: SinkBatch): Promise<void | SinkResult> {
