@@ -58,10 +58,14 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
   const rows = (Array.isArray(body) ? body : [body]) as Row[];
   switch (path) {
     // Tryton: one call creates the list in one transaction; an error rolls back all of it.
-    case '/tryton':
+    case '/tryton': {
+      const call = body as { id?: unknown; method?: unknown; params?: unknown };
+      if (call.method !== 'model.sale.sale.create' || !Array.isArray(call.params) || !Array.isArray(call.params[0])) return send(res, { id: call.id ?? null, error: ['method or params not understood', 'Traceback …'] });
+      const rows = call.params[0] as Row[];
       if (rows.some(bad)) return send(res, { id: 1, error: ['UserError', [TRYTON_MESSAGE, '']] });
       store(path, rows);
       return send(res, { id: 1, result: rows.map((r) => 1000 + r.id) });
+    }
     // Tryton, the session gone: about the call, never a record's data.
     case '/tryton/logged-out':
       return send(res, { id: 1, error: ['NotLogged', []] });
@@ -130,8 +134,11 @@ const refused = () => String(subscribers.find((s) => s.lastname === BAD)!.id);
 
 describe('a pull into a JSON-RPC server answering 200 with an error', () => {
   it('letters the record Tryton refused with its message and delivers the others once (Tryton form, one call for the batch)', async () => {
-    const p = pull({ path: 'tryton', protocol: 'jsonrpc', results: 'result' });
+    const p = pull({ path: 'tryton', body: { id: 1, method: 'model.sale.sale.create', params: ['$records', {}] }, protocol: 'jsonrpc', results: 'result' });
     const summary = await p.run();
+    // The batch as one Tryton call, then its halves until the refused record is alone.
+    expect(requests[0]!.body).toEqual({ id: 1, method: 'model.sale.sale.create', params: [subscribers.map((s) => ({ id: s.id, email: s.email, lastname: s.lastname })), {}] });
+    expect(requests.map((r) => ((r.body as { params: unknown[][] }).params[0] ?? []).length)).toEqual([4, 2, 2, 1, 1]);
     expect(summary).toMatchObject({ status: 'partial', counts: { read: 4, created: 3, failed: 1, deadLettered: 1 } });
     expect(emails('/tryton')).toEqual(good());
     const [letter, ...more] = await p.letters();
@@ -202,7 +209,7 @@ describe('an answer without a rule', () => {
   });
 
   it('is a JSON-RPC error it cannot tell from a success either: a Tryton error answer is refused, not delivered', async () => {
-    const sink = await createSink(conn(), { path: 'tryton' }, { logger: silentLogger, baseDir: '.' });
+    const sink = await createSink(conn(), { path: 'tryton', body: { id: 1, method: 'model.sale.sale.create', params: ['$records', {}] } }, { logger: silentLogger, baseDir: '.' });
     await expect(sink.write({ id: 'b1', records: [{ id: 1, lastname: BAD }] })).rejects.toMatchObject({ code: 'HTTP_ANSWER_UNCLEAR', message: expect.stringContaining(TRYTON_MESSAGE) });
   });
 

@@ -88,6 +88,13 @@ export const httpSinkSchema = z.strictObject({
   method: z.enum(['POST', 'PUT', 'PATCH']).default('POST'),
   /** Wrap the array in an object under this field (`{ "orders": [...] }`); absent = the body is the array. */
   wrapIn: z.string().min(1).optional(),
+  /**
+   * The request body as a JSON template instead of the records themselves: the string `"$records"`
+   * stands for the array of mapped records (per record: `"$record"` for the record, `"$index"` for
+   * its index in the batch), `"$batchId"` for the batch id; everything else is sent as written. E.g.
+   * Tryton's `{ id: 1, method: model.sale.sale.create, params: ["$records", {}] }`. Not with `wrapIn`.
+   */
+  body: z.json().optional(),
   /** One request per record (body = the record) instead of one per batch. @default false */
   perRecord: z.boolean().default(false),
   /** Header carrying the batch id (per record: `<batch id>:<index>`). @default 'Idempotency-Key' */

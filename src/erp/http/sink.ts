@@ -32,18 +32,27 @@ export function pathTemplate(template: string): (record: Readonly<Record<string,
       .join('');
 }
 
+/** A body template with its placeholders (`"$records"`, `"$record"`, `"$index"`, `"$batchId"`: whole strings only) replaced. */
+export function fill(template: unknown, values: Readonly<Record<string, unknown>>): unknown {
+  if (typeof template === 'string') return Object.hasOwn(values, template) ? values[template] : template;
+  if (Array.isArray(template)) return template.map((t) => fill(t, values));
+  if (typeof template === 'object' && template !== null) return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fill(v, values)]));
+  return template;
+}
+
 /** Create a sink posting JSON to an endpoint. */
 export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: ConnectorContext): Promise<Sink> {
   const request = jsonClient(conn, ctx.logger, 'http');
   const pathOf = pathTemplate(cfg.path);
   const rule = answerRule(cfg, 'sink');
   // Each answer of `perRecord` decides its record already; a setting that would do nothing is refused, not ignored.
+  if (cfg.body !== undefined && cfg.wrapIn !== undefined) throw new ConfigError('sink.body and sink.wrapIn both say what the body is: keep one (body: { orders: "$records" } is wrapIn: orders)', { key: 'sink.body' });
   if (cfg.perRecord && cfg.results !== undefined) throw new ConfigError('sink.results applies to batch calls; with perRecord: true each answer decides its own record: remove results, or set perRecord: false', { key: 'sink.results' });
   const results = cfg.results === undefined ? undefined : compileRuleExpression('sink', 'results', cfg.results);
 
   async function write(batch: SinkBatch): Promise<void | SinkResult> {
     if (!cfg.perRecord) {
-      const body = cfg.wrapIn ? { [cfg.wrapIn]: batch.records } : batch.records;
+      const body = cfg.body !== undefined ? fill(cfg.body, { $records: batch.records, $batchId: batch.id }) : cfg.wrapIn ? { [cfg.wrapIn]: batch.records } : batch.records;
       const url = resolveUrl(conn.baseUrl, cfg.path).toString();
       const res = await request({ url, method: cfg.method, headers: { ...cfg.headers, [cfg.idempotencyHeader]: batch.id }, body });
       return judgeBatch({ rule, results, resultsText: cfg.results }, `${cfg.method} ${url}`, batch.records, body, res.body);
@@ -53,7 +62,7 @@ export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: C
     const outcomes: SinkOutcome[] = [];
     for (const [index, record] of batch.records.entries()) {
       const url = resolveUrl(conn.baseUrl, pathOf(record)).toString();
-      const body = cfg.wrapIn ? { [cfg.wrapIn]: record } : record;
+      const body = cfg.body !== undefined ? fill(cfg.body, { $record: record, $index: index, $batchId: batch.id }) : cfg.wrapIn ? { [cfg.wrapIn]: record } : record;
       const res = await request({ url, method: cfg.method, headers: { ...cfg.headers, [cfg.idempotencyHeader]: `${batch.id}:${index}` }, body });
       const verdict = await rule.judge(res.body, { envelope: true, rules: true, guess: 'unclear' });
       const call = `${cfg.method} ${url}`;
