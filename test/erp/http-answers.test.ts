@@ -83,6 +83,11 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
     case '/results':
       store(path, rows.filter((r) => !bad(r)));
       return send(res, { results: rows.map((r) => (bad(r) ? { status: 'rejected', reason: `no customer for ${r.email}` } : { status: 'created', ref: r.id })) });
+    // A server repeating what it was sent, credentials included.
+    case '/echo':
+      return send(res, { error: { message: `not allowed with ${String(req.headers.authorization)}` } });
+    case '/zero':
+      return send(res, { error: 0, results: [{ status: 'created' }] });
     // An envelope saying it failed, while no rule is set.
     case '/plain':
       return send(res, { success: false, message: 'customer unknown' });
@@ -220,6 +225,26 @@ describe('an answer without a rule', () => {
 
   it('is refused at load when a rule is not valid JSONata', async () => {
     await expect(createSink(conn(), { path: 'plain', successWhen: 'status = ' }, { logger: silentLogger, baseDir: '.' })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('sink.successWhen') });
+  });
+});
+
+describe('a batch answer of the sink', () => {
+  const open = (cfg: HttpSinkConfigInput, connection: Partial<ConnectionInput> = {}) => createSink({ ...conn(), ...connection } as ConnectionInput, cfg, { logger: silentLogger, baseDir: '.' });
+
+  it("letters a record without the connection's credentials in the letter, when the server repeats them", async () => {
+    const sink = await open({ path: 'echo', errorWhen: 'error != null' }, { auth: { header: 'Authorization', value: 'Bearer s3cr3t-t0ken-value' } });
+    const result = await sink.write({ id: 'b3', records: [{ id: 1 }] });
+    expect(result).toMatchObject({ outcomes: [{ kind: 'refused', code: 'SINK_RECORD_REFUSED' }] });
+    expect(JSON.stringify(result)).not.toContain('s3cr3t-t0ken-value');
+  });
+
+  it('fails the batch when the per-record results do not match the records sent, instead of guessing which is which', async () => {
+    const sink = await open({ path: 'zero', results: 'results', successWhen: 'status = "created"' });
+    await expect(sink.write({ id: 'b4', records: [{ id: 1 }, { id: 2 }] })).rejects.toMatchObject({ code: 'HTTP_ANSWER_UNCLEAR', message: expect.stringContaining('1 result(s) for 2 record(s)') });
+  });
+
+  it('takes `error: 0` for the "no error" some APIs write', async () => {
+    await expect((await open({ path: 'zero' })).write({ id: 'b5', records: [{ id: 1 }] })).resolves.toBeUndefined();
   });
 });
 

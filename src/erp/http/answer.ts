@@ -173,7 +173,8 @@ export function looksLikeError(body: unknown, inArrays: boolean): string | undef
   if (!isObject(body)) return undefined;
   const message = guessMessage(body);
   const say = (what: string) => (message ? `${what}: ${message}` : what);
-  if ('error' in body && body.error !== null && body.error !== false && body.error !== '') return say('`error` is set');
+  // `error: 0` / `false` / `""` / null is how some APIs say "no error".
+  if ('error' in body && body.error !== null && body.error !== false && body.error !== '' && body.error !== 0) return say('`error` is set');
   const errors = body.errors;
   if (errors !== undefined && errors !== null && errors !== false && (Array.isArray(errors) ? errors.length > 0 : isObject(errors) ? Object.keys(errors).length > 0 : errors !== '')) return say('`errors` is not empty');
   if ('faultCode' in body || 'faultString' in body) return say('it carries a `faultCode`');
@@ -195,6 +196,14 @@ function guessMessage(body: unknown): string | undefined {
     return undefined;
   };
   return text(body.error) ?? text(body.errors) ?? text(body.faultString) ?? text(body.message) ?? text(body.detail);
+}
+
+/** Headers whose values are not secrets (docs/connectors.md, "HTTP JSON APIs"). */
+const PLAIN_HEADERS = new Set(['accept', 'accept-language', 'content-type', 'user-agent']);
+
+/** What messages about a connection's answers must not carry: its auth value and header values. */
+export function connectionSecrets(conn: { readonly auth?: { readonly value: string } | undefined; readonly headers: Readonly<Record<string, string>> }): string[] {
+  return [conn.auth?.value, ...Object.entries(conn.headers).filter(([k]) => !PLAIN_HEADERS.has(k.toLowerCase())).map(([, v]) => v)].filter((s): s is string => s !== undefined);
 }
 
 /** JSONata's truthiness ($boolean): empty strings, arrays, objects, zero and undefined are false. */

@@ -9,7 +9,7 @@ import type { HttpConnection } from '../connection.js';
 import type { ConnectorContext, Sink, SinkBatch, SinkOutcome, SinkResult } from '../types.js';
 import { pathReader } from '../values.js';
 import { answerError, judgeBatch, refusal } from './batchAnswer.js';
-import { answerRule, compileRuleExpression } from './answer.js';
+import { answerRule, compileRuleExpression, connectionSecrets } from './answer.js';
 import type { HttpSinkConfig } from './config.js';
 import { jsonClient, resolveUrl } from './request.js';
 
@@ -49,13 +49,14 @@ export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: C
   if (cfg.body !== undefined && cfg.wrapIn !== undefined) throw new ConfigError('sink.body and sink.wrapIn both say what the body is: keep one (body: { orders: "$records" } is wrapIn: orders)', { key: 'sink.body' });
   if (cfg.perRecord && cfg.results !== undefined) throw new ConfigError('sink.results applies to batch calls; with perRecord: true each answer decides its own record: remove results, or set perRecord: false', { key: 'sink.results' });
   const results = cfg.results === undefined ? undefined : compileRuleExpression('sink', 'results', cfg.results);
+  const secrets = connectionSecrets(conn);
 
   async function write(batch: SinkBatch): Promise<void | SinkResult> {
     if (!cfg.perRecord) {
       const body = cfg.body !== undefined ? fill(cfg.body, { $records: batch.records, $batchId: batch.id }) : cfg.wrapIn ? { [cfg.wrapIn]: batch.records } : batch.records;
       const url = resolveUrl(conn.baseUrl, cfg.path).toString();
       const res = await request({ url, method: cfg.method, headers: { ...cfg.headers, [cfg.idempotencyHeader]: batch.id }, body });
-      return judgeBatch({ rule, results, resultsText: cfg.results }, `${cfg.method} ${url}`, batch.records, body, res.body);
+      return judgeBatch({ rule, results, resultsText: cfg.results, secrets }, `${cfg.method} ${url}`, batch.records, body, res.body);
     }
     // One answer per record decides that record: a refused one is lettered and the others go on,
     // since those sent before it are written already (a throw would send them again).
@@ -67,8 +68,8 @@ export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: C
       const verdict = await rule.judge(res.body, { envelope: true, rules: true, guess: 'unclear' });
       const call = `${cfg.method} ${url}`;
       if (verdict.ok) outcomes.push(res.status === 201 ? { kind: 'created' } : { kind: 'written' });
-      else if (verdict.about === 'record') outcomes.push(refusal(call, verdict.message, res.body));
-      else throw answerError(call, verdict, res.body, index > 0 ? ` (the ${index} record(s) before it in this batch were accepted and are sent again on the next run)` : '');
+      else if (verdict.about === 'record') outcomes.push(refusal(call, verdict.message, res.body, secrets));
+      else throw answerError(call, verdict, res.body, index > 0 ? ` (the ${index} record(s) before it in this batch were accepted and are sent again on the next run)` : '', undefined, secrets);
     }
     return { outcomes };
   }

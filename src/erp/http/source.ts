@@ -12,7 +12,7 @@ import { comparePositions, compareValues, getPath, pathReader, recordSchema, toC
 import { DEFAULT_LOOKBACK_MS, lookedBack } from '../sql/lookback.js';
 import type { HttpSourceConfig } from './config.js';
 import { jsonClient, resolveUrl } from './request.js';
-import { answerRule } from './answer.js';
+import { answerRule, connectionSecrets } from './answer.js';
 import { answerError } from './batchAnswer.js';
 
 /** `<https://x/y?page=2>; rel="next", <…>; rel="last"` → the next URL. */
@@ -123,7 +123,7 @@ export async function httpSource(conn: HttpConnection, cfg: HttpSourceConfig, ct
       const res = await request({ url: url.toString(), method: 'GET', headers: cfg.headers, signal: options.signal });
       // An error envelope is a failed read, never a page of zero records (the cursor would move on).
       const verdict = await rule.judge(res.body, { envelope: true, rules: true, guess: 'unclear' });
-      if (!verdict.ok) throw answerError(`GET ${url.pathname}`, verdict, res.body, '', '; the read stops here, the cursor stays where it was');
+      if (!verdict.ok) throw answerError(`GET ${url.pathname}`, verdict, res.body, '', '; the read stops here, the cursor stays where it was', connectionSecrets(conn));
       const list = getPath(res.body, cfg.recordsPath);
       if (!Array.isArray(list)) {
         throw connectorError('http', CONNECTOR_CODES.httpError, `${url.pathname} returned no array at ${cfg.recordsPath ? `recordsPath ${cfg.recordsPath}` : 'the top level'}; set recordsPath to where the records are.`);
