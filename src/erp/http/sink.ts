@@ -74,5 +74,5 @@ export async function httpSink(conn: HttpConnection, cfg: HttpSinkConfig, ctx: C
     return { outcomes };
   }
 
-  return { kind: 'http', write, close: async () => undefined };
+  return { kind: 'http', target: `http ${cfg.method} ${resolveUrl(conn.baseUrl, cfg.path).pathname}`, write, close: async () => undefined };
 }
