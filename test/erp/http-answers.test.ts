@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rpcError } from '../../src/erp/http/answer.js';
 import { createSink, createSource, type ConnectionInput, type HttpSinkConfigInput, type HttpSourceConfigInput } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import type { CompiledMapping } from '../../src/mapping/types.js';
@@ -261,5 +262,19 @@ describe('an HTTP source answering an error envelope', () => {
 
   it('reads a list whose answer says success', async () => {
     expect((await read({ path: 'ok/list', key: 'id', recordsPath: 'data', successWhen: '$exists(data)' })).map((i) => i.key)).toEqual(['1']);
+  });
+});
+
+describe('a JSON-RPC error, as the servers write it', () => {
+  it("is the record's for a data error and the call's for a session or a wrong method, with the server's own text", () => {
+    expect(rpcError({ jsonrpc: '2.0', id: 1, error: { code: 200, message: 'Odoo Server Error', data: { name: 'odoo.exceptions.ValidationError', message: 'The customer is missing' } } })).toEqual({ about: 'record', message: 'Odoo Server Error: The customer is missing (code 200, odoo.exceptions.ValidationError)' });
+    expect(rpcError({ jsonrpc: '2.0', id: 1, error: { code: 100, message: 'Odoo Session Expired', data: { name: 'odoo.http.SessionExpiredException' } } })).toMatchObject({ about: 'call' });
+    expect(rpcError({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })).toMatchObject({ about: 'call' });
+    expect(rpcError({ id: 1, error: ['UserError', [TRYTON_MESSAGE, '', null]] })).toEqual({ about: 'record', message: `UserError: ${TRYTON_MESSAGE}` });
+    expect(rpcError({ id: 1, error: ['NotLogged', []] })).toMatchObject({ about: 'call' });
+    // An exception of the server's code: its text, not the traceback.
+    expect(rpcError({ id: 1, error: ["'NoneType' object has no attribute 'id'", 'Traceback (most recent call last): …'] })).toEqual({ about: 'record', message: "'NoneType' object has no attribute 'id'" });
+    expect(rpcError({ id: 1, result: [7] })).toBeNull();
+    expect(rpcError({ id: 1 })).toBeUndefined();
   });
 });
