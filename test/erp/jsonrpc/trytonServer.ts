@@ -27,8 +27,8 @@ export interface FakeTryton {
   expireSessions(): void;
   /** The next `create` is carried out and committed, then the connection is dropped without an answer. */
   dropNextCreateAnswer(): void;
-  /** The next `n` requests are dropped before anything is done. */
-  dropRequests(n: number): void;
+  /** The next `n` requests (of `method`, when given) are dropped before anything is done. */
+  dropRequests(n: number, method?: string): void;
   close(): Promise<void>;
 }
 
@@ -62,6 +62,7 @@ export async function startFakeTryton(options: { database?: string; login?: stri
   let nextId = 1;
   let dropCreate = false;
   let dropAll = 0;
+  let dropMethod: string | undefined;
 
   function createSales(vlist: unknown): number[] {
     if (!Array.isArray(vlist)) throw new Error("'list' expected");
@@ -125,15 +126,15 @@ export async function startFakeTryton(options: { database?: string; login?: stri
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
-    if (dropAll > 0) {
-      dropAll--;
-      req.socket.destroy();
-      return;
-    }
     if (req.url !== `/${database}/`) return answer(res, 404, null);
     const { id, method, params } = JSON.parse(raw) as { id: number; method: string; params: unknown[] };
     const authorization = req.headers.authorization;
     fake.requests.push({ method, params, authorization });
+    if (dropAll > 0 && (dropMethod === undefined || dropMethod === method)) {
+      dropAll--;
+      req.socket.destroy();
+      return;
+    }
     if (method === 'common.db.login') {
       const [user, parameters] = params as [string, { password?: string }];
       if (user !== login || parameters?.password !== password) {
@@ -189,8 +190,9 @@ export async function startFakeTryton(options: { database?: string; login?: stri
     dropNextCreateAnswer: () => {
       dropCreate = true;
     },
-    dropRequests: (n) => {
+    dropRequests: (n, method) => {
       dropAll = n;
+      dropMethod = method;
     },
     close: () =>
       new Promise<void>((resolve) => {
