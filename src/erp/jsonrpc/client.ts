@@ -117,8 +117,14 @@ export async function openRpcClient(conn: JsonrpcConnection, ctx: RpcClientConte
         const hint = status === 404 ? ` Check that database ${conn.database} exists on the server (url is the server's root, database a field of its own).` : " Check the connection's login and password.";
         throw new RpcError(JSONRPC_CODES.loginFailed, `${err.message}.${hint}`, { cause: err, secrets: secrets(), details: { ...err.details } });
       }
-      const s = dialect.session(result);
+      let s = dialect.session(result);
       if (!s) throw new RpcError(JSONRPC_CODES.loginFailed, `${what} was refused (the server answered ${JSON.stringify(result)}). Check the connection's login and password.`, { secrets: secrets() });
+      if (dialect.preferences) {
+        const { model, call } = dialect.preferences;
+        const { body, headers } = dialect.callBody(nextId++, s, model, call);
+        const preferences = await post(body, headers, true, `${conn.dialect} ${model}.${call.method} of ${conn.login}`);
+        if (preferences !== null && typeof preferences === 'object' && !Array.isArray(preferences)) s = { ...s, context: preferences as Record<string, unknown> };
+      }
       session = s;
       lastUsed = Date.now();
       return s;

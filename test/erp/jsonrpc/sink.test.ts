@@ -46,6 +46,12 @@ describe('the jsonrpc sink (Tryton)', () => {
     expect(creates()).toBe(1);
   });
 
+  it("creates the sale in the user's company (its preferences are the context), or the company the connection's context names", async () => {
+    await (await open()).write({ id: 'c1', records: [order('1001')] });
+    await (await open({}, { context: { company: 2 } })).write({ id: 'c2', records: [order('1002')] });
+    expect(sales().map((s) => [s.reference, s.company])).toEqual([['1001', 1], ['1002', 2]]);
+  });
+
   it('does not create or write a record the ERP holds already under its reference: it counts as updated (already there)', async () => {
     tryton.records.get('sale.sale')!.push({ id: 500, reference: '1001', party: 9, description: 'confirmed and shipped in Tryton' });
     const sink = await open();

@@ -21,6 +21,8 @@ export interface FakeTryton {
   /** Every request: method, params and the Authorization header, as they came. */
   readonly requests: { method: string; params: unknown[]; authorization: string | undefined }[];
   logins: number;
+  /** What `res.user.get_preferences(True)` answers: the user's company and language. */
+  preferences: Record<string, unknown>;
   /** Fields a `sale.sale` must have, with the label Tryton's message names. */
   required: Record<string, string>;
   /** Forget every session (Tryton's `[session] timeout` passed): the next call answers 401. */
@@ -64,7 +66,7 @@ export async function startFakeTryton(options: { database?: string; login?: stri
   let dropAll = 0;
   let dropMethod: string | undefined;
 
-  function createSales(vlist: unknown): number[] {
+  function createSales(vlist: unknown, context: Record<string, unknown>): number[] {
     if (!Array.isArray(vlist)) throw new Error("'list' expected");
     const made: StoredRecord[] = [];
     const lines: StoredRecord[] = [];
@@ -73,13 +75,15 @@ export async function startFakeTryton(options: { database?: string; login?: stri
       for (const [field, label] of Object.entries(fake.required)) {
         if (values[field] === undefined || values[field] === null) throw new UserError(`A value is required for field "${label}" in "Sale".`);
       }
+      // sale.sale's default_company is context['company'] (what the user's preferences give).
+      if ((values.company ?? context.company) === undefined) throw new UserError('A value is required for field "Company" in "Sale".');
       const id = nextId++;
       const { lines: actions, ...rest } = values;
       for (const action of (actions as unknown[] | undefined) ?? []) {
         if (!Array.isArray(action) || action[0] !== 'create' || !Array.isArray(action[1])) throw new Error(`invalid one2many action ${JSON.stringify(action)}`);
         for (const line of action[1] as Record<string, unknown>[]) lines.push({ ...line, id: nextId++, sale: id });
       }
-      made.push({ ...rest, id });
+      made.push({ ...rest, company: values.company ?? context.company, id });
     }
     // Nothing is kept unless every record of the call passed: one transaction.
     fake.records.get('sale.sale')!.push(...made);
@@ -103,6 +107,7 @@ export async function startFakeTryton(options: { database?: string; login?: stri
     const [, ...rest] = method.split('.');
     const name = rest.pop()!;
     const model = rest.join('.');
+    if (model === 'res.user' && name === 'get_preferences') return fake.preferences;
     if (model === 'ir.model.access' && name === 'get_access') return Object.fromEntries((args[0] as string[]).map((m) => [m, { read: true, write: true, create: true, delete: true }]));
     const fields = FIELDS[model];
     if (!fields) throw new Error(`KeyError: '${model}'`);
@@ -116,7 +121,7 @@ export async function startFakeTryton(options: { database?: string; login?: stri
       const wanted = (args[4] as string[] | null) ?? ['id', ...Object.keys(fields)];
       return table.filter((r) => matches(r, args[0] as unknown[])).map((r) => Object.fromEntries(wanted.map((f) => [f, r[f] ?? null])));
     }
-    if (name === 'create' && model === 'sale.sale') return createSales(args[0]);
+    if (name === 'create' && model === 'sale.sale') return createSales(args[0], context as Record<string, unknown>);
     throw new Error(`method ${method} not in the fake`);
   }
 
@@ -185,6 +190,7 @@ export async function startFakeTryton(options: { database?: string; login?: stri
     records: new Map([['sale.sale', []], ['sale.line', []]]),
     requests: [],
     logins: 0,
+    preferences: { company: 1, language: 'en' },
     required: { party: 'Party' },
     expireSessions: () => sessions.clear(),
     dropNextCreateAnswer: () => {
