@@ -66,7 +66,7 @@ describe('the JSON-RPC client (Tryton dialect)', () => {
     const err = await openRpcClient(connection({ password: 'wrong-pass-123' }), { logger }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcError);
     expect((err as RpcError).code).toBe('JSONRPC_LOGIN_FAILED');
-    expect((err as RpcError).message).toMatch(/login of admin to tryton database shop .* was refused \(401\).*Check the connection's login and password/);
+    expect((err as RpcError).message).toMatch(/login of admin to tryton database shop .* was refused \(HTTP 401\)\. Check the connection's login and password\.$/);
     expect(JSON.stringify(err) + (err as Error).message + lines()).not.toContain('wrong-pass-123');
   });
 
