@@ -35,6 +35,14 @@ describe('the JSON-RPC client and sink (Odoo dialect)', () => {
     });
   });
 
+  it('logs in once more when Odoo denies a call (a changed password), and fails with JSONRPC_LOGIN_FAILED when that login is refused', async () => {
+    const client = await openRpcClient(jsonrpcConnectionSchema.parse(connection()), { logger: silentLogger });
+    odoo.password = 'rotated-key';
+    await expect(client.search('sale.order', [])).rejects.toMatchObject({ code: 'JSONRPC_LOGIN_FAILED' });
+    expect(odoo.calls.map((c) => `${c.service}.${c.method}`)).toEqual(['common.login', 'object.execute_kw', 'common.login']);
+    await client.close();
+  });
+
   it('creates sale orders once with their lines as [0, 0, {…}] commands, and refuses the one Odoo refuses with its message', async () => {
     const sink: Sink = await createSink(connection(), { model: 'sale.order', reference: { field: 'client_order_ref', from: 'shop_order' }, one2many: ['order_line'] }, { logger: silentLogger, baseDir: '.' });
     try {

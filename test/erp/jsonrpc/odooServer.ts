@@ -15,6 +15,8 @@ export interface FakeOdoo {
   readonly orders: (Record<string, unknown> & { id: number })[];
   readonly lines: (Record<string, unknown> & { id: number; order_id: number })[];
   readonly calls: { service: string; method: string; args: unknown[] }[];
+  /** The user's password (or API key) as Odoo checks it now. */
+  password: string;
   close(): Promise<void>;
 }
 
@@ -65,11 +67,11 @@ export async function startFakeOdoo(): Promise<FakeOdoo> {
       try {
         if (params.service === 'common' && params.method === 'login') {
           const [db, login, password] = params.args as string[];
-          return send({ jsonrpc: '2.0', id, result: db === 'odoo' && login === 'admin' && password === 'odoo-s3cret' ? 2 : false });
+          return send({ jsonrpc: '2.0', id, result: db === 'odoo' && login === 'admin' && password === fake.password ? 2 : false });
         }
         if (params.service === 'object' && params.method === 'execute_kw') {
           const [db, uid, password, model, method, args, kwargs] = params.args as [string, number, string, string, string, unknown[], Record<string, unknown>];
-          if (db !== 'odoo' || uid !== 2 || password !== 'odoo-s3cret') throw fault('odoo.exceptions.AccessDenied', 'Access Denied');
+          if (db !== 'odoo' || uid !== 2 || password !== fake.password) throw fault('odoo.exceptions.AccessDenied', 'Access Denied');
           return send({ jsonrpc: '2.0', id, result: executeKw(model, method, args, kwargs ?? {}) });
         }
         throw fault('builtins.NotImplementedError', `${params.service}.${params.method}`);
@@ -85,6 +87,7 @@ export async function startFakeOdoo(): Promise<FakeOdoo> {
     orders: [],
     lines: [],
     calls: [],
+    password: 'odoo-s3cret',
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
