@@ -176,6 +176,12 @@ export interface SinkBatch {
 export type SinkOutcome =
   | { readonly kind: 'created' }
   | { readonly kind: 'updated' }
+  /**
+   * The target already holds the record (found by its reference) and the sink left it as it is:
+   * counted `unchanged`; when the state had delivered another version, the change did not reach the
+   * ERP, so it is also a warning of the run with `message`.
+   */
+  | { readonly kind: 'kept'; readonly message: string; readonly details?: Readonly<Record<string, unknown>> }
   /** Written, but the sink cannot tell an insert from an update (an HTTP answer): the pipeline counts it from what the state knows. */
   | { readonly kind: 'written' }
   | { readonly kind: 'refused'; readonly code: string; readonly message: string; readonly details?: Readonly<Record<string, unknown>> };

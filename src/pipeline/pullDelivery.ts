@@ -33,7 +33,7 @@ interface Pending {
 /** What a delivery needs. */
 export interface DeliveryOptions {
   readonly def: PipelineDefinition;
-  readonly deps: Pick<PipelineDeps, 'state' | 'mapping' | 'events'>;
+  readonly deps: Pick<PipelineDeps, 'state' | 'mapping' | 'events' | 'logger'>;
   readonly resource: ResourceDef;
   readonly runId: number;
   readonly counts: RunCounts;
@@ -149,10 +149,20 @@ export class PullDelivery {
     // A record the sink refused on its own (nothing of it written) becomes a letter; the rest stands.
     const refused: { p: Pending; outcome: Extract<SinkOutcome, { kind: 'refused' }> }[] = [];
     const written: Pending[] = [];
+    const kept = new Map<string, StoredIssue>();
     batch.forEach((p, i) => {
       const outcome = outcomes?.[i];
       if (outcome?.kind === 'refused') refused.push({ p, outcome });
-      else {
+      else if (outcome?.kind === 'kept') {
+        // Already in the ERP and left as it is: a newer version of a record the state had delivered did not reach it, and the run says so.
+        written.push(p);
+        counts.unchanged++;
+        if (p.known) {
+          counts.warnings++;
+          kept.set(p.key, { code: 'SINK_KEPT_EXISTING', message: outcome.message, ...(outcome.details ? { details: { ...outcome.details } } : {}) });
+          this.o.deps.logger?.warn({ pipeline: def.name, key: p.key, ...outcome.details }, outcome.message);
+        }
+      } else {
         written.push(p);
         // The sink's own word wins (an insert is `created`, nothing else); without one, the state's.
         if (outcome?.kind === 'created') counts.created++;
@@ -164,18 +174,18 @@ export class PullDelivery {
       await this.deadLetter(p.key, p.record, p.row, { code: outcome.code, message: outcome.message, ...(outcome.details ? { details: { ...outcome.details } } : {}) });
     }
     if (written.length === 0) return;
-    await this.settle(written, runId);
+    await this.settle(written, runId, kept);
   }
 
   /** Record what the sink committed: hashes, letters closed, events, counts. */
-  private async settle(batch: readonly Pending[], runId: number): Promise<void> {
+  private async settle(batch: readonly Pending[], runId: number, kept: ReadonlyMap<string, StoredIssue>): Promise<void> {
     const { def, deps, resource, counts } = this.o;
     const { state } = deps;
     await state.write((tx) => {
       for (const p of batch) {
         tx.seen.put(def.name, p.key, p.hash);
         tx.deadLetters.resolve(def.name, p.key);
-        tx.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', payloadHash: p.hash, ...(def.options.storePayloads ? { payload: p.row } : {}) });
+        tx.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', payloadHash: p.hash, ...(kept.has(p.key) ? { warnings: [kept.get(p.key)!] } : {}), ...(def.options.storePayloads ? { payload: p.row } : {}) });
       }
       tx.runs.saveCounts(runId, counts);
     });

@@ -5,7 +5,8 @@
  * Neither ERP knows an idempotency key, so the record's reference (the shop's order id, in Tryton's
  * `reference` or Odoo's `client_order_ref`) is searched before creating: one search per batch. A
  * record found there is not created again and not written to (the ERP may have processed it since:
- * confirmed, shipped, invoiced); it counts as `updated`, meaning "already in the ERP". A create whose
+ * confirmed, shipped, invoiced); it is `kept`: counted unchanged, and a warning of the run when the
+ * state had delivered an earlier version (the change did not reach the ERP). A create whose
  * answer was lost is looked up again by its reference before it is sent again.
  *
  * A record the ERP refuses (UserError, ValidationError, AccessError) is `refused` with the ERP's
@@ -144,7 +145,7 @@ export async function jsonrpcSink(conn: JsonrpcConnection, cfg: JsonrpcSinkConfi
         outcomes[p.index] = refused(JSONRPC_CODES.recordRefused, `another record of the same batch carries ${field} ${p.ref}: only the first is created. Check that the mapping writes each shop record's own id into ${cfg.reference.from ?? field}`);
       } else if (id !== undefined) {
         logger.info({ reference: p.ref, id }, `already in the ERP (found by ${field}): not created again, and not written to`);
-        outcomes[p.index] = { kind: 'updated' };
+        outcomes[p.index] = { kind: 'kept', message: `${cfg.model} ${id} already carries ${field} ${p.ref}: it was not created again, and not written to (the ERP may have processed it since); a change of the shop's record does not reach it through this sink`, details: { model: cfg.model, id, reference: p.ref } };
       } else {
         queued.add(p.ref);
         todo.push(p);

@@ -59,7 +59,7 @@ describe('the JSON-RPC client and sink (Odoo dialect)', () => {
       expect(odoo.lines).toEqual([{ id: 41, order_id: 40, product_id: 3, product_uom_qty: 2 }]);
       // The same order again (a re-delivery): found by client_order_ref, not created twice.
       const again = (await sink.write({ id: 'o2', records: [records[0]!] })) as SinkResult;
-      expect(again.outcomes).toEqual([{ kind: 'updated' }]);
+      expect(again.outcomes).toMatchObject([{ kind: 'kept', details: { model: 'sale.order', reference: '1001' } }]);
       expect(odoo.orders).toHaveLength(1);
     } finally {
       await sink.close();
