@@ -105,7 +105,10 @@ export async function createSink(connection: ConnectionInput | Connection, sinkC
   if (conn.kind === 'files') return fileSink(conn, parseConfig(fileSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
   if (conn.kind === 'http') return httpSink(conn, parseConfig(httpSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
   const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
+  if (cfg.ownerColumn !== undefined && cfg.ownerMarker === undefined && ctx.pipeline === undefined) {
+    throw new ConfigError(`sink.ownerColumn ${cfg.ownerColumn} needs the marker it writes: give sink.ownerMarker, or open the sink for a named pipeline`);
+  }
   const driver = await openSql(conn, ctx, false);
   await checkTables(driver, cfg);
-  return sqlSink(driver, cfg, logger);
+  return sqlSink(driver, cfg, { logger, ...(ctx.pipeline !== undefined ? { pipeline: ctx.pipeline } : {}) });
 }
