@@ -22,7 +22,8 @@ import type { SqlDriver } from './sql/driver.js';
 import { keysetSource } from './sql/keyset.js';
 import { openMysql } from './sql/mysql.js';
 import { openPostgres } from './sql/postgres.js';
-import { checkTables, sqlSink } from './sql/sink.js';
+import { checkReadable, checkTables, sqlSink } from './sql/sink.js';
+import { inspectSqlSink, type MappedField, type SinkCheck } from './sql/sinkCheck.js';
 import { openSqlite } from './sql/sqlite.js';
 import type { ConnectorContext, Sink, Source } from './types.js';
 
@@ -35,6 +36,7 @@ export { fileSourceSchema, fileSinkSchema, type FileSourceConfig, type FileSinkC
 export { httpSourceSchema, httpSinkSchema, type HttpSourceConfig, type HttpSinkConfig, type HttpSourceConfigInput, type HttpSinkConfigInput } from './http/config.js';
 export { comparePositions } from './values.js';
 export type { SqlDriver } from './sql/driver.js';
+export type { MappedField, SinkCheck } from './sql/sinkCheck.js';
 
 /** Any source config; `createSource` re-validates it against the schema of the connection's kind. */
 export const sourceSchema = z.union([sqlSourceSchema, fileSourceSchema, httpSourceSchema]);
@@ -111,4 +113,21 @@ export async function createSink(connection: ConnectionInput | Connection, sinkC
   const driver = await openSql(conn, ctx, false);
   await checkTables(driver, cfg);
   return sqlSink(driver, cfg, { logger, ...(ctx.pipeline !== undefined ? { pipeline: ctx.pipeline } : {}) });
+}
+
+/**
+ * What a SQL sink needs from its tables and what it will do (`doctor`), without writing anything;
+ * undefined for other kinds. Throws like `createSink` when the database or a table cannot be reached.
+ */
+export async function inspectSink(connection: ConnectionInput | Connection, sinkConfig: SinkConfigInput | SinkConfig, ctx: ConnectorContext, fields?: readonly MappedField[]): Promise<SinkCheck[] | undefined> {
+  const conn = parseConfig(connectionSchema, connection, 'connection');
+  if (conn.kind !== 'postgres' && conn.kind !== 'mysql' && conn.kind !== 'sqlite') return undefined;
+  const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
+  const driver = await openSql(conn, ctx, false);
+  await checkReadable(driver, cfg);
+  try {
+    return await inspectSqlSink(driver, cfg, fields, ctx.pipeline);
+  } finally {
+    await driver.close();
+  }
 }

@@ -74,6 +74,18 @@ async function updateRow(driver: SqlDriver, tx: Executor, table: string, keys: r
  * sink cannot work with fails at start-up, not mid-run.
  */
 export async function checkTables(driver: SqlDriver, cfg: SqlSinkConfig): Promise<void> {
+  await checkReadable(driver, cfg);
+  try {
+    const problem = await keyProblem(driver, cfg);
+    if (problem) throw problem;
+  } catch (err) {
+    await driver.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Check that the sink's tables exist and can be read; closes the driver when not. */
+export async function checkReadable(driver: SqlDriver, cfg: SqlSinkConfig): Promise<void> {
   for (const table of [cfg.table, ...cfg.children.map((c) => c.table)]) {
     try {
       await driver.query(`SELECT * FROM ${driver.quote(table)} WHERE 1 = 0`, []);
@@ -87,13 +99,6 @@ export async function checkTables(driver: SqlDriver, cfg: SqlSinkConfig): Promis
       if (missing) throw connectorError(driver.kind, CONNECTOR_CODES.queryFailed, missing, { cause: err });
       throw connectorError(driver.kind, CONNECTOR_CODES.queryFailed, `sink table ${table} cannot be read: ${(err as Error).message}. Create the (staging) table with a primary key or unique index on the sink's key.`, { cause: err });
     }
-  }
-  try {
-    const problem = await keyProblem(driver, cfg);
-    if (problem) throw problem;
-  } catch (err) {
-    await driver.close().catch(() => undefined);
-    throw err;
   }
 }
 
