@@ -111,6 +111,29 @@ describe.each([sqlite, postgres, mariadb])('$name import tables holding rows the
     expect(await linesOf(theirs)).toEqual(['1:ART-1', '2:ART-X']);
   });
 
+  /** The table refuses a billing name longer than 20 characters, each database in its own way. */
+  async function limitNames(): Promise<void> {
+    if (backend.name === 'SQLite') await erp.exec(`CREATE TRIGGER name_limit BEFORE INSERT ON erp_orders WHEN length(NEW.${q('RE_Name')}) > 20 BEGIN SELECT RAISE(ABORT, 'RE_Name too long'); END`);
+    else await erp.exec(`ALTER TABLE erp_orders ADD CONSTRAINT name_limit CHECK (${backend.name === 'MariaDB' ? 'CHAR_LENGTH' : 'length'}(${q('RE_Name')}) <= 20)`);
+  }
+
+  it("keeps refusing the ERP's row when the batch it came in is split for another record the table refuses", async () => {
+    await limitNames();
+    // One batch: the order under the ERP's number, and one whose billing name the table refuses.
+    const [theirs] = await place(1, 1);
+    const longName = order(2);
+    const created = await f.shop.create('orders', [{ ...longName, billing: { ...(longName.billing as object), lastname: 'Mustermann-Lüdenscheid-Oberhausen' } }]);
+    const long = Number(created.outcomes[0]!.data!.orders_id);
+    await erpOrder(theirs!);
+
+    const run = await pull();
+    expect(run).toMatchObject({ status: 'partial', counts: { created: 0, updated: 0 } });
+    const letters = await state.deadLetters.list({ pipeline: def.name });
+    expect(Object.fromEntries(letters.map((l) => [l.erpKey, l.code]))).toEqual({ [String(theirs)]: 'SINK_FOREIGN_ROW', [String(long)]: 'SINK_ROW_REFUSED' });
+    expect(await orderRow(theirs!)).toMatchObject({ name: 'Real Customer GmbH' });
+    expect(await linesOf(theirs!)).toEqual(['1:ERP-A', '2:ERP-B', '3:ERP-C']);
+  });
+
   it('without an owner column, a deleted state letters the orders the table holds instead of overwriting them; accepted, they are updates in place', async () => {
     const ids = await place(3);
     expect(await pull()).toMatchObject({ status: 'succeeded', counts: { created: 3 } });
