@@ -162,7 +162,9 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, context: SqlSinkC
     for (let i = 0; i < entries.length; i += perChunk) {
       const chunk = entries.slice(i, i + perChunk);
       const { where, params } = keyPredicate(chunk.map((e) => keys.map((k) => dbValue(e.record[k]))));
-      const list = await tx.query(`SELECT ${columns.map((c) => driver.quote(c)).join(', ')} FROM ${driver.quote(cfg.table)} WHERE ${where}${lock}`, params);
+      // In key order, so two writers locking overlapping keys take them in the same order (no deadlock).
+      const order = keys.map((k) => driver.quote(k)).join(', ');
+      const list = await tx.query(`SELECT ${columns.map((c) => driver.quote(c)).join(', ')} FROM ${driver.quote(cfg.table)} WHERE ${where} ORDER BY ${order}${lock}`, params);
       for (const row of list) found.set(idOf(keys.map((k) => row[k])), row);
     }
     return found;
