@@ -24,7 +24,9 @@ import type { SqlDriver } from './sql/driver.js';
 import { keysetSource } from './sql/keyset.js';
 import { openMysql } from './sql/mysql.js';
 import { openPostgres } from './sql/postgres.js';
-import { checkTables, sqlSink } from './sql/sink.js';
+import { sqlSink } from './sql/sink.js';
+import { checkReadable, checkTables } from './sql/sinkTables.js';
+import { inspectSqlSink, type MappedField, type SinkCheck } from './sql/sinkCheck.js';
 import { openSqlite } from './sql/sqlite.js';
 import type { ConnectorContext, Sink, Source } from './types.js';
 
@@ -40,6 +42,7 @@ export { openRpcClient, type RpcClient, type RpcClientContext, type CallOptions,
 export { JSONRPC_CODES, RpcError, type JsonrpcCode, type RpcFault } from './jsonrpc/errors.js';
 export { comparePositions } from './values.js';
 export type { SqlDriver } from './sql/driver.js';
+export type { MappedField, SinkCheck } from './sql/sinkCheck.js';
 
 /** Any source config; `createSource` re-validates it against the schema of the connection's kind. */
 export const sourceSchema = z.union([sqlSourceSchema, fileSourceSchema, httpSourceSchema]);
@@ -114,7 +117,27 @@ export async function createSink(connection: ConnectionInput | Connection, sinkC
   if (conn.kind === 'http') return httpSink(conn, parseConfig(httpSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
   if (conn.kind === 'jsonrpc') return jsonrpcSink(conn, parseConfig(jsonrpcSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
   const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
+  if (cfg.ownerColumn !== undefined && cfg.ownerMarker === undefined && ctx.pipeline === undefined) {
+    throw new ConfigError(`sink.ownerColumn ${cfg.ownerColumn} needs the marker it writes: give sink.ownerMarker, or open the sink for a named pipeline`);
+  }
   const driver = await openSql(conn, ctx, false);
   await checkTables(driver, cfg);
-  return sqlSink(driver, cfg, logger);
+  return sqlSink(driver, cfg, { logger, ...(ctx.pipeline !== undefined ? { pipeline: ctx.pipeline } : {}) });
+}
+
+/**
+ * What a SQL sink needs from its tables and what it will do (`doctor`), without writing anything;
+ * undefined for other kinds. Throws like `createSink` when the database or a table cannot be reached.
+ */
+export async function inspectSink(connection: ConnectionInput | Connection, sinkConfig: SinkConfigInput | SinkConfig, ctx: ConnectorContext, fields?: readonly MappedField[]): Promise<SinkCheck[] | undefined> {
+  const conn = parseConfig(connectionSchema, connection, 'connection');
+  if (conn.kind !== 'postgres' && conn.kind !== 'mysql' && conn.kind !== 'sqlite') return undefined;
+  const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
+  const driver = await openSql(conn, ctx, false);
+  await checkReadable(driver, cfg);
+  try {
+    return await inspectSqlSink(driver, cfg, fields, ctx.pipeline);
+  } finally {
+    await driver.close();
+  }
 }

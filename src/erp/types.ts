@@ -166,6 +166,13 @@ export interface SourceWatermark {
 export interface SinkBatch {
   readonly id: string;
   readonly records: readonly ErpRecord[];
+  /**
+   * Per record (same order as `records`): the pipeline can prove a row under its key is its own
+   * (the state delivered the key, a write of it may have landed unacknowledged, or the user accepted
+   * a restore). A sink that refuses foreign rows updates a held row it cannot tell by a mark of its
+   * own only where this is true. Absent: nothing is proven.
+   */
+  readonly owned?: readonly boolean[];
 }
 
 /**
@@ -207,10 +214,11 @@ export interface Sink {
   /** What it writes into, for messages (`sqlite table erp_orders`). */
   readonly target?: string;
   /**
-   * Which of `records` the sink already holds, looked up by the sink's key (indexes into
-   * `records`): a pull asks before delivering records its state does not know, so rows written by
-   * a state it no longer has (a restore, a deleted state) are noticed. Absent: the sink cannot tell
-   * (a file outbox the ERP empties, an HTTP endpoint).
+   * Which of `records` the sink holds as rows this pipeline wrote (its owner mark), looked up by
+   * the sink's key (indexes into `records`): a pull asks before delivering records its state does
+   * not know, so rows written by a state it no longer has (a restore, a deleted state) are noticed.
+   * Absent: the sink cannot tell its own rows from others' (a file outbox the ERP empties, an HTTP
+   * endpoint, a SQL sink without an owner column, which refuses per record what `owned` does not prove).
    */
   holding?(records: readonly ErpRecord[]): Promise<ReadonlySet<number>>;
   close(): Promise<void>;
@@ -225,6 +233,8 @@ export interface ConnectorContext {
   readonly env?: NodeJS.ProcessEnv;
   /** Where the connection was configured, so its errors can point there. */
   readonly origin?: ConnectionOrigin;
+  /** The pipeline the connector serves: what a SQL sink marks its rows with (`ownerColumn`). */
+  readonly pipeline?: string;
 }
 
 /** Where a connection was configured: what its errors name besides host and database. */

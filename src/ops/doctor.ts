@@ -1,6 +1,7 @@
 /**
  * `shopsync doctor`: everything a new installation gets wrong, checked in one go: the config, each
- * pipeline's source and sink (reachable, readable, folders writable), the shop with its token, each
+ * pipeline's source and sink (reachable, readable, folders writable; a SQL sink's unique key, columns
+ * and write privilege, and what it will do: src/erp/sql/sinkCheck.ts), the shop with its token, each
  * pipeline's resource and operation against the token's scopes (a read of one record, and a write
  * of zero records: the shop checks the scope before it looks at the body), the state (writable,
  * schema version), the clock against the shop's `Date` header, and each trigger against its
@@ -10,7 +11,8 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { connectionOrigin, shopsOf, type LoadedConfig, type PipelineConfig, type ShopConfig } from '../config/index.js';
-import { createSink, createSource } from '../erp/index.js';
+import { createSink, createSource, inspectSink, type SinkCheck } from '../erp/index.js';
+import { sinkFields } from './sinkFields.js';
 import { errorLine } from '../errors.js';
 import { checkSourceColumns } from './columns.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -118,6 +120,7 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
     const ctx = { logger, baseDir: loaded.baseDir, origin: connectionOrigin(loaded, block.connection, { pipeline: loaded.config.pipelines.indexOf(p), side }) };
     let late: SourceWatermark | undefined;
     let detail = 'reachable';
+    let sinkChecks: SinkCheck[] | undefined;
     try {
       if (side === 'source') {
         const source = await createSource(connection, settings as never, ctx);
@@ -129,16 +132,21 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
           await source.close();
         }
       } else {
-        const sink = await createSink(connection, settings as never, ctx);
-        await sink.close();
-        // Opening a jsonrpc sink logged in and asked the model (fields_get, create access): say so.
-        if (connection.kind === 'jsonrpc') detail = `logged in as ${connection.login}; ${sink.target ?? 'the model'} has the sink's reference and one2many fields and the user may create there; each create is looked up by its reference first`;
+        // A SQL sink is looked at, not opened: opening refuses a key without a unique index, which the checks below name with more.
+        sinkChecks = await inspectSink(connection, settings as never, { ...ctx, pipeline: p.name }, await sinkFields(loaded.baseDir, p).catch(() => undefined));
+        if (sinkChecks === undefined) {
+          const sink = await createSink(connection, settings as never, { ...ctx, pipeline: p.name });
+          await sink.close();
+          // Opening a jsonrpc sink logged in and asked the model (fields_get, create access): say so.
+          if (connection.kind === 'jsonrpc') detail = `logged in as ${connection.login}; ${sink.target ?? 'the model'} has the sink's reference and one2many fields and the user may create there; each create is looked up by its reference first`;
+        }
       }
       if (connection.kind === 'files') {
         const folder = resolve(loaded.baseDir, connection.folder, String(settings.folder ?? '.'));
         await access(folder, constants.R_OK | constants.W_OK);
       }
       out.push({ name, ok: true, pipeline: p.name, detail });
+      for (const c of sinkChecks ?? []) out.push({ name: `pipeline ${p.name}: sink ${c.what}`, ok: c.ok, pipeline: p.name, detail: c.detail });
       // Said, not failed: without the privilege the lookback still covers late commits, for transactions shorter than its window.
       if (late) out.push({ name: `pipeline ${p.name}: late commits`, ok: true, pipeline: p.name, detail: late.by === 'lookback' ? `lookback only: ${late.reason ?? ''}` : late.by === 'single-writer' ? 'one writer at a time (SQLite): the lookback covers clocks that are off' : 'the cursor waits for open ERP transactions (watermark), and the lookback covers clocks that are off' });
     } catch (err) {

@@ -202,7 +202,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
       shop: shopOf(p),
       mapping: await mappingOf(p),
       source: p.source ? () => createSource(config.connections[sourceConn], sourceCfg as never, { ...ctx, origin: connectionOrigin(loaded, sourceConn, { pipeline: index, side: 'source' }) }) : undefined,
-      sink: p.sink ? () => createSink(config.connections[sinkConn], sinkCfg as never, { ...ctx, origin: connectionOrigin(loaded, sinkConn, { pipeline: index, side: 'sink' }) }) : undefined,
+      sink: p.sink ? () => createSink(config.connections[sinkConn], sinkCfg as never, { ...ctx, pipeline: p.name, origin: connectionOrigin(loaded, sinkConn, { pipeline: index, side: 'sink' }) }) : undefined,
       logger,
       events,
     };

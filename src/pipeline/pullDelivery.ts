@@ -123,16 +123,20 @@ export class PullDelivery {
     const { state } = deps;
     const id = `${def.name}:${createHash('sha256').update(batch.map((p) => `${p.key}:${p.hash}`).join('|')).digest('hex').slice(0, 32)}`;
     // Rows the sink holds already are updates of our own earlier delivery, counted so, never a second create.
-    const held = this.guard ? await this.guard.before(batch) : new Set<string>();
+    const guarded = this.guard ? await this.guard.before(batch) : undefined;
+    const held = guarded?.held ?? new Set<string>();
     let result: void | SinkResult;
     try {
-      result = await this.o.sink!.write({ id, records: batch.map((p) => p.row) });
+      // `owned`: which rows under these keys the pipeline proves its own; a sink updates no other (SINK_FOREIGN_ROW).
+      result = await this.o.sink!.write({ id, records: batch.map((p) => p.row), ...(guarded ? { owned: guarded.owned } : {}) });
     } catch (err) {
       // The sink refused a record of this batch and wrote nothing: halve until the refused record is alone.
       // Splitting, each half in a transaction of its own, rather than a savepoint per record: a batch
       // nobody refuses stays one statement per table with no per-record round trip, every sink keeps
       // its "whole batch or nothing" contract, and one bad record in n costs about 2·log2(n) more writes.
       if (!(err instanceof ConnectorError) || !RECORD_REFUSALS.has(err.code)) throw err;
+      // Nothing of it was written: its keys are not in flight on this attempt's account.
+      if (guarded) await this.guard!.notWritten(guarded.added);
       if (batch.length === 1) {
         await this.deadLetter(batch[0]!.key, batch[0]!.record, batch[0]!.row, issueOf(err));
         return;
@@ -170,6 +174,7 @@ export class PullDelivery {
         else counts.created++;
       }
     });
+    if (refused.length > 0) await this.guard?.notWritten(refused.map((r) => r.p.key));
     for (const { p, outcome } of refused) {
       await this.deadLetter(p.key, p.record, p.row, { code: outcome.code, message: outcome.message, ...(outcome.details ? { details: { ...outcome.details } } : {}) });
     }

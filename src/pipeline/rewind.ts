@@ -8,6 +8,15 @@
  *   (looked up by the sink's key), were delivered by a state we no longer have.
  * After the say-so those records are updates of the rows already there, and once a run has read
  * everything since its cursor the state knows them all again (the acceptance closes).
+ *
+ * Rows the sink did not write (SINK_FOREIGN_ROW, src/erp/sql/ownership.ts): a held row we cannot
+ * prove ours is never overwritten silently. A sink that marks its rows (an owner column) answers
+ * `holding` with its own rows only: one of those the state does not know is an older state's, and
+ * the run stops with STATE_BEHIND_SINK as above; a row with another mark is refused by the sink per
+ * record, whatever the acceptance says. A sink that cannot tell (no owner column) does not answer
+ * `holding`: the guard then tells it per record what the pipeline proves (`owned`: the state
+ * delivered the key, it is in flight from a write whose answer may have been lost, or a restore
+ * acceptance is open), and the sink refuses every other held row as a letter of its own.
  */
 import { StateBehindError } from '../errors.js';
 import type { ErpRecord, Sink } from '../erp/types.js';
@@ -49,6 +58,16 @@ export interface Outgoing {
   readonly known: boolean;
 }
 
+/** What the guard says about a batch before it is written. */
+export interface GuardAnswer {
+  /** Keys the sink holds as its own rows already: updates. */
+  readonly held: ReadonlySet<string>;
+  /** Per record of the batch: a row under its key is proven this pipeline's (SinkBatch.owned). */
+  readonly owned: readonly boolean[];
+  /** Keys this call put in flight. */
+  readonly added: readonly string[];
+}
+
 /** Per run: asks the sink about the records the state does not know, before each batch is written. */
 export class SinkRewindGuard {
   private accepted: boolean | undefined;
@@ -64,10 +83,12 @@ export class SinkRewindGuard {
   constructor(private readonly state: StateStore, private readonly pipeline: string, private readonly sink: Sink) {}
 
   /**
-   * Record the batch as in flight and return the keys the sink holds already (they are updates).
-   * Throws STATE_BEHIND_SINK when the sink holds rows this state never delivered and nobody accepted.
+   * Record the batch as in flight; return the keys the sink holds already as its own (they are
+   * updates), per record whether the pipeline proves a row under its key its own, and the keys this
+   * call put in flight. Throws STATE_BEHIND_SINK when the sink holds rows of its own this state never
+   * delivered and nobody accepted.
    */
-  async before(batch: readonly Outgoing[]): Promise<ReadonlySet<string>> {
+  async before(batch: readonly Outgoing[]): Promise<GuardAnswer> {
     const held = new Set<string>();
     const fresh = batch.filter((p) => !p.known);
     if (fresh.length > 0 && this.sink.holding) {
@@ -83,10 +104,29 @@ export class SinkRewindGuard {
       if (behind.length > 0 && !(await this.isAccepted())) throw this.refusal(behind);
     }
     const sent = await this.sentKeys();
-    const before = sent.size;
-    for (const p of batch) sent.add(p.key);
-    if (sent.size !== before) await this.state.rewinds.setInFlight(this.pipeline, [...sent]);
-    return held;
+    // Proven before this batch goes in flight: being sent now proves nothing about the row there.
+    const accepted = batch.some((p) => !p.known && !sent.has(p.key)) ? await this.isAccepted() : false;
+    const owned = batch.map((p) => p.known || sent.has(p.key) || accepted);
+    const added: string[] = [];
+    for (const p of batch) {
+      if (sent.has(p.key)) continue;
+      sent.add(p.key);
+      added.push(p.key);
+    }
+    if (added.length > 0) await this.state.rewinds.setInFlight(this.pipeline, [...sent]);
+    return { held, owned, added };
+  }
+
+  /**
+   * The sink said these keys were not written (it refused them, or refused the batch and wrote
+   * nothing): no longer in flight, so a later batch of the same run does not take a foreign row
+   * under one of them for a write of ours whose answer was lost.
+   */
+  async notWritten(keys: readonly string[]): Promise<void> {
+    const sent = await this.sentKeys();
+    let removed = false;
+    for (const key of keys) removed = sent.delete(key) || removed;
+    if (removed) await this.state.rewinds.setInFlight(this.pipeline, [...sent]);
   }
 
   private async sentKeys(): Promise<Set<string>> {

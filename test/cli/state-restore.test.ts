@@ -2,7 +2,8 @@
  * `shopsync state restore` of an older backup, and a deleted state, beside an orders pull into a
  * SQLite import table (spawned CLI, sandbox shop over HTTP): the next `sync` delivers nothing, fails
  * naming why, shows in `status --failing`; `state accept-restore` or `sync --accept-restore` lets it
- * go on, and the orders are updates of the rows already there, one row per order.
+ * go on, and the orders are updates of the rows already there, one row per order. The import
+ * table has an owner column, which is how the sink tells its own rows of an older state.
  */
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -21,7 +22,7 @@ function setUp(): { dir: string; config: string; erp: Database.Database } {
   const erp = new Database(join(dir, 'erp.sqlite'));
   erp.exec(`CREATE TABLE erp_orders (Shop_BestellNr INTEGER PRIMARY KEY, Shop_KundenNr INTEGER, Bestelldatum TEXT, Status INTEGER, Zahlungsart TEXT, Versandart TEXT, Waehrung TEXT, Preisart TEXT,
     Summe_Netto TEXT, Steuer TEXT, Summe_Brutto TEXT, Quelle TEXT, Externe_Nr TEXT, RE_Firma TEXT, RE_Name TEXT, RE_Strasse TEXT, RE_PLZ TEXT, RE_Ort TEXT, RE_Land TEXT,
-    LI_Name TEXT, LI_Strasse TEXT, LI_PLZ TEXT, LI_Ort TEXT, LI_Land TEXT)`);
+    LI_Name TEXT, LI_Strasse TEXT, LI_PLZ TEXT, LI_Ort TEXT, LI_Land TEXT, shopsync_pipeline TEXT)`);
   erp.exec('CREATE TABLE erp_order_lines (Shop_BestellNr INTEGER, Pos INTEGER, ARTNR TEXT, Bezeichnung TEXT, Menge TEXT, Einzelpreis TEXT, Steuersatz TEXT, PRIMARY KEY (Shop_BestellNr, Pos))');
   mkdirSync(join(dir, 'state'));
   const config = join(dir, 'shopsync.yaml');
@@ -38,7 +39,7 @@ pipelines:
     direction: pull
     resource: orders
     mapping: orders-to-erp.yaml
-    sink: { connection: erp, table: erp_orders, key: Shop_BestellNr, children: [{ field: Positionen, table: erp_order_lines, key: [Shop_BestellNr, Pos], parentKey: Shop_BestellNr }] }
+    sink: { connection: erp, table: erp_orders, key: Shop_BestellNr, ownerColumn: shopsync_pipeline, children: [{ field: Positionen, table: erp_order_lines, key: [Shop_BestellNr, Pos], parentKey: Shop_BestellNr }] }
     options: { overlapDays: 30 }
 state:
   path: state/shopsync.db

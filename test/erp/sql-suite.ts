@@ -208,7 +208,8 @@ export function sqlSuite(h: () => SqlHarness): void {
       { id: 2, updated: 11, customer: 'Søren', total: '3.00', lines: [{ line_no: 1, sku: 'C', qty: 5 }] },
     ] });
     // Order 1 loses line 2, changes its customer; order 2 sends no lines field and keeps its lines.
-    await sink.write({ id: 'b2', records: [{ id: 1, updated: 12, customer: 'Müller GmbH', lines: [{ line_no: 1, sku: 'A', qty: 3 }] }, { id: 2, updated: 13 }] });
+    // Both rows are the pipeline's own (its state delivered them), which is what lets the sink update them.
+    await sink.write({ id: 'b2', records: [{ id: 1, updated: 12, customer: 'Müller GmbH', lines: [{ line_no: 1, sku: 'A', qty: 3 }] }, { id: 2, updated: 13 }], owned: [true, true] });
     await sink.close();
 
     const source = await createSource(h().connection, {
@@ -264,9 +265,14 @@ export function sqlSuite(h: () => SqlHarness): void {
     expect((got[0]?.lines as unknown[])[3]).toEqual({ line_no: 4, sku: 'S4' });
   });
 
-  it('tells which records it already holds by its key (a composite one, values given as text too), without writing', async () => {
-    const sink = await createSink(h().connection, { table: lines, key: ['order_id', 'line_no'] }, ctx());
-    await sink.write({ id: 'held', records: [{ order_id: 5, line_no: 1, sku: 'H', qty: 1 }, { order_id: 5, line_no: 2, sku: 'H', qty: 2 }] });
+  it('tells which records it holds as its own by its owner column (a composite key, values given as text too), without writing', async () => {
+    const { exec, q, types } = h();
+    const owned = `erp_owned_${suffix}`;
+    await exec(`CREATE TABLE ${q(owned)} (order_id ${types.int} NOT NULL, line_no ${types.int} NOT NULL, sku ${types.text}, shopsync_pipeline VARCHAR(200), PRIMARY KEY (order_id, line_no))`);
+    // A row of someone else's under a key the batch asks about: not the sink's.
+    await exec(`INSERT INTO ${q(owned)} (order_id, line_no, sku, shopsync_pipeline) VALUES (5, 3, 'theirs', 'another-pipeline')`);
+    const sink = await createSink(h().connection, { table: owned, key: ['order_id', 'line_no'], ownerColumn: 'shopsync_pipeline' }, { ...ctx(), pipeline: 'lines' });
+    await sink.write({ id: 'held', records: [{ order_id: 5, line_no: 1, sku: 'H' }, { order_id: 5, line_no: 2, sku: 'H' }] });
     const held = await sink.holding!([
       { order_id: 5, line_no: 2 },
       { order_id: 77, line_no: 1 },
@@ -275,6 +281,73 @@ export function sqlSuite(h: () => SqlHarness): void {
       { order_id: 5, line_no: 3 },
     ]);
     await sink.close();
+    await exec(`DROP TABLE ${q(owned)}`);
     expect([...held].sort()).toEqual([0, 2]);
+  });
+
+  it('refuses a record whose key holds a row it did not write, leaving that row and its children as they were, and writes the rest of the batch', async () => {
+    const { exec, q } = h();
+    // The ERP's own order 40 with two lines, under the key the shop's order would take.
+    await exec(`INSERT INTO ${q(orders)} (id, updated, customer, total) VALUES (40, 1, 'ERP customer', 99.5)`);
+    await exec(`INSERT INTO ${q(lines)} (order_id, line_no, sku, qty) VALUES (40, 1, 'ERP-1', 1), (40, 2, 'ERP-2', 2)`);
+    const sink = await createSink(h().connection, { table: orders, key: 'id', children: [{ field: 'lines', table: lines, key: ['order_id', 'line_no'], parentKey: 'order_id' }] }, { ...ctx(), pipeline: 'orders-in' });
+    const result = await sink.write({ id: 'f1', records: [
+      { id: 40, updated: 50, customer: 'shop customer', lines: [{ line_no: 1, sku: 'SHOP', qty: 9 }] },
+      { id: 41, updated: 51, customer: 'new', lines: [{ line_no: 1, sku: 'N', qty: 1 }] },
+    ], owned: [false, false] });
+    expect(result?.outcomes).toEqual([
+      { kind: 'refused', code: 'SINK_FOREIGN_ROW', message: expect.stringContaining(`${orders} already holds a row under id=40 that this pipeline did not write`), details: expect.objectContaining({ table: orders, key: { id: 40 }, found: expect.objectContaining({ customer: 'ERP customer' }) }) },
+      { kind: 'created' },
+    ]);
+    const refusal = result!.outcomes[0] as { message: string };
+    expect(refusal.message).toContain('customer=ERP customer');
+    expect(refusal.message).toContain('shopsync init --orders-pull');
+    expect(refusal.message).toContain('overwrite: foreign');
+    // Proven its own (the state delivered it), the same row is updated; `overwrite: foreign` would too.
+    const again = await sink.write({ id: 'f2', records: [{ id: 41, updated: 52, customer: 'newer' }], owned: [true] });
+    expect(again?.outcomes).toEqual([{ kind: 'updated' }]);
+    await sink.close();
+
+    const source = await createSource(h().connection, {
+      query: `SELECT id, updated, customer FROM ${q(orders)} WHERE id IN (40, 41)`, cursor: 'id', key: 'id',
+      children: [{ field: 'lines', query: `SELECT order_id, line_no, sku, qty FROM ${q(lines)} WHERE order_id IN (:keys) ORDER BY order_id, line_no`, parentKey: 'order_id' }],
+    }, ctx());
+    const got = (await collect(source, {})).map((i) => i.record);
+    await source.close();
+    expect(got).toEqual([
+      { id: 40, updated: 1, customer: 'ERP customer', lines: [{ order_id: 40, line_no: 1, sku: 'ERP-1', qty: 1 }, { order_id: 40, line_no: 2, sku: 'ERP-2', qty: 2 }] },
+      { id: 41, updated: 52, customer: 'newer', lines: [{ order_id: 41, line_no: 1, sku: 'N', qty: 1 }] },
+    ]);
+  });
+
+  it('with an owner column, refuses a row another marker wrote even when the pipeline proves the key, and updates its own', async () => {
+    const { exec, q, types } = h();
+    const staged = `erp_staged_${suffix}`;
+    await exec(`CREATE TABLE ${q(staged)} (id ${types.int} PRIMARY KEY, customer ${types.text}, shopsync_pipeline VARCHAR(200))`);
+    await exec(`INSERT INTO ${q(staged)} (id, customer, shopsync_pipeline) VALUES (1, 'theirs', 'erp-import')`);
+    const sink = await createSink(h().connection, { table: staged, key: 'id', ownerColumn: 'shopsync_pipeline' }, { ...ctx(), pipeline: 'orders-in' });
+    const first = await sink.write({ id: 'o1', records: [{ id: 1, customer: 'ours' }, { id: 2, customer: 'ours', shopsync_pipeline: 'forged' }], owned: [true, false] });
+    const second = await sink.write({ id: 'o2', records: [{ id: 2, customer: 'ours again' }] });
+    await sink.close();
+    expect(first?.outcomes.map((o) => o.kind)).toEqual(['refused', 'created']);
+    expect((first!.outcomes[0] as { message: string }).message).toContain('its shopsync_pipeline is erp-import, not orders-in');
+    expect(second?.outcomes).toEqual([{ kind: 'updated' }]);
+    const rows = [] as unknown[];
+    const source = await createSource(h().connection, { query: `SELECT id, customer, shopsync_pipeline FROM ${q(staged)}`, cursor: 'id', key: 'id' }, ctx());
+    for (const item of await collect(source, {})) rows.push(item.record);
+    await source.close();
+    await exec(`DROP TABLE ${q(staged)}`);
+    expect(rows).toEqual([{ id: 1, customer: 'theirs', shopsync_pipeline: 'erp-import' }, { id: 2, customer: 'ours again', shopsync_pipeline: 'orders-in' }]);
+  });
+
+  it('refuses at start-up a sink whose key no unique index covers, naming a staging table as the fix', async () => {
+    const { exec, q, types } = h();
+    const loose = `erp_loose_${suffix}`;
+    await exec(`CREATE TABLE ${q(loose)} (id ${types.int}, other ${types.int}, name ${types.text}, UNIQUE (id, other))`);
+    const err = await createSink(h().connection, { table: loose, key: 'id' }, ctx()).catch((e: unknown) => e);
+    await exec(`DROP TABLE ${q(loose)}`);
+    expect(err).toMatchObject({ code: 'SINK_KEY_NOT_UNIQUE', details: { key: ['id'], uniqueKeys: [['id', 'other']] } });
+    expect((err as Error).message).toContain("no primary key or unique index on exactly the sink's key (id); its unique keys are (id, other)");
+    expect((err as Error).message).toContain('shopsync init --orders-pull');
   });
 }

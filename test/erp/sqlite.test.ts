@@ -60,7 +60,8 @@ describe('SQLite source and sink', () => {
       { shop: 'de', sku: 'A', price: '9,99', tiers: [{ min_qty: 10, price: '8,99' }, { min_qty: 50, price: '7,99' }] },
       { shop: 'at', sku: 'A', price: '10,49', tiers: [{ min_qty: 10, price: '9,49' }] },
     ] });
-    await sink.write({ id: '2', records: [{ shop: 'de', sku: 'A', price: '9,49', tiers: [{ min_qty: 20, price: '8,49' }] }] });
+    // The pipeline proves the row its own (its state delivered the key): without that the sink leaves it alone.
+    await sink.write({ id: '2', records: [{ shop: 'de', sku: 'A', price: '9,49', tiers: [{ min_qty: 20, price: '8,49' }] }], owned: [true] });
     await sink.close();
     expect(admin.prepare('SELECT * FROM tiers ORDER BY shop, sku, min_qty').all()).toEqual([
       { shop: 'at', sku: 'A', min_qty: 10, price: '9,49' },
@@ -75,10 +76,10 @@ describe('SQLite source and sink', () => {
     expect((err as Error).message).toMatch(/sink table no_such_staging does not exist in schema main.*create the \(staging\) table/);
   });
 
-  it('explains a missing unique key in the target table', async () => {
+  it('refuses at start-up a sink whose key has no unique index, advising a staging table before any change to the ERP\'s tables', async () => {
     admin.exec(`CREATE TABLE nokey (id TEXT, name TEXT)`);
-    const sink = await createSink({ kind: 'sqlite', path: 'erp.db' }, { table: 'nokey', key: 'id' }, ctx);
-    await expect(sink.write({ id: 'x', records: [{ id: 'a', name: 'n' }] })).rejects.toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
-    await sink.close();
+    const err = await createSink({ kind: 'sqlite', path: 'erp.db' }, { table: 'nokey', key: 'id' }, ctx).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'SINK_KEY_NOT_UNIQUE', details: { table: 'nokey', key: ['id'] } });
+    expect((err as Error).message).toMatch(/nokey has no primary key or unique index on exactly the sink's key \(id\).*staging table of shopsync's own.*Do not alter the ERP's own tables/);
   });
 });

@@ -4,125 +4,27 @@
  * deleted. The next pull delivers nothing into the sink and names the orders it found there; after
  * the user's say-so they are updates of the rows already there, one row per order. On SQLite,
  * PostgreSQL and MariaDB import tables. A file sink, which cannot be asked, is held back by the
- * restore mark alone.
+ * restore mark alone. The import tables carry an owner column (`ownerColumn`), which is how the
+ * sink tells an older state's rows of its own from rows it did not write
+ * (test/pipeline/pull-foreign-rows.test.ts has the sink without one).
  */
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { createSink, type ConnectionInput } from '../../src/erp/index.js';
+import { createSink } from '../../src/erp/index.js';
 import { silentLogger } from '../../src/log.js';
 import { loadMapping } from '../../src/mapping/index.js';
 import type { CompiledMapping } from '../../src/mapping/types.js';
 import { runPipeline } from '../../src/pipeline/index.js';
 import { openState, type StateStore } from '../../src/state/index.js';
-import { requireService } from '../support/services.js';
 import { pushFixture, type PushFixture } from './support.js';
+import { importBackends, type Backend, type ErpDb } from './importTables.js';
 
-const pgService = await requireService('postgres');
-const myService = await requireService('mariadb');
-const tag = `erp_rewind_${randomBytes(4).toString('hex')}`;
-
-/** The import tables' columns, read from the shipped mapping so both stay in step. */
-const shipped = parse(readFileSync(resolve('mappings/orders-to-erp.yaml'), 'utf8')) as { fields: Record<string, { fields?: Record<string, unknown> }> };
-const ORDER_COLUMNS = Object.keys(shipped.fields).filter((c) => c !== 'Positionen');
-const LINE_COLUMNS = Object.keys(shipped.fields.Positionen?.fields ?? {});
-const INTEGERS = new Set(['Shop_BestellNr', 'Shop_KundenNr', 'Status', 'Pos']);
-
-type Rows = Record<string, unknown>[];
-
-/** One ERP database for one test: its connection and raw SQL as its admin. */
-interface ErpDb {
-  readonly connection: ConnectionInput;
-  q(column: string): string;
-  exec(sql: string): Promise<void>;
-  rows(sql: string): Promise<Rows>;
-  close(): Promise<void>;
-}
-
-interface Backend {
-  readonly name: string;
-  readonly available: boolean;
-  open(dir: string): Promise<ErpDb>;
-}
-
-const q = (quote: string) => (c: string) => `${quote}${c}${quote}`;
-
-function importTables(quote: (c: string) => string, types: { int: string; text: string }): string[] {
-  const type = (c: string) => (INTEGERS.has(c) ? types.int : types.text);
-  return [
-    `CREATE TABLE erp_orders (${ORDER_COLUMNS.map((c) => `${quote(c)} ${type(c)}${c === 'Shop_BestellNr' ? ' PRIMARY KEY' : ''}`).join(', ')})`,
-    `CREATE TABLE erp_order_lines (${LINE_COLUMNS.map((c) => `${quote(c)} ${type(c)}`).join(', ')}, PRIMARY KEY (${quote('Shop_BestellNr')}, ${quote('Pos')}))`,
-  ];
-}
-
-const postgres: Backend = {
-  name: 'PostgreSQL',
-  available: pgService.available,
-  async open() {
-    const admin = new pg.Client({ host: pgService.host, port: pgService.port, user: pgService.user, database: pgService.database });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${tag} CASCADE; CREATE SCHEMA ${tag}; SET search_path TO ${tag}`);
-    for (const sql of importTables(q('"'), { int: 'INTEGER', text: 'TEXT' })) await admin.query(sql);
-    return {
-      connection: { kind: 'postgres', host: pgService.host, port: pgService.port, user: pgService.user, database: pgService.database, schema: tag },
-      q: q('"'),
-      exec: async (sql) => void (await admin.query(sql)),
-      rows: async (sql) => (await admin.query(sql)).rows as Rows,
-      async close() {
-        await admin.query(`DROP SCHEMA IF EXISTS ${tag} CASCADE`);
-        await admin.end();
-      },
-    };
-  },
-};
-
-const mariadb: Backend = {
-  name: 'MariaDB',
-  available: myService.available,
-  async open() {
-    const admin = await mysql.createConnection({ host: myService.host, port: myService.port, user: myService.user });
-    await admin.query(`DROP DATABASE IF EXISTS ${tag}`);
-    await admin.query(`CREATE DATABASE ${tag}`);
-    await admin.query(`USE ${tag}`);
-    for (const sql of importTables(q('`'), { int: 'INT', text: 'TEXT' })) await admin.query(sql);
-    return {
-      connection: { kind: 'mysql', host: myService.host, port: myService.port, user: myService.user, database: tag },
-      q: q('`'),
-      exec: async (sql) => void (await admin.query(sql)),
-      rows: async (sql) => (await admin.query(sql))[0] as Rows,
-      async close() {
-        await admin.query(`DROP DATABASE IF EXISTS ${tag}`);
-        await admin.end();
-      },
-    };
-  },
-};
-
-const sqlite: Backend = {
-  name: 'SQLite',
-  available: true,
-  async open(dir) {
-    const file = join(dir, 'erp-import.sqlite');
-    const db = new Database(file);
-    for (const sql of importTables(q('"'), { int: 'INTEGER', text: 'TEXT' })) db.exec(sql);
-    return {
-      connection: { kind: 'sqlite', path: file },
-      q: q('"'),
-      exec: async (sql) => void db.exec(sql),
-      rows: async (sql) => db.prepare(sql).all() as Rows,
-      close: async () => void db.close(),
-    };
-  },
-};
+const [sqlite, postgres, mariadb] = importBackends('erp_rewind') as [Backend, Backend, Backend];
 
 // overlapDays: every pull re-reads every order (purchased within five days), as a restored cursor would.
 const def = { name: 'orders-to-erp', direction: 'pull' as const, sink: { connection: 'erp' }, mapping: 'orders-to-erp.yaml', resource: 'orders', options: { overlapDays: 30, sinkBatchSize: 2 } };
-const SINK = { table: 'erp_orders', key: 'Shop_BestellNr', children: [{ field: 'Positionen', table: 'erp_order_lines', key: ['Shop_BestellNr', 'Pos'], parentKey: 'Shop_BestellNr' }] };
+const SINK = { table: 'erp_orders', key: 'Shop_BestellNr', ownerColumn: 'shopsync_pipeline', children: [{ field: 'Positionen', table: 'erp_order_lines', key: ['Shop_BestellNr', 'Pos'], parentKey: 'Shop_BestellNr' }] };
 
 function order(n: number): Record<string, unknown> {
   return {
@@ -153,7 +55,7 @@ describe.each([sqlite, postgres, mariadb])('$name import tables, after the state
   beforeEach(async (ctx) => {
     if (!backend.available) return ctx.skip();
     f = await pushFixture();
-    erp = await backend.open(f.dir);
+    erp = await backend.open(f.dir, true);
     state = f.state;
   });
   afterEach(async () => {
@@ -168,7 +70,7 @@ describe.each([sqlite, postgres, mariadb])('$name import tables, after the state
     expect(created.outcomes.every((o) => o.ok), JSON.stringify(created.outcomes.find((o) => !o.ok)?.error)).toBe(true);
     return created.outcomes.map((o) => Number(o.data!.orders_id));
   }
-  const pull = () => runPipeline(def, { state, shop: f.shop, mapping, sink: () => createSink(erp.connection, SINK, { logger: silentLogger, baseDir: f.dir, env: {} }) });
+  const pull = (sink: Record<string, unknown> = SINK) => runPipeline(def, { state, shop: f.shop, mapping, sink: () => createSink(erp.connection, sink as typeof SINK, { logger: silentLogger, baseDir: f.dir, env: {}, pipeline: def.name }) });
   const orderNumbers = async () => (await erp.rows(`SELECT ${erp.q('Shop_BestellNr')} AS n FROM erp_orders ORDER BY 1`)).map((r) => Number(r.n));
   const lineCount = async () => Number((await erp.rows('SELECT COUNT(*) AS c FROM erp_order_lines'))[0]?.c);
   /** The ERP marks what it imported, as an ERP consuming its import table does; a re-delivery would overwrite it. */

@@ -112,17 +112,36 @@ export const sqlSinkChildSchema = z.strictObject({
   parentKey: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
 });
 
-/** SQL sink: upsert by key into a (staging) table. */
-export const sqlSinkSchema = z.strictObject({
+/** SQL sink: insert new keys into a (staging) table, update only the rows it wrote. */
+export const sqlSinkSchema = z
+  .strictObject({
     /** Name of the connection this part uses (read by the pipeline config, ignored here). */
     connection: z.string().optional(),
-  table: tableNameSchema,
-  /** Unique key column(s); the table needs a primary key or unique index on them. */
-  key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
-  /** Only these columns are written (others in the record are ignored); default: every top-level field. */
-  columns: z.array(identifierSchema).optional(),
-  children: z.array(sqlSinkChildSchema).default([]),
-});
+    table: tableNameSchema,
+    /** Unique key column(s); the table needs a primary key or unique index on exactly them. */
+    key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
+    /** Only these columns are written (others in the record are ignored); default: every top-level field. */
+    columns: z.array(identifierSchema).optional(),
+    children: z.array(sqlSinkChildSchema).default([]),
+    /**
+     * `own`: a row under a record's key that this pipeline did not write is left as it is and the
+     * record is refused (SINK_FOREIGN_ROW). `foreign`: such a row is overwritten and its children
+     * replaced; only for a table whose rows are meant to be overwritten. @default own
+     */
+    overwrite: z.enum(['own', 'foreign']).default('own'),
+    /**
+     * A text column of the sink table that tells the sink's rows from others: written with
+     * `ownerMarker` on insert; a row with another value is foreign. Absent: the pipeline's state says
+     * which keys it delivered (docs/connectors.md, "Rows the sink did not write").
+     */
+    ownerColumn: identifierSchema.optional(),
+    /** What `ownerColumn` holds for this pipeline's rows. @default the pipeline's name */
+    ownerMarker: z.string().min(1).max(200).optional(),
+  })
+  .superRefine((cfg, ctx) => {
+    if (cfg.ownerMarker !== undefined && cfg.ownerColumn === undefined) ctx.addIssue({ code: 'custom', path: ['ownerMarker'], message: 'ownerMarker is what ownerColumn holds: give ownerColumn too (e.g. ownerColumn: shopsync_pipeline), or remove ownerMarker' });
+    if (cfg.ownerColumn !== undefined && keyList(cfg.key).includes(cfg.ownerColumn)) ctx.addIssue({ code: 'custom', path: ['ownerColumn'], message: `ownerColumn ${cfg.ownerColumn} is a key column; give a column of its own (e.g. shopsync_pipeline)` });
+  });
 
 export type SqlSourceConfig = z.output<typeof sqlSourceSchema>;
 export type SqlSinkConfig = z.output<typeof sqlSinkSchema>;

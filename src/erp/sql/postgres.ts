@@ -62,7 +62,7 @@ function classify(err: unknown): Classified {
   if (code === undefined || NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) return { kind: CONNECTOR_CODES.unreachable, about: 'network' };
   if (code === '3D000') return { kind: CONNECTOR_CODES.unreachable, about: 'database' };
   if (code.startsWith('28')) return { kind: CONNECTOR_CODES.authFailed, about: 'login' };
-  if (code === '42P10') return { kind: CONNECTOR_CODES.queryFailed, hint: "The sink's key columns need a primary key or unique index." };
+  if (code === '42P10') return { kind: CONNECTOR_CODES.queryFailed, hint: "The sink's key columns need a primary key or unique index: point the sink at a staging table of shopsync's own (`shopsync init --orders-pull` writes one) or at a key the table already holds unique; add a unique index only on a table of your own, never on the ERP's tables." };
   return { kind: CONNECTOR_CODES.queryFailed };
 }
 

@@ -1,18 +1,23 @@
 /**
- * The SQL sink: upserts a batch by key into a (staging) table in one transaction, children included.
- * Children of a parent are replaced (deleted by parent key, then inserted) inside that transaction,
- * so a removed order line disappears and a failed batch leaves no half-written order behind.
+ * The SQL sink: writes a batch by key into a (staging) table in one transaction, children included.
+ * Inside the transaction it locks the rows already under the batch's keys (FOR UPDATE), inserts the
+ * new keys with a plain INSERT (a row the ERP inserts meanwhile fails it rather than being
+ * overwritten), updates only rows it wrote (src/erp/sql/ownership.ts) and refuses the others
+ * (SINK_FOREIGN_ROW, leaving them and their children alone). Children of its rows are replaced
+ * (deleted by parent key, then inserted), so a removed order line disappears and a failed batch
+ * leaves no half-written order behind. Each record's outcome says what happened: created, updated, refused.
  * A batch the table refuses for a row's data (too long, a constraint, a wrong type) fails with
  * SINK_ROW_REFUSED, which the pipeline splits down to the record; anything else fails as before.
  */
 import type { Logger } from '../../log.js';
-import { nearMatches } from '../../util/suggest.js';
+import { ConfigError } from '../../errors.js';
 import { IDENTIFIER } from '../connection.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
-import type { ErpRecord, Sink, SinkBatch } from '../types.js';
+import type { ErpRecord, Sink, SinkBatch, SinkOutcome, SinkResult } from '../types.js';
 import { recordSchema } from '../values.js';
 import { keyList, type SqlSinkConfig } from './config.js';
-import type { Executor, SqlDriver } from './driver.js';
+import { valuesClause, type Executor, type Row as DbRow, type SqlDriver } from './driver.js';
+import { foreignRow, mayUpdate, SINK_FOREIGN_ROW, type Ownership } from './ownership.js';
 import { rowRefusedError, type WrittenRow } from './refused.js';
 
 /** Stay below every driver's bound-parameter limit (SQLite 32766, PostgreSQL and MySQL 65535). */
@@ -30,8 +35,8 @@ interface Row extends WrittenRow {
   readonly values: unknown[];
 }
 
-/** Upsert rows grouped by their column set, in chunks that fit the parameter limit. */
-async function upsertRows(driver: SqlDriver, tx: Executor, table: string, keys: readonly string[], rows: readonly Row[]): Promise<void> {
+/** Insert rows grouped by their column set, in chunks that fit the parameter limit. */
+async function insertRows(driver: SqlDriver, tx: Executor, table: string, rows: readonly Row[]): Promise<void> {
   const byShape = new Map<string, Row[]>();
   for (const row of rows) {
     const shape = row.columns.join(',');
@@ -44,47 +49,49 @@ async function upsertRows(driver: SqlDriver, tx: Executor, table: string, keys: 
     const perChunk = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
     for (let i = 0; i < list.length; i += perChunk) {
       const chunk = list.slice(i, i + perChunk);
-      await tx.query(driver.upsertSql(table, columns, keys, chunk.length), chunk.flatMap((r) => r.values));
+      await tx.query(`INSERT INTO ${driver.quote(table)} (${columns.map((c) => driver.quote(c)).join(', ')}) VALUES ${valuesClause(driver.style, columns.length, chunk.length)}`, chunk.flatMap((r) => r.values));
     }
   }
 }
 
-/** Check that the target tables exist before the first batch, so a typo fails at start-up, not mid-run. */
-export async function checkTables(driver: SqlDriver, cfg: SqlSinkConfig): Promise<void> {
-  for (const table of [cfg.table, ...cfg.children.map((c) => c.table)]) {
-    try {
-      await driver.query(`SELECT * FROM ${driver.quote(table)} WHERE 1 = 0`, []);
-    } catch (err) {
-      if ((err as { code?: unknown }).code !== CONNECTOR_CODES.queryFailed) {
-        await driver.close().catch(() => undefined);
-        throw err;
-      }
-      const missing = await missingTable(driver, table).catch(() => undefined);
-      await driver.close().catch(() => undefined);
-      if (missing) throw connectorError(driver.kind, CONNECTOR_CODES.queryFailed, missing, { cause: err });
-      throw connectorError(driver.kind, CONNECTOR_CODES.queryFailed, `sink table ${table} cannot be read: ${(err as Error).message}. Create the (staging) table with a primary key or unique index on the sink's key.`, { cause: err });
-    }
-  }
+/** Update one row by its key: only the columns it carries besides the key. */
+async function updateRow(driver: SqlDriver, tx: Executor, table: string, keys: readonly string[], row: Row): Promise<void> {
+  const set = row.columns.filter((c) => !keys.includes(c));
+  if (set.length === 0) return;
+  let n = 0;
+  const mark = () => (driver.style === 'dollar' ? `$${++n}` : '?');
+  const assignments = set.map((c) => `${driver.quote(c)} = ${mark()}`).join(', ');
+  const where = keys.map((k) => `${driver.quote(k)} = ${mark()}`).join(' AND ');
+  const value = (c: string) => row.values[row.columns.indexOf(c)];
+  await tx.query(`UPDATE ${driver.quote(table)} SET ${assignments} WHERE ${where}`, [...set.map(value), ...keys.map(value)]);
 }
 
-/** When `table` is not among the tables the connection sees: a message naming schema and table and the nearest names. */
-async function missingTable(driver: SqlDriver, table: string): Promise<string | undefined> {
-  const [schema, name] = table.includes('.') ? (table.split('.') as [string, string]) : [await driver.defaultSchema(), table];
-  const known = await driver.tables();
-  const wanted = `${schema}.${name}`.toLowerCase();
-  if (known.some((t) => t.toLowerCase() === wanted)) return undefined;
-  // Tables of the named schema first, so a near name there comes before the same name elsewhere.
-  const inSchema = (t: string) => t.toLowerCase().startsWith(`${schema.toLowerCase()}.`);
-  const ordered = [...known.filter(inSchema), ...known.filter((t) => !inSchema(t))];
-  const near = nearMatches(name, ordered, { spelling: (t) => t.slice(t.indexOf('.') + 1) });
-  return `sink table ${name} does not exist in schema ${schema}${near.length > 0 ? `; near matches: ${near.join(', ')}` : ''}. Fix \`table\` (qualify it as schema.table when it lives in another schema), or create the (staging) table with a primary key or unique index on the sink's key.`;
+/** What the sink factory passes besides the config. */
+export interface SqlSinkContext {
+  readonly logger: Logger;
+  /** The pipeline's name: the default owner marker, and named in fixes. */
+  readonly pipeline?: string;
 }
 
-/** Create the upsert sink over an open driver (which it owns and closes). */
-export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, logger: Logger): Sink {
+/** One key of a batch: the record written under it (the last one) and every batch index that carries it. */
+interface Entry {
+  readonly id: string;
+  readonly record: ErpRecord;
+  readonly indexes: number[];
+  owned: boolean;
+}
+
+/** Create the sink over an open driver (which it owns and closes). */
+export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, context: SqlSinkContext): Sink {
+  const { logger, pipeline } = context;
   const connector = driver.kind;
   const keys = keyList(cfg.key);
   const childFields = new Set(cfg.children.map((c) => c.field));
+  const marker = cfg.ownerMarker ?? pipeline;
+  if (cfg.ownerColumn !== undefined && marker === undefined) throw new ConfigError(`sink.ownerColumn ${cfg.ownerColumn} needs the marker it writes: give sink.ownerMarker, or open the sink for a named pipeline`);
+  const ownership: Ownership = { overwrite: cfg.overwrite, ...(cfg.ownerColumn !== undefined ? { ownerColumn: cfg.ownerColumn, marker } : {}) };
+  // The owner column is the sink's to write: a record field of that name does not set it.
+  const skipParent = new Set([...childFields, ...(cfg.ownerColumn !== undefined ? [cfg.ownerColumn] : [])]);
 
   const invalid = (message: string, erpKey?: string) =>
     connectorError(connector, CONNECTOR_CODES.invalidRecord, `${message}; nothing of this batch was written.`, { erpKey });
@@ -99,37 +106,120 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, logger: Logger): 
     return { columns, values: columns.map((c) => dbValue(record[c])) };
   }
 
-  async function write(batch: SinkBatch): Promise<void> {
-    // Last record per key wins: one statement cannot upsert the same key twice in PostgreSQL.
-    const byKey = new Map<string, ErpRecord>();
+  /** A parent row as written: the record's columns and, with an owner column, the sink's marker. */
+  function parentRow(record: ErpRecord): Row {
+    const row = toRow(record, cfg.columns, skipParent, keys, `${cfg.table} ${JSON.stringify(keys.map((k) => record[k]))}`);
+    if (cfg.ownerColumn === undefined) return row;
+    return { columns: [...row.columns, cfg.ownerColumn], values: [...row.values, marker] };
+  }
+
+  /** The key as compared with what the database returns: every value as text. */
+  const idOf = (values: readonly unknown[]) => JSON.stringify(values.map((v) => String(v)));
+
+  async function write(batch: SinkBatch): Promise<SinkResult> {
+    // One row per key: the last record wins, and the key is proven ours if any record under it is.
+    const byKey = new Map<string, Entry>();
     for (const [index, raw] of batch.records.entries()) {
       const parsed = recordSchema.safeParse(raw);
       if (!parsed.success) throw invalid(`record #${index} is not an object`);
       const keyValues = keys.map((k) => raw[k]);
       if (keyValues.some((v) => v === null || v === undefined)) throw invalid(`record #${index} has no value for key ${keys.join(', ')}`);
-      const id = JSON.stringify(keyValues);
+      const id = idOf(keyValues);
+      const owned = batch.owned?.[index] === true;
+      const seen = byKey.get(id);
       byKey.delete(id);
-      byKey.set(id, raw);
+      byKey.set(id, { id, record: raw, indexes: [...(seen?.indexes ?? []), index], owned: owned || (seen?.owned ?? false) });
     }
-    const parents = [...byKey.values()];
-    const parentRows = parents.map((r) => toRow(r, cfg.columns, childFields, keys, `${cfg.table} ${JSON.stringify(keys.map((k) => r[k]))}`));
+    const entries = [...byKey.values()];
+    const rows = new Map(entries.map((e) => [e.id, parentRow(e.record)]));
 
     // The table being written when the database refuses: its rows tell which column a value is too long for.
-    let writing: { table: string; rows: readonly Row[] } = { table: cfg.table, rows: parentRows };
+    let writing: { table: string; rows: readonly Row[] } = { table: cfg.table, rows: [...rows.values()] };
+    let decided: Map<string, SinkOutcome>;
     try {
-      await driver.transaction((tx) => writeBatch(tx, parents, parentRows, (table, rows) => { writing = { table, rows }; }));
+      decided = await driver.transaction((tx) => writeBatch(tx, entries, rows, (table, list) => { writing = { table, rows: list }; }));
     } catch (err) {
       const refusal = driver.refusal(err);
       if (refusal === undefined) throw err;
-      throw await rowRefusedError(driver, refusal, { ...writing, records: parents, keys }, err);
+      throw await rowRefusedError(driver, refusal, { ...writing, records: entries.map((e) => e.record), keys }, err);
     }
-    logger.debug({ batch: batch.id, records: parents.length, table: cfg.table }, 'batch upserted');
+    const outcomes: SinkOutcome[] = new Array<SinkOutcome>(batch.records.length);
+    for (const entry of entries) {
+      const outcome = decided.get(entry.id)!;
+      // An earlier record of the same key was written and then overwritten by the last one: an update of that row.
+      entry.indexes.forEach((index, i) => { outcomes[index] = i === 0 || outcome.kind === 'refused' ? outcome : { kind: 'updated' }; });
+    }
+    const refused = entries.filter((e) => decided.get(e.id)?.kind === 'refused').length;
+    logger.debug({ batch: batch.id, records: entries.length, refused, table: cfg.table }, 'batch written');
+    return { outcomes };
   }
 
-  /** Upsert the parents, then replace each parent's children; `at` is told which table comes next. */
-  async function writeBatch(tx: Executor, parents: readonly ErpRecord[], parentRows: readonly Row[], at: (table: string, rows: readonly Row[]) => void): Promise<void> {
-    at(cfg.table, parentRows);
-    await upsertRows(driver, tx, cfg.table, keys, parentRows);
+  /** The rows already under the entries' keys, locked for the rest of the transaction (SQLite's BEGIN IMMEDIATE holds the whole file). */
+  async function lockExisting(tx: Executor, entries: readonly Entry[], columns: readonly string[]): Promise<Map<string, DbRow>> {
+    const found = new Map<string, DbRow>();
+    const perChunk = Math.max(1, Math.floor(MAX_PARAMS / keys.length));
+    const lock = driver.kind === 'sqlite' ? '' : ' FOR UPDATE';
+    for (let i = 0; i < entries.length; i += perChunk) {
+      const chunk = entries.slice(i, i + perChunk);
+      const { where, params } = keyPredicate(chunk.map((e) => keys.map((k) => dbValue(e.record[k]))));
+      // In key order, so two writers locking overlapping keys take them in the same order (no deadlock).
+      const order = keys.map((k) => driver.quote(k)).join(', ');
+      const list = await tx.query(`SELECT ${columns.map((c) => driver.quote(c)).join(', ')} FROM ${driver.quote(cfg.table)} WHERE ${where} ORDER BY ${order}${lock}`, params);
+      for (const row of list) found.set(idOf(keys.map((k) => row[k])), row);
+    }
+    return found;
+  }
+
+  /** `k IN (…)`, or for a composite key `(a = ? AND b = ?) OR …`, with its parameters. */
+  function keyPredicate(values: readonly unknown[][]): { where: string; params: unknown[] } {
+    let n = 0;
+    const mark = () => (driver.style === 'dollar' ? `$${++n}` : '?');
+    const where = keys.length === 1
+      ? `${driver.quote(keys[0] as string)} IN (${values.map(mark).join(', ')})`
+      : values.map(() => `(${keys.map((k) => `${driver.quote(k)} = ${mark()}`).join(' AND ')})`).join(' OR ');
+    return { where, params: values.flat() };
+  }
+
+  /** Decide per key (insert, update, refuse), write the parents, then replace the children of the rows written. */
+  async function writeBatch(tx: Executor, entries: readonly Entry[], rows: ReadonlyMap<string, Row>, at: (table: string, rows: readonly Row[]) => void): Promise<Map<string, SinkOutcome>> {
+    const existing = await lockExisting(tx, entries, [...keys, ...(cfg.ownerColumn !== undefined ? [cfg.ownerColumn] : [])]);
+    const outcomes = new Map<string, SinkOutcome>();
+    const inserts: Row[] = [];
+    const updates: Row[] = [];
+    const written: Entry[] = [];
+    const foreign: Entry[] = [];
+    for (const entry of entries) {
+      const row = rows.get(entry.id)!;
+      const held = existing.get(entry.id);
+      if (held === undefined) {
+        inserts.push(row);
+        outcomes.set(entry.id, { kind: 'created' });
+        written.push(entry);
+      } else if (mayUpdate(ownership, held, entry.owned)) {
+        updates.push(row);
+        outcomes.set(entry.id, { kind: 'updated' });
+        written.push(entry);
+      } else foreign.push(entry);
+    }
+    if (foreign.length > 0) {
+      // What is there, for the person deciding: the whole rows, read only for the refused keys.
+      const { where, params } = keyPredicate(foreign.map((e) => keys.map((k) => dbValue(e.record[k]))));
+      const found = new Map((await tx.query(`SELECT * FROM ${driver.quote(cfg.table)} WHERE ${where}`, params)).map((r) => [idOf(keys.map((k) => r[k])), r]));
+      for (const entry of foreign) {
+        const { message, details } = foreignRow({ ...ownership, table: cfg.table, keys, ...(pipeline !== undefined ? { pipeline } : {}) }, entry.record, found.get(entry.id) ?? existing.get(entry.id));
+        outcomes.set(entry.id, { kind: 'refused', code: SINK_FOREIGN_ROW, message, details });
+      }
+    }
+    at(cfg.table, inserts);
+    await insertRows(driver, tx, cfg.table, inserts);
+    at(cfg.table, updates);
+    for (const row of updates) await updateRow(driver, tx, cfg.table, keys, row);
+    await writeChildren(tx, written.map((e) => e.record), at);
+    return outcomes;
+  }
+
+  /** Replace each written parent's children: delete by parent key, insert the record's list (absent: leave them). */
+  async function writeChildren(tx: Executor, parents: readonly ErpRecord[], at: (table: string, rows: readonly Row[]) => void): Promise<void> {
     for (const child of cfg.children) {
       const parentCols = keyList(child.parentKey);
       const childKeys = keyList(child.key);
@@ -150,18 +240,20 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, logger: Logger): 
           rows.push(toRow(withParent, undefined, new Set(), [...childKeys, ...parentCols], where));
         }
       }
-      await upsertRows(driver, tx, child.table, childKeys, rows);
+      // A plain INSERT: a child key another parent holds fails the batch instead of moving that row to this parent.
+      await insertRows(driver, tx, child.table, rows);
     }
   }
 
-  /** One look-up by key per chunk; values compared as text, as the key's columns may come back as numbers or strings. */
+  /** The records whose key holds a row with this pipeline's owner mark (values compared as text). */
   async function holding(records: readonly ErpRecord[]): Promise<ReadonlySet<number>> {
+    const ownerColumn = cfg.ownerColumn!;
     const wanted = new Map<string, number[]>();
     const lookups: unknown[][] = [];
     for (const [index, record] of records.entries()) {
       const values = keys.map((k) => record[k]);
       if (values.some((v) => v === null || v === undefined)) continue; // write() refuses it with its reason
-      const id = JSON.stringify(values.map(String));
+      const id = idOf(values);
       const list = wanted.get(id);
       if (list) list.push(index);
       else {
@@ -170,19 +262,17 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, logger: Logger): 
       }
     }
     const found = new Set<number>();
-    const perChunk = Math.max(1, Math.floor(MAX_PARAMS / keys.length));
+    const perChunk = Math.max(1, Math.floor(MAX_PARAMS / keys.length) - 1);
     for (let i = 0; i < lookups.length; i += perChunk) {
-      const chunk = lookups.slice(i, i + perChunk);
-      let n = 0;
-      const mark = () => (driver.style === 'dollar' ? `$${++n}` : '?');
-      const where = keys.length === 1
-        ? `${driver.quote(keys[0] as string)} IN (${chunk.map(mark).join(', ')})`
-        : chunk.map(() => `(${keys.map((k) => `${driver.quote(k)} = ${mark()}`).join(' AND ')})`).join(' OR ');
-      const rows = await driver.query(`SELECT ${keys.map((k) => driver.quote(k)).join(', ')} FROM ${driver.quote(cfg.table)} WHERE ${where}`, chunk.flat());
-      for (const row of rows) for (const index of wanted.get(JSON.stringify(keys.map((k) => String(row[k])))) ?? []) found.add(index);
+      const { where, params } = keyPredicate(lookups.slice(i, i + perChunk));
+      const mark = driver.style === 'dollar' ? `$${params.length + 1}` : '?';
+      const rows = await driver.query(`SELECT ${keys.map((k) => driver.quote(k)).join(', ')} FROM ${driver.quote(cfg.table)} WHERE (${where}) AND ${driver.quote(ownerColumn)} = ${mark}`, [...params, marker]);
+      for (const row of rows) for (const index of wanted.get(idOf(keys.map((k) => row[k]))) ?? []) found.add(index);
     }
     return found;
   }
 
-  return { kind: connector, target: `${connector} table ${cfg.table}`, write, holding, close: () => driver.close() };
+  // Without an owner column the sink cannot tell an older state's row from the ERP's: it does not
+  // answer `holding`, and refuses per record what the pipeline does not prove its own.
+  return { kind: connector, target: `${connector} table ${cfg.table}`, write, ...(cfg.ownerColumn !== undefined ? { holding } : {}), close: () => driver.close() };
 }
