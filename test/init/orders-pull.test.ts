@@ -8,7 +8,7 @@
  * older layout stop init with the statements that add the missing columns. On SQLite, PostgreSQL
  * and MariaDB.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
@@ -245,6 +245,23 @@ describe.each(dbs)('shopsync init --orders-pull on $name (spawned)', (db) => {
     expect(time(rows[0]!.imported_at)).toBe(time(imported.imported_at));
     expect(time(rows[0]!.shopsync_delivered_at)).toBeGreaterThan(time(imported.imported_at));
     expect(Number((await db.rows(dir, `SELECT COUNT(*) AS n FROM ${db.tables.lines} WHERE orders_id = ${id}`))[0]?.n)).toBe(2);
+  });
+
+  it.skipIf(!db.available)('a deleted state delivers every order again, accepted as a restore: the same rows updated in place, none added, the ERP columns kept', { timeout: 180_000 }, async () => {
+    expect(dir, 'the first test made the folder').not.toBe('');
+    const count = async () => Number((await db.rows(dir, `SELECT COUNT(*) AS n FROM ${db.tables.orders}`))[0]?.n);
+    const erpColumns = async () => db.rows(dir, `SELECT orders_id, status, erp_reference FROM ${db.tables.orders} WHERE status IS NOT NULL ORDER BY orders_id`);
+    const orders = await count();
+    const claimed = await erpColumns();
+    expect(claimed.length).toBeGreaterThan(0);
+    rmSync(join(dir, 'state'), { recursive: true, force: true });
+    const r = await runCli(['sync', 'orders-to-erp', '--json', '--accept-restore'], { cwd: dir });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { status: string; counts: Record<string, number> };
+    expect(summary).toMatchObject({ status: 'succeeded', counts: { created: 0 } });
+    expect(summary.counts.updated).toBe(orders);
+    expect(await count()).toBe(orders);
+    expect(await erpColumns()).toEqual(claimed);
   });
 
   it.skipIf(!db.available)('staging tables without a column of the layout (an older or hand-made table) stop init, naming the column and the statement that adds it', { timeout: 180_000 }, async () => {

@@ -73,9 +73,9 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0, orders t
   };
   const lastJson = <T>(stdout: string): T => JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as T;
 
-  /** Tryton's sales through proteus. */
-  async function trytonSales(): Promise<TrytonSales> {
-    const r = await python([ORDERS_SCRIPT, db!.conf, db!.name, 'sales']);
+  /** Tryton's sales through proteus (after making a product, with `product`). */
+  async function trytonSales(...action: string[]): Promise<TrytonSales> {
+    const r = await python([ORDERS_SCRIPT, db!.conf, db!.name, ...(action.length > 0 ? action : ['sales'])]);
     expect(r.code, r.stderr).toBe(0);
     return lastJson<TrytonSales>(r.stdout);
   }
@@ -98,7 +98,7 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0, orders t
   }
 
   /** Place an order in the sandbox shop for shop products (by products_id); returns its id. */
-  async function placeOrder(items: { products_id: number; quantity: number; products_price: string }[], delivery: Record<string, string>): Promise<number> {
+  async function placeOrder(items: { products_id?: number; products_model?: string; products_name?: string; quantity: number; products_price: string }[], delivery: Record<string, string>): Promise<number> {
     const billing = { firstname: 'Erika', lastname: 'Shop', email_address: email, street_address: 'Hauptstr. 1', postcode: '10115', city: 'Berlin', country_iso_code_2: 'DE' };
     const res = await fetch(`${sandbox.url}/import/json/orders`, {
       method: 'POST',
@@ -205,5 +205,31 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0, orders t
     const imported = await importOrders();
     expect(imported).toMatchObject({ code: 0, claimed: 0, created: 0, changed_after_import: [id] });
     expect((await trytonSales()).sales.length).toBe(sales);
+  });
+
+  it("an order for a code Tryton does not know fails alone with the reason, no sale made; after the product is made in Tryton, --retry creates its sale once", { timeout: 240_000 }, async () => {
+    // A manual item of the shop: its article number has no Tryton product yet.
+    const id = await placeOrder([{ products_model: 'TP-9', products_name: 'Teapot', quantity: 1, products_price: '29.90' }], {});
+    expect(await sync('orders-to-erp')).toMatchObject({ status: 'succeeded', counts: { created: 1 } });
+    const before = (await trytonSales()).sales.length;
+
+    const refused = await importOrders();
+    expect(refused).toMatchObject({ code: 1, claimed: 1, created: 0, failed: 1 });
+    expect(refused.errors[String(id)]).toContain("'TP-9'");
+    expect((await stagedOrders()).find((o) => o.orders_id === String(id))).toMatchObject({ status: 'failed', imported_at: null, import_error: expect.stringContaining('TP-9') });
+    expect((await trytonSales()).sales.length).toBe(before);
+    // Without --retry a failed order stays for a person.
+    expect(await importOrders()).toMatchObject({ code: 0, claimed: 0 });
+
+    const fixed = await trytonSales('product', 'TP-9', 'Teapot', '29.90');
+    expect(fixed.sales.length).toBe(before);
+    const retried = await importOrders('--retry');
+    expect(retried).toMatchObject({ code: 0, claimed: 1, created: 1, failed: 0 });
+    const after = await trytonSales();
+    expect(after.sales.length).toBe(before + 1);
+    const sale = after.sales.filter((s) => s.reference === String(id));
+    expect(sale).toHaveLength(1);
+    expect(sale[0]!.lines.map((l) => [l.product, l.quantity, Number(l.unit_price)])).toEqual([['TP-9', 1, 29.9]]);
+    expect((await stagedOrders()).find((o) => o.orders_id === String(id))).toMatchObject({ status: 'imported', import_error: null });
   });
 });

@@ -1,10 +1,12 @@
 """Tryton's own view of its sales and parties, through proteus, for the orders tests.
 
 usage: python3 tryton_orders.py <trytond.conf> <database> sales
+       python3 tryton_orders.py <trytond.conf> <database> product <code> <name> <list price>
 
 Prints one JSON object on its last line: every sale (reference, state, party with its e-mails,
 the invoice and shipment addresses' cities, lines with product code, quantity and unit price) and
-the number of parties per e-mail. Only reads: whatever the test compares was written by Tryton.
+the number of parties per e-mail. `product` first makes a product through proteus (as
+tryton_data.py's catalog does): the fix of an order whose code Tryton did not know.
 """
 import json
 import sys
@@ -40,7 +42,11 @@ def sales():
 def main():
     conf, db, action = sys.argv[1:4]
     pconfig.set_trytond(db, config_file=conf)
-    if action != 'sales':
+    if action == 'product':
+        from tryton_data import make_template  # beside this file
+        code, name, price = sys.argv[4:7]
+        make_template(name, code, [('', None)], price, 'Unit')
+    elif action != 'sales':
         raise SystemExit('unknown action %s' % action)
     print(json.dumps(sales()))
 
