@@ -25,8 +25,9 @@ usage:
 
 `--database`/`--config` are those of trytond (proteus runs Tryton in this process, as trytond-admin
 does); `--staging` is a libpq connection string of the database holding the staging schema (often
-Tryton's own). `--retry` also takes orders left `failed` or `importing` (a run that died): safe,
-as the reference makes the create idempotent. The last line of output is a JSON summary; the exit
+Tryton's own). `--retry` also takes orders left `failed` or `importing` (a run that died): safe
+against a second sale as the reference is looked up first, as long as no other import runs at the
+same time (an `importing` order may be one it is working on). The last line of output is a JSON summary; the exit
 code is 1 when an order failed.
 """
 import argparse
@@ -213,7 +214,7 @@ def main(argv=None):
     parser.add_argument('--config', help='trytond.conf (default: TRYTOND_CONFIG)')
     parser.add_argument('--staging', required=True, help='libpq connection string of the database holding the staging schema')
     parser.add_argument('--schema', default='shopsync_in', help='the staging schema (default shopsync_in)')
-    parser.add_argument('--retry', action='store_true', help="also take orders left 'failed' or 'importing'")
+    parser.add_argument('--retry', action='store_true', help="also take orders left 'failed' or 'importing' (while no other import runs)")
     parser.add_argument('--limit', type=int, default=500, help='orders per run (default 500)')
     args = parser.parse_args(argv)
     if not IDENTIFIER.match(args.schema):
