@@ -103,6 +103,8 @@ export const answersSchema = z.strictObject({
   dryRunRecords: z.number().int().min(1).max(1000).default(5),
   /** Databases: also write the orders pull (shop orders → staging tables shopsync creates in the ERP database). */
   ordersPull: z.boolean().default(false),
+  /** The orders pull's staging schema: PostgreSQL a schema (default shopsync_in), MariaDB a database of its own (default: tables prefixed shopsync_in_ in the ERP database). */
+  stagingSchema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a schema name of letters, digits and _').optional(),
   /** Run `mappings check` and the dry run at the end. */
   verify: z.boolean().default(true),
   /** An ERP whose recipe (src/init/recipes, docs/erp/) writes the SELECT, key, cursor and mapping. */
@@ -111,6 +113,7 @@ export const answersSchema = z.strictObject({
   erpParams: z.record(z.string(), z.string()).default({}),
 }).superRefine((a, ctx) => {
   const s = a.source;
+  if (a.stagingSchema && !a.ordersPull) ctx.addIssue({ code: 'custom', path: ['stagingSchema'], message: '--staging-schema names where --orders-pull puts its staging tables: give --orders-pull too' });
   if (s.kind === 'file') {
     if (a.erp) ctx.addIssue({ code: 'custom', path: ['erp'], message: `--erp ${a.erp} reads the ERP's database: give --db-url instead of --file` });
     return;

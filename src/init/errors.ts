@@ -11,6 +11,8 @@ export const INIT_CODES = {
   shop: 'INIT_SHOP',
   /** The source could not be read or holds no rows to learn from. */
   source: 'INIT_SOURCE',
+  /** The orders pull's staging tables exist without a column of the layout (an older shopsync's, or made by hand). */
+  staging: 'INIT_STAGING',
 } as const;
 
 export type InitCode = (typeof INIT_CODES)[keyof typeof INIT_CODES];

@@ -13,7 +13,7 @@ import { sourceQuery } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { introspect, type IntrospectResult } from './introspect/index.js';
 import { planMissing } from './missing.js';
-import { createStaging, ORDER_STAGING, ORDERS_PULL_NAME, ordersPipeline, renderOrdersMapping } from './orders.js';
+import { planOrdersPull } from './orders/plan.js';
 import { propose } from './propose.js';
 import { runRecipeInit } from './recipes/run.js';
 import { ENCODING_GUESS_NOTE, renderConfig, renderMapping } from './render.js';
@@ -130,26 +130,21 @@ export async function runInit(input: AnswersInput, io: InitIo, hooks: InitHooks 
   if (missing) io.say(`onMissing: deactivate, completeSchedule "${missing.pipeline.completeSchedule}" (see the comment in shopsync.yaml)`);
 
   const pipeline = { name, direction: 'push', resource: resource.name, mapping: `mappings/${name}.yaml`, source: sourceBlock(answers, source, proposal), ...(missing ? missing.pipeline : {}) };
-  const ordersPull = answers.ordersPull && answers.source.kind !== 'file' ? answers.source.kind : undefined;
-  if (answers.ordersPull && !ordersPull) throw new InitError(INIT_CODES.input, '--orders-pull needs a database source (--db-url or --sqlite): the staging tables are created there');
-  const ordersMappingFile = path.join(configDir, 'mappings', `${ORDERS_PULL_NAME}.yaml`);
-  const ordersNote = `Orders: the pipeline ${ORDERS_PULL_NAME} pulls shop orders into the staging tables ${ORDER_STAGING.table} (unique on ${ORDER_STAGING.key}) and ${ORDER_STAGING.lines} (unique on ${ORDER_STAGING.lineKey.join(', ')}), which init created in the ERP database; the ERP takes them from there, never from shopsync writing into its own sale tables`;
+  if (answers.ordersPull && answers.source.kind === 'file') throw new InitError(INIT_CODES.input, '--orders-pull needs a database source (--db-url or --sqlite): the staging tables are created there');
+  const orders = answers.ordersPull && answers.source.kind !== 'file' ? planOrdersPull(answers, configDir) : undefined;
   const files: PlannedFile[] = [
-    { path: configFile, text: renderConfig({ dir: configDir, shop: shop.written, connection: connection.written, pipeline, ...(ordersPull ? { morePipelines: [ordersPipeline()], ordersNote } : {}), ...(proposal.cursorNote ? { cursorNote: proposal.cursorNote } : {}), ...(missing ? { missingNote: missing.note } : {}), ...(source.introspection.encodingGuessed ? { encodingGuessed: true } : {}) }) },
+    { path: configFile, text: renderConfig({ dir: configDir, shop: shop.written, connection: connection.written, pipeline, ...(orders ? { morePipelines: [orders.pipeline], ordersNote: orders.note } : {}), ...(proposal.cursorNote ? { cursorNote: proposal.cursorNote } : {}), ...(missing ? { missingNote: missing.note } : {}), ...(source.introspection.encodingGuessed ? { encodingGuessed: true } : {}) }) },
     { path: mappingFile, text: renderMapping({ dir: path.dirname(mappingFile), name, resource: resource.name, sourceLabel: sourceLabel(answers.source), proposal, introspection: source.introspection }) },
-    ...(ordersPull ? [{ path: ordersMappingFile, text: renderOrdersMapping(path.dirname(ordersMappingFile)) }] : []),
+    ...(orders ? [orders.mappingFile] : []),
     ...secretFiles(configDir, [...shop.secrets, ...connection.secrets]),
   ];
   // Before any file: a database that refuses CREATE TABLE leaves the folder as it was.
-  if (ordersPull) {
-    await createStaging(ordersPull, connection.live, { logger: io.logger, baseDir: io.cwd, origin: initOrigin(answers.source) });
-    io.say(`created the staging tables ${ORDER_STAGING.table} and ${ORDER_STAGING.lines} in the ERP database (if they were not there)`);
-  }
+  if (orders) await orders.create(connection.live, { logger: io.logger, baseDir: io.cwd, origin: initOrigin(answers.source) }, io.say);
   const written = await writeFiles(files, answers.force);
   for (const f of written) io.say(`wrote ${path.relative(io.cwd, f) || f}`);
   if (!answers.verify) return { configFile, mappingFile, written, proposal, ok: true };
 
-  const verification = await verify(configFile, name, answers.dryRunRecords, io.env, io.logger, ordersPull ? [ordersMappingFile] : []);
+  const verification = await verify(configFile, name, answers.dryRunRecords, io.env, io.logger, orders ? [orders.mappingFile.path] : []);
   for (const line of verification.checkLines) io.say(`mappings check: ${line}`);
   if (verification.dryRun) for (const line of summariseDryRun(verification.dryRun)) io.say(line);
   const failed = verification.dryRun ? verification.dryRun.counts.failed + verification.dryRun.counts.deadLettered : 0;

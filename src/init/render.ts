@@ -138,7 +138,7 @@ export function renderConfig(c: ConfigText): string {
 }
 
 /** A long note as `#` lines of at most about 100 characters. */
-function wrapComment(text: string): string[] {
+export function wrapComment(text: string): string[] {
   const lines: string[] = [];
   let line = '#';
   for (const word of text.split(' ')) {

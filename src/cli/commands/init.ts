@@ -43,6 +43,7 @@ interface InitFlags {
   dryRunRecords: number;
   verify: boolean;
   ordersPull?: boolean;
+  stagingSchema?: string;
 }
 
 function parseMap(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -112,6 +113,7 @@ function draftOf(f: InitFlags, env: NodeJS.ProcessEnv): Draft {
       erpParams: f.erpParam,
       ...(f.erp ? { erp: f.erp } : {}),
       ...(f.ordersPull ? { ordersPull: true } : {}),
+      ...(f.stagingSchema ? { stagingSchema: f.stagingSchema } : {}),
       ...(f.name ? { name: f.name } : {}),
       ...(f.language ? { language: f.language } : {}),
       ...(f.key ? { key: f.key } : {}),
@@ -170,7 +172,8 @@ export function initCommand(ctx: CliContext): Command {
     .option('--sample <n>', 'rows read to learn the columns', parsePositive, 200)
     .option('--dry-run-records <n>', 'records of the closing dry run', parsePositive, 5)
     .option('--no-verify', 'skip the closing mappings check and dry run')
-    .option('--orders-pull', 'databases: also write the orders pull (shop orders into staging tables shopsync_orders and shopsync_order_lines, created in the ERP database)')
+    .option('--orders-pull', 'databases: also write the orders pull (shop orders with lines and addresses into staging tables init creates: PostgreSQL schema shopsync_in, else tables shopsync_in_*)')
+    .option('--staging-schema <name>', 'with --orders-pull: the staging schema (PostgreSQL, default shopsync_in) or database of its own (MariaDB, default: tables shopsync_in_* in the ERP database)')
     .addHelpText('after', '\nOn a terminal, init asks for what the flags leave open. Exit code 0 when the files are written, the mapping checks and the dry run refuses no record; 1 when the shop or the source fails or the dry run refuses records; 2 for missing or invalid answers and files that exist without --force.')
     .action(async (flags: InitFlags, cmd: Command) => {
       const { runInit, InitError, INIT_CODES } = await import('../../init/index.js');

@@ -1,6 +1,6 @@
 /** The files `init --erp` writes: the recipe's mapping, commented rule by rule, and the config with its pipeline. */
 import YAML from 'yaml';
-import { schemaLine } from '../render.js';
+import { schemaLine, wrapComment } from '../render.js';
 import type { Recipe, RecipeField } from './types.js';
 
 function flow(value: unknown): string {
@@ -59,6 +59,8 @@ export interface RecipeConfigText {
   readonly connection: Record<string, unknown>;
   readonly pipeline: Record<string, unknown>;
   readonly params: Readonly<Record<string, string | number>>;
+  /** The orders pull (`--orders-pull`) and what it writes where. */
+  readonly orders?: { readonly pipeline: Record<string, unknown>; readonly note: string };
 }
 
 /** `shopsync.yaml`, its header saying what the recipe decided and what a person still has to do. */
@@ -79,7 +81,8 @@ export function renderRecipeConfig(c: RecipeConfigText): string {
     '# the articles that left the SELECT, behind the mass-deletion guard.',
     ...Object.entries(r.params).map(([k, p]) => `# params.${k} (${JSON.stringify(c.params[k])}): ${p.why}.`),
     ...wake,
+    ...(c.orders ? wrapComment(`${c.orders.note}.`) : []),
   ];
-  const body = YAML.stringify({ shop: c.shop, connections: { erp: c.connection }, pipelines: [c.pipeline], state: { path: 'state/shopsync.db' } }, { lineWidth: 0 });
+  const body = YAML.stringify({ shop: c.shop, connections: { erp: c.connection }, pipelines: [c.pipeline, ...(c.orders ? [c.orders.pipeline] : [])], state: { path: 'state/shopsync.db' } }, { lineWidth: 0 });
   return `${header.join('\n')}\n${body}`;
 }

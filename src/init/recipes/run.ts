@@ -14,6 +14,7 @@ import type { InitHooks, InitIo, InitResult } from '../index.js';
 import { checkShop } from '../shop.js';
 import { shopLine, summariseDryRun } from '../summary.js';
 import type { Proposal } from '../types.js';
+import { planOrdersPull } from '../orders/plan.js';
 import { verify } from '../verify.js';
 import { secretFiles, writeFiles } from '../write.js';
 import { checkRecipeTables, recipeParams, RECIPES } from './index.js';
@@ -75,18 +76,22 @@ export async function runRecipeInit(answers: Answers, io: InitIo, hooks: InitHoo
     completeSchedule: '30 2 * * *',
     options: { onMissing: 'deactivate' },
   };
+  // The orders pull of a recipe is the same staging layout as everywhere: the ERP imports from there through its own API (docs/erp/<name>.md).
+  const orders = answers.ordersPull ? planOrdersPull(answers, configDir) : undefined;
   const files = [
-    { path: configFile, text: renderRecipeConfig({ dir: configDir, recipe, shop: shop.written, connection: connection.written, pipeline, params }) },
+    { path: configFile, text: renderRecipeConfig({ dir: configDir, recipe, shop: shop.written, connection: connection.written, pipeline, params, ...(orders ? { orders: { pipeline: orders.pipeline, note: orders.note } } : {}) }) },
     { path: mappingFile, text: renderRecipeMapping(path.dirname(mappingFile), name, recipe, answers.language) },
+    ...(orders ? [orders.mappingFile] : []),
     ...secretFiles(configDir, [...shop.secrets, ...connection.secrets]),
   ];
+  if (orders) await orders.create(connection.live, { logger: io.logger, baseDir: io.cwd, origin: initOrigin(s) }, io.say);
   const written = await writeFiles(files, answers.force);
   for (const f of written) io.say(`wrote ${path.relative(io.cwd, f) || f}`);
   if (recipe.kind === 'postgres') io.say(`wake-ups: install the NOTIFY triggers once: shopsync erp notify-setup ${name} --table ${recipe.notifyTables.join(',')} --apply`);
   const proposal = proposalOf(recipe, answers.language);
   if (!answers.verify) return { configFile, mappingFile, written, proposal, ok: true };
 
-  const verification = await verify(configFile, name, answers.dryRunRecords, io.env, io.logger);
+  const verification = await verify(configFile, name, answers.dryRunRecords, io.env, io.logger, orders ? [orders.mappingFile.path] : []);
   for (const line of verification.checkLines) io.say(`mappings check: ${line}`);
   if (verification.dryRun) for (const line of summariseDryRun(verification.dryRun)) io.say(line);
   const failed = verification.dryRun ? verification.dryRun.counts.failed + verification.dryRun.counts.deadLettered : 0;
