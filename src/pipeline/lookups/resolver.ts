@@ -8,7 +8,6 @@
 import { ConnectorError } from '../../errors.js';
 import { CONNECTOR_CODES } from '../../erp/errors.js';
 import type { ErpLookupAnswer, MappingContext, MappingResult } from '../../mapping/types.js';
-import { describe } from '../../mapping/coerce.js';
 import { openPort, type LookupConnections, type LookupPort, type LookupValue } from './ports.js';
 import { isRpcLookup, type LookupDef } from './schema.js';
 import { fillTemplate } from './template.js';
@@ -20,6 +19,9 @@ export const LOOKUP_CODES = {
   createFailed: 'LOOKUP_CREATE_FAILED',
   pending: 'LOOKUP_PENDING',
 } as const;
+
+/** A value as messages show it: `"ART-404"`, `8`. */
+const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** ERP answers that refuse one record's data, not the connection: the record is dead-lettered, the run goes on. */
 const RECORD_REFUSALS: ReadonlySet<string> = new Set([CONNECTOR_CODES.invalidRecord, CONNECTOR_CODES.rowRefused, 'RPC_ERROR', 'RPC_USER_ERROR', 'RPC_REFUSED']);
@@ -68,7 +70,7 @@ export class ErpLookups {
       if (known) return known;
       asks.push({ name, value });
       // Not asked in the last pass: an answer always exists then, so this is a value the first pass did not read.
-      return answers ? { kind: 'refused', code: LOOKUP_CODES.pending, message: `lookup \`${name}\` for ${describe(value)} was not asked` } : { kind: 'pending' };
+      return answers ? { kind: 'refused', code: LOOKUP_CODES.pending, message: `lookup \`${name}\` for ${show(value)} was not asked` } : { kind: 'pending' };
     };
   }
 
@@ -113,7 +115,7 @@ export class ErpLookups {
     }
     if (rows.length > 1) {
       // Picking one would file the order under a party chosen by the ERP's row order.
-      return { kind: 'refused', code: LOOKUP_CODES.ambiguous, message: `lookup \`${name}\`: ${port.describe} holds ${rows.length === 2 && isRpcLookup(def) ? 'more than one' : rows.length} records for ${describe(value)} (${rows.map((r) => describe(r)).join(', ')}); shopsync does not pick one: merge them in the ERP, or look up by a field that is unique` };
+      return { kind: 'refused', code: LOOKUP_CODES.ambiguous, message: `lookup \`${name}\`: ${port.describe} holds ${rows.length === 2 && isRpcLookup(def) ? 'more than one' : rows.length} records for ${show(value)} (${rows.map(show).join(', ')}); shopsync does not pick one: merge them in the ERP, or look up by a field that is unique` };
     }
     const create = isRpcLookup(def) ? def.create : undefined;
     if (create && isRpcLookup(def)) {
@@ -124,7 +126,7 @@ export class ErpLookups {
     const answer: ErpLookupAnswer =
       def.onMissing === 'null'
         ? { kind: 'found', value: null }
-        : { kind: 'refused', code: LOOKUP_CODES.notFound, message: `lookup \`${name}\`: ${port.describe} holds no record for ${describe(value)}; create it in the ERP and retry the letter, or give the lookup \`create:\` (or \`onMissing: null\`)` };
+        : { kind: 'refused', code: LOOKUP_CODES.notFound, message: `lookup \`${name}\`: ${port.describe} holds no record for ${show(value)}; create it in the ERP and retry the letter, or give the lookup \`create:\` (or \`onMissing: null\`)` };
     this.remember(name, value, answer);
     return answer;
   }
@@ -138,7 +140,7 @@ export class ErpLookups {
       return answer;
     } catch (err) {
       if (err instanceof ConnectorError && RECORD_REFUSALS.has(err.code)) {
-        return { kind: 'refused', code: LOOKUP_CODES.createFailed, message: `lookup \`${name}\`: ${describe(value)} is not in ${searched}, and creating it in ${model} was refused: ${err.message}; fix the lookup's \`create.values\` (or create it in the ERP) and retry the letter` };
+        return { kind: 'refused', code: LOOKUP_CODES.createFailed, message: `lookup \`${name}\`: ${show(value)} is not in ${searched}, and creating it in ${model} was refused: ${err.message}; fix the lookup's \`create.values\` (or create it in the ERP) and retry the letter` };
       }
       // The outcome is unknown (the connection broke after the create was sent): the ERP says whether it exists now.
       const again = (await port.find([value]).catch(() => undefined))?.get(String(value)) ?? [];
