@@ -24,7 +24,7 @@ export const LOOKUP_CODES = {
 const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** ERP answers that refuse one record's data, not the connection: the record is dead-lettered, the run goes on. */
-const RECORD_REFUSALS: ReadonlySet<string> = new Set([CONNECTOR_CODES.invalidRecord, CONNECTOR_CODES.rowRefused, 'RPC_ERROR', 'RPC_USER_ERROR', 'RPC_REFUSED']);
+const RECORD_REFUSALS: ReadonlySet<string> = new Set([CONNECTOR_CODES.invalidRecord, CONNECTOR_CODES.rowRefused, 'JSONRPC_RECORD_REFUSED']);
 
 interface Ask {
   readonly name: string;

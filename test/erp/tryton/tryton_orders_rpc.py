@@ -1,0 +1,74 @@
+"""Tryton's side of the JSON-RPC orders test (test/erp/tryton/orders-rpc.test.ts), through proteus.
+
+usage: python3 tryton_orders_rpc.py <trytond.conf> <database> <action> [args...]
+actions:
+  customer <email> <name>   a party with an e-mail contact mechanism and an address; prints its ids
+  sales                     every sale with its lines as Tryton holds them
+  expire_sessions           delete every ir.session, as trytond's session timeout would
+
+Every action prints one JSON object on its last line.  No SQL is written here.
+"""
+import json
+import sys
+
+from proteus import Model, config as pconfig
+
+from tryton_data import company_and_warehouse, connect
+
+
+def customer(email, name):
+    Party = Model.get('party.party')
+    party = Party(name=name)
+    party.contact_mechanisms.new(type='email', value=email)
+    address = party.addresses[0] if party.addresses else party.addresses.new()
+    address.street = 'Hauptstr. 1'
+    address.postal_code = '10115'
+    address.city = 'Berlin'
+    party.save()
+    company, _ = company_and_warehouse()
+    return {'party': party.id, 'address': party.addresses[0].id, 'company': company.id}
+
+
+def sales():
+    Sale = Model.get('sale.sale')
+    out = []
+    for s in Sale.find([], order=[('id', 'ASC')]):
+        out.append({
+            'id': s.id,
+            'reference': s.reference,
+            'party': s.party.id if s.party else None,
+            'state': s.state,
+            'lines': [{
+                'product': l.product.code if l.product else None,
+                'quantity': l.quantity,
+                'unit': l.unit.name if l.unit else None,
+                'unit_price': str(l.unit_price) if l.unit_price is not None else None,
+            } for l in s.lines],
+        })
+    return {'sales': out}
+
+
+def expire_sessions():
+    Session = Model.get('ir.session')
+    found = Session.find([])
+    Session.delete(found)
+    return {'deleted': len(found)}
+
+
+def main():
+    conf, db, action = sys.argv[1:4]
+    args = sys.argv[4:]
+    connect(conf, db)
+    if action == 'customer':
+        result = customer(*args)
+    elif action == 'sales':
+        result = sales()
+    elif action == 'expire_sessions':
+        result = expire_sessions()
+    else:
+        raise SystemExit('unknown action %s' % action)
+    print(json.dumps(result))
+
+
+if __name__ == '__main__':
+    main()
