@@ -3,6 +3,7 @@
  * which endpoint) lives in the source and sink schemas next to each connector.
  */
 import { z } from 'zod';
+import { jsonrpcConnectionSchema } from './jsonrpc/config.js';
 
 /** SQL identifiers we are willing to quote: table and column names from config and records. */
 export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -122,6 +123,7 @@ export const connectionSchema = z.discriminatedUnion('kind', [
   sqliteConnectionSchema,
   filesConnectionSchema,
   httpConnectionSchema,
+  jsonrpcConnectionSchema,
 ]);
 
 export type Connection = z.output<typeof connectionSchema>;
@@ -131,3 +133,5 @@ export type MysqlConnection = z.output<typeof mysqlConnectionSchema>;
 export type SqliteConnection = z.output<typeof sqliteConnectionSchema>;
 export type FilesConnection = z.output<typeof filesConnectionSchema>;
 export type HttpConnection = z.output<typeof httpConnectionSchema>;
+export type { JsonrpcConnection } from './jsonrpc/config.js';
+export { jsonrpcConnectionSchema };

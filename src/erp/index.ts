@@ -17,6 +17,8 @@ import { fileSource } from './files/inbox.js';
 import { httpSinkSchema, httpSourceSchema } from './http/config.js';
 import { httpSink } from './http/sink.js';
 import { httpSource } from './http/source.js';
+import { jsonrpcSinkSchema, jsonrpcSourceSchema } from './jsonrpc/config.js';
+import { jsonrpcSink } from './jsonrpc/sink.js';
 import { sqlSinkSchema, sqlSourceSchema } from './sql/config.js';
 import type { SqlDriver } from './sql/driver.js';
 import { keysetSource } from './sql/keyset.js';
@@ -28,18 +30,21 @@ import type { ConnectorContext, Sink, Source } from './types.js';
 
 export * from './types.js';
 export { CONNECTOR_CODES, type ConnectorCode } from './errors.js';
-export { connectionSchema, postgresConnectionSchema, mysqlConnectionSchema, sqliteConnectionSchema, filesConnectionSchema, httpConnectionSchema } from './connection.js';
+export { connectionSchema, postgresConnectionSchema, mysqlConnectionSchema, sqliteConnectionSchema, filesConnectionSchema, httpConnectionSchema, jsonrpcConnectionSchema } from './connection.js';
 export type { Connection, ConnectionInput, PostgresConnection, MysqlConnection, SqliteConnection, FilesConnection, HttpConnection } from './connection.js';
 export { sqlSourceSchema, sqlSinkSchema, type SqlSourceConfig, type SqlSinkConfig, type SqlSourceConfigInput, type SqlSinkConfigInput } from './sql/config.js';
 export { fileSourceSchema, fileSinkSchema, type FileSourceConfig, type FileSinkConfig, type FileSourceConfigInput, type FileSinkConfigInput } from './files/config.js';
 export { httpSourceSchema, httpSinkSchema, type HttpSourceConfig, type HttpSinkConfig, type HttpSourceConfigInput, type HttpSinkConfigInput } from './http/config.js';
+export { jsonrpcSinkSchema, type JsonrpcConnection, type JsonrpcSinkConfig, type JsonrpcSinkConfigInput } from './jsonrpc/config.js';
+export { openRpcClient, type RpcClient, type RpcClientContext, type CallOptions, type Domain } from './jsonrpc/client.js';
+export { JSONRPC_CODES, RpcError, type JsonrpcCode, type RpcFault } from './jsonrpc/errors.js';
 export { comparePositions } from './values.js';
 export type { SqlDriver } from './sql/driver.js';
 
 /** Any source config; `createSource` re-validates it against the schema of the connection's kind. */
 export const sourceSchema = z.union([sqlSourceSchema, fileSourceSchema, httpSourceSchema]);
 /** Any sink config; `createSink` re-validates it against the schema of the connection's kind. */
-export const sinkSchema = z.union([sqlSinkSchema, fileSinkSchema, httpSinkSchema]);
+export const sinkSchema = z.union([sqlSinkSchema, fileSinkSchema, httpSinkSchema, jsonrpcSinkSchema]);
 
 export type SourceConfig = z.output<typeof sourceSchema>;
 export type SourceConfigInput = z.input<typeof sourceSchema>;
@@ -48,13 +53,15 @@ export type SinkConfigInput = z.input<typeof sinkSchema>;
 
 /** The source schema that applies to a connection kind (for precise config error messages). */
 export function sourceSchemaFor(kind: Connection['kind']) {
-  return kind === 'files' ? fileSourceSchema : kind === 'http' ? httpSourceSchema : sqlSourceSchema;
+  return kind === 'files' ? fileSourceSchema : kind === 'http' ? httpSourceSchema : kind === 'jsonrpc' ? jsonrpcSourceSchema : sqlSourceSchema;
 }
 
 /** The sink schema that applies to a connection kind. */
 export function sinkSchemaFor(kind: Connection['kind']) {
-  return kind === 'files' ? fileSinkSchema : kind === 'http' ? httpSinkSchema : sqlSinkSchema;
+  return kind === 'files' ? fileSinkSchema : kind === 'http' ? httpSinkSchema : kind === 'jsonrpc' ? jsonrpcSinkSchema : sqlSinkSchema;
 }
+
+const JSONRPC_NO_SOURCE = 'a jsonrpc connection (Tryton, Odoo) is a sink, not a source: read the ERP through its database (a postgres connection) or an HTTP API';
 
 async function openSql(conn: Connection, ctx: ConnectorContext, readonly: boolean): Promise<SqlDriver> {
   const env = ctx.env ?? process.env;
@@ -82,6 +89,7 @@ export async function createSource(connection: ConnectionInput | Connection, sou
   const logger = ctx.logger.child({ connector: conn.kind, connection: conn.name });
   if (conn.kind === 'files') return fileSource(conn, parseConfig(fileSourceSchema, sourceConfig, 'source'), { ...ctx, logger });
   if (conn.kind === 'http') return httpSource(conn, parseConfig(httpSourceSchema, sourceConfig, 'source'), { ...ctx, logger });
+  if (conn.kind === 'jsonrpc') throw new ConfigError(JSONRPC_NO_SOURCE, { key: 'source.connection' });
   const cfg = parseConfig(sqlSourceSchema, sourceConfig, 'source');
   const share = { identity: shareIdentity(conn, ctx), label: ctx.origin?.name ?? conn.name ?? conn.kind, settings: { enabled: conn.shareReads, windowMs: conn.shareReadsWindowMs } };
   return keysetSource(await openSql(conn, ctx, true), cfg, logger, share);
@@ -104,6 +112,7 @@ export async function createSink(connection: ConnectionInput | Connection, sinkC
   const logger = ctx.logger.child({ connector: conn.kind, connection: conn.name });
   if (conn.kind === 'files') return fileSink(conn, parseConfig(fileSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
   if (conn.kind === 'http') return httpSink(conn, parseConfig(httpSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
+  if (conn.kind === 'jsonrpc') return jsonrpcSink(conn, parseConfig(jsonrpcSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
   const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
   const driver = await openSql(conn, ctx, false);
   await checkTables(driver, cfg);
