@@ -159,7 +159,7 @@ export const configSchema = z
         const path = ['pipelines', i, 'lookups', name, 'connection'];
         if (!connection) ctx.addIssue({ code: 'custom', path, message: `no connection named "${l.connection}"; known: ${Object.keys(cfg.connections).join(', ') || '(none)'}` });
         else if (l.query !== undefined && !['postgres', 'mysql', 'sqlite'].includes(connection.kind)) ctx.addIssue({ code: 'custom', path, message: `a lookup with \`query:\` needs a SQL connection; "${l.connection}" is kind ${connection.kind} (an RPC lookup takes \`model:\` and \`field:\`)` });
-        else if (l.query === undefined && (connection.kind as string) !== 'jsonrpc') ctx.addIssue({ code: 'custom', path, message: `a lookup with \`model:\` and \`field:\` needs a \`kind: jsonrpc\` connection; "${l.connection}" is kind ${connection.kind} (an SQL lookup takes \`query:\`)` });
+        else if (l.query === undefined && connection.kind !== 'jsonrpc') ctx.addIssue({ code: 'custom', path, message: `a lookup with \`model:\` and \`field:\` needs a \`kind: jsonrpc\` connection; "${l.connection}" is kind ${connection.kind} (an SQL lookup takes \`query:\`)` });
       }
     });
   });

@@ -15,7 +15,7 @@ describe('docs/connectors.md', () => {
 
   it('has examples for every connection kind, and for sources and sinks', () => {
     const kinds = docs.flatMap((d) => Object.values((d.connections ?? {}) as Record<string, { kind: string }>).map((c) => c.kind));
-    expect(new Set(kinds)).toEqual(new Set(['postgres', 'sqlite', 'files', 'http']));
+    expect(new Set(kinds)).toEqual(new Set(['postgres', 'sqlite', 'files', 'http', 'jsonrpc']));
     expect(docs.filter((d) => d.source).length).toBeGreaterThanOrEqual(4);
     expect(docs.filter((d) => d.sink).length).toBeGreaterThanOrEqual(3);
   });

@@ -5,7 +5,7 @@
  * once per value with `:value` bound.
  */
 import { ConfigError } from '../../errors.js';
-import { openSqlReader, type Connection, type ConnectorContext } from '../../erp/index.js';
+import { openRpcClient, openSqlReader, type Connection, type ConnectorContext } from '../../erp/index.js';
 import { compileNamed } from '../../erp/sql/params.js';
 import type { SqlDriver } from '../../erp/sql/driver.js';
 import { jsonSafe } from '../../erp/values.js';
@@ -94,11 +94,7 @@ export function sqlPort(driver: SqlDriver, def: SqlLookupDef, connection: string
 }
 
 /** Connections opened on first use, each once per run. */
-export function lookupConnections(
-  connections: Readonly<Record<string, Connection>>,
-  ctx: ConnectorContext,
-  openRpc?: (conn: Connection, ctx: ConnectorContext) => Promise<RpcLookupClient>,
-): LookupConnections {
+export function lookupConnections(connections: Readonly<Record<string, Connection>>, ctx: ConnectorContext): LookupConnections {
   const sql = new Map<string, Promise<SqlDriver>>();
   const rpc = new Map<string, Promise<RpcLookupClient>>();
   const connection = (name: string): Connection => {
@@ -125,8 +121,8 @@ export function lookupConnections(
     rpc: (name) =>
       once(rpc, name, async () => {
         const c = connection(name);
-        if ((c.kind as string) !== 'jsonrpc' || !openRpc) throw new ConfigError(`lookup with \`model:\` and \`field:\` needs a \`kind: jsonrpc\` connection; \`${name}\` is kind ${c.kind} (an SQL lookup takes \`query:\`)`);
-        return openRpc(c, ctx);
+        if (c.kind !== 'jsonrpc') throw new ConfigError(`lookup with \`model:\` and \`field:\` needs a \`kind: jsonrpc\` connection; \`${name}\` is kind ${c.kind} (an SQL lookup takes \`query:\`)`);
+        return openRpcClient(c, { logger: ctx.logger.child({ connector: 'jsonrpc', connection: name, part: 'lookups' }) });
       }),
     async close() {
       const all = [...sql.values(), ...rpc.values()];

@@ -124,7 +124,7 @@ export class ErpLookups {
       return this.created(name, def.model, model, port, value, fillTemplate(create.values, { record, value }) as Record<string, unknown>);
     }
     const answer: ErpLookupAnswer =
-      def.onMissing === 'null'
+      def.onMissing === 'null' || def.onMissing === null
         ? { kind: 'found', value: null }
         : { kind: 'refused', code: LOOKUP_CODES.notFound, message: `lookup \`${name}\`: ${port.describe} holds no record for ${show(value)}; create it in the ERP and retry the letter, or give the lookup \`create:\` (or \`onMissing: null\`)` };
     this.remember(name, value, answer);

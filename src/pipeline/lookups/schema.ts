@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 
+// YAML reads a bare `null` as null, not as the word: both mean "send no value".
 const onMissing = z
-  .enum(['refuse', 'null'], { message: 'expected onMissing: refuse (the record is dead-lettered with LOOKUP_NOT_FOUND) or null (the field is sent empty)' })
+  .union([z.enum(['refuse', 'null']), z.null()], { error: () => 'expected onMissing: refuse (the record is dead-lettered with LOOKUP_NOT_FOUND) or null (the field is sent empty)' })
   .default('refuse');
 
 /** A search on a JSON-RPC connection (Tryton, Odoo): `[[field, '=', value]]` on `model`. */
