@@ -5,7 +5,8 @@
  * once per value with `:value` bound.
  */
 import { ConfigError } from '../../errors.js';
-import { openRpcClient, openSqlReader, type Connection, type ConnectorContext } from '../../erp/index.js';
+import { connectionSchema, openRpcClient, openSqlReader, type Connection, type ConnectionInput, type ConnectorContext } from '../../erp/index.js';
+import { parseConfig } from '../../erp/errors.js';
 import { compileNamed } from '../../erp/sql/params.js';
 import type { SqlDriver } from '../../erp/sql/driver.js';
 import { jsonSafe } from '../../erp/values.js';
@@ -94,13 +95,14 @@ export function sqlPort(driver: SqlDriver, def: SqlLookupDef, connection: string
 }
 
 /** Connections opened on first use, each once per run. */
-export function lookupConnections(connections: Readonly<Record<string, Connection>>, ctx: ConnectorContext): LookupConnections {
+export function lookupConnections(connections: Readonly<Record<string, Connection | ConnectionInput>>, ctx: ConnectorContext): LookupConnections {
   const sql = new Map<string, Promise<SqlDriver>>();
   const rpc = new Map<string, Promise<RpcLookupClient>>();
   const connection = (name: string): Connection => {
     const c = connections[name];
     if (!c) throw new ConfigError(`lookup connection \`${name}\` is not under \`connections:\` (known: ${Object.keys(connections).join(', ') || 'none'})`);
-    return c;
+    // Parsed again: defaults (timeouts, session renewal) are the schema's, whoever built the object.
+    return parseConfig(connectionSchema, c, 'connection');
   };
   const once = <T>(map: Map<string, Promise<T>>, name: string, open: () => Promise<T>): Promise<T> => {
     let p = map.get(name);

@@ -7,6 +7,7 @@
  */
 import { ConnectorError } from '../../errors.js';
 import { CONNECTOR_CODES } from '../../erp/errors.js';
+import { RpcError } from '../../erp/jsonrpc/errors.js';
 import type { ErpLookupAnswer, MappingContext, MappingResult } from '../../mapping/types.js';
 import { openPort, type LookupConnections, type LookupPort, type LookupValue } from './ports.js';
 import { isRpcLookup, type LookupDef } from './schema.js';
@@ -139,7 +140,8 @@ export class ErpLookups {
       this.remember(name, value, answer);
       return answer;
     } catch (err) {
-      if (err instanceof ConnectorError && RECORD_REFUSALS.has(err.code)) {
+      // The ERP answered with an error (a UserError, a ValidationError): it refused these values, nothing was created.
+      if ((err instanceof RpcError && err.fault !== undefined && !err.fault.session) || (err instanceof ConnectorError && RECORD_REFUSALS.has(err.code))) {
         return { kind: 'refused', code: LOOKUP_CODES.createFailed, message: `lookup \`${name}\`: ${show(value)} is not in ${searched}, and creating it in ${model} was refused: ${err.message}; fix the lookup's \`create.values\` (or create it in the ERP) and retry the letter` };
       }
       // The outcome is unknown (the connection broke after the create was sent): the ERP says whether it exists now.

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSink, type ConnectionInput, type Connection } from '../../../src/erp/index.js';
+import { createSink, type ConnectionInput } from '../../../src/erp/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { loadMapping } from '../../../src/mapping/index.js';
 import { lookupConnections } from '../../../src/pipeline/lookups/index.js';
@@ -128,7 +128,8 @@ describe.skipIf(!tryton.available || !pgService.available)('shop orders into Try
     }
   }
   const sales = async () => (await python<{ sales: TrytonSale[] }>('sales')).sales;
-  const saleCount = async () => Number(await server.call('model.sale.sale.search_count', [[], {}]));
+  // Counted by Tryton itself (proteus): the helper's own RPC session ends with the others when the sessions are deleted.
+  const saleCount = async () => (await sales()).length;
 
   beforeAll(async () => {
     f = await pushFixture();
@@ -159,7 +160,7 @@ describe.skipIf(!tryton.available || !pgService.available)('shop orders into Try
       state: f.state,
       shop: f.shop,
       mapping: await loadMapping(join(f.dir, 'orders-into-tryton.yaml')),
-      lookups: () => lookupConnections({ tryton: connection as Connection }, ctx),
+      lookups: () => lookupConnections({ tryton: connection }, ctx),
       sink: () => createSink(connection, { model: 'sale.sale', reference: { field: 'reference' }, one2many: ['lines'] }, ctx),
     };
   }
@@ -257,8 +258,7 @@ describe.skipIf(!tryton.available || !pgService.available)('shop orders into Try
     const [b] = await salesOf(second);
     expect(a!.party).not.toBe(erika);
     expect(b!.party).toBe(a!.party);
-    const parties = (await server.call('model.party.party.search', [[['contact_mechanisms.value', '=', 'new.customer@example.com']], 0, null, null, {}])) as number[];
-    expect(parties).toEqual([a!.party]);
+    expect((await python<{ parties: number[] }>('parties', 'new.customer@example.com')).parties).toEqual([a!.party]);
   });
 
   it('counts one sale per order placed, in the end', async () => {

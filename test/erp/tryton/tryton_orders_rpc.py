@@ -4,6 +4,7 @@ usage: python3 tryton_orders_rpc.py <trytond.conf> <database> <action> [args...]
 actions:
   customer <email> <name>   a party with an e-mail contact mechanism and an address; prints its ids
   sales                     every sale with its lines as Tryton holds them
+  parties <email>           the parties with that e-mail contact mechanism
   expire_sessions           delete every ir.session (trytond's ORM), as trytond's session timeout would
 
 Every action prints one JSON object on its last line.  No SQL is written here.
@@ -48,6 +49,11 @@ def sales():
     return {'sales': out}
 
 
+def parties(email):
+    Party = Model.get('party.party')
+    return {'parties': [p.id for p in Party.find([('contact_mechanisms.value', '=', email)])]}
+
+
 def expire_sessions(db):
     # ir.session is not open to RPC (proteus goes through it): trytond's own ORM, as its timeout check does.
     from trytond.pool import Pool
@@ -68,6 +74,8 @@ def main():
         result = customer(*args)
     elif action == 'sales':
         result = sales()
+    elif action == 'parties':
+        result = parties(*args)
     elif action == 'expire_sessions':
         result = expire_sessions(db)
     else:

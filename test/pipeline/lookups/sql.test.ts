@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSink, type ConnectionInput, type Connection } from '../../../src/erp/index.js';
+import { createSink, type ConnectionInput } from '../../../src/erp/index.js';
 import type { SqlDriver } from '../../../src/erp/sql/driver.js';
 import { silentLogger } from '../../../src/log.js';
 import { loadMapping } from '../../../src/mapping/index.js';
@@ -149,7 +149,7 @@ describe.each([sqlite, postgres, mariadb])('SQL lookups on $name', (backend) => 
   });
   const def = (onMissing: 'refuse' | 'null' = 'refuse'): PipelineDefinitionInput => ({ name: 'orders-into-sales', direction: 'pull', sink: { connection: 'sales' }, lookups: lookups(onMissing), mapping: 'orders-into-sales.yaml', resource: 'orders' });
   const counting = (): LookupConnections => {
-    const real = lookupConnections({ erp: erp.connection as Connection }, { logger: silentLogger, baseDir: f.dir, env: {} });
+    const real = lookupConnections({ erp: erp.connection }, { logger: silentLogger, baseDir: f.dir, env: {} });
     return {
       ...real,
       async sql(name) {
