@@ -116,7 +116,7 @@ export class ErpLookups {
     }
     if (rows.length > 1) {
       // Picking one would file the order under a party chosen by the ERP's row order.
-      return { kind: 'refused', code: LOOKUP_CODES.ambiguous, message: `lookup \`${name}\`: ${port.describe} holds ${rows.length === 2 && isRpcLookup(def) ? 'more than one' : rows.length} records for ${show(value)} (${rows.map(show).join(', ')}); shopsync does not pick one: merge them in the ERP, or look up by a field that is unique` };
+      return { kind: 'refused', code: LOOKUP_CODES.ambiguous, message: `lookup \`${name}\`: ${port.describe} holds ${isRpcLookup(def) && def.field.includes('.') ? 'more than one record' : `${rows.length} records`} for ${show(value)} (${rows.map(show).join(', ')}); shopsync does not pick one: merge them in the ERP, or look up by a field that is unique` };
     }
     const create = isRpcLookup(def) ? def.create : undefined;
     if (create && isRpcLookup(def)) {

@@ -34,15 +34,3 @@ export function fillTemplate(template: unknown, scope: { record: Record<string, 
   if (template !== null && typeof template === 'object') return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fillTemplate(v, scope)]));
   return template;
 }
-
-/** The `record.<path>` placeholders a template reads (for checks and messages). */
-export function templatePaths(template: unknown): string[] {
-  const out = new Set<string>();
-  const walk = (t: unknown): void => {
-    if (typeof t === 'string') for (const m of t.matchAll(PART)) out.add(m[1]!);
-    else if (Array.isArray(t)) t.forEach(walk);
-    else if (t !== null && typeof t === 'object') Object.values(t).forEach(walk);
-  };
-  walk(template);
-  return [...out];
-}

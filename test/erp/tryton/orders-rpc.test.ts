@@ -109,7 +109,7 @@ async function startProxy(target: string): Promise<{ url: string; dropNextCreate
   };
 }
 
-describe.skipIf(!tryton.available || !pgService.available)('shop orders into Tryton 6.0 through JSON-RPC: one sale per order', () => {
+describe.skipIf(!tryton.available || !pgService.available)('shop orders into Tryton 6.0 through JSON-RPC: one sale per order', { timeout: 600_000 }, () => {
   let db: TrytonDatabase;
   let server: TrytonServer;
   let proxy: Awaited<ReturnType<typeof startProxy>>;
