@@ -117,6 +117,7 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
     const { connection: _c, ...settings } = block;
     const ctx = { logger, baseDir: loaded.baseDir, origin: connectionOrigin(loaded, block.connection, { pipeline: loaded.config.pipelines.indexOf(p), side }) };
     let late: SourceWatermark | undefined;
+    let detail = 'reachable';
     try {
       if (side === 'source') {
         const source = await createSource(connection, settings as never, ctx);
@@ -130,12 +131,14 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
       } else {
         const sink = await createSink(connection, settings as never, ctx);
         await sink.close();
+        // Opening a jsonrpc sink logged in and asked the model (fields_get, create access): say so.
+        if (connection.kind === 'jsonrpc') detail = `logged in as ${connection.login}; ${sink.target ?? 'the model'} has the sink's reference and one2many fields and the user may create there; each create is looked up by its reference first`;
       }
       if (connection.kind === 'files') {
         const folder = resolve(loaded.baseDir, connection.folder, String(settings.folder ?? '.'));
         await access(folder, constants.R_OK | constants.W_OK);
       }
-      out.push({ name, ok: true, pipeline: p.name, detail: 'reachable' });
+      out.push({ name, ok: true, pipeline: p.name, detail });
       // Said, not failed: without the privilege the lookback still covers late commits, for transactions shorter than its window.
       if (late) out.push({ name: `pipeline ${p.name}: late commits`, ok: true, pipeline: p.name, detail: late.by === 'lookback' ? `lookback only: ${late.reason ?? ''}` : late.by === 'single-writer' ? 'one writer at a time (SQLite): the lookback covers clocks that are off' : 'the cursor waits for open ERP transactions (watermark), and the lookback covers clocks that are off' });
     } catch (err) {

@@ -99,9 +99,10 @@ export async function openRpcClient(conn: JsonrpcConnection, ctx: RpcClientConte
     const options = { cause: err, secrets: secrets(), ...(status === undefined ? {} : { details: { status } }) };
     if (err.code === CONNECTOR_CODES.responseTooLarge) return err;
     // 401: no session, or an expired one (trytond's auth_required); 403: refused by the dispatcher. Nothing ran either way.
-    if (err.code === CONNECTOR_CODES.authFailed) return new RpcError(JSONRPC_CODES.loginFailed, `${what}: ${err.message}`, { ...options, fault: { type: `HTTP ${status ?? 401}`, message: err.message, session: true } });
-    if (status !== undefined) return new RpcError(JSONRPC_CODES.callFailed, `${what}: ${err.message}`, options);
-    return new RpcError(JSONRPC_CODES.unreachable, `${what}: ${err.message}`, options);
+    if (err.code === CONNECTOR_CODES.authFailed) return new RpcError(JSONRPC_CODES.loginFailed, `${what} was refused (HTTP ${status ?? 401})`, { ...options, fault: { type: `HTTP ${status ?? 401}`, message: err.message, session: true } });
+    if (status !== undefined) return new RpcError(JSONRPC_CODES.callFailed, `${what} failed with HTTP ${status}`, options);
+    // The transport's words, with the name this connection gives the address.
+    return new RpcError(JSONRPC_CODES.unreachable, `${what}: ${err.message.replace('Check baseUrl', "Check the connection's url")}`, options);
   }
 
   /** One login at a time: calls refused together share the new session. */
@@ -115,10 +116,16 @@ export async function openRpcClient(conn: JsonrpcConnection, ctx: RpcClientConte
         if (!(err instanceof RpcError) || err.code === JSONRPC_CODES.unreachable) throw err;
         const status = err.details?.status;
         const hint = status === 404 ? ` Check that database ${conn.database} exists on the server (url is the server's root, database a field of its own).` : " Check the connection's login and password.";
-        throw new RpcError(JSONRPC_CODES.loginFailed, `${err.message}.${hint}`, { cause: err, secrets: secrets(), details: { ...err.details } });
+        throw new RpcError(JSONRPC_CODES.loginFailed, `${err.message}.${hint}`, { cause: err, fault: err.fault, secrets: secrets(), details: { ...err.details } });
       }
-      const s = dialect.session(result);
+      let s = dialect.session(result);
       if (!s) throw new RpcError(JSONRPC_CODES.loginFailed, `${what} was refused (the server answered ${JSON.stringify(result)}). Check the connection's login and password.`, { secrets: secrets() });
+      if (dialect.preferences) {
+        const { model, call } = dialect.preferences;
+        const { body, headers } = dialect.callBody(nextId++, s, model, call);
+        const preferences = await post(body, headers, true, `${conn.dialect} ${model}.${call.method} of ${conn.login}`);
+        if (preferences !== null && typeof preferences === 'object' && !Array.isArray(preferences)) s = { ...s, context: preferences as Record<string, unknown> };
+      }
       session = s;
       lastUsed = Date.now();
       return s;

@@ -13,6 +13,8 @@ export interface RpcSession {
   readonly authorization?: string;
   /** Values that must never reach a log line (the session key and its header). */
   readonly secrets: readonly string[];
+  /** The user's preferences as a context (Tryton's company, language…), under the connection's own `context`. */
+  readonly context?: Readonly<Record<string, unknown>>;
 }
 
 /** One call's method and arguments, in the dialect's order. */
@@ -31,6 +33,12 @@ export interface Dialect {
   /** The session a login result gives; undefined when the server said no (Odoo answers `false`). */
   session(result: unknown): RpcSession | undefined;
   callBody(id: number, session: RpcSession, model: string, call: RpcInvocation): { readonly body: unknown; readonly headers: Readonly<Record<string, string>> };
+  /**
+   * The call whose result is the session's context (Tryton's `res.user.get_preferences(True)`):
+   * trytond does not load a user's preferences into an RPC's context, and its defaults read that
+   * context (a sale's company is `context['company']`), so without it every sale lacks its company.
+   */
+  readonly preferences?: { readonly model: string; readonly call: RpcInvocation };
   /** Ends the session on close (Tryton); absent when there is none to end. */
   logoutBody?(id: number): unknown;
   search(domain: readonly unknown[], limit: number | undefined): RpcInvocation;
@@ -62,9 +70,10 @@ export function tryton(conn: JsonrpcConnection): Dialect {
     },
     callBody: (id, session, model, call) => ({
       // Tryton's RPC takes positional arguments and the context last; keyword arguments join the context.
-      body: { id, method: `model.${model}.${call.method}`, params: [...call.args, { ...conn.context, ...call.kwargs }] },
+      body: { id, method: `model.${model}.${call.method}`, params: [...call.args, { ...session.context, ...conn.context, ...call.kwargs }] },
       headers: session.authorization ? { authorization: session.authorization } : ({} as Record<string, string>),
     }),
+    preferences: { model: 'res.user', call: { method: 'get_preferences', args: [true] } },
     logoutBody: (id) => ({ id, method: 'common.db.logout', params: [] }),
     search: (domain, limit) => ({ method: 'search', args: [domain, 0, limit ?? null, null] }),
     searchRead: (domain, fields, limit) => ({ method: 'search_read', args: [domain, 0, limit ?? null, null, fields] }),

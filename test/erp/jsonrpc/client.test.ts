@@ -5,6 +5,7 @@ import { createLogger, silentLogger } from '../../../src/log.js';
 import { startFakeTryton, type FakeTryton } from './trytonServer.js';
 
 let tryton: FakeTryton;
+const PREFS = 'model.res.user.get_preferences';
 
 function connection(overrides: Partial<JsonrpcConnection> = {}): JsonrpcConnection {
   return jsonrpcConnectionSchema.parse({ kind: 'jsonrpc', dialect: 'tryton', url: tryton.url, database: tryton.database, login: 'admin', password: 'tryton-s3cret', retries: 1, backoffMs: 1, ...overrides });
@@ -32,9 +33,11 @@ describe('the JSON-RPC client (Tryton dialect)', () => {
     expect(await client.searchRead('sale.sale', [['reference', 'in', ['1001']]], ['id', 'reference'])).toEqual([{ id: 7, reference: '1001' }]);
     const login = tryton.requests[0]!;
     expect(login).toMatchObject({ method: 'common.db.login', params: ['admin', { password: 'tryton-s3cret' }] });
-    const search = tryton.requests[1]!;
+    expect(tryton.requests[1]).toMatchObject({ method: 'model.res.user.get_preferences', params: [true, {}] });
+    const search = tryton.requests[2]!;
     expect(search.method).toBe('model.sale.sale.search');
-    expect(search.params).toEqual([[['reference', '=', '1001']], 0, null, null, {}]);
+    // trytond loads no preferences into an RPC's context: the client sends the user's, as Tryton's own client does.
+    expect(search.params).toEqual([[['reference', '=', '1001']], 0, null, null, { company: 1, language: 'en' }]);
     expect(Buffer.from(search.authorization!.replace('Session ', ''), 'base64').toString()).toMatch(/^admin:1:key1-/);
     await client.close();
     expect(tryton.requests.at(-1)!.method).toBe('common.db.logout');
@@ -45,7 +48,7 @@ describe('the JSON-RPC client (Tryton dialect)', () => {
     tryton.expireSessions();
     expect(await client.search('sale.sale', [])).toEqual([]);
     expect(tryton.logins).toBe(2);
-    expect(tryton.requests.map((r) => r.method)).toEqual(['common.db.login', 'model.sale.sale.search', 'common.db.login', 'model.sale.sale.search']);
+    expect(tryton.requests.map((r) => r.method)).toEqual(['common.db.login', PREFS, 'model.sale.sale.search', 'common.db.login', PREFS, 'model.sale.sale.search']);
     await client.close();
   });
 
@@ -54,7 +57,7 @@ describe('the JSON-RPC client (Tryton dialect)', () => {
     await new Promise((r) => setTimeout(r, 40));
     tryton.expireSessions();
     await client.search('sale.sale', []);
-    expect(tryton.requests.map((r) => r.method)).toEqual(['common.db.login', 'common.db.login', 'model.sale.sale.search']);
+    expect(tryton.requests.map((r) => r.method)).toEqual(['common.db.login', PREFS, 'common.db.login', PREFS, 'model.sale.sale.search']);
     await client.close();
   });
 
@@ -63,7 +66,7 @@ describe('the JSON-RPC client (Tryton dialect)', () => {
     const err = await openRpcClient(connection({ password: 'wrong-pass-123' }), { logger }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcError);
     expect((err as RpcError).code).toBe('JSONRPC_LOGIN_FAILED');
-    expect((err as RpcError).message).toMatch(/login of admin to tryton database shop .* was refused \(401\).*Check the connection's login and password/);
+    expect((err as RpcError).message).toMatch(/login of admin to tryton database shop .* was refused \(HTTP 401\)\. Check the connection's login and password\.$/);
     expect(JSON.stringify(err) + (err as Error).message + lines()).not.toContain('wrong-pass-123');
   });
 

@@ -21,14 +21,16 @@ export interface FakeTryton {
   /** Every request: method, params and the Authorization header, as they came. */
   readonly requests: { method: string; params: unknown[]; authorization: string | undefined }[];
   logins: number;
+  /** What `res.user.get_preferences(True)` answers: the user's company and language. */
+  preferences: Record<string, unknown>;
   /** Fields a `sale.sale` must have, with the label Tryton's message names. */
   required: Record<string, string>;
   /** Forget every session (Tryton's `[session] timeout` passed): the next call answers 401. */
   expireSessions(): void;
   /** The next `create` is carried out and committed, then the connection is dropped without an answer. */
   dropNextCreateAnswer(): void;
-  /** The next `n` requests are dropped before anything is done. */
-  dropRequests(n: number): void;
+  /** The next `n` requests (of `method`, when given) are dropped before anything is done. */
+  dropRequests(n: number, method?: string): void;
   close(): Promise<void>;
 }
 
@@ -62,8 +64,9 @@ export async function startFakeTryton(options: { database?: string; login?: stri
   let nextId = 1;
   let dropCreate = false;
   let dropAll = 0;
+  let dropMethod: string | undefined;
 
-  function createSales(vlist: unknown): number[] {
+  function createSales(vlist: unknown, context: Record<string, unknown>): number[] {
     if (!Array.isArray(vlist)) throw new Error("'list' expected");
     const made: StoredRecord[] = [];
     const lines: StoredRecord[] = [];
@@ -72,13 +75,15 @@ export async function startFakeTryton(options: { database?: string; login?: stri
       for (const [field, label] of Object.entries(fake.required)) {
         if (values[field] === undefined || values[field] === null) throw new UserError(`A value is required for field "${label}" in "Sale".`);
       }
+      // sale.sale's default_company is context['company'] (what the user's preferences give).
+      if ((values.company ?? context.company) === undefined) throw new UserError('A value is required for field "Company" in "Sale".');
       const id = nextId++;
       const { lines: actions, ...rest } = values;
       for (const action of (actions as unknown[] | undefined) ?? []) {
         if (!Array.isArray(action) || action[0] !== 'create' || !Array.isArray(action[1])) throw new Error(`invalid one2many action ${JSON.stringify(action)}`);
         for (const line of action[1] as Record<string, unknown>[]) lines.push({ ...line, id: nextId++, sale: id });
       }
-      made.push({ ...rest, id });
+      made.push({ ...rest, company: values.company ?? context.company, id });
     }
     // Nothing is kept unless every record of the call passed: one transaction.
     fake.records.get('sale.sale')!.push(...made);
@@ -102,6 +107,7 @@ export async function startFakeTryton(options: { database?: string; login?: stri
     const [, ...rest] = method.split('.');
     const name = rest.pop()!;
     const model = rest.join('.');
+    if (model === 'res.user' && name === 'get_preferences') return fake.preferences;
     if (model === 'ir.model.access' && name === 'get_access') return Object.fromEntries((args[0] as string[]).map((m) => [m, { read: true, write: true, create: true, delete: true }]));
     const fields = FIELDS[model];
     if (!fields) throw new Error(`KeyError: '${model}'`);
@@ -115,7 +121,7 @@ export async function startFakeTryton(options: { database?: string; login?: stri
       const wanted = (args[4] as string[] | null) ?? ['id', ...Object.keys(fields)];
       return table.filter((r) => matches(r, args[0] as unknown[])).map((r) => Object.fromEntries(wanted.map((f) => [f, r[f] ?? null])));
     }
-    if (name === 'create' && model === 'sale.sale') return createSales(args[0]);
+    if (name === 'create' && model === 'sale.sale') return createSales(args[0], context as Record<string, unknown>);
     throw new Error(`method ${method} not in the fake`);
   }
 
@@ -125,15 +131,15 @@ export async function startFakeTryton(options: { database?: string; login?: stri
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
-    if (dropAll > 0) {
-      dropAll--;
-      req.socket.destroy();
-      return;
-    }
     if (req.url !== `/${database}/`) return answer(res, 404, null);
     const { id, method, params } = JSON.parse(raw) as { id: number; method: string; params: unknown[] };
     const authorization = req.headers.authorization;
     fake.requests.push({ method, params, authorization });
+    if (dropAll > 0 && (dropMethod === undefined || dropMethod === method)) {
+      dropAll--;
+      req.socket.destroy();
+      return;
+    }
     if (method === 'common.db.login') {
       const [user, parameters] = params as [string, { password?: string }];
       if (user !== login || parameters?.password !== password) {
@@ -184,13 +190,15 @@ export async function startFakeTryton(options: { database?: string; login?: stri
     records: new Map([['sale.sale', []], ['sale.line', []]]),
     requests: [],
     logins: 0,
+    preferences: { company: 1, language: 'en' },
     required: { party: 'Party' },
     expireSessions: () => sessions.clear(),
     dropNextCreateAnswer: () => {
       dropCreate = true;
     },
-    dropRequests: (n) => {
+    dropRequests: (n, method) => {
       dropAll = n;
+      dropMethod = method;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -114,7 +114,6 @@ describe.skipIf(!tryton.available || !pgService.available)('shop orders into Try
   let server: TrytonServer;
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   let f: PushFixture;
-  let company: number;
   let erika: number;
   let connection: ConnectionInput;
 
@@ -135,11 +134,11 @@ describe.skipIf(!tryton.available || !pgService.available)('shop orders into Try
     f = await pushFixture();
     db = await trytonDatabase(tryton);
     await db.data('setup');
-    ({ party: erika, company } = await python<{ party: number; company: number }>('customer', 'erika@example.com', 'Erika Muster'));
+    ({ party: erika } = await python<{ party: number }>('customer', 'erika@example.com', 'Erika Muster'));
     server = await db.startServer();
     proxy = await startProxy(new URL('/', server.url).toString());
-    // Tryton's client sends the user's company with every call; a JSON-RPC user of its own says it in the connection.
-    connection = { kind: 'jsonrpc', dialect: 'tryton', url: proxy.url, database: db.name, login: 'admin', password: 'admin', context: { company }, retries: 2, backoffMs: 50 };
+    // No company in the connection: the client sends the user's preferences (their company) as every call's context.
+    connection = { kind: 'jsonrpc', dialect: 'tryton', url: proxy.url, database: db.name, login: 'admin', password: 'admin', retries: 2, backoffMs: 50 };
   }, 1_800_000);
   afterAll(async () => {
     await proxy?.close();
