@@ -53,7 +53,8 @@ export class ErpLookups {
     const asks: Ask[] = [];
     const first = await map(this.answerer(asks, undefined));
     if (asks.length === 0) return first;
-    if (!first.ok && first.errors.some((e) => e.code !== LOOKUP_CODES.pending && e.code !== 'MAPPING_REQUIRED')) return first;
+    // Its letter names what is wrong with it, not the lookups it was never asked.
+    if (!first.ok && first.errors.some((e) => e.code !== LOOKUP_CODES.pending && e.code !== 'MAPPING_REQUIRED')) return { ...first, errors: first.errors.filter((e) => e.code !== LOOKUP_CODES.pending) };
     const answers = await this.resolve(asks, record);
     return map(this.answerer([], answers));
   }

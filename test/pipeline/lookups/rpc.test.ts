@@ -46,6 +46,8 @@ async function startErp() {
       };
       if (method === 'common.db.login') return reply({ result: [1, 'session-key'] });
       if (method === 'common.db.logout') return reply({ result: null });
+      // Tryton's client asks the user's preferences after the login and sends them as the context.
+      if (method === 'model.res.user.get_preferences') return reply({ result: { company: 1, language: 'en' } });
       const [, ...rest] = method.split('.');
       const name = rest.pop()!;
       const table = models[rest.join('.')];
@@ -176,6 +178,17 @@ describe('RPC lookups of a pull (a Tryton-like JSON-RPC server)', () => {
     expect(sale(a)).toEqual({ party_id: made[0]!.id });
     expect(sale(b)).toEqual({ party_id: made[0]!.id });
     expect(erp.calls.filter((c) => c.endsWith('.create'))).toHaveLength(1);
+  });
+
+  it('creates nothing for an order the mapping refuses for another reason, and its letter names that reason', async () => {
+    writeFileSync(join(f.dir, 'orders-into-erp.yaml'), MAPPING.replace('  order_id: { from: orders_id, type: integer }', '  order_id: { from: orders_id, type: integer }\n  customer_no: { from: billing.lastname, type: integer }'));
+    const id = await place('new@example.com', ['ART-1']);
+    expect(await runPipeline(def(CREATE), await deps())).toMatchObject({ status: 'partial', counts: { deadLettered: 1 } });
+    const letter = await f.state.deadLetters.getByKey('orders-into-erp', String(id));
+    expect(letter!.reason).toContain('customer_no');
+    expect(letter!.reason).not.toContain('LOOKUP');
+    expect(letter!.reason).not.toContain('not been asked');
+    expect(erp.calls.filter((c) => c.endsWith('.create') || c.endsWith('.search_read'))).toEqual([]);
   });
 
   it("dead-letters an order whose party the ERP refuses to create (LOOKUP_CREATE_FAILED with the ERP's message)", async () => {
