@@ -21,6 +21,9 @@ export const LOOKUP_CODES = {
   pending: 'LOOKUP_PENDING',
 } as const;
 
+/** Answers one lookup keeps per run. */
+const KEEP_PER_LOOKUP = 100_000;
+
 /** A value as messages show it: `"ART-404"`, `8`. */
 const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
@@ -89,6 +92,8 @@ export class ErpLookups {
   private remember(name: string, value: LookupValue, answer: ErpLookupAnswer): void {
     let m = this.known.get(name);
     if (!m) this.known.set(name, (m = new Map()));
+    // Bounded on long runs (a party per order): the oldest answer goes first; it is asked again if needed.
+    if (m.size >= KEEP_PER_LOOKUP) m.delete(m.keys().next().value!);
     m.set(String(value), answer);
   }
 

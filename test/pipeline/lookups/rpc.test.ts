@@ -180,6 +180,14 @@ describe('RPC lookups of a pull (a Tryton-like JSON-RPC server)', () => {
     expect(erp.calls.filter((c) => c.endsWith('.create'))).toHaveLength(1);
   });
 
+  it('creates nothing in a dry run: the plan shows the party that would be created', async () => {
+    const id = await place('new@example.com', ['ART-1']);
+    const summary = await runPipeline(def(CREATE), await deps(), { mode: 'dry-run' });
+    expect(summary.plan).toEqual([expect.objectContaining({ erpKey: String(id), action: 'create', payload: expect.objectContaining({ party_id: '(would create party.party)' }) })]);
+    expect(erp.calls.filter((c) => c.endsWith('.create'))).toEqual([]);
+    expect(erp.models['party.party']).toHaveLength(1);
+  });
+
   it('creates nothing for an order the mapping refuses for another reason, and its letter names that reason', async () => {
     writeFileSync(join(f.dir, 'orders-into-erp.yaml'), MAPPING.replace('  order_id: { from: orders_id, type: integer }', '  order_id: { from: orders_id, type: integer }\n  customer_no: { from: billing.lastname, type: integer }'));
     const id = await place('new@example.com', ['ART-1']);
