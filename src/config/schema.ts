@@ -151,6 +151,16 @@ export const configSchema = z
           });
         }
       }
+      // A lookup asks its connection in the ERP's own language: a query needs SQL, a model search JSON-RPC.
+      const lookups = (p as { lookups?: Record<string, { connection?: unknown; query?: unknown }> }).lookups ?? {};
+      for (const [name, l] of Object.entries(lookups)) {
+        if (typeof l?.connection !== 'string') continue;
+        const connection = cfg.connections[l.connection];
+        const path = ['pipelines', i, 'lookups', name, 'connection'];
+        if (!connection) ctx.addIssue({ code: 'custom', path, message: `no connection named "${l.connection}"; known: ${Object.keys(cfg.connections).join(', ') || '(none)'}` });
+        else if (l.query !== undefined && !['postgres', 'mysql', 'sqlite'].includes(connection.kind)) ctx.addIssue({ code: 'custom', path, message: `a lookup with \`query:\` needs a SQL connection; "${l.connection}" is kind ${connection.kind} (an RPC lookup takes \`model:\` and \`field:\`)` });
+        else if (l.query === undefined && connection.kind !== 'jsonrpc') ctx.addIssue({ code: 'custom', path, message: `a lookup with \`model:\` and \`field:\` needs a \`kind: jsonrpc\` connection; "${l.connection}" is kind ${connection.kind} (an SQL lookup takes \`query:\`)` });
+      }
     });
   });
 

@@ -185,6 +185,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     ...(file.duplicates ? { duplicates: file.duplicates } : {}),
     ...shopKeyRule(file.shop_key, producers, fileName),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
+    ...erpLookupNames(file.fields),
     usesExpressions: expressions.length > 0,
     // A shop variable changes what the file maps to: its values are part of the fingerprint (only when used, so other fingerprints stay as they were).
     fingerprint: createHash('sha256').update(filled.used && options.vars ? `${yamlText}\n${JSON.stringify(options.vars)}` : yamlText).digest('hex'),
@@ -335,4 +336,18 @@ function rowKeys(key: string, rowKey: readonly string[] | undefined): Pick<Compi
   if (!rowKey) return { sourceKey };
   const getters = rowKey.map(compileGetter);
   return { sourceKey, recordKey: (erpKey, record) => `${erpKey} [${getters.map((g) => String(g({ item: record, root: record }) ?? '')).join('/')}]` };
+}
+
+/** The pipeline lookups (`lookup: <name>`) the rules use, at any depth of lists and objects. */
+function erpLookupNames(fields: Readonly<Record<string, RuleInput>>): { erpLookups?: string[] } {
+  const names = new Set<string>();
+  const walk = (rule: RuleInput | undefined): void => {
+    if (rule === undefined || typeof rule === 'string') return;
+    if (typeof rule.lookup === 'string') names.add(rule.lookup);
+    walk(rule.item);
+    for (const r of Object.values(rule.fields ?? {})) walk(r);
+    for (const r of Object.values(rule.steps?.fields ?? {})) walk(r);
+  };
+  for (const r of Object.values(fields)) walk(r);
+  return names.size > 0 ? { erpLookups: [...names] } : {};
 }

@@ -182,11 +182,13 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
   const mapKeys = rule.map ? Object.keys(rule.map).join(', ') : '';
   let table: ReadonlyMap<string, unknown> | undefined;
   let reference: string | undefined;
-  if (rule.lookup && 'table' in rule.lookup) {
+  const erpLookup = typeof rule.lookup === 'string' ? rule.lookup : undefined;
+  // An ERP lookup (a name under the pipeline's `lookups:`) is answered by the run; the pipeline checks the name.
+  if (rule.lookup && typeof rule.lookup !== 'string' && 'table' in rule.lookup) {
     const declared = cc.tables[rule.lookup.table];
     table = declared ? new Map(Object.entries(declared)) : undefined;
     if (!declared) cc.fail('MAPPING_RULE', `unknown lookup table \`${rule.lookup.table}\`; declare it under \`tables:\``, [...yamlPath, 'lookup', 'table']);
-  } else if (rule.lookup) reference = rule.lookup.reference;
+  } else if (rule.lookup && typeof rule.lookup !== 'string') reference = rule.lookup.reference;
 
   // The rule's settings as constants of the closure: rule objects differ in shape (each has its own
   // keys), so reading `rule.trim` and the like per record is a slow, megamorphic property load.
@@ -238,6 +240,14 @@ function compileScalar(rule: RuleObject, target: string, yamlPath: readonly Prop
           if (table.has(k)) v = table.get(k);
           else if (hasDefault) v = fallback;
           else throw new CoerceError('MAPPING_LOOKUP', `${describe(v)} is not in the lookup table; add it or give a \`default\``);
+        } else if (erpLookup !== undefined) {
+          const answer = env.ctx.lookupErp?.(erpLookup, typeof v === 'number' ? v : String(v));
+          if (answer === undefined) throw new CoerceError('MAPPING_LOOKUP', `lookup \`${erpLookup}\` is answered by the ERP during a pull run of a pipeline that declares it under \`lookups:\`; it has no answer here`);
+          // Pending: the run asks the ERP and maps the record again; the error keeps this pass from ever being delivered.
+          if (answer.kind === 'pending') throw new CoerceError('LOOKUP_PENDING', `lookup \`${erpLookup}\` for ${describe(v)} has not been asked yet`);
+          if (answer.kind === 'found') v = answer.value;
+          else if (answer.code === 'LOOKUP_NOT_FOUND' && hasDefault) v = fallback;
+          else throw new CoerceError(answer.code, answer.message);
         } else if (reference) {
           const id = env.ctx.lookupReference(reference, String(v));
           if (id !== undefined) v = id;

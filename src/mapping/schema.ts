@@ -34,6 +34,8 @@ export const conditionSchema = z.strictObject({
 export type Condition = z.infer<typeof conditionSchema>;
 
 export const lookupSchema = z.union([
+  /** Name of a lookup under the pull pipeline's `lookups:` (an ERP search: product id by code, party by e-mail). */
+  z.string().regex(/^[A-Za-z0-9_.-]+$/, { message: 'expected the name of a lookup under the pipeline\'s `lookups:`' }),
   z.strictObject({
     /** Resource whose external references translate an ERP key into a shop id. */
     reference: z.string().min(1),
@@ -121,7 +123,7 @@ export interface RuleObject {
   case?: 'upper' | 'lower';
   truncate?: number;
   map?: Record<string, unknown>;
-  lookup?: { reference: string } | { table: string };
+  lookup?: string | { reference: string } | { table: string };
   when?: Condition | Condition[];
   required?: boolean;
   optional?: boolean;

@@ -26,7 +26,18 @@ export type MappingOperation = 'upsert' | 'create' | 'update';
 export interface MappingContext {
   /** The shop id stored for an ERP key of a resource (`ctx.lookupReference('manufacturers', 'H-0042')`), or undefined. */
   lookupReference(resource: string, erpKey: string): string | number | undefined;
+  /**
+   * The answer of the pipeline's ERP lookup `name` for a value (`lookup: party_by_email`); absent
+   * outside a pull run (a file checked alone), where such a rule refuses its record.
+   */
+  lookupErp?(name: string, value: string | number): ErpLookupAnswer;
 }
+
+/** What an ERP lookup answered for one value: `pending` until the run asked the ERP (the record is then mapped again). */
+export type ErpLookupAnswer =
+  | { readonly kind: 'found'; readonly value: unknown }
+  | { readonly kind: 'pending' }
+  | { readonly kind: 'refused'; readonly code: string; readonly message: string };
 
 /** A non-fatal observation about one record (a value that was deliberately truncated, a key-only storage row…). */
 export interface Finding {
@@ -116,6 +127,8 @@ export interface CompiledMapping {
   sourceKey(record: Record<string, unknown>): string | undefined;
   /** Name of the ERP record shape produced (shop→erp), e.g. `erp_orders`. */
   readonly erpTarget?: string;
+  /** Names of the pipeline lookups (`lookup: <name>`) the file's rules use, checked against the pipeline's `lookups:`. */
+  readonly erpLookups?: readonly string[];
   /** True when at least one rule uses a JSONata expression (then `applySync` is absent). */
   readonly usesExpressions: boolean;
   /** sha256 of the file's text: a record's source hash is only as good as the mapping it was mapped with. */

@@ -24,6 +24,7 @@ import { markCrashedRuns, runOwner } from '../pipeline/crashed.js';
 import { trackShopHealth, type ShopHealth } from './shopHealth.js';
 import { trackShopStreaks, type ShopStreakTracker } from './shopStreaks.js';
 import { didYouMean } from '../util/suggest.js';
+import { lookupConnections } from '../pipeline/lookups/index.js';
 
 /** Options of `openRuntime`. */
 export interface RuntimeOptions {
@@ -202,6 +203,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
       shop: shopOf(p),
       mapping: await mappingOf(p),
       source: p.source ? () => createSource(config.connections[sourceConn], sourceCfg as never, { ...ctx, origin: connectionOrigin(loaded, sourceConn, { pipeline: index, side: 'source' }) }) : undefined,
+      ...(p.lookups ? { lookups: () => lookupConnections(config.connections, ctx) } : {}),
       sink: p.sink ? () => createSink(config.connections[sinkConn], sinkCfg as never, { ...ctx, pipeline: p.name, origin: connectionOrigin(loaded, sinkConn, { pipeline: index, side: 'sink' }) }) : undefined,
       logger,
       events,

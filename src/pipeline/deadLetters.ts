@@ -59,12 +59,16 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
         const { sink, close } = await openSink(def, deps, false);
         try {
           const delivery = new PullDelivery({ def, deps, resource, runId, counts, ...(sink ? { sink } : {}), resolveUnchanged: true });
-          await delivery.prefetch(letters.map((l) => l.record), letters.map((l) => l.erpKey));
-          for (const l of letters) {
-            counts.read++;
-            await delivery.accept({ ...l.record }, l.erpKey);
+          try {
+            await delivery.prefetch(letters.map((l) => l.record), letters.map((l) => l.erpKey));
+            for (const l of letters) {
+              counts.read++;
+              await delivery.accept({ ...l.record }, l.erpKey);
+            }
+            await delivery.flush();
+          } finally {
+            await delivery.close();
           }
-          await delivery.flush();
         } finally {
           await close();
         }

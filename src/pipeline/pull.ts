@@ -38,6 +38,7 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
   // Before the sink is opened or anything is read: a restored state nobody accepted delivers nothing.
   if (!dryRun) await checkRestore(state, def.name);
   const { sink, close } = await openSink(def, deps, dryRun);
+  let closeDelivery = async (): Promise<void> => {};
   try {
     const delta = resource.ops.export?.delta;
     const started = new Date();
@@ -50,6 +51,7 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     let maxValue = fromValue;
     let ahead = 0;
     const delivery = new PullDelivery({ def, deps, resource, runId: o.runId, counts: o.counts, ...(sink ? { sink } : {}) });
+    closeDelivery = () => delivery.close();
     const handle = async (record: Record<string, unknown>): Promise<void> => {
       o.counts.read++;
       let inFuture = false;
@@ -103,6 +105,7 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     if (!dryRun && !o.signal?.aborted && o.mode === 'sync') await state.rewinds.caughtUp(def.name);
     return dryRun ? delivery.plan : undefined;
   } finally {
+    await closeDelivery();
     await close();
   }
 }

@@ -6,13 +6,15 @@
  * Used by pull runs and by dead-letter retries of pull pipelines.
  */
 import { createHash } from 'node:crypto';
-import { ConnectorError } from '../errors.js';
+import { ConfigError, ConnectorError } from '../errors.js';
 import { CONNECTOR_CODES } from '../erp/errors.js';
 import type { Sink, SinkOutcome, SinkResult } from '../erp/types.js';
 import { withExportViews, type ResourceDef } from '../shop/registry/index.js';
 import type { RunCounts, StoredIssue } from '../state/index.js';
 import { contentHash } from './hash.js';
 import { ReferenceCache, withReferences } from './references.js';
+import { ErpLookups } from './lookups/resolver.js';
+import type { MappingContext, MappingResult } from '../mapping/types.js';
 import { issueOf } from './push/issues.js';
 import { SinkRewindGuard } from './rewind.js';
 import type { PipelineDefinition } from './schema.js';
@@ -33,7 +35,7 @@ interface Pending {
 /** What a delivery needs. */
 export interface DeliveryOptions {
   readonly def: PipelineDefinition;
-  readonly deps: Pick<PipelineDeps, 'state' | 'mapping' | 'events' | 'logger'>;
+  readonly deps: Pick<PipelineDeps, 'state' | 'mapping' | 'events' | 'logger' | 'lookups'>;
   readonly resource: ResourceDef;
   readonly runId: number;
   readonly counts: RunCounts;
@@ -53,9 +55,15 @@ export class PullDelivery {
   private readonly seen = new Map<string, string | undefined>();
   /** Notices rows of ours in the sink that the state does not know (it went back in time). */
   private readonly guard: SinkRewindGuard | undefined;
+  /** The pipeline's ERP lookups (`lookups:`), when it declares any. */
+  private readonly lookups: ErpLookups | undefined;
 
   constructor(private readonly o: DeliveryOptions) {
     this.references = new ReferenceCache(o.deps.state);
+    if (o.def.lookups && Object.keys(o.def.lookups).length > 0) {
+      if (!o.deps.lookups) throw new ConfigError(`pipeline ${o.def.name} declares lookups, and the run was given no ERP connections to ask them on`);
+      this.lookups = new ErpLookups(o.def.lookups, o.deps.lookups(), !o.sink);
+    }
     this.guard = o.sink ? new SinkRewindGuard(o.deps.state, o.def.name, o.sink) : undefined;
   }
 
@@ -77,7 +85,12 @@ export class PullDelivery {
     const { state, mapping } = deps;
     // Export views (registry): data the shop exports in another shape than it imports, converted for the mapping.
     const input = withExportViews(this.o.resource, record);
-    const { result } = await withReferences(this.references, (ctx) => (mapping.applySync ? mapping.applySync(input, ctx) : mapping.apply(input, ctx)));
+    const apply = async (lookupErp?: MappingContext['lookupErp']): Promise<MappingResult> =>
+      (await withReferences(this.references, (ctx) => {
+        const c = lookupErp ? { ...ctx, lookupErp } : ctx;
+        return mapping.applySync ? mapping.applySync(input, c) : mapping.apply(input, c);
+      })).result;
+    const result = this.lookups ? await this.lookups.map(input, apply) : await apply();
     if (!result.ok) {
       const first = issueOf(result.errors[0]);
       await this.deadLetter(key, record, undefined, { ...first, message: result.errors.map((e) => e.message).join('; '), details: { ...first.details, errors: result.errors.map((e) => e.toJSON()) } });
@@ -108,6 +121,11 @@ export class PullDelivery {
     }
     if (this.batch.length >= def.options.sinkBatchSize) await this.flush();
     return true;
+  }
+
+  /** Release what the delivery opened (the lookups' ERP connections). */
+  async close(): Promise<void> {
+    await this.lookups?.close();
   }
 
   /** Write what is queued; resolves once the sink committed it. */

@@ -2,6 +2,7 @@
  * `runPipeline`: take the lane's lock, record the run, push or pull, and always leave the state
  * consistent: a crash at any moment leaves a cursor at or before the first unsettled record.
  */
+import { lookupProblems } from './lookups/resolver.js';
 import { AbortedError, ConfigError, errorCode, SyncError } from '../errors.js';
 import { holdOpen } from '../drain/index.js';
 import { finishOwnRun, markCrashedRuns, progressOf, runOwner } from './crashed.js';
@@ -57,6 +58,8 @@ export function checkMapping(def: PipelineDefinition, deps: PipelineDeps): Resou
   if (deps.mapping.resource !== undefined && deps.mapping.resource !== def.resource) {
     throw new ConfigError(`pipeline ${def.name} writes ${def.resource} but mapping ${deps.mapping.name} targets ${deps.mapping.resource}`, { file: deps.mapping.file });
   }
+  const [unknownLookup] = lookupProblems(def.name, def.lookups, deps.mapping.erpLookups, deps.mapping.file);
+  if (unknownLookup) throw new ConfigError(unknownLookup, { file: deps.mapping.file });
   return resource;
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { cronSchema, timezoneSchema } from '../config/schedule.js';
 import { getResource, isResourceName, resources } from '../shop/registry/index.js';
 import { triggerSchema } from '../triggers/schema.js';
+import { lookupsSchema } from './lookups/schema.js';
 
 const connectorRef = z.looseObject({
   /** Name of a connection under `connections:`; the other keys are the connector's own config. */
@@ -94,6 +95,8 @@ export const pipelineSchema = z
     source: connectorRef.optional(),
     /** ERP sink of a pull: `{ connection, ...connector config }`. */
     sink: connectorRef.optional(),
+    /** Pull: named ERP lookups the mapping uses as `lookup: <name>` (product id by code, party by e-mail; docs/connectors.md "Lookups"). */
+    lookups: lookupsSchema.optional(),
     /** Mapping file (relative to the config file's folder or the mappings folder). */
     mapping: z.string().min(1),
     /** Shop resource written (push) or exported (pull). */
@@ -125,6 +128,7 @@ export const pipelineSchema = z
       if (p.options.onMissing === 'deactivate' && !resource.deactivate) ctx.addIssue({ code: 'custom', path: ['options', 'onMissing'], message: `${p.resource} records have no status field to deactivate them by (registry); use onMissing: delete or ignore` });
       if (p.options.onMissing === 'delete' && !resource.ops.delete) ctx.addIssue({ code: 'custom', path: ['options', 'onMissing'], message: `the shop offers no delete of single ${p.resource} records; use onMissing: deactivate or ignore` });
     }
+    if (p.direction === 'push' && p.lookups) ctx.addIssue({ code: 'custom', path: ['lookups'], message: 'lookups belong to pull pipelines (shop → ERP): a push maps ERP records to shop ids by `lookup: { reference: <resource> }`' });
     if (p.direction === 'push' && !p.source) ctx.addIssue({ code: 'custom', path: ['source'], message: 'a push pipeline needs `source: { connection: <name>, ... }`' });
     if (p.direction === 'pull' && !p.sink) ctx.addIssue({ code: 'custom', path: ['sink'], message: 'a pull pipeline needs `sink: { connection: <name>, ... }`' });
   });

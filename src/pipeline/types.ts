@@ -10,6 +10,7 @@
  *   the state; the cursor never passes an unsettled record (low-water mark).
  * - reference, sent hash, intent, dead letter: see `src/state/types.ts`.
  */
+import type { LookupConnections } from './lookups/ports.js';
 import type { SourceWatermark } from '../erp/types.js';
 import type { Logger } from '../log.js';
 import type { CompiledMapping } from '../mapping/types.js';
@@ -140,6 +141,8 @@ export interface PipelineDeps {
   readonly mapping: CompiledMapping;
   readonly source?: SourceProvider;
   readonly sink?: SinkProvider;
+  /** Pull: the ERP connections the pipeline's `lookups:` ask, opened for one run (closed after it). */
+  readonly lookups?: () => LookupConnections;
   readonly logger?: Logger;
   readonly events?: SyncEvents;
 }

@@ -29,8 +29,10 @@ itself does not load.`,
       const mappings: { pipeline: string; shop: string; ok: boolean; problem?: string }[] = [];
       for (const p of loaded.config.pipelines) {
         try {
-          await loadMapping(resolveMappingPath(p.mapping, loaded.baseDir), { vars: p.vars });
-          mappings.push({ pipeline: p.name, shop: p.shop, ok: true });
+          const mapping = await loadMapping(resolveMappingPath(p.mapping, loaded.baseDir), { vars: p.vars });
+          const { lookupProblems } = await import('../../pipeline/lookups/index.js');
+          const [unknownLookup] = lookupProblems(p.name, p.lookups, mapping.erpLookups, mapping.file);
+          mappings.push({ pipeline: p.name, shop: p.shop, ok: unknownLookup === undefined, ...(unknownLookup ? { problem: unknownLookup } : {}) });
         } catch (err) {
           mappings.push({ pipeline: p.name, shop: p.shop, ok: false, problem: errorLine(err) });
         }
