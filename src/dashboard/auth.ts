@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isLoopback } from '../util/net.js';
-import { cookieSuffix, LOOPBACK_HOSTS, parseCookies, parseHost, safeEqual, throttled, type Refusal } from './security.js';
+import { cookieSuffix, LOOPBACK_HOSTS, parseCookies, parseHost, safeEqual, throttled, type Refusal } from './request.js';
 import { DEFAULT_SESSION_MS, GuessThrottle, SessionStore } from './sessions.js';
 
 /** The server's sign-in state. */

@@ -3,12 +3,15 @@
  * requests may act (POST with a per-process CSRF token checked against a SameSite=Strict cookie,
  * plus Origin and Sec-Fetch-Site checks).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError } from '../errors.js';
 import { isLoopback } from '../util/net.js';
 import { createAccessCheck, isHttps, sessionCookieName, type DashboardAuth } from './auth.js';
+import { cookieSuffix, parseCookies, parseHost, safeEqual, throttled, type Refusal } from './request.js';
+
+export { cookieSuffix, LOOPBACK_HOSTS, parseCookies, parseHost, safeEqual, throttled, type Refusal } from './request.js';
 
 export { createAccessCheck, dashboardAuth, type DashboardAuth } from './auth.js';
 
@@ -22,9 +25,6 @@ export const MIN_TOKEN_LENGTH = 32;
 
 export { isLoopback };
 
-/** Host header names a token-less dashboard answers to (exact names: a DNS-rebinding guard, not an address check). */
-export const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
-
 /** Why a dashboard token is refused (too short), or undefined. */
 export function tokenProblem(token: string | undefined): string | undefined {
   if (token === undefined || token.length >= MIN_TOKEN_LENGTH) return undefined;
@@ -32,8 +32,8 @@ export function tokenProblem(token: string | undefined): string | undefined {
 }
 
 /**
- * The one rule of binding beyond this machine: a non-loopback host needs a dashboard token of at
- * least MIN_TOKEN_LENGTH characters. Returns why a binding is unsafe, or undefined when it is
+ * The one rule of binding: a token, if any, has at least MIN_TOKEN_LENGTH characters, and a
+ * non-loopback host needs one. Returns why a binding is unsafe, or undefined when it is
  * safe; the config schema, the ops server and the dashboard all ask this.
  */
 export function bindingProblem(host: string | undefined, token: string | undefined): { key: 'dashboard.host' | 'dashboard.token'; message: string } | undefined {
@@ -53,49 +53,6 @@ export function bindingProblem(host: string | undefined, token: string | undefin
 export function assertSafeBinding(host: string | undefined, token: string | undefined): void {
   const problem = bindingProblem(host, token);
   if (problem) throw new ConfigError(problem.message, { key: problem.key });
-}
-
-/** Constant-time string comparison (different lengths compare unequal without leaking where). */
-export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb) && a.length === b.length;
-}
-
-/** Cookies of a request as a map (first value wins). */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!header) return out;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (!out.has(name)) {
-      try {
-        out.set(name, decodeURIComponent(part.slice(eq + 1).trim()));
-      } catch {
-        out.set(name, part.slice(eq + 1).trim());
-      }
-    }
-  }
-  return out;
-}
-
-/** Split a Host header into hostname and port. */
-export function parseHost(host: string | undefined): { hostname: string; port: string } {
-  if (!host) return { hostname: '', port: '' };
-  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host.trim().toLowerCase());
-  return m ? { hostname: m[1] ?? '', port: m[2] ?? '' } : { hostname: '', port: '' };
-}
-
-/** Why a request was refused: an HTTP status and a message for the operator. */
-export interface Refusal {
-  readonly status: number;
-  readonly message: string;
-  /** A short stable name of the reason, for the refusal log's count (`foreign-host`, `wrong-token`, `csrf`…). */
-  readonly reason?: string;
-  /** Sent as `Retry-After` (a client that guessed too many tokens). */
-  readonly retryAfterSeconds?: number;
 }
 
 /**
@@ -138,11 +95,6 @@ export function hostRefusal(hostHeader: string | undefined, bind: { host: string
     status: 403,
     message: `This daemon does not answer to the Host name ${JSON.stringify(hostname || (hostHeader ?? ''))}: open it as http://127.0.0.1:<port>/ or http://localhost:<port>/, or list the name under dashboard.allowedHosts (for a reverse proxy that keeps the Host header).`,
   };
-}
-
-/** Cookies ignore ports, so two shopsync daemons on one host would overwrite each other's cookies. */
-export function cookieSuffix(request: FastifyRequest): string {
-  return parseHost(request.headers.host).port || 'default';
 }
 
 /** Per-process security state and checks. */
@@ -224,12 +176,6 @@ export function createSecurity(auth: DashboardAuth): DashboardSecurity {
       return out;
     },
   };
-}
-
-/** The refusal of a client that guessed too many wrong tokens and must wait `waitMs`. */
-export function throttled(waitMs: number): Refusal {
-  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return { status: 429, reason: 'throttled', retryAfterSeconds: seconds, message: `Too many wrong tokens from your address; try again in ${seconds} s.` };
 }
 
 /** Send a refusal as a small page or JSON, depending on what the client wants. */
