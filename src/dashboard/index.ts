@@ -15,7 +15,8 @@ import { registerActions } from './routes/actions.js';
 import { registerApi } from './routes/api.js';
 import type { RouteEnv } from './routes/env.js';
 import { registerPages } from './routes/pages.js';
-import { assertSafeBinding, createSecurity, sendRefusal, type Refusal } from './security.js';
+import { refusalLogOf } from '../ops/refusals.js';
+import { assertSafeBinding, createSecurity, dashboardAuth, sendRefusal, type Refusal } from './security.js';
 import { noticeOf, type DashboardDeps, type DashboardNotice } from './types.js';
 
 export type { DashboardDeps, DashboardPipeline, DashboardNotice } from './types.js';
@@ -49,7 +50,8 @@ function isPublic(url: string): boolean {
 export async function registerDashboard(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   const logger = (deps.logger ?? silentLogger).child({ component: 'dashboard' });
   assertSafeBinding(deps.host ?? '127.0.0.1', deps.token);
-  const security = createSecurity({ token: deps.token });
+  const security = createSecurity(dashboardAuth(app, { ...(deps.token ? { token: deps.token } : {}), ...(deps.sessionLifetimeMs ? { sessionLifetimeMs: deps.sessionLifetimeMs } : {}) }));
+  const refusals = refusalLogOf(app, logger);
   const live = createLiveHub({
     logger,
     fingerprint: async () => {
@@ -67,10 +69,10 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       }),
   });
   const refuse = (request: FastifyRequest, reply: FastifyReply, refusal: Refusal): FastifyReply => {
-    logger.warn({ url: request.url, method: request.method, status: refusal.status, reason: refusal.message }, 'dashboard request refused');
+    refusals.note(request, refusal.reason ?? `http-${refusal.status}`, `dashboard request refused: ${refusal.message}`, { status: refusal.status });
     return sendRefusal(request, reply, refusal, (message) => messagePage('Not allowed', message, security.csrfToken));
   };
-  const env: RouteEnv = { deps, security, flash: new FlashStore(), live, logger, refuse };
+  const env: RouteEnv = { deps, security, flash: new FlashStore(), live, logger, refusals, refuse };
 
   await app.register(async (child) => {
     await child.register(formbody, { bodyLimit: 1_048_576 });

@@ -114,6 +114,8 @@ export interface DashboardDeps {
   readonly replicas?: () => Promise<ReplicasOverview>;
   /** Dashboard token; required when `host` is not a loopback address. */
   readonly token?: string;
+  /** How long a sign-in lasts (when the dashboard is mounted without the ops server, which decides otherwise). @default 12 h */
+  readonly sessionLifetimeMs?: number;
   /** Address the daemon binds to, checked against `token`. @default '127.0.0.1' */
   readonly host?: string;
   readonly logger?: Logger;

@@ -10,11 +10,18 @@
  *   found, each shop's health) are given only to a reader the dashboard would let in;
  * - /shops (each shop's health, pause, failure streak, and the broken shops, for monitoring)
  *   follows the dashboard's read rule, as /metrics.
+ *
+ * Anyone who can reach the port can open connections before any check (docs/security.md): the
+ * server bounds how long a request may take to arrive (headers, then the whole request), how many
+ * connections it holds (./connections.ts), and how much a flood of refusals writes to the log
+ * (./refusals.ts).
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { assertSafeBinding, createAccessCheck, hostRefusal } from '../dashboard/security.js';
+import { assertSafeBinding, createAccessCheck, dashboardAuth, hostRefusal, type Refusal } from '../dashboard/security.js';
+import { capConnections } from './connections.js';
+import { attachRefusalLog, createRefusalLog } from './refusals.js';
 import type { Metrics } from './metrics.js';
 import type { ReadinessReport } from './readiness.js';
 import { needsLook, type BrokenShopReport, type ShopReport } from './shopHealth.js';
@@ -40,7 +47,20 @@ export interface OpsServerOptions {
   readonly logger: Logger;
   /** Reported by /healthz. */
   readonly version?: string;
+  /** The headers of a request must arrive within this (`dashboard.headersTimeoutMs`). @default 10000 */
+  readonly headersTimeoutMs?: number;
+  /** A whole request (headers and body) must arrive within this (`dashboard.requestTimeoutMs`). @default 30000 */
+  readonly requestTimeoutMs?: number;
+  /** Open connections held at once (`dashboard.maxConnections`; see ./connections.ts). @default 100 */
+  readonly maxConnections?: number;
+  /** How long a dashboard sign-in lasts (`dashboard.sessionHours`). @default 12 h */
+  readonly sessionLifetimeMs?: number;
+  /** One log line per source and reason of refusal per interval. @default 60000 */
+  readonly refusalLogIntervalMs?: number;
 }
+
+/** Defaults of the server's bounds on unauthenticated clients. */
+export const SERVER_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 100 } as const;
 
 /** A listening ops server. */
 export interface OpsServer {
@@ -57,14 +77,32 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   assertSafeBinding(host, options.token);
   const started = Date.now();
   const logger = options.logger.child({ component: 'http' });
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
-  const readRefusal = createAccessCheck({ token: options.token });
+  const requestTimeout = options.requestTimeoutMs ?? SERVER_LIMITS.requestTimeoutMs;
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? SERVER_LIMITS.headersTimeoutMs, requestTimeout);
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    // On Node 20 the timeouts are only enforced when given to http.createServer (fastify's own
+    // `requestTimeout` is set after it, too late); the check runs every second, not every 30 s.
+    requestTimeout,
+    http: { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
+  });
+  capConnections(app.server, options.maxConnections ?? SERVER_LIMITS.maxConnections);
+  const refusals = createRefusalLog(logger, options.refusalLogIntervalMs !== undefined ? { intervalMs: options.refusalLogIntervalMs } : {});
+  attachRefusalLog(app, refusals);
+  app.addHook('onClose', async () => refusals.close());
+  const readRefusal = createAccessCheck(dashboardAuth(app, { ...(options.token ? { token: options.token } : {}), ...(options.sessionLifetimeMs ? { sessionLifetimeMs: options.sessionLifetimeMs } : {}) }));
+  const refuseToken = (reply: FastifyReply, refusal: Refusal, what: string): FastifyReply => {
+    if (refusal.status === 401) reply.header('www-authenticate', 'Bearer realm="shopsync"');
+    if (refusal.retryAfterSeconds !== undefined) reply.header('retry-after', String(refusal.retryAfterSeconds));
+    return reply.code(refusal.status).type('text/plain; charset=utf-8').send(`${refusal.message} ${what}`);
+  };
 
   // Before any route, the dashboard's included: a foreign Host gets nothing, not even /healthz.
   app.addHook('onRequest', async (request, reply) => {
     const refusal = hostRefusal(request.headers.host, { host, allowedHosts: options.allowedHosts });
     if (!refusal) return;
-    logger.warn({ url: request.url, method: request.method, host: request.headers.host }, 'request to a foreign Host name refused');
+    refusals.note(request, 'foreign-host', 'request to a foreign Host name refused');
     return reply.code(refusal.status).header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send(refusal.message);
   });
 
@@ -83,10 +121,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     // For monitoring, not for probing: one shop down is that shop's problem, not this replica's (docs/replicas.md).
     app.get('/shops', async (request, reply) => {
       const refusal = readRefusal(request);
-      if (refusal) {
-        if (refusal.status === 401) reply.header('www-authenticate', 'Bearer realm="shopsync"');
-        return reply.code(refusal.status).type('text/plain; charset=utf-8').send(`${refusal.message} /shops needs it as a bearer token.`);
-      }
+      if (refusal) return refuseToken(reply, refusal, '/shops needs it as a bearer token.');
       const shops = await shopsOf();
       // `failing`: every shop that needs a look (requests failing, paused, broken), so a monitor reading one list misses none.
       return {
@@ -99,10 +134,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   }
   app.get('/metrics', async (request, reply) => {
     const refusal = readRefusal(request);
-    if (refusal) {
-      if (refusal.status === 401) reply.header('www-authenticate', 'Bearer realm="shopsync"');
-      return reply.code(refusal.status).type('text/plain; charset=utf-8').send(`${refusal.message} /metrics needs it as a bearer token (Prometheus: authorization.credentials_file).`);
-    }
+    if (refusal) return refuseToken(reply, refusal, '/metrics needs it as a bearer token (Prometheus: authorization.credentials_file).');
     return reply.header('content-type', options.metrics.contentType).send(await options.metrics.render());
   });
 

@@ -20,13 +20,15 @@ function escapeRegex(s: string): string {
 /** A `${VAR}` placeholder: replaced before the config is checked, so it may stand where a number or boolean goes. */
 const PLACEHOLDER: JsonSchema = { type: 'string', pattern: '\\$\\{[^}]+\\}' };
 
-/** Let every number, integer and boolean also be a `${VAR}` placeholder (the config interpolates before it validates). */
+/** Let every number, integer, boolean and string with a minimum length also be a `${VAR}` placeholder (the config interpolates before it validates). */
 function allowPlaceholders(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(allowPlaceholders);
   if (node === null || typeof node !== 'object') return node;
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries(node as JsonSchema)) out[k] = allowPlaceholders(v);
-  if (out.type === 'number' || out.type === 'integer' || out.type === 'boolean') {
+  // A string with a floor (the dashboard token's 32 characters) is often written as a shorter `${VAR}`.
+  const flooredString = out.type === 'string' && typeof out.minLength === 'number' && out.minLength > 1;
+  if (out.type === 'number' || out.type === 'integer' || out.type === 'boolean' || flooredString) {
     const { default: def, description, ...typed } = out;
     return { anyOf: [typed, PLACEHOLDER], ...(def !== undefined ? { default: def } : {}), ...(description !== undefined ? { description } : {}) };
   }

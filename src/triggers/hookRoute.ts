@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../log.js';
+import { refusalLogOf } from '../ops/refusals.js';
 import type { Runtime } from '../ops/runtime.js';
 import { armedHook, HOOK_BODY_LIMIT, ReplayGuard, verifyHook } from './hook.js';
 
@@ -35,7 +36,8 @@ export async function registerHooks(app: FastifyInstance, runtime: Runtime, logg
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const refused = verifyHook(secret, request.headers, body, guard);
       if (refused) {
-        log.warn({ pipeline, reason: refused, remote: request.ip }, 'wake-up refused: its signature is missing, wrong, stale or replayed');
+        // Cut and counted per source and reason (src/ops/refusals.ts): unsigned wake-ups cost no log space.
+        refusalLogOf(app, log).note(request, refused, 'wake-up refused: its signature is missing, wrong, stale or replayed', { pipeline: pipeline.slice(0, 100) });
         if (refused === 'too-many') return reply.code(429).header('retry-after', '60').send({ error: 'too many wake-ups; try again in a minute' });
         return reply.code(401).send({ error: 'invalid or missing signature (X-Shopsync-Timestamp, X-Shopsync-Signature: sha256=HMAC of "<timestamp>.<body>"; each signature once, within 5 minutes)' });
       }

@@ -6,7 +6,7 @@ import { useSandbox } from '../support/sandbox.js';
 
 const TOKEN = 'tok-S3cr3t-static-4711';
 const CLIENT_SECRET = 'cs-V3ryS3cret-0815';
-const DASHBOARD_TOKEN = 'dash-Hidden-Token-42';
+const DASHBOARD_TOKEN = 'dash-Hidden-Token-42-0123456789abcdefgh';
 
 const sandbox = useSandbox({ tokens: [{ value: TOKEN }], clients: [{ id: 'shopsync', secret: CLIENT_SECRET }] }, { before: ensureBuilt, timeoutMs: 300_000 });
 

@@ -42,14 +42,14 @@ describe('loadConfig', () => {
 
   it('reads secrets from ${file:…} and from NAME_FILE and reports them as secrets', () => {
     writeFileSync(join(dir, 'shop_token'), 'from-file-token\n');
-    writeFileSync(join(dir, 'dash_token'), 'dashboard-secret-1');
+    writeFileSync(join(dir, 'dash_token'), 'dashboard-secret-0123456789abcdefghijkl');
     const loaded = parse(
       'shop:\n  baseUrl: https://s.example/api\n  token: ${file:shop_token}\ndashboard:\n  token: ${DASH}\n',
       { DASH_FILE: join(dir, 'dash_token') },
     );
     expect(loaded.config.shop!.token).toBe('from-file-token');
-    expect(loaded.config.dashboard.token).toBe('dashboard-secret-1');
-    expect(loaded.secrets).toEqual(expect.arrayContaining(['from-file-token', 'dashboard-secret-1']));
+    expect(loaded.config.dashboard.token).toBe('dashboard-secret-0123456789abcdefghijkl');
+    expect(loaded.secrets).toEqual(expect.arrayContaining(['from-file-token', 'dashboard-secret-0123456789abcdefghijkl']));
   });
 
   it('uses ${NAME:-default} when the variable is unset and keeps $${ literal', () => {
@@ -98,7 +98,7 @@ describe('loadConfig', () => {
     const err = failure('shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\ndashboard:\n  host: 0.0.0.0\n');
     expect(err.key).toBe('dashboard.host');
     expect(err.line).toBe(5);
-    expect(() => parse('shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\ndashboard:\n  host: 0.0.0.0\n  token: ${D}\n', { D: 'long-enough-token' })).not.toThrow();
+    expect(() => parse('shop:\n  baseUrl: https://s.example/api\n  token: abcdefgh\ndashboard:\n  host: 0.0.0.0\n  token: ${D}\n', { D: 'long-enough-token-0123456789abcdefghij' })).not.toThrow();
   });
 
   it('wants exactly one of token and oauth', () => {

@@ -35,7 +35,7 @@ const ENV = {
   WEBHOOK_URL: 'https://hooks.chat.example/services/T000/B000/webhook-path-token-57',
   WEBHOOK_SECRET: 'webhook-hmac-secret-68',
   SMTP_PW: 'smtp-password-79',
-  DASHBOARD_TOKEN: 'dashboard-token-0123456789',
+  DASHBOARD_TOKEN: 'dashboard-token-0123456789abcdefghijkl',
 };
 
 const CONFIG = `shop:

@@ -17,8 +17,8 @@ describe('dashboard security helpers', () => {
   it('allows a public bind only with a long enough token', () => {
     expect(() => assertSafeBinding('127.0.0.1', undefined)).not.toThrow();
     expect(() => assertSafeBinding('0.0.0.0', undefined)).toThrow(/without a dashboard token/);
-    expect(() => assertSafeBinding('0.0.0.0', 'short')).toThrow(/at least 8/);
-    expect(() => assertSafeBinding('0.0.0.0', 'x'.repeat(8))).not.toThrow();
+    expect(() => assertSafeBinding('0.0.0.0', 'short')).toThrow(/at least 32/);
+    expect(() => assertSafeBinding('0.0.0.0', 'x'.repeat(32))).not.toThrow();
   });
 
   it('parses Host headers and cookies', () => {
@@ -135,7 +135,7 @@ describe('sign-in redirect (next=)', () => {
   });
 
   it('returns to a local page after a sign-in with the token, and to / when next points away', async () => {
-    const token = 'a-long-dashboard-token-123';
+    const token = 'a-long-dashboard-token-0123456789abcdef';
     open = await dashboard(token);
     const { cookie, csrf } = await formOf(open.base, '/login');
     for (const next of ['/\t/evil.example/x', '//evil.example', '/\\evil.example', 'https://evil.example/']) {
@@ -206,7 +206,7 @@ describe('CSRF: actions refused in every shape a foreign page can send them', ()
   });
 
   it('refuses a sign-in posted from another site (login CSRF), even with the right dashboard token', async () => {
-    const token = 'a-long-dashboard-token-123';
+    const token = 'a-long-dashboard-token-0123456789abcdef';
     open = await dashboard(token);
     const res = await postForm(open.base, '/login', { token, next: '/' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
     expect(res.status).toBe(403);
@@ -216,14 +216,14 @@ describe('CSRF: actions refused in every shape a foreign page can send them', ()
 
 describe('headers that keep the dashboard out of frames and sniffers', () => {
   it('sends CSP with frame-ancestors none, nosniff and DENY on pages, JSON, assets, the sign-in page and refusals', async () => {
-    open = await dashboard('a-long-dashboard-token-123');
+    open = await dashboard('a-long-dashboard-token-0123456789abcdef');
     const answers = await Promise.all([
       fetch(`${open.base}/login`),
       fetch(`${open.base}/assets/dashboard.js`),
       fetch(`${open.base}/api/overview`), // 401: no token
-      fetch(`${open.base}/api/overview`, { headers: { authorization: 'Bearer a-long-dashboard-token-123' } }),
-      fetch(`${open.base}/`, { headers: { authorization: 'Bearer a-long-dashboard-token-123' } }),
-      postForm(open.base, '/actions/run', { pipeline: 'products-push' }, { authorization: 'Bearer a-long-dashboard-token-123' }), // 403: no CSRF token
+      fetch(`${open.base}/api/overview`, { headers: { authorization: 'Bearer a-long-dashboard-token-0123456789abcdef' } }),
+      fetch(`${open.base}/`, { headers: { authorization: 'Bearer a-long-dashboard-token-0123456789abcdef' } }),
+      postForm(open.base, '/actions/run', { pipeline: 'products-push' }, { authorization: 'Bearer a-long-dashboard-token-0123456789abcdef' }), // 403: no CSRF token
     ]);
     expect(answers.map((r) => r.status)).toEqual([200, 200, 401, 200, 200, 403]);
     for (const res of answers) {

@@ -301,7 +301,7 @@ describe('dashboard access', () => {
   });
 
   it('signs out by clearing the session cookie', async () => {
-    const token = 'another-long-token-456';
+    const token = 'another-long-dashboard-token-0123456789';
     const h = await start({ token });
     const login = await getPage(h.base, '/login');
     const right = await post(h.base, '/login', { token, _csrf: login.csrf }, { cookie: login.cookie });
@@ -328,7 +328,7 @@ describe('dashboard access', () => {
   });
 
   it('asks for the token and accepts it as a session cookie or a bearer header', async () => {
-    const token = 'a-long-dashboard-token-123';
+    const token = 'a-long-dashboard-token-0123456789abcdef';
     const h = await start({ token, host: '0.0.0.0' });
     const first = await fetch(`${h.base}/runs`, { redirect: 'manual' });
     expect(first.status).toBe(303);

@@ -131,7 +131,7 @@ function getAs(url: string, host: string, headers: Record<string, string> = {}):
   });
 }
 
-const TOKEN = 'a-long-dashboard-token-123';
+const TOKEN = 'a-long-dashboard-token-0123456789abcdef';
 
 describe('startOpsServer: who may read what (DNS rebinding, tokens, details)', () => {
   let state: StateStore | undefined;

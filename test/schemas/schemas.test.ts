@@ -51,6 +51,13 @@ describe('editor schemas', () => {
     expect(ok, JSON.stringify(validateConfig.errors)).toBe(true);
   });
 
+  it('takes the dashboard token as a placeholder shorter than its 32-character floor, and flags a short literal one', () => {
+    const withToken = (token: string) => ({ shop: { baseUrl: 'https://shop.example/api', token: 't' }, dashboard: { token } });
+    expect(validateConfig(withToken('${DASHBOARD_TOKEN}')), JSON.stringify(validateConfig.errors)).toBe(true);
+    expect(validateConfig(withToken('x'.repeat(32)))).toBe(true);
+    expect(validateConfig(withToken('short-token'))).toBe(false);
+  });
+
   it('flags a target field the resource does not have, and accepts its deeper paths', () => {
     const mapping = (field: string) => ({ name: 'm', direction: 'erp-to-shop', target: { resource: 'products', operation: 'upsert' }, key: 'sku', fields: { [field]: 'x' } });
     expect(validateMapping(mapping('products_ean'))).toBe(true);

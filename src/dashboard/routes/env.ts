@@ -1,6 +1,7 @@
 /** What the route modules share. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../log.js';
+import type { RefusalLog } from '../../ops/refusals.js';
 import type { FlashStore } from '../flash.js';
 import type { LiveHub } from '../live.js';
 import type { DashboardSecurity, Refusal } from '../security.js';
@@ -13,6 +14,8 @@ export interface RouteEnv {
   readonly flash: FlashStore;
   readonly live: LiveHub;
   readonly logger: Logger;
+  /** Where refused requests are logged (cut and counted). */
+  readonly refusals: RefusalLog;
   /** Answer a refused request (page or JSON). */
   refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal): FastifyReply;
 }

@@ -129,8 +129,10 @@ ${failed ? html`<div class="flash bad">That token is not right.</div>` : ''}
     const refusal = env.security.checkAction(request, parsed.success ? parsed.data._csrf : undefined);
     if (refusal) return env.refuse(request, reply, refusal);
     const next = safeNext(parsed.success ? parsed.data.next : undefined);
-    if (!parsed.success || !env.security.tokenMatches(parsed.data.token)) {
-      env.logger.warn({ ip: request.ip }, 'dashboard sign-in with a wrong token');
+    const wrong = env.security.signIn(request, parsed.success ? parsed.data.token : undefined);
+    if (wrong?.status === 429) return env.refuse(request, reply, wrong);
+    if (wrong) {
+      env.refusals.note(request, 'wrong-token', 'dashboard sign-in with a wrong token');
       return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
     }
     return reply.header('set-cookie', env.security.cookies(request, { login: true })).redirect(next, 303);
