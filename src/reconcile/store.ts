@@ -12,6 +12,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { StateLocation } from '../state/index.js';
 import { reconcileReportSchema, type ReconcileReport } from './report.js';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../util/privateFiles.js';
+import { escapeFormulaCell } from '../util/csvCell.js';
 
 const ID = /^[0-9A-Za-z-]+$/;
 
@@ -26,13 +27,25 @@ export function reportId(at: Date): string {
   return at.toISOString().replace(/[:.]/g, '-');
 }
 
+/** Options of a CSV report. */
+export interface CsvReportOptions {
+  /** Write cells a spreadsheet would run as formulas (`=`, `+`, `-`, `@`, tab, CR first) as text, with a leading `'`: the values come from the shop and the ERP. @default true */
+  readonly escapeFormulas?: boolean;
+}
+
 /** The CSV report being written. */
 export class CsvReport {
   static readonly HEADER = ['kind', 'erp_key', 'shop_key', 'shop_id', 'field', 'shop_value', 'erp_value'];
   private readonly out: WriteStream;
   private readonly done: Promise<void>;
 
-  constructor(private readonly file: string) {
+  private readonly escapeFormulas: boolean;
+
+  constructor(
+    private readonly file: string,
+    options: CsvReportOptions = {},
+  ) {
+    this.escapeFormulas = options.escapeFormulas ?? true;
     // Created anew (a crash's leftover would keep its mode) with the mode of a private file: a umask only clears bits.
     rmSync(`${file}.part`, { force: true });
     this.out = createWriteStream(`${file}.part`, { mode: PRIVATE_FILE_MODE, flags: 'wx' });
@@ -45,7 +58,8 @@ export class CsvReport {
 
   /** Write one row, waiting when the file falls behind. */
   async row(values: readonly unknown[]): Promise<void> {
-    const text = stringify([values.map((v) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)))]);
+    const cells = values.map((v) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)));
+    const text = stringify([this.escapeFormulas ? cells.map(escapeFormulaCell) : cells]);
     if (!this.out.write(text)) await new Promise<void>((res) => this.out.once('drain', () => res()));
   }
 
@@ -72,9 +86,9 @@ export class ReportStore {
   }
 
   /** Start a CSV report for `id`. */
-  async csv(pipeline: string, id: string): Promise<CsvReport> {
+  async csv(pipeline: string, id: string, options: CsvReportOptions = {}): Promise<CsvReport> {
     await mkdirPrivate(this.dir(pipeline));
-    return new CsvReport(join(this.dir(pipeline), `${id}.csv`));
+    return new CsvReport(join(this.dir(pipeline), `${id}.csv`), options);
   }
 
   /** Save a report (atomically) and delete the oldest beyond `keep`. */
