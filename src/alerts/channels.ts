@@ -4,6 +4,7 @@ import nodemailer from 'nodemailer';
 import type { AlertsConfig } from './config.js';
 import type { AlertMessage } from './incidents.js';
 import { DEFAULT_SHOP } from '../state/store.js';
+import { SyncError } from '../errors.js';
 
 /** One way to send a message. */
 export interface AlertChannel {
@@ -13,7 +14,7 @@ export interface AlertChannel {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The webhook channel: POST JSON, `X-Shopsync-Signature: sha256=<hex>` when a secret is set, retried with backoff. */
+/** The webhook channel: POST JSON, `X-Shopsync-Signature: sha256=<hex>` when a secret is set, retried with backoff; a redirect is a failed delivery. */
 export function webhookChannel(cfg: NonNullable<AlertsConfig['webhook']>): AlertChannel {
   return {
     name: 'webhook',
@@ -25,11 +26,22 @@ export function webhookChannel(cfg: NonNullable<AlertsConfig['webhook']>): Alert
       for (let attempt = 0; attempt <= cfg.retries; attempt++) {
         if (attempt > 0) await sleep(500 * 2 ** (attempt - 1));
         try {
-          const res = await fetch(cfg.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(cfg.timeoutMs) });
+          // Never follow: a 307/308 would re-POST the alert and its signature to wherever the receiver (or whoever took its address) points.
+          const res = await fetch(cfg.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(cfg.timeoutMs) });
           if (res.ok) return;
+          await res.body?.cancel();
+          if (res.status >= 300 && res.status < 400) {
+            // An answer, not an outage: retrying would only repeat it.
+            throw new SyncError(
+              'ALERT_WEBHOOK_REDIRECT',
+              `the alert webhook answered HTTP ${res.status} (a redirect${res.headers.get('location') ? ` to ${res.headers.get('location')!.slice(0, 200)}` : ''}); shopsync does not follow redirects with an alert: set alerts.webhook.url to the receiver's final address`,
+              { details: { status: res.status } },
+            );
+          }
           last = new Error(`the webhook answered HTTP ${res.status}`);
           if (res.status < 500 && res.status !== 429) break;
         } catch (err) {
+          if (err instanceof SyncError) throw err;
           last = err;
         }
       }

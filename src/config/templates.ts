@@ -93,7 +93,16 @@ export function expandTemplates(templates: Readonly<Record<string, TemplateConfi
       if (override === false) continue;
       const vars = shopVariables(shop.name, defaults, shop.config.vars);
       const missing = new Set<string>();
-      const filled = fill(deepMerge(body, override ?? {}), vars, missing) as Record<string, unknown>;
+      const spliced: Splice[] = [];
+      const filled = fill(deepMerge(body, override ?? {}), vars, missing, [], spliced) as Record<string, unknown>;
+      for (const sp of spliced) {
+        problems.push({
+          shop: shop.name,
+          place: shop.locate(shop.config.vars[sp.variable] !== undefined ? ['vars', sp.variable] : ['vars']),
+          message: `template ${name}: ${formatPath(sp.path, '')} splices \${shop.${sp.variable}} into SQL, and shop "${shop.name}"'s value is not a bare name (letters, digits, \`_\`), so it could change the query: bind it as a parameter instead, \`:${sp.variable}\` in the query and \`params: { ${sp.variable}: "\${shop.${sp.variable}}" }\` beside it (docs/shops.md, "Templates")`,
+        });
+      }
+      if (spliced.length > 0) continue;
       for (const v of missing) {
         problems.push({
           shop: shop.name,
@@ -155,9 +164,32 @@ export function deepMerge(base: unknown, over: unknown): unknown {
   return out;
 }
 
-/** `${shop.x}` replaced in every string; a string that is one whole reference takes the variable's value as it is (a number, a map). */
-function fill(value: unknown, vars: Readonly<Record<string, unknown>>, missing: Set<string>): unknown {
+/** A `${shop.x}` inside an SQL query whose value is more than a bare name. */
+interface Splice {
+  readonly path: readonly (string | number)[];
+  readonly variable: string;
+}
+
+/** What may stand for a `${shop.x}` inside SQL: a bare name (a table, a column, a code), nothing that can close a quote or add a clause. */
+const BARE_NAME = /^[A-Za-z0-9_]+$/;
+
+/** `query:` strings are SQL (sources, children, lookups); an HTTP source's `query:` is a map of URL parameters, encoded by the client. */
+function isSqlQuery(path: readonly (string | number)[]): boolean {
+  return path[path.length - 1] === 'query';
+}
+
+/**
+ * `${shop.x}` replaced in every string; a string that is one whole reference takes the variable's value as it is (a number, a map).
+ * Inside SQL (`query:`) only a bare name is filled in; any other value is reported in `spliced` (bind it with `params:`).
+ */
+function fill(value: unknown, vars: Readonly<Record<string, unknown>>, missing: Set<string>, path: readonly (string | number)[] = [], spliced: Splice[] = []): unknown {
   if (typeof value === 'string') {
+    if (isSqlQuery(path)) {
+      for (const [, name] of value.matchAll(REF)) {
+        const v = vars[name!];
+        if (v !== undefined && !BARE_NAME.test(typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))) spliced.push({ path, variable: name! });
+      }
+    }
     const whole = WHOLE_REF.exec(value);
     if (whole) {
       const v = vars[whole[1]!];
@@ -173,8 +205,8 @@ function fill(value: unknown, vars: Readonly<Record<string, unknown>>, missing: 
       return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
     });
   }
-  if (Array.isArray(value)) return value.map((v) => fill(v, vars, missing));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, vars, missing)]));
+  if (Array.isArray(value)) return value.map((v, i) => fill(v, vars, missing, [...path, i], spliced));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, vars, missing, [...path, k], spliced)]));
   return value;
 }
 

@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import type { RunSummary } from '../pipeline/index.js';
 import { DeadWorkers } from './deadWorkers.js';
 import { workerLogger } from './logger.js';
+import { migrateNoticeGuard } from './migrateNotices.js';
 import { RUN_TASK, shopFlag } from './names.js';
 import { JOBS_RELEASED, runPayloadSchema, type JobStore } from './store.js';
 
@@ -232,8 +233,8 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
    * The engine is one or more runners ("generations"): the first with `concurrency` workers, then
    * one per loss, with as many workers as were lost. A worker that ends without stop() is dead:
    * graphile-worker ends one that cannot release its job after a state restart ("committing
-   * seppuku") and never replaces it, and ends them all on a "breaking migration" notice of any
-   * schema in the database (`worker:migrate` is database-wide). Its id is freed (DeadWorkers) and
+   * seppuku") and never replaces it, and ends them all on a "breaking migration" notice (one that
+   * names a real newer migration of this jobs schema: ./migrateNotices.ts). Its id is freed (DeadWorkers) and
    * a replacement starts; a runner with no live worker left is stopped, so its pool goes too.
    */
   interface Generation {
@@ -288,6 +289,7 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
   const startGeneration = async (concurrency: number): Promise<void> => {
     const gen: Generation = { live: new Set(), retired: false };
     const events: WorkerEvents = new EventEmitter() as WorkerEvents;
+    events.on('pool:listen:success', ({ client }) => guardNotices(client));
     events.on('worker:create', ({ worker }) => gen.live.add(worker.workerId));
     events.on('worker:stop', ({ worker, error }) => workerDied(gen, worker.workerId, error));
     events.on('job:complete', ({ job }) => {
@@ -318,6 +320,8 @@ export async function startJobEngine(options: JobEngineOptions): Promise<JobEngi
     const freed = await store.freeOrphans(options.liveWorkers);
     if (freed.workers.length > 0) log.warn({ workers: freed.workers, held: freed.held }, 'freed jobs locked by workers no live replica owns (a worker that died while its replica lived on); their lanes run again');
   }
+  // Only a notice about a migration newer than this reaches graphile-worker (./migrateNotices.ts).
+  const guardNotices = migrateNoticeGuard({ store, baseline: await store.latestMigration(), logger: log });
   await startGeneration(options.concurrency);
 
   return {

@@ -299,6 +299,18 @@ export class JobStore {
     return 'retry';
   }
 
+  /** The newest migration graphile-worker applied to this jobs schema. */
+  async latestMigration(): Promise<number> {
+    const r = await this.query<{ id: number | null }>(`SELECT max(id) AS id FROM ${this.q}.migrations`);
+    return r.rows[0]?.id ?? 0;
+  }
+
+  /** Migration `id` of this jobs schema, when it was applied. */
+  async migration(id: number): Promise<{ breaking: boolean } | undefined> {
+    const r = await this.query<{ breaking: boolean }>(`SELECT breaking FROM ${this.q}.migrations WHERE id = $1`, [id]);
+    return r.rows[0];
+  }
+
   /** Wake idle workers of every replica (the engine's own LISTEN channel): a freed or handed-back job is taken at once, not at the next poll. */
   async nudge(count = 1): Promise<void> {
     await this.query(`SELECT pg_notify('jobs:insert', $1)`, [JSON.stringify({ r: Math.random(), count })]);

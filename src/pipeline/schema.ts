@@ -80,6 +80,8 @@ export const reconcileSchema = z.strictObject({
   repair: z.boolean().default(false),
   /** Reports kept per pipeline (older ones are deleted). @default 10 */
   keep: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Write CSV cells that a spreadsheet would run as formulas (`=`, `+`, `-`, `@`, tab, CR first) as text, with a leading `'`. @default true */
+  escapeFormulas: z.boolean().default(true),
 });
 
 /** One pipeline. */

@@ -71,7 +71,7 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
   const counts: ReconcileCounts = { erp: 0, shop: 0, matched: 0, onlyInErp: 0, onlyInShop: 0, different: 0, retired: 0, refused: 0 };
   const report: Pick<ReconcileReport, 'onlyInErp' | 'onlyInShop' | 'different' | 'refused' | 'fields'> = { onlyInErp: [], onlyInShop: [], different: [], refused: [], fields: {} };
   const scratch = new Scratch();
-  const csv = await options.reports.csv(def.name, id);
+  const csv = await options.reports.csv(def.name, id, { escapeFormulas: def.reconcile?.escapeFormulas ?? true });
   try {
     const { source, owned } = await openSource(deps.source);
     try {

@@ -5,12 +5,14 @@
  * row per drifted field of a whole catalog), it needs no transaction with the sync's bookkeeping,
  * and both state backends stay as they are. The last `keep` reports per pipeline are kept.
  */
-import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream, existsSync, rmSync, type WriteStream } from 'node:fs';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type { StateLocation } from '../state/index.js';
 import { reconcileReportSchema, type ReconcileReport } from './report.js';
+import { mkdirPrivate, PRIVATE_FILE_MODE } from '../util/privateFiles.js';
+import { escapeFormulaCell } from '../util/csvCell.js';
 
 const ID = /^[0-9A-Za-z-]+$/;
 
@@ -25,14 +27,28 @@ export function reportId(at: Date): string {
   return at.toISOString().replace(/[:.]/g, '-');
 }
 
+/** Options of a CSV report. */
+export interface CsvReportOptions {
+  /** Write cells a spreadsheet would run as formulas (`=`, `+`, `-`, `@`, tab, CR first) as text, with a leading `'`: the values come from the shop and the ERP. @default true */
+  readonly escapeFormulas?: boolean;
+}
+
 /** The CSV report being written. */
 export class CsvReport {
   static readonly HEADER = ['kind', 'erp_key', 'shop_key', 'shop_id', 'field', 'shop_value', 'erp_value'];
   private readonly out: WriteStream;
   private readonly done: Promise<void>;
 
-  constructor(private readonly file: string) {
-    this.out = createWriteStream(`${file}.part`);
+  private readonly escapeFormulas: boolean;
+
+  constructor(
+    private readonly file: string,
+    options: CsvReportOptions = {},
+  ) {
+    this.escapeFormulas = options.escapeFormulas ?? true;
+    // Created anew (a crash's leftover would keep its mode) with the mode of a private file: a umask only clears bits.
+    rmSync(`${file}.part`, { force: true });
+    this.out = createWriteStream(`${file}.part`, { mode: PRIVATE_FILE_MODE, flags: 'wx' });
     this.done = new Promise((res, rej) => {
       this.out.once('finish', () => res());
       this.out.once('error', rej);
@@ -42,7 +58,8 @@ export class CsvReport {
 
   /** Write one row, waiting when the file falls behind. */
   async row(values: readonly unknown[]): Promise<void> {
-    const text = stringify([values.map((v) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)))]);
+    const cells = values.map((v) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)));
+    const text = stringify([this.escapeFormulas ? cells.map(escapeFormulaCell) : cells]);
     if (!this.out.write(text)) await new Promise<void>((res) => this.out.once('drain', () => res()));
   }
 
@@ -69,16 +86,17 @@ export class ReportStore {
   }
 
   /** Start a CSV report for `id`. */
-  async csv(pipeline: string, id: string): Promise<CsvReport> {
-    await mkdir(this.dir(pipeline), { recursive: true });
-    return new CsvReport(join(this.dir(pipeline), `${id}.csv`));
+  async csv(pipeline: string, id: string, options: CsvReportOptions = {}): Promise<CsvReport> {
+    await mkdirPrivate(this.dir(pipeline));
+    return new CsvReport(join(this.dir(pipeline), `${id}.csv`), options);
   }
 
   /** Save a report (atomically) and delete the oldest beyond `keep`. */
   async save(report: ReconcileReport, keep: number): Promise<string> {
     const file = join(this.dir(report.pipeline), `${report.id}.json`);
-    await mkdir(this.dir(report.pipeline), { recursive: true });
-    await writeFile(`${file}.part`, JSON.stringify(report, null, 2));
+    await mkdirPrivate(this.dir(report.pipeline));
+    await rm(`${file}.part`, { force: true });
+    await writeFile(`${file}.part`, JSON.stringify(report, null, 2), { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     await rename(`${file}.part`, file);
     const ids = await this.ids(report.pipeline);
     for (const old of ids.slice(keep)) {

@@ -4,8 +4,10 @@
  * daemon run, and each signature is good once, within five minutes.
  *
  * The scheme is the one of shopsync's outgoing alert webhook (`X-Shopsync-Signature: sha256=<hex>`,
- * HMAC-SHA256 with a shared secret), with a timestamp added to what is signed —
- * `<X-Shopsync-Timestamp>.<body>` — because an incoming wake-up must also refuse replays.
+ * HMAC-SHA256 with a shared secret), with a timestamp and the pipeline added to what is signed —
+ * `<X-Shopsync-Timestamp>.<pipeline>.<body>` — because an incoming wake-up must also refuse
+ * replays, and a wake-up for one pipeline must not wake another that shares its secret (a
+ * template's pipelines, one per shop, when the template names one secret for all).
  *
  * No bearer-token mode: the daemon speaks plain HTTP, so a token would cross the network readable
  * and stay replayable forever; an HMAC never sends the secret and expires with its timestamp.
@@ -24,13 +26,18 @@ export const HOOK_BODY_LIMIT = 16 * 1024;
 /** Signatures remembered at most (each for its five minutes); beyond this, wake-ups are refused with 429 until some expire. */
 const SEEN_MAX = 100_000;
 
-/** `sha256=<hex>`: HMAC-SHA256 of `<timestamp>.<body>` with the pipeline's hook secret. */
-export function hookSignature(secret: string, timestamp: string, body: Buffer | string): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
+/** `sha256=<hex>`: HMAC-SHA256 of `<timestamp>.<pipeline>.<body>` with the pipeline's hook secret. */
+export function hookSignature(secret: string, timestamp: string, pipeline: string, body: Buffer | string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${pipeline}.`).update(body).digest('hex')}`;
 }
 
-/** Why a wake-up was refused (logged; the caller only learns 401). */
-export type HookRefusal = 'no-signature' | 'bad-timestamp' | 'stale-timestamp' | 'bad-signature' | 'replayed' | 'too-many';
+/** The format before the pipeline was signed (`<timestamp>.<body>`): recognised only to refuse it with a message that says what changed. */
+function oldFormatSignature(secret: string, timestamp: string, body: Buffer): Buffer {
+  return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
+}
+
+/** Why a wake-up was refused (logged; the caller learns 401, and for `old-format` how to sign now). */
+export type HookRefusal = 'no-signature' | 'bad-timestamp' | 'stale-timestamp' | 'bad-signature' | 'old-format' | 'replayed' | 'too-many';
 
 /** Signatures accepted within their tolerance window: a second request with one of them is a replay. */
 export class ReplayGuard {
@@ -53,16 +60,20 @@ export class ReplayGuard {
   }
 }
 
-/** Check a wake-up's timestamp, signature (constant time) and freshness; undefined when it is good. */
-export function verifyHook(secret: string, headers: Readonly<Record<string, unknown>>, body: Buffer, guard: ReplayGuard, nowMs = Date.now()): HookRefusal | undefined {
+/** Check a wake-up for `pipeline`: its timestamp, signature (constant time) and freshness; undefined when it is good. */
+export function verifyHook(secret: string, pipeline: string, headers: Readonly<Record<string, unknown>>, body: Buffer, guard: ReplayGuard, nowMs = Date.now()): HookRefusal | undefined {
   const timestamp = headers[HOOK_HEADERS.timestamp];
   const signature = headers[HOOK_HEADERS.signature];
   if (typeof timestamp !== 'string' || typeof signature !== 'string') return 'no-signature';
   if (!/^\d{1,12}$/.test(timestamp)) return 'bad-timestamp';
   const sent = /^sha256=([0-9a-fA-F]{64})$/.exec(signature.trim());
   if (!sent) return 'bad-signature';
-  const expected = Buffer.from(hookSignature(secret, timestamp, body).slice('sha256='.length), 'hex');
-  if (!timingSafeEqual(expected, Buffer.from(sent[1]!, 'hex'))) return 'bad-signature';
+  const given = Buffer.from(sent[1]!, 'hex');
+  const expected = Buffer.from(hookSignature(secret, timestamp, pipeline, body).slice('sha256='.length), 'hex');
+  if (!timingSafeEqual(expected, given)) {
+    // Only the secret's holder can make an old-format signature, so saying so tells an attacker nothing.
+    return timingSafeEqual(oldFormatSignature(secret, timestamp, body), given) ? 'old-format' : 'bad-signature';
+  }
   // Checked after the signature, so an unsigned request learns nothing about the daemon's clock.
   const atMs = Number(timestamp) * 1000;
   if (Math.abs(nowMs - atMs) > HOOK_TOLERANCE_S * 1000) return 'stale-timestamp';

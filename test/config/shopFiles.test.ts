@@ -148,6 +148,27 @@ describe('shops from shops.d', () => {
   });
 });
 
+describe('shop variables in SQL', () => {
+  it("marks a shop broken whose variable would change a template's query when spliced into it, and loads the others", async () => {
+    const loaded = await loadConfig(layout(MAIN, { 'de.yaml': shop('de'), 'at.yaml': 'baseUrl: https://at.example.com/api\ntoken: x-at-token\nvars:\n  priceGroup: "AT\' OR \'1\'=\'1"\n' }), { env });
+    expect(loaded.config.pipelines.map((p) => p.name)).toEqual(['products-de']);
+    const [broken] = loaded.brokenShops;
+    expect(broken).toMatchObject({ name: 'at', line: 4, pipelines: ['products-at'] });
+    expect(broken!.message).toMatch(/at\.yaml:4: template products: source\.query splices \$\{shop\.priceGroup\} into SQL.*bind it as a parameter instead, `:priceGroup` in the query and `params: \{ priceGroup: "\$\{shop\.priceGroup\}" \}`/);
+    // The value is the shop's: it may be anything, also a secret, so the message does not quote it.
+    expect(broken!.message).not.toContain("OR '1'");
+  });
+
+  it('binds a shop variable given under params:, whatever its value', async () => {
+    const main = MAIN.replace("WHERE gruppe = '\${shop.priceGroup}'", 'WHERE gruppe = :priceGroup').replace('      key: artnr\n', '      key: artnr\n      params: { priceGroup: "\${shop.priceGroup}" }\n');
+    const loaded = await loadConfig(layout(main, { 'at.yaml': 'baseUrl: https://at.example.com/api\ntoken: x-at-token\nvars:\n  priceGroup: "AT\' OR \'1\'=\'1"\n' }), { env });
+    expect(loaded.brokenShops).toEqual([]);
+    const source = loaded.config.pipelines[0]!.source as unknown as { query: string; params: Record<string, unknown> };
+    expect(source.query).toBe('SELECT * FROM artikel WHERE gruppe = :priceGroup');
+    expect(source.params).toEqual({ priceGroup: "AT' OR '1'='1" });
+  });
+});
+
 describe('shop variables outside templates', () => {
   it('are refused in a pipeline written out, saying where they are read', async () => {
     const err = await loadConfig(layout(`${MAIN}pipelines:\n  - name: p\n    shop: de\n    direction: push\n    resource: products\n    mapping: products.yaml\n    source: { connection: erp, query: "SELECT \${shop.priceGroup}", cursor: c, key: k }\n`, { 'de.yaml': shop('de') }), { env }).catch((e: unknown) => e);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -6,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
 import { startDaemon, type Daemon } from '../../src/ops/daemon.js';
-import { hookSignature } from '../../src/triggers/hook.js';
 import { productsMapping } from '../support/mappings.js';
 import { useSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
@@ -31,6 +31,12 @@ pipelines:
     source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku }
     trigger: { hook: { secret: "\${HOOK_SECRET}" }, debounce: 50ms }
   - { name: plain, direction: push, resource: products, mapping: p.yaml, source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku } }
+  - name: sibling
+    direction: push
+    resource: products
+    mapping: p.yaml
+    source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku }
+    trigger: { hook: { secret: "\${HOOK_SECRET}" }, debounce: 50ms }
 state: { path: state.db }
 dashboard: { port: 0 }
 `;
@@ -50,9 +56,11 @@ function post(daemon: Daemon, pipeline: string, headers: Record<string, string>,
   return fetch(`${daemon.url}/hooks/${pipeline}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
 
-function signed(body: string, at = Math.floor(Date.now() / 1000), secret = SECRET): Record<string, string> {
+/** The headers of a wake-up for `pipeline`, signed as docs/triggers.md tells a caller to: HMAC-SHA256 of `<timestamp>.<pipeline>.<body>`. */
+function signed(body: string, at = Math.floor(Date.now() / 1000), secret = SECRET, pipeline = 'products'): Record<string, string> {
   const timestamp = String(at);
-  return { 'x-shopsync-timestamp': timestamp, 'x-shopsync-signature': hookSignature(secret, timestamp, body) };
+  const signature = `sha256=${createHmac('sha256', secret).update(`${timestamp}.${pipeline}.${body}`).digest('hex')}`;
+  return { 'x-shopsync-timestamp': timestamp, 'x-shopsync-signature': signature };
 }
 
 async function shopHas(model: string, price: string): Promise<boolean> {
@@ -74,7 +82,7 @@ describe('the wake-up hook (POST /hooks/<pipeline>)', () => {
       const again = '{}';
       expect((await post(daemon, 'products', signed(again), again)).status).toBe(202);
       await until(() => shopHas('H-1', '7.25'), 10_000);
-      expect(daemon.triggers()?.status()).toEqual([expect.objectContaining({ pipeline: 'products', kind: 'hook', state: 'armed', lastWakeAt: expect.any(String) })]);
+      expect(daemon.triggers()?.status().filter((t) => t.pipeline === 'products')).toEqual([expect.objectContaining({ pipeline: 'products', kind: 'hook', state: 'armed', lastWakeAt: expect.any(String) })]);
     } finally {
       await daemon.close();
       erp.close();
@@ -119,12 +127,51 @@ describe('the wake-up hook (POST /hooks/<pipeline>)', () => {
     const { daemon, erp } = await startHooked();
     try {
       const body = '{}';
-      const unknown = await post(daemon, 'nope', signed(body), body);
-      const plain = await post(daemon, 'plain', signed(body), body);
+      const unknown = await post(daemon, 'nope', signed(body, undefined, SECRET, 'nope'), body);
+      const plain = await post(daemon, 'plain', signed(body, undefined, SECRET, 'plain'), body);
       expect([unknown.status, plain.status]).toEqual([404, 404]);
       expect((await plain.json()) as { message: string }).toEqual({ ...((await unknown.json()) as object), message: 'Route POST:/hooks/plain not found' });
       const large = 'x'.repeat(17 * 1024);
       expect((await post(daemon, 'products', signed(large), large)).status).toBe(413);
+    } finally {
+      await daemon.close();
+      erp.close();
+    }
+  });
+
+  it('refuses a wake-up signed for another pipeline that has the same secret, so one shared secret does not let one shop wake another', async () => {
+    const { daemon, erp, lines } = await startHooked();
+    try {
+      const body = '{"table":"products"}';
+      // Signed for products, sent to sibling first (a template's pipeline of another shop, with the template's one secret)…
+      const forProducts = signed(body);
+      expect((await post(daemon, 'sibling', forProducts, body)).status).toBe(401);
+      await sleep(300);
+      expect(await daemon.runtime.state.runs.list({ pipeline: 'sibling' })).toEqual([]);
+      expect(lines.filter((l) => l.includes('wake-up refused')).map((l) => JSON.parse(l) as { pipeline: string; reason: string })).toEqual([
+        expect.objectContaining({ pipeline: 'sibling', reason: 'bad-signature' }),
+      ]);
+      // …while it is good for the pipeline it was signed for.
+      expect((await post(daemon, 'products', forProducts, body)).status).toBe(202);
+      expect((await post(daemon, 'sibling', signed(body, undefined, SECRET, 'sibling'), body)).status).toBe(202);
+    } finally {
+      await daemon.close();
+      erp.close();
+    }
+  });
+
+  it('refuses a signature of the old format (timestamp and body, no pipeline) with 401 and an answer that says how to sign now', async () => {
+    const { daemon, erp, lines } = await startHooked();
+    try {
+      const body = '{"table":"products"}';
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const old = `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${body}`).digest('hex')}`;
+      const res = await post(daemon, 'products', { 'x-shopsync-timestamp': timestamp, 'x-shopsync-signature': old }, body);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: string }).error).toMatch(/old format.*"<timestamp>\.<pipeline>\.<body>"/);
+      await sleep(300);
+      expect(await daemon.runtime.state.runs.list({ pipeline: 'products' })).toEqual([]);
+      expect(lines.filter((l) => l.includes('wake-up refused')).map((l) => (JSON.parse(l) as { reason: string }).reason)).toEqual(['old-format']);
     } finally {
       await daemon.close();
       erp.close();

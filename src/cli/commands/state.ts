@@ -1,5 +1,6 @@
 /** `shopsync state prune|backup|restore|copy`: keep the state bounded, copy it safely, move it between backends. */
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../../util/privateFiles.js';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
@@ -131,6 +132,8 @@ export function stateCommand(ctx: CliContext): Command {
       }
       for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
       copyFileSync(file, target);
+      // The copy takes the backup's mode (an old backup's may be 0644); the state is the shopsync user's alone.
+      chmodSync(target, PRIVATE_FILE_MODE);
       const mark = await markRestored(target, file);
       ctx.print(`restored ${file} to ${target} (schema version ${version})${existed ? `; the previous state is ${target}.before-restore` : ''}`);
       ctx.print(

@@ -104,6 +104,8 @@ export const fileSinkSchema = z.strictObject({
     header: z.boolean().default(true),
     /** Column order; default: fields in order of first appearance in the batch. */
     columns: z.array(z.string().min(1)).optional(),
+    /** Write cells a spreadsheet would run as formulas (`=`, `+`, `-`, `@`, tab, CR first) as text, with a leading `'`; for files a person opens. @default false */
+    escapeFormulas: z.boolean().default(false),
   }).prefault({}),
   xml: z.strictObject({
     /** @default 'records' */

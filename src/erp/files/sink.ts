@@ -14,6 +14,7 @@ import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
 import type { ConnectorContext, ErpRecord, Sink, SinkBatch } from '../types.js';
 import { getPath } from '../values.js';
 import type { FileSinkConfig } from './config.js';
+import { escapeFormulaCell } from '../../util/csvCell.js';
 
 /** Reduce a value to a safe file-name fragment: no separators, no leading dots, bounded length. */
 export function sanitizeName(value: string): string {
@@ -51,7 +52,7 @@ export function serialise(cfg: FileSinkConfig, records: readonly ErpRecord[]): s
     return `<?xml version="1.0" encoding="${cfg.encoding.toUpperCase()}"?>\n${builder.build({ [cfg.xml.root]: { [cfg.xml.record]: records } }) as string}`;
   }
   const columns = cfg.csv.columns ?? [...new Set(records.flatMap((r) => Object.keys(r)))];
-  const rows = records.map((r) => columns.map((c) => cell(r[c])));
+  const rows = records.map((r) => columns.map((c) => (cfg.csv.escapeFormulas ? escapeFormulaCell(cell(r[c])) : cell(r[c]))));
   return stringify(rows, { delimiter: cfg.csv.delimiter, header: cfg.csv.header, columns, record_delimiter: 'windows' });
 }
 

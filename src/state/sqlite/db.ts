@@ -3,13 +3,14 @@
  * `PRAGMA user_version` holds the highest applied step; a file written by a newer shopsync is
  * refused rather than half-understood.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { StateError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { loadMigrations, logMigrated, tooNew, type Migration } from '../migrations.js';
+import { createPrivateFileSync } from '../../util/privateFiles.js';
 
 export type Db = Database.Database;
 
@@ -48,7 +49,8 @@ export interface OpenOptions {
  */
 export function openDatabase(path: string, logger?: Logger, migrations?: readonly Migration[], options: OpenOptions = {}): Db {
   if (options.readOnly) return openReadOnly(path, migrations ?? sqliteMigrations());
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database file's mode.
+  if (path !== ':memory:') createPrivateFileSync(path);
   const db = new Database(path);
   try {
     // Only on a new, empty file (an existing one ignores it, yet setting it asks for a write, which

@@ -1,6 +1,12 @@
 /** Whole tables in and out of a SQLite state (`shopsync state copy`). */
 import { STATE_TABLES, type StateDump, type StateRow, type StateTable, type TableCounts } from '../store.js';
+import { StateError } from '../../errors.js';
 import { marks, type Db } from './db.js';
+
+/** An SQLite identifier: in double quotes, a `"` inside doubled (as pg.escapeIdentifier does on the PostgreSQL side). */
+function identifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
 
 /** Table access for copying. */
 export class SqliteDump implements StateDump {
@@ -25,8 +31,10 @@ export class SqliteDump implements StateDump {
 
   async insert(table: StateTable, rows: readonly StateRow[]): Promise<void> {
     if (rows.length === 0) return;
+    if (!(STATE_TABLES as readonly string[]).includes(table)) throw new StateError('STATE_TABLE_UNKNOWN', `\`${table}\` is not a state table`);
+    // The names come from the source's rows (a state file may be crafted): identifiers, never SQL.
     const columns = Object.keys(rows[0]!);
-    const stmt = this.db.prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${marks(columns.length)})`);
+    const stmt = this.db.prepare(`INSERT INTO ${table} (${columns.map(identifier).join(', ')}) VALUES (${marks(columns.length)})`);
     this.db.transaction(() => {
       for (const row of rows) stmt.run(...columns.map((c) => row[c] ?? null));
     })();

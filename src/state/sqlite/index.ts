@@ -8,6 +8,7 @@ import type { StateStore, StateWriter } from '../store.js';
 import { DEFAULT_SHOP } from '../store.js';
 import { SqliteCursors } from './cursors.js';
 import { openDatabase, type Db } from './db.js';
+import { createPrivateFileSync } from '../../util/privateFiles.js';
 import { bytesText, fileDiskFull, freeSpaceOf, guardStore, isUnwritable } from '../faults.js';
 import { MIN_FREE_BYTES, readOnlyFile, translateSqlite } from './faults.js';
 import { SqliteDeadLetters } from './deadLetters.js';
@@ -92,6 +93,8 @@ function view(shared: Shared, shop: string): StateStore {
       else db.transaction(() => fn(writer)).immediate();
     },
     async backup(file) {
+      // A copy of the state is as private as the state.
+      createPrivateFileSync(file);
       await db.backup(file);
     },
     async schemaVersion() {
