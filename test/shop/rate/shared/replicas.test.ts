@@ -53,7 +53,7 @@ interface Replica {
 /** Start the replicas, let them all begin at once, and collect what each saw. */
 async function runReplicas(all: readonly (ReplicaArgs & { readonly env?: NodeJS.ProcessEnv })[]): Promise<Replica[]> {
   const children = all.map(({ env, ...args }) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000, ...(env ? { env: { ...process.env, ...env } } : {}) });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
     const lines: Record<string, unknown>[] = [];
     let rest = '';
     let err = '';
@@ -73,7 +73,11 @@ async function runReplicas(all: readonly (ReplicaArgs & { readonly env?: NodeJS.
     return { args, child, lines, ready, exited, stderr: () => err };
   });
   await Promise.race([Promise.all(children.map((c) => c.ready)), ...children.map(async (c) => Promise.reject(new Error(`replica ${c.args.label} exited early (${await c.exited}): ${c.stderr()}`)))]);
-  for (const c of children) c.child.stdin.end('GO\n');
+  // The bound counts from GO, not from the spawn: starting three children (tsx) on a loaded machine took 30 s and more, and a bound from the spawn killed replicas still pushing.
+  for (const c of children) {
+    c.child.stdin.end('GO\n');
+    setTimeout(() => c.child.kill(), 60_000).unref();
+  }
   return Promise.all(
     children.map(async (c) => {
       const code = await c.exited;
@@ -134,7 +138,7 @@ describe.skipIf(!service.available)('one rate limit per shop, shared by the repl
     } finally {
       await setFaults(sandbox, { rate_limit_per_second: 0 });
     }
-  }, 40_000);
+  }, 150_000);
 
   it('without the shared limit the same three replicas exceed the shop rate and meet 429s', async () => {
     await setFaults(sandbox, { rate_limit_per_second: 10 });
@@ -149,7 +153,7 @@ describe.skipIf(!service.available)('one rate limit per shop, shared by the repl
     } finally {
       await setFaults(sandbox, { rate_limit_per_second: 0 });
     }
-  }, 40_000);
+  }, 150_000);
 
   it.skipIf(!LIBFAKETIME)('keeps a replica whose clock runs 10 min behind at the shared rate: it waits one slot at a time, as the others do', async () => {
     const clockFile = join(tempDir('shopsync-skew-'), 'faketime');
@@ -162,7 +166,7 @@ describe.skipIf(!service.available)('one rate limit per shop, shared by the repl
     // Its own clock says 10 min earlier: the events it stamped prove the skew took effect.
     expect(Math.min(...requests(replicas[0]!).map((r) => r.at)) - Math.max(...requests(behind).map((r) => r.at))).toBeGreaterThan(500_000);
     expect(behind.events.filter((e) => e.event.type === 'shared-wait').length).toBeGreaterThan(0);
-  }, 60_000);
+  }, 150_000);
 
   /**
    * Replica A talks to a shop instance that allows 1 request a second, replica B to one without a
@@ -208,7 +212,7 @@ describe.skipIf(!service.available)('one rate limit per shop, shared by the repl
     const pausedAt = b.events.findIndex((e) => e.event.type === 'shared-pause');
     expect(pausedAt).toBeGreaterThanOrEqual(0);
     expect(b.events.slice(pausedAt).some((e) => e.event.type === 'rate' && e.event.learntLimitPerSecond !== undefined)).toBe(true);
-  }, 40_000);
+  }, 150_000);
 
   it('without the shared limit the other replica keeps sending through the Retry-After of the one that met the 429', async () => {
     const { b, throttledAt, bDuringPause } = await pauseScenario(false);
@@ -216,5 +220,5 @@ describe.skipIf(!service.available)('one rate limit per shop, shared by the repl
     expect(b.done).toEqual({ ok: 40, failed: 0 });
     expect(bDuringPause.length).toBeGreaterThan(0);
     expect(b.events.some((e) => e.event.type === 'shared-pause')).toBe(false);
-  }, 40_000);
+  }, 150_000);
 });
