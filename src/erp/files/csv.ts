@@ -13,7 +13,7 @@ import { parse, type CsvError, type Options } from 'csv-parse';
 import { rawExcerpt, SOURCE_CODES } from '../types.js';
 import type { FileSourceConfig } from './config.js';
 import type { FileRow } from './rows.js';
-import { openText } from './text.js';
+import { openText, type FileInput } from './text.js';
 
 interface Skipped {
   readonly code: string;
@@ -39,7 +39,7 @@ function badRow(s: Skipped, line: number, raw: string): FileRow {
 }
 
 /** Stream the rows of one CSV file: records with their line, and bad rows with their reason. */
-export async function* readCsv(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
+export async function* readCsv(file: FileInput, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   const o = cfg.csv;
   let header: string[] | undefined;
   const columns: Options['columns'] = o.columns

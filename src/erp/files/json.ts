@@ -2,14 +2,13 @@
  * JSON and NDJSON records. NDJSON and top-level JSON arrays are streamed element by element;
  * a records array inside an object (`recordsPath`) is read whole, up to `maxWholeFileBytes`.
  */
-import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
 import { rawExcerpt, SOURCE_CODES } from '../types.js';
 import { getPath } from '../values.js';
 import type { FileSourceConfig } from './config.js';
 import type { FileRow } from './rows.js';
-import { openText } from './text.js';
+import { openText, sizeOf, type FileInput } from './text.js';
 
 /** A text that should hold one JSON value: the value, or a bad row saying why not. */
 function parsed(text: string, at: { line?: number; element?: number }): FileRow {
@@ -21,7 +20,7 @@ function parsed(text: string, at: { line?: number; element?: number }): FileRow 
 }
 
 /** Stream NDJSON: one object per non-blank line; a line that does not parse is a bad row of its own. */
-export async function* readNdjson(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
+export async function* readNdjson(file: FileInput, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   const text = openText(file, cfg.encoding);
   const lines = createInterface({ input: text, crlfDelay: Infinity });
   let n = 0;
@@ -104,12 +103,12 @@ class ArraySplitter {
 }
 
 /** Read JSON records: a streamed top-level array, a single object, or an array at `recordsPath`. */
-export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
+export async function* readJson(file: FileInput, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   if (cfg.recordsPath) {
     yield* readWhole(file, cfg, cfg.recordsPath);
     return;
   }
-  const size = (await stat(file)).size;
+  const size = await sizeOf(file);
   const splitter = new ArraySplitter();
   const text = openText(file, cfg.encoding);
   let n = 0;
@@ -118,7 +117,7 @@ export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGener
     for await (const chunk of text) {
       if (splitter.topLevelObject) {
         whole += chunk as string;
-        if (size > cfg.maxWholeFileBytes) throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `${file} holds one JSON object of ${size} bytes (limit ${cfg.maxWholeFileBytes}); set recordsPath or export NDJSON.`);
+        if (size > cfg.maxWholeFileBytes) throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `the file holds one JSON object of ${size} bytes (limit ${cfg.maxWholeFileBytes}); set recordsPath or export NDJSON.`);
         continue;
       }
       for (const element of splitter.push(chunk as string)) {
@@ -138,10 +137,10 @@ export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGener
   splitter.finish();
 }
 
-async function* readWhole(file: string, cfg: FileSourceConfig, recordsPath: string): AsyncGenerator<FileRow> {
-  const size = (await stat(file)).size;
+async function* readWhole(file: FileInput, cfg: FileSourceConfig, recordsPath: string): AsyncGenerator<FileRow> {
+  const size = await sizeOf(file);
   if (size > cfg.maxWholeFileBytes) {
-    throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `${file} is ${size} bytes; JSON with recordsPath is read whole and the limit is ${cfg.maxWholeFileBytes}. Export NDJSON or a top-level array (both are streamed), or raise maxWholeFileBytes.`);
+    throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `the file is ${size} bytes; JSON with recordsPath is read whole and the limit is ${cfg.maxWholeFileBytes}. Export NDJSON or a top-level array (both are streamed), or raise maxWholeFileBytes.`);
   }
   let text = '';
   for await (const chunk of openText(file, cfg.encoding)) text += chunk as string;

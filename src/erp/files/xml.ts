@@ -7,7 +7,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { rawExcerpt, SOURCE_CODES, type ErpRecord } from '../types.js';
 import type { FileSourceConfig } from './config.js';
 import type { FileRow } from './rows.js';
-import { openText } from './text.js';
+import { openText, type FileInput } from './text.js';
 
 /** Scans XML text for complete elements at one path. */
 export class RecordScanner {
@@ -82,7 +82,7 @@ export class RecordScanner {
 }
 
 /** Stream the records at `cfg.recordPath` (dotted or slashed element path from the root); a malformed record element is a bad row of its own. */
-export async function* readXml(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
+export async function* readXml(file: FileInput, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   const path = (cfg.recordPath ?? '').split(/[./]/).filter(Boolean);
   const recordName = path[path.length - 1] as string;
   const arrays = new Set(cfg.xmlArrays);
