@@ -149,17 +149,33 @@ describe('a claimed delivery swapped for a link before it is read', () => {
     expect(existsSync(path.join(inbox, 'processing', '0000000002~b.csv'))).toBe(false);
   });
 
-  it('is refused when the link was swapped in before the claim moved it', async () => {
+  it('is refused when it already was a link when claimed (swapped between the listing and the move)', async () => {
     const secret = path.join(outside, 'other-client-prices.csv');
     writeFileSync(secret, csv(['SECRET-1']));
     chmodSync(secret, 0o600);
-    // The writer replaced its file by a link between the listing and the claim: the claim moves the link.
+    // What the claim left behind when the writer swapped its file for a link after the listing.
+    mkdirSync(path.join(inbox, 'processing'), { mode: 0o700 });
+    symlinkSync(secret, path.join(inbox, 'processing', '0000000001~c.csv'));
+    const summary = await run();
+    expect(await models()).toEqual([]);
+    expect(summary.status).toBe('partial');
+    const letters = await f.state.deadLetters.list({ pipeline: def.name });
+    expect(letters).toEqual([expect.objectContaining({ code: 'FILE_UNSAFE', reason: expect.stringMatching(/c\.csv refused: .*symbolic link when it was claimed/) })]);
+    expect(lstatSync(path.join(inbox, 'failed', 'c.csv')).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe('a link dropped into the inbox', () => {
+  it('is never claimed nor read, and is said once, not at every run', async () => {
+    const secret = path.join(outside, 'other-client-prices.csv');
+    writeFileSync(secret, csv(['SECRET-1']));
+    chmodSync(secret, 0o600);
     symlinkSync(secret, path.join(inbox, 'c.csv'));
-    const source = await open();
-    const items: { refused?: { code: string } }[] = [];
-    for await (const item of source.read({})) items.push(item);
-    expect(items).toEqual([]); // a link in the inbox is not taken at all
-    expect(lines).toContainEqual(expect.objectContaining({ file: 'c.csv', msg: expect.stringMatching(/symbolic link.*never follows links/) }));
-    rmSync(path.join(inbox, 'c.csv'));
+    dropFile(path.join(inbox, 'd.csv'), csv(['D-1']));
+    expect((await run()).status).toBe('succeeded');
+    expect((await run()).status).toBe('succeeded');
+    expect(await models()).toEqual(['D-1']);
+    expect(lines.filter((l) => l.file === 'c.csv')).toEqual([expect.objectContaining({ level: 40, msg: expect.stringMatching(/symbolic link.*never follows links/) })]);
+    expect(lstatSync(path.join(inbox, 'c.csv')).isSymbolicLink()).toBe(true); // left where it is
   });
 });
