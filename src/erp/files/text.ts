@@ -26,15 +26,17 @@ export async function sizeOf(file: FileInput): Promise<number> {
 }
 
 /**
- * A readable stream of decoded text chunks; read errors, and bytes not valid in `encoding` (with
+ * A readable stream of decoded text chunks (through `cap`, a record-size bound, when given); read errors, and bytes not valid in `encoding` (with
  * their offset, see `ByteGuard`), surface on the returned stream.
  */
-export function openText(file: FileInput, encoding: Encoding | undefined, then?: Transform): Readable {
+export function openText(file: FileInput, encoding: Encoding | undefined, then?: Transform, cap?: Transform): Readable {
   const chosen = encoding ?? 'utf-8';
   const raw = openBytes(file, 256 * 1024);
   // iconv removes a UTF-8 BOM by default (stripBOM), so `\uFEFF` never ends up in the first column name.
   const decoder = iconv.decodeStream(chosen) as unknown as Transform;
   const guard = new ByteGuard(chosen);
+  if (cap && then) return pipeline(raw, guard, decoder, cap, then, () => undefined);
+  if (cap) return pipeline(raw, guard, decoder, cap, () => undefined);
   if (then) return pipeline(raw, guard, decoder, then, () => undefined);
   return pipeline(raw, guard, decoder, () => undefined);
 }
