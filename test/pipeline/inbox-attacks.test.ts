@@ -4,7 +4,7 @@
  * delivery swapped for a link to another client's 0600 file. Real symlinks, a push pipeline over a
  * CSV inbox into the sandbox; the run says what it refused.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,19 @@ describe('a failed delivery never writes outside the failed folder', () => {
     expect(ls(outside)).toEqual([]);
     // The delivery waits in processing/ until the operator removed the link.
     expect(ls(path.join(inbox, 'processing'))).toEqual(['0000000001~authorized_keys.csv']);
+  });
+
+  // Only root can give a folder to another user; elsewhere this case is left to the link case above.
+  it.skipIf(process.getuid?.() !== 0)('refuses a processing/ that another user created first: nothing is claimed into it', async () => {
+    mkdirSync(path.join(inbox, 'processing'));
+    chownSync(path.join(inbox, 'processing'), 65534, 65534);
+    dropFile(path.join(inbox, 'a.csv'), csv(['A-1']));
+
+    const summary = await run();
+    expect(summary.status).toBe('failed');
+    expect(summary.error).toMatchObject({ code: 'FILE_UNSAFE', message: expect.stringMatching(/processing belongs to user id 65534, not to shopsync/) });
+    expect(ls(path.join(inbox, 'processing'))).toEqual([]);
+    expect(ls(inbox)).toEqual(['a.csv', 'processing']);
   });
 
   it('escapes line breaks of a file name in its report, so the name cannot add lines of its own', async () => {
