@@ -36,7 +36,7 @@ export function autoRetryDelayMs(attempts: number): number {
 
 /** When a sync tries this letter again on its own; undefined when none will (not a waiting letter, or out of attempts). */
 export function nextAutoRetry(letter: Pick<DeadLetter, 'code' | 'attempts' | 'lastFailedAt'>): Date | undefined {
-  if (!WAITING_CODES.includes(letter.code) || letter.attempts >= AUTO_RETRY_MAX_ATTEMPTS || truncatedBytes(letter.record) !== undefined) return undefined;
+  if (!WAITING_CODES.includes(letter.code) || letter.attempts >= AUTO_RETRY_MAX_ATTEMPTS) return undefined;
   return new Date(toMs(letter.lastFailedAt) + autoRetryDelayMs(letter.attempts));
 }
 

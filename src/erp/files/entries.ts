@@ -12,7 +12,6 @@
  */
 import { constants, type Stats } from 'node:fs';
 import { chmod, lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
 
 /** Why a folder or file shopsync uses is not safe to use, with what to do. */
 export class UnsafeEntryError extends Error {
@@ -93,14 +92,14 @@ export async function openClaimed(file: string, claimed: EntryIdentity | undefin
   try {
     handle = await open(file, READ_NOFOLLOW);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new UnsafeEntryError(`${path.basename(file)} was replaced by a symbolic link after it was claimed; shopsync never follows links in the inbox, nothing of it was read.`, file);
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new UnsafeEntryError(`it was replaced by a symbolic link after it was claimed; shopsync never follows links in the inbox, nothing of it was read`, file);
     throw err;
   }
   try {
     const s = await handle.stat();
-    if (!s.isFile()) throw new UnsafeEntryError(`${path.basename(file)} is ${kindOf(s)}, not a regular file; nothing of it was read.`, file);
+    if (!s.isFile()) throw new UnsafeEntryError(`it is ${kindOf(s)}, not a regular file; nothing of it was read`, file);
     if (claimed && (s.dev !== claimed.dev || s.ino !== claimed.ino)) {
-      throw new UnsafeEntryError(`${path.basename(file)} was swapped for another file after it was claimed; nothing of it was read.`, file);
+      throw new UnsafeEntryError(`it was swapped for another file after it was claimed (another device or inode); nothing of it was read`, file);
     }
     return handle;
   } catch (err) {

@@ -142,15 +142,18 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
       // Opened once, without following a link, and checked against the claimed entry: every read below goes through it.
       let handle: FileHandle;
       try {
-        if (d.unsafe) throw new UnsafeEntryError(`${name}: ${d.unsafe}`, file);
+        if (d.unsafe) throw new UnsafeEntryError(d.unsafe, file);
         handle = await openClaimed(file, d.identity);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        const reason = err instanceof UnsafeEntryError ? err.message : `cannot be opened: ${causeText(err)}`;
-        logger.warn({ code: CONNECTOR_CODES.fileUnsafe, file: name }, `inbox file refused: ${reason}`);
+        // A link or a swapped file is FILE_UNSAFE; a file that cannot be opened (permissions) is unreadable, as before.
+        const unsafe = err instanceof UnsafeEntryError;
+        const reason = d.unsafe ?? (unsafe ? err.message : `cannot be opened: ${causeText(err)}`);
+        const code = unsafe ? SOURCE_CODES.fileUnsafe : SOURCE_CODES.fileUnreadable;
+        logger.warn({ code, file: name }, `inbox file refused: ${reason}`);
         const position: CursorPosition = { value: d.name, key: indexKey(1) };
-        yield { record: {}, key: name, position, refused: { code: SOURCE_CODES.fileUnsafe, message: `${name} refused: ${reason}` }, origin: { file: name } };
-        pending.set(d.name, { delivery: d.unsafe ? d : { ...d, unsafe: reason }, last: position, error: reason, handedOut: 0, size: before.size, mtimeMs: before.mtimeMs, grew: false });
+        yield { record: {}, key: name, position, refused: { code, message: `${name} refused: ${reason}` }, origin: { file: name } };
+        pending.set(d.name, { delivery: unsafe ? { ...d, unsafe: reason } : d, last: position, error: reason, handedOut: 0, size: before.size, mtimeMs: before.mtimeMs, grew: false });
         continue;
       }
       let grew: boolean;
