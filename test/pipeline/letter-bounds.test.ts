@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryDeadLetters } from '../../src/pipeline/index.js';
+import { waitingLetters } from '../../src/pipeline/waitingLetters.js';
 import { LETTER_RECORD_MAX } from '../../src/state/rows.js';
 import { mappingFile, pushFixture, PRODUCT_MAPPING, shopRecords, type PushFixture } from './support.js';
 
@@ -35,6 +36,16 @@ describe('a dead letter of a huge record', () => {
     const [after, ...more] = await f.state.deadLetters.list({ pipeline: def.name });
     expect(more).toEqual([]);
     expect(after).toMatchObject({ erpKey: 'H-1', code: 'SHOP_VALIDATION', reason: expect.stringContaining(`kept only the start of its record (${JSON.stringify(huge).length} bytes, more than the ${LETTER_RECORD_MAX} a letter keeps)`) });
+  });
+
+  it('is never tried by a sync on its own, even with a code syncs retry (a missing reference)', async () => {
+    const runId = await f.state.runs.start({ pipeline: def.name, mode: 'sync', lane: def.name });
+    await f.state.write((tx) => {
+      tx.deadLetters.add({ pipeline: def.name, resource: 'products', erpKey: 'H-2', runId, code: 'REFERENCE_MISSING', reason: 'no category yet', record: { sku: 'H-2', name: 'z'.repeat(2 * 1024 * 1024) } });
+      tx.deadLetters.add({ pipeline: def.name, resource: 'products', erpKey: 'S-1', runId, code: 'REFERENCE_MISSING', reason: 'no category yet', record: { sku: 'S-1' } });
+    });
+    const due = await waitingLetters(f.state, def.name, Date.now() + 365 * 24 * 3600_000);
+    expect(due.letters.map((l) => l.erpKey)).toEqual(['S-1']);
   });
 
   it('keeps a record below the bound whole', async () => {
