@@ -26,6 +26,8 @@ export const CONNECTOR_CODES = {
   fileTooLarge: 'FILE_TOO_LARGE',
   fileWriteFailed: 'FILE_WRITE_FAILED',
   fileRejected: 'FILE_REJECTED',
+  /** A link, a foreign-owned folder or a swapped file where shopsync reads or writes inbox files: refused, never followed. */
+  fileUnsafe: 'FILE_UNSAFE',
 } as const;
 
 /** One of the stable connector error codes. */

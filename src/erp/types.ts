@@ -86,6 +86,10 @@ export const SOURCE_CODES = {
   notAnObject: 'SOURCE_NOT_AN_OBJECT',
   fileUnreadable: 'FILE_UNREADABLE',
   fileRejected: 'FILE_REJECTED',
+  /** A delivery that was a link (or swapped for another file) when it was to be read: nothing of it was read. */
+  fileUnsafe: 'FILE_UNSAFE',
+  /** A record larger than the source's `maxRecordBytes`: refused, its text cut to an excerpt. */
+  recordTooLarge: 'SOURCE_RECORD_TOO_LARGE',
 } as const;
 
 /** Whether a code is one a source gives a record it could not use (as opposed to a failure of the shop, the mapping or a sink). */

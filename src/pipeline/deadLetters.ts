@@ -5,6 +5,7 @@
 import { isSourceRefusal } from '../erp/types.js';
 import { silentLogger } from '../log.js';
 import { emptyCounts, type DeadLetter, type RunCounts } from '../state/index.js';
+import { LETTER_RECORD_MAX, truncatedBytes } from '../state/rows.js';
 import { openSink } from './pull.js';
 import { PullDelivery } from './pullDelivery.js';
 import type { PushInput } from './push/keys.js';
@@ -59,9 +60,17 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
         const { sink, close } = await openSink(def, deps, false);
         try {
           const delivery = new PullDelivery({ def, deps, resource, runId, counts, ...(sink ? { sink } : {}), resolveUnchanged: true });
+          // A letter that kept only the start of its record has nothing to deliver: it stays, counted as failing again.
+          const whole = letters.filter((l) => truncatedBytes(l.record) === undefined);
+          const cut = letters.length - whole.length;
+          if (cut > 0) {
+            counts.read += cut;
+            counts.deadLettered += cut;
+            logger.warn({ letters: cut }, `${cut} letter(s) kept only the start of their record (over ${LETTER_RECORD_MAX} bytes); a retry cannot deliver them: the next sync reads them again once they change, or drop the letters`);
+          }
           try {
-            await delivery.prefetch(letters.map((l) => l.record), letters.map((l) => l.erpKey));
-            for (const l of letters) {
+            await delivery.prefetch(whole.map((l) => l.record), whole.map((l) => l.erpKey));
+            for (const l of whole) {
               counts.read++;
               await delivery.accept({ ...l.record }, l.erpKey);
             }
@@ -115,6 +124,13 @@ export async function retryDeadLetters(definition: PipelineDefinition | Pipeline
  */
 function retryInput(l: DeadLetter): PushInput {
   const record = { ...l.record };
+  const cut = truncatedBytes(l.record);
+  if (cut !== undefined) {
+    // Only the start of the record was kept (issue 42 item 9): mapped, it would send a wrong record.
+    const advice = `A retry cannot deliver it: the letter kept only the start of its record (${cut} bytes, more than the ${LETTER_RECORD_MAX} a letter keeps). Fix the record in the ERP (the next sync reads it again), or drop the letter`;
+    const message = l.reason.endsWith(advice) ? l.reason : `${l.reason}. ${advice}`;
+    return { erpKey: l.erpKey, record, refused: { code: l.code, message }, letterKey: l.erpKey, ...(l.origin ? { origin: l.origin } : {}) };
+  }
   if (!isSourceRefusal(l.code)) return { erpKey: l.erpKey, record };
   const advice = l.origin?.file !== undefined
     ? `A retry cannot deliver it: the source refused it as it was read. Fix it in the ERP and deliver ${l.origin.file} again (a delivery read whole closes this letter), or drop the letter`

@@ -4,6 +4,7 @@
  * first failure, then waits longer after each failure, so one that keeps failing (an article a
  * guard rail keeps out of the shop) does not fail again on every tick of a 10-second schedule.
  */
+import { truncatedBytes } from '../state/rows.js';
 import type { Logger } from '../log.js';
 import { toMs, type DeadLetter, type StateStore } from '../state/index.js';
 
@@ -52,7 +53,8 @@ export interface DueLetters {
 /** The letters of a push pipeline a sync run tries again now (their wait is over), oldest first. */
 export async function waitingLetters(state: StateStore, pipeline: string, nowMs: number = Date.now()): Promise<DueLetters> {
   const lists = await Promise.all(WAITING_CODES.map((code) => state.deadLetters.list({ pipeline, code, limit: 10_000 })));
-  const automatic = lists.flat().filter((l) => l.attempts < AUTO_RETRY_MAX_ATTEMPTS);
+  // A letter that kept only the start of its record is never tried automatically: it would send a wrong record.
+  const automatic = lists.flat().filter((l) => l.attempts < AUTO_RETRY_MAX_ATTEMPTS && truncatedBytes(l.record) === undefined);
   const due = automatic.filter((l) => (nextAutoRetry(l)?.getTime() ?? Infinity) <= nowMs).sort((a, b) => a.id - b.id);
   return {
     letters: due.map((l) => ({ erpKey: l.erpKey, record: { ...l.record } })),

@@ -4,7 +4,7 @@
  * types of `types.ts`. One place, so SQLite and PostgreSQL can never disagree on what a row means.
  */
 import type { CursorValue } from '../erp/types.js';
-import { boundedJson, clipText, STORED_TEXT_MAX } from '../util/bytes.js';
+import { boundedJson, clipText, MiB, STORED_TEXT_MAX } from '../util/bytes.js';
 import type { HistoryEntry, HistoryState, LockInfo, SentHash } from './store.js';
 import {
   iso,
@@ -283,6 +283,29 @@ export function eventValues(shop: string, e: NewRecordEvent): (string | number |
 /** The columns `eventValues` fills. */
 export const EVENT_COLUMNS = ['run_id', 'pipeline', 'shop', 'resource', 'erp_key', 'shop_id', 'outcome', 'codes', 'warnings', 'error', 'payload_hash', 'payload', 'diff', 'at'] as const;
 
+/**
+ * Largest record a dead letter keeps whole (its JSON, issue 42 item 9): a 300 MB record must not
+ * grow the state by 300 MB. A larger one keeps only its start and size, under `TRUNCATED_RECORD`,
+ * and a retry refuses it (`truncatedBytes`).
+ */
+export const LETTER_RECORD_MAX = MiB;
+/** The one field of a record a letter kept only the start of. */
+export const TRUNCATED_RECORD = '$truncated';
+
+function letterRecord(record: Readonly<Record<string, unknown>>): string {
+  const text = JSON.stringify(record);
+  if (text.length <= LETTER_RECORD_MAX) return text;
+  return JSON.stringify({ [TRUNCATED_RECORD]: { bytes: Buffer.byteLength(text, 'utf8'), start: text.slice(0, STORED_TEXT_MAX) } });
+}
+
+/** The size of the record a letter kept only the start of; undefined for a letter that holds its record whole. */
+export function truncatedBytes(record: Readonly<Record<string, unknown>>): number | undefined {
+  const marker = record[TRUNCATED_RECORD];
+  if (Object.keys(record).length !== 1 || marker === null || typeof marker !== 'object') return undefined;
+  const bytes = (marker as { bytes?: unknown }).bytes;
+  return typeof bytes === 'number' ? bytes : undefined;
+}
+
 /** The column values of a new dead letter, in `LETTER_COLUMNS` order (attempts start at 1). */
 export function letterValues(shop: string, l: NewDeadLetter, now: number): (string | number | null)[] {
   return [
@@ -290,8 +313,8 @@ export function letterValues(shop: string, l: NewDeadLetter, now: number): (stri
     shop,
     l.resource ?? null,
     l.erpKey,
-    // The record stays whole: a retry maps it again. The payload is only shown, the reason only read.
-    JSON.stringify(l.record),
+    // The record stays whole up to LETTER_RECORD_MAX: a retry maps it again. The payload is only shown, the reason only read.
+    letterRecord(l.record),
     l.payload === undefined ? null : boundedJson(l.payload, true),
     l.code,
     clipText(l.reason, STORED_TEXT_MAX),

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
@@ -64,5 +64,20 @@ describe('file sink', () => {
   it('refuses an unknown placeholder in the file name template at configuration time', async () => {
     await expect(sinkOf({ format: 'csv', fileName: '{date}.csv' })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     await expect(sinkOf({ format: 'csv', fileName: '../x.csv' })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+
+  it('never writes through a link planted under the temporary name an earlier version used (issue 42 item 8)', async () => {
+    // Whoever may write the outbox knows the name a record gives the file (`{record.no}`) and plants
+    // `.<name>.tmp` pointing at a file of shopsync's user.
+    mkdirSync(path.join(root, 'outbox'));
+    const victim = path.join(root, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, path.join(root, 'outbox', '.A-1.json.tmp'));
+    const sink = await sinkOf({ format: 'json', fileName: '{record.no}.{ext}' });
+    await sink.write({ id: 'b1', records: [{ no: 'A-1', total: '1,00' }] });
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(JSON.parse(readFileSync(path.join(root, 'outbox', 'A-1.json'), 'utf8'))).toEqual([{ no: 'A-1', total: '1,00' }]);
+    // The planted link is left alone, and no temporary file of this write is left behind.
+    expect(outbox()).toEqual(['.A-1.json.tmp', 'A-1.json']);
   });
 });

@@ -61,6 +61,13 @@ export const fileSourceSchema = z.strictObject({
   recordsPath: z.string().min(1).optional(),
   /** JSON files with `recordsPath` are read whole; larger ones are refused. @default 67108864 */
   maxWholeFileBytes: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /**
+   * The longest record read (characters of decoded text, a byte each for most exports): a CSV or
+   * NDJSON line, a JSON array element or an XML record element. A longer one is refused as a bad
+   * row (`SOURCE_RECORD_TOO_LARGE`) with an excerpt of its start, and reading goes on; its text is
+   * never held whole. @default 1048576
+   */
+  maxRecordBytes: z.coerce.number().int().positive().default(1024 * 1024),
   /** Field holding the record key; default: the record's 1-based index in its file. */
   key: z.string().min(1).optional(),
   stability: stabilitySchema.prefault({ mode: 'settle' }),

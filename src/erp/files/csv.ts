@@ -12,8 +12,12 @@ import { pipeline, Readable, type Transform } from 'node:stream';
 import { parse, type CsvError, type Options } from 'csv-parse';
 import { rawExcerpt, SOURCE_CODES } from '../types.js';
 import type { FileSourceConfig } from './config.js';
+import { LineCap, mergeLong, tooLarge, type LongLine } from './bounds.js';
 import type { FileRow } from './rows.js';
-import { openText } from './text.js';
+import { openText, type FileInput } from './text.js';
+
+/** What the parser reads instead of a line longer than `maxRecordBytes` (a control character no delimiter or quote uses). */
+const DROPPED = '\u0001';
 
 interface Skipped {
   readonly code: string;
@@ -39,7 +43,7 @@ function badRow(s: Skipped, line: number, raw: string): FileRow {
 }
 
 /** Stream the rows of one CSV file: records with their line, and bad rows with their reason. */
-export async function* readCsv(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
+export async function* readCsv(file: FileInput, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   const o = cfg.csv;
   let header: string[] | undefined;
   const columns: Options['columns'] = o.columns
@@ -52,7 +56,13 @@ export async function* readCsv(file: string, cfg: FileSourceConfig): AsyncGenera
           return names;
         }
       : false;
-  yield* parseRows((parser) => openText(file, cfg.encoding, parser), { delimiter: o.delimiter, quote: o.quote, skip_empty_lines: o.skipEmptyLines, relax_quotes: o.relaxQuotes, bom: true }, columns, 0, () => header ?? (o.columns as string[] | undefined));
+  // csv-parse does not count an empty line: a dropped line becomes a one-character row, so line numbers stay true.
+  const cap = new LineCap(cfg.maxRecordBytes, DROPPED);
+  // The row of a dropped line is the placeholder; a record the line was inside keeps its values for its key.
+  const bad = (long: LongLine, row?: FileRow): FileRow => ({ ...(row?.record !== undefined && row.line !== undefined && row.line < long.line ? { record: row.record } : {}), bad: tooLarge(cfg.maxRecordBytes, `line ${long.line}`), line: row?.line ?? long.line, raw: long.excerpt });
+  const rows = parseRows((parser) => openText(file, cfg.encoding, parser, cap), { delimiter: o.delimiter, quote: o.quote, skip_empty_lines: o.skipEmptyLines, relax_quotes: o.relaxQuotes, bom: true }, columns, 0, () => header ?? (o.columns as string[] | undefined));
+  for await (const row of rows) yield* mergeLong(cap, row, (r) => r.span ?? 0, bad);
+  yield* mergeLong(cap, undefined, () => 0, bad);
 }
 
 async function* parseRows(
@@ -104,16 +114,17 @@ async function* parseRows(
         row.record.forEach((v, i) => {
           record[`column${i + 1}`] = v;
         });
-        yield { record, line, raw: rawExcerpt(row.raw.replace(/\r?\n$/, '')) };
+        yield { record, line, span: innerBreaks(row.raw), raw: rawExcerpt(row.raw.replace(/\r?\n$/, '')) };
       } else if (wrongLength) {
         const expected = Array.isArray(row.info.columns) ? row.info.columns.length : undefined;
         yield {
           record: row.record,
           bad: { code: SOURCE_CODES.badRow, message: `the row does not have the header's ${expected ?? ''} columns (a missing or extra delimiter?); none of its values were used`.replace('  ', ' ') },
           line,
+          span: innerBreaks(row.raw),
           raw: rawExcerpt(row.raw.replace(/\r?\n$/, '')),
         };
-      } else yield { record: row.record, line, raw: rawExcerpt(row.raw.replace(/\r?\n$/, '')) };
+      } else yield { record: row.record, line, span: innerBreaks(row.raw), raw: rawExcerpt(row.raw.replace(/\r?\n$/, '')) };
     }
     yield* flushSkipped(Number.POSITIVE_INFINITY);
   } finally {

@@ -7,10 +7,11 @@
  * chosen encoding stop the file with the byte offset, instead of reading on with replacement
  * characters (a silently garbled article name is worse than a refused file).
  */
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Encoding, FileSourceConfig } from './config.js';
+import { openBytes, type FileInput } from './text.js';
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
@@ -31,19 +32,19 @@ export interface FileEncoding {
   readonly warning?: string;
 }
 
-function head(file: string, bytes = 512): Buffer {
-  const fd = openSync(file, 'r');
+function head(file: FileInput, bytes = 512): Buffer {
+  const fd = typeof file === 'string' ? openSync(file, 'r') : file.fd;
   try {
     const buf = Buffer.alloc(bytes);
     const n = readSync(fd, buf, 0, bytes, 0);
     return buf.subarray(0, n);
   } finally {
-    closeSync(fd);
+    if (typeof file === 'string') closeSync(fd);
   }
 }
 
 /** Decide the encoding of one file (reads its first bytes). */
-export function fileEncoding(file: string, cfg: Pick<FileSourceConfig, 'encoding' | 'format'>): FileEncoding {
+export function fileEncoding(file: FileInput, cfg: Pick<FileSourceConfig, 'encoding' | 'format'>): FileEncoding {
   const start = head(file);
   if (UTF8_BOM.every((b, i) => start[i] === b)) {
     if (cfg.encoding !== undefined && cfg.encoding !== 'utf-8') {
@@ -119,7 +120,7 @@ export class ByteGuard extends Transform {
  * Check every byte of a file before any record of it is handed out, so a file in the wrong
  * encoding is refused whole instead of half applied; rejects with the offset of the first bad byte.
  */
-export async function checkBytes(file: string, encoding: Encoding): Promise<void> {
+export async function checkBytes(file: FileInput, encoding: Encoding): Promise<void> {
   if (encoding === 'iso-8859-1') return; // every byte is a character
-  await pipeline(createReadStream(file, { highWaterMark: 1024 * 1024 }), new ByteGuard(encoding), new Writable({ write: (_chunk, _enc, done) => done() }));
+  await pipeline(openBytes(file, 1024 * 1024), new ByteGuard(encoding), new Writable({ write: (_chunk, _enc, done) => done() }));
 }

@@ -1,10 +1,10 @@
 /**
  * The inbox on disk: which files are ready (stable), and moving them to processing/, archive/ or failed/.
  */
-import { constants } from 'node:fs';
-import { access, mkdir, open, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileSourceConfig } from './config.js';
+import { createExclusive, kindOf, ownFolder, UnsafeEntryError } from './entries.js';
 
 /** Names that writers use for files still being written. */
 const IN_PROGRESS = /(\.tmp|\.part|\.partial|\.crdownload|\.filepart|~)$/i;
@@ -60,6 +60,10 @@ function nameProblem(raw: Buffer, name: string): string | undefined {
   return undefined;
 }
 
+/** Why an inbox entry that is not a regular file is left alone. */
+const NOT_A_FILE = (what: string): string =>
+  `it is ${what}; shopsync reads only regular files from the inbox and never follows links (a link could point at any file shopsync may read). Put the file itself into the inbox`;
+
 /** Sort order of inbox files: by name, code unit order (the same order positions compare in). */
 export function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -86,7 +90,12 @@ export async function readyFiles(folder: string, cfg: FileSourceConfig, now = Da
   const entries = await readdir(folder, { withFileTypes: true, encoding: 'buffer' });
   const names = new Set<string>();
   for (const e of entries) {
-    if (!e.isFile()) continue;
+    if (!e.isFile()) {
+      // A link (or a pipe, a socket) the pattern takes is never read; said once, not skipped without a word.
+      const shown = e.name.toString('utf8');
+      if (!e.isDirectory() && takesName(shown, cfg, pattern)) unusable?.({ name: shown, reason: NOT_A_FILE(e.isSymbolicLink() ? 'a symbolic link' : 'not a regular file') }, e.name);
+      continue;
+    }
     const name = e.name.toString('utf8');
     const problem = nameProblem(e.name, name);
     if (problem === undefined) names.add(name);
@@ -113,7 +122,8 @@ export async function settled(file: string, cfg: FileSourceConfig, now = Date.no
 /** When the file counts as settled if nothing writes to it before (epoch ms; 0 = now); undefined when it is gone. */
 export async function settlesAt(file: string, cfg: FileSourceConfig): Promise<number | undefined> {
   if (cfg.stability.mode === 'marker') return 0;
-  const first = await stat(file).catch(() => undefined);
+  // lstat: the entry itself; a link is never followed, not even for its times.
+  const first = await lstat(file).catch(() => undefined);
   if (!first) return undefined;
   // mtimeMs has sub-millisecond precision and can lie a fraction ahead of Date.now(): with no settle
   // time asked for, a file written this very millisecond is ready, not "from the future".
@@ -129,42 +139,41 @@ export const QUIET_MS = 1000;
 /** The file was not written to for `QUIET_MS` (or the settle time, if longer). */
 export async function quietFor(file: string, cfg: FileSourceConfig, now = Date.now()): Promise<boolean> {
   if (cfg.stability.mode === 'marker') return true;
-  const s = await stat(file).catch(() => undefined);
+  const s = await lstat(file).catch(() => undefined);
   return s !== undefined && now - s.mtimeMs >= Math.max(QUIET_MS, cfg.stability.settleMs);
 }
 
-/** Line formats (CSV, NDJSON): the first `size` bytes of the file end with a line break, so their last record is whole; other formats: true. */
-export async function endsWithLineBreak(file: string, cfg: FileSourceConfig, size: number): Promise<boolean> {
+/** Line formats (CSV, NDJSON): the first `size` bytes of the opened file end with a line break, so their last record is whole; other formats: true. */
+export async function endsWithLineBreak(handle: FileHandle, cfg: FileSourceConfig, size: number): Promise<boolean> {
   if (cfg.format !== 'csv' && cfg.format !== 'ndjson') return true;
-  const handle = await open(file, 'r').catch(() => undefined);
-  if (!handle) return false;
-  try {
-    if (size === 0) return true;
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] === 0x0a || last[0] === 0x0d;
-  } finally {
-    await handle.close();
-  }
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  const { bytesRead } = await handle.read(last, 0, 1, size - 1);
+  return bytesRead === 1 && (last[0] === 0x0a || last[0] === 0x0d);
 }
 
 /** True when the file still has the size and mtime it had when it was judged stable. */
 export async function unchangedSince(file: string, size: number, mtimeMs: number): Promise<boolean> {
-  const s = await stat(file).catch(() => undefined);
+  const s = await lstat(file).catch(() => undefined);
   return s !== undefined && s.size === size && s.mtimeMs === mtimeMs;
 }
 
-/** A free name in `dir` for `name`: the name itself, or `name.<n>` before the extension when taken. */
-async function freeName(dir: string, name: string): Promise<string> {
+/** A free name in `dir` for `name` (and its companions, e.g. `.error.txt`): the name itself, or `name.<n>` before the extension when taken. */
+async function freeName(dir: string, name: string, companions: readonly string[] = []): Promise<{ readonly name: string; readonly links: readonly string[] }> {
   const ext = path.extname(name);
   const stem = name.slice(0, name.length - ext.length);
+  const links: string[] = [];
   for (let n = 0; ; n++) {
     const candidate = n === 0 ? name : `${stem}.${n}${ext}`;
-    try {
-      await access(path.join(dir, candidate), constants.F_OK);
-    } catch {
-      return candidate;
+    let free = true;
+    for (const entry of [candidate, ...companions.map((c) => candidate + c)]) {
+      // lstat: any entry takes the name, a dangling link too; links are named so the caller can say so.
+      const s = await lstat(path.join(dir, entry)).catch(() => undefined);
+      if (!s) continue;
+      free = false;
+      if (s.isSymbolicLink()) links.push(entry);
     }
+    if (free) return { name: candidate, links };
   }
 }
 
@@ -174,19 +183,46 @@ export interface FileAt {
   readonly name: string;
 }
 
-/** Move a file (and its marker, if any) into `dir` under `name` (numbered when taken); returns the new path. */
-export async function moveInto(from: FileAt, dir: string, name: string, markerSuffix?: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const target = await freeName(dir, name);
-  await rename(path.join(from.dir, from.name), path.join(dir, target));
-  if (markerSuffix) await rename(path.join(from.dir, from.name + markerSuffix), path.join(dir, target + markerSuffix)).catch(() => undefined);
-  return path.join(dir, target);
+/** Where a move put a file, and the links planted under the names it would have taken (never written through). */
+export interface Moved {
+  readonly path: string;
+  readonly links: readonly string[];
 }
 
-/** Move an unreadable file to failed/ under the name it arrived with, and write `<name>.error.txt` next to it. */
-export async function moveToFailed(folder: string, cfg: FileSourceConfig, from: FileAt, name: string, report: string): Promise<string> {
+async function moveAround(from: FileAt, dir: string, name: string, markerSuffix: string | undefined, companions: readonly string[]): Promise<Moved> {
+  await ownFolder(dir);
+  const { name: target, links } = await freeName(dir, name, markerSuffix ? [markerSuffix, ...companions] : companions);
+  await rename(path.join(from.dir, from.name), path.join(dir, target));
+  if (markerSuffix) await rename(path.join(from.dir, from.name + markerSuffix), path.join(dir, target + markerSuffix)).catch(() => undefined);
+  return { path: path.join(dir, target), links };
+}
+
+/**
+ * Move a file (and its marker, if any) into `dir` under `name` (numbered when taken); returns the new
+ * path. `dir` must be a folder of shopsync's own (created 0700 when missing; a link or another user's
+ * folder is refused with UnsafeEntryError).
+ */
+export async function moveInto(from: FileAt, dir: string, name: string, markerSuffix?: string): Promise<string> {
+  return (await moveAround(from, dir, name, markerSuffix, [])).path;
+}
+
+/**
+ * Move an unreadable file to failed/ under the name it arrived with, and create `<name>.error.txt`
+ * next to it (0600, never through an existing entry). A name taken by a planted link is passed by.
+ */
+export async function moveToFailed(folder: string, cfg: FileSourceConfig, from: FileAt, name: string, report: string): Promise<Moved> {
   const marker = cfg.stability.mode === 'marker' ? cfg.stability.markerSuffix : undefined;
-  const moved = await moveInto(from, path.join(folder, cfg.failedFolder), name, marker);
-  await writeFile(`${moved}.error.txt`, report, 'utf8');
+  const moved = await moveAround(from, path.join(folder, cfg.failedFolder), name, marker, [REPORT_SUFFIX]);
+  try {
+    await createExclusive(`${moved.path}${REPORT_SUFFIX}`, report);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Planted between the look and the create: the file is in failed/, its report is refused.
+    const s = await lstat(`${moved.path}${REPORT_SUFFIX}`).catch(() => undefined);
+    throw new UnsafeEntryError(`${moved.path}${REPORT_SUFFIX} appeared (${s ? kindOf(s) : 'an entry'}) while shopsync was writing the report; it was not written through. Check who can write into ${cfg.failedFolder}/.`, `${moved.path}${REPORT_SUFFIX}`);
+  }
   return moved;
 }
+
+/** The report written beside a failed file. */
+export const REPORT_SUFFIX = '.error.txt';

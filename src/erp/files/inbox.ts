@@ -21,7 +21,8 @@
  * before a single record of it is handed out. A delivery that settles whole closes the letters of
  * earlier deliveries of its name (`commit` reports it; the pipeline keeps those this run wrote).
  */
-import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AbortedError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -33,6 +34,7 @@ import { claimArrivals, previewArrivals, type Delivery, type OnUnusable } from '
 import type { FileSourceConfig } from './config.js';
 import { readCsv } from './csv.js';
 import { checkBytes, fileEncoding } from './encoding.js';
+import { escapeControl, openClaimed, UnsafeEntryError } from './entries.js';
 import type { FileRow } from './rows.js';
 import { endsWithLineBreak, firstTimeUnusable, moveInto, moveToFailed, quietFor, settled, unchangedSince } from './folders.js';
 import { readJson, readNdjson } from './json.js';
@@ -43,7 +45,7 @@ export function indexKey(index: number): string {
   return String(index).padStart(10, '0');
 }
 
-const readers: Record<FileSourceConfig['format'], (file: string, cfg: FileSourceConfig) => AsyncGenerator<FileRow>> = {
+const readers: Record<FileSourceConfig['format'], (file: FileHandle, cfg: FileSourceConfig) => AsyncGenerator<FileRow>> = {
   csv: readCsv,
   json: readJson,
   ndjson: readNdjson,
@@ -83,14 +85,19 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
     try {
       return await move();
     } catch (err) {
+      if (err instanceof UnsafeEntryError) throw connectorError(connector, CONNECTOR_CODES.fileUnsafe, `cannot move ${escapeControl(name)} out of ${folder}: ${err.message}`, { cause: err });
       throw connectorError(connector, CONNECTOR_CODES.fileWriteFailed, `cannot move ${name} out of ${folder}: ${causeText(err)}. Check write permission on the folder.`, { cause: err });
     }
   }
 
   async function fail(d: Delivery, reason: string, handedOut: number): Promise<void> {
-    const report = [`file: ${d.original}`, `code: ${CONNECTOR_CODES.fileUnreadable}`, `error: ${reason}`, `records handed out before the error: ${handedOut}`, `moved: ${new Date().toISOString()}`, ''].join('\n');
+    // A name or reason may hold line breaks: escaped, so no value can add a line of its own to the report.
+    const report = [`file: ${escapeControl(d.original)}`, `code: ${d.unsafe ? CONNECTOR_CODES.fileUnsafe : CONNECTOR_CODES.fileUnreadable}`, `error: ${escapeControl(reason)}`, `records handed out before the error: ${handedOut}`, `moved: ${new Date().toISOString()}`, ''].join('\n');
     const moved = await moving(d.original, () => moveToFailed(folder, cfg, d, d.original, report));
-    logger.error({ code: CONNECTOR_CODES.fileUnreadable, file: d.original, movedTo: moved, reason }, 'file cannot be read; moved to the failed folder');
+    if (moved.links.length > 0) {
+      logger.warn({ code: CONNECTOR_CODES.fileUnsafe, file: d.original, links: moved.links, movedTo: moved.path }, `refused to write through symbolic link(s) in ${cfg.failedFolder}/ (${moved.links.map(escapeControl).join(', ')}); the file and its report took the next free name. Remove the links and check who can write into ${cfg.failedFolder}/`);
+    }
+    logger.error({ code: CONNECTOR_CODES.fileUnreadable, file: d.original, movedTo: moved.path, reason }, 'file cannot be read; moved to the failed folder');
   }
 
   async function archive(d: Delivery, records: number): Promise<void> {
@@ -111,6 +118,7 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
     try {
       deliveries = options.readOnly ? await previewArrivals(folder, cfg, unusable) : await claimArrivals(folder, cfg, after, unusable);
     } catch (err) {
+      if (err instanceof UnsafeEntryError) throw connectorError(connector, CONNECTOR_CODES.fileUnsafe, `inbox folder ${folder}: ${err.message}`, { cause: err });
       throw connectorError(connector, CONNECTOR_CODES.fileUnreadable, `inbox folder ${folder} cannot be listed or its files claimed: ${causeText(err)}. Check that it exists and is writable.`, { cause: err });
     }
     const rejected: string[] = [];
@@ -129,73 +137,30 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
         logger.warn({ file: name, after }, 'file sorts before the committed position but was never archived; reading it in full');
       }
       const skipThrough = after && after.value === d.name && after.key !== null ? Number(after.key) : 0;
-      const before = await stat(file).catch(() => undefined);
+      const before = await lstat(file).catch(() => undefined);
       if (!before) continue; // taken away meanwhile
-      if (cfg.onBadRecord === 'reject_file' && skipThrough === 0) {
-        const problems = await badRows(file, name);
-        if (problems.length > 0) {
-          const reason = `refused whole (onBadRecord: reject_file): ${problems.length} bad record(s), first ${problems.slice(0, 3).join('; ')}`;
-          if (options.readOnly) {
-            // Shown, not moved: the file is one refused item, and reading goes on with the next file.
-            yield { record: {}, key: name, position: { value: d.name, key: indexKey(1) }, refused: { code: SOURCE_CODES.fileRejected, message: `${name} ${reason}` }, origin: { file: name } };
-            continue;
-          }
-          await fail(d, reason, 0);
-          rejected.push(`${name}: ${reason}`);
-          continue;
-        }
-      }
-      let index = 0;
-      let yielded = 0;
-      let last: CursorPosition | undefined;
-      let error: string | undefined;
-      let grew = false;
-      // The record read last is handed out only once the next one was read, or the file ended unchanged:
-      // a file still being written may end in half a record.
-      let held: SourceItem | undefined;
-      const handOut = (item: SourceItem): SourceItem => {
-        yielded++;
-        last = item.position;
-        return item;
-      };
+      // Opened once, without following a link, and checked against the claimed entry: every read below goes through it.
+      let handle: FileHandle;
       try {
-        const decided = fileEncoding(file, cfg);
-        if (decided.warning) logger.warn({ file: name, encoding: decided.encoding, configured: cfg.encoding }, decided.warning);
-        if (skipThrough === 0) await checkBytes(file, decided.encoding);
-        for await (const row of readers[cfg.format](file, { ...cfg, encoding: decided.encoding })) {
-          if (options.signal?.aborted) throw new AbortedError();
-          index++;
-          if (index <= skipThrough) continue;
-          if (held) yield handOut(held);
-          held = itemOf(name, index, row, { value: d.name, key: indexKey(index) });
-        }
-        // The bytes read ended where `before` says (else the file changed): their last one tells whether the last line is whole.
-        grew = !(await unchangedSince(file, before.size, before.mtimeMs)) || (!(await quietFor(file, cfg)) && !(await endsWithLineBreak(file, cfg, before.size)));
-        if (held && !grew) yield handOut(held);
+        if (d.unsafe) throw new UnsafeEntryError(d.unsafe, file);
+        handle = await openClaimed(file, d.identity);
       } catch (err) {
-        if (err instanceof AbortedError || options.signal?.aborted) throw err;
-        // Half a record at the end of a file that is still being written is not an unreadable file.
-        grew = !(await unchangedSince(file, before.size, before.mtimeMs)) || !(await quietFor(file, cfg));
-        if (!grew) error = `${causeText(err)}`;
-      }
-      // The records before an error were read whole: the one held back goes out before the error.
-      if (error !== undefined && held) yield handOut(held);
-      const now = (await stat(file).catch(() => undefined)) ?? before;
-      if (error !== undefined) {
-        // The file itself is a letter, so the run cannot end as succeeded over an unread file.
-        const position: CursorPosition = { value: d.name, key: indexKey(index + 1) };
-        const message = yielded === 0 && index === 0 ? `${name} cannot be read: ${error}` : `${name} stopped reading after record ${index}: ${error}; the records before it were read, the rest of the file was not`;
-        yield { record: {}, key: name, position, refused: { code: SOURCE_CODES.fileUnreadable, message }, origin: { file: name } };
-        pending.set(d.name, { delivery: d, last: position, error: yielded === 0 ? error : `${error} (after record ${index})`, handedOut: yielded, size: now.size, mtimeMs: now.mtimeMs, grew: false });
-        logger.warn({ file: name, reason: error }, 'file stopped reading on an error; it moves to the failed folder once what was read is committed');
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        // A link or a swapped file is FILE_UNSAFE; a file that cannot be opened (permissions) is unreadable, as before.
+        const unsafe = err instanceof UnsafeEntryError;
+        const reason = d.unsafe ?? (unsafe ? err.message : `cannot be opened: ${causeText(err)}`);
+        const code = unsafe ? SOURCE_CODES.fileUnsafe : SOURCE_CODES.fileUnreadable;
+        logger.warn({ code, file: name }, `inbox file refused: ${reason}`);
+        const position: CursorPosition = { value: d.name, key: indexKey(1) };
+        yield { record: {}, key: name, position, refused: { code, message: `${name} refused: ${reason}` }, origin: { file: name } };
+        pending.set(d.name, { delivery: unsafe ? { ...d, unsafe: reason } : d, last: position, error: reason, handedOut: 0, size: before.size, mtimeMs: before.mtimeMs, grew: false });
         continue;
       }
-      if (grew) logger.info({ file: name, handedOut: yielded }, 'file grew while it was read; its last record waits, and the rest is read once the writer is done');
-      if (last) pending.set(d.name, { delivery: d, last, handedOut: yielded, size: now.size, mtimeMs: now.mtimeMs, grew });
-      else if (!grew && !options.readOnly && (await quietFor(file, cfg))) {
-        // Empty, or every record already at or before the committed position: nothing left to settle.
-        await archive(d, index);
-        cleanReads.push({ file: name });
+      let grew: boolean;
+      try {
+        grew = yield* readDelivery(d, file, handle, before, skipThrough, options, rejected);
+      } finally {
+        await handle.close();
       }
       // Later deliveries are read after this one is complete, so positions stay in arrival order.
       if (grew) break;
@@ -204,6 +169,78 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
       const files = rejected.splice(0);
       throw connectorError(connector, CONNECTOR_CODES.fileRejected, `${files.length} file(s) refused whole and moved to ${cfg.failedFolder}/, nothing of them applied: ${files.join(' | ')}. Fix the records and drop the file again.`);
     }
+  }
+
+  /** Read one opened delivery (only through `handle`); returns whether it grew, so later deliveries wait. */
+  async function* readDelivery(d: Delivery, file: string, handle: FileHandle, before: Stats, skipThrough: number, options: ReadOptions, rejected: string[]): AsyncGenerator<SourceItem, boolean> {
+    const name = d.original;
+    if (cfg.onBadRecord === 'reject_file' && skipThrough === 0) {
+      const problems = await badRows(handle, name);
+      if (problems.length > 0) {
+        const reason = `refused whole (onBadRecord: reject_file): ${problems.length} bad record(s), first ${problems.slice(0, 3).join('; ')}`;
+        if (options.readOnly) {
+          // Shown, not moved: the file is one refused item, and reading goes on with the next file.
+          yield { record: {}, key: name, position: { value: d.name, key: indexKey(1) }, refused: { code: SOURCE_CODES.fileRejected, message: `${name} ${reason}` }, origin: { file: name } };
+          return false;
+        }
+        await fail(d, reason, 0);
+        rejected.push(`${name}: ${reason}`);
+        return false;
+      }
+    }
+    let index = 0;
+    let yielded = 0;
+    let last: CursorPosition | undefined;
+    let error: string | undefined;
+    let grew = false;
+    // The record read last is handed out only once the next one was read, or the file ended unchanged:
+    // a file still being written may end in half a record.
+    let held: SourceItem | undefined;
+    const handOut = (item: SourceItem): SourceItem => {
+      yielded++;
+      last = item.position;
+      return item;
+    };
+    try {
+      const decided = fileEncoding(handle, cfg);
+      if (decided.warning) logger.warn({ file: name, encoding: decided.encoding, configured: cfg.encoding }, decided.warning);
+      if (skipThrough === 0) await checkBytes(handle, decided.encoding);
+      for await (const row of readers[cfg.format](handle, { ...cfg, encoding: decided.encoding })) {
+        if (options.signal?.aborted) throw new AbortedError();
+        index++;
+        if (index <= skipThrough) continue;
+        if (held) yield handOut(held);
+        held = itemOf(name, index, row, { value: d.name, key: indexKey(index) });
+      }
+      // The bytes read ended where `before` says (else the file changed): their last one tells whether the last line is whole.
+      grew = !(await unchangedSince(file, before.size, before.mtimeMs)) || (!(await quietFor(file, cfg)) && !(await endsWithLineBreak(handle, cfg, before.size)));
+      if (held && !grew) yield handOut(held);
+    } catch (err) {
+      if (err instanceof AbortedError || options.signal?.aborted) throw err;
+      // Half a record at the end of a file that is still being written is not an unreadable file.
+      grew = !(await unchangedSince(file, before.size, before.mtimeMs)) || !(await quietFor(file, cfg));
+      if (!grew) error = `${causeText(err)}`;
+    }
+    // The records before an error were read whole: the one held back goes out before the error.
+    if (error !== undefined && held) yield handOut(held);
+    const now = (await handle.stat().catch(() => undefined)) ?? before;
+    if (error !== undefined) {
+      // The file itself is a letter, so the run cannot end as succeeded over an unread file.
+      const position: CursorPosition = { value: d.name, key: indexKey(index + 1) };
+      const message = yielded === 0 && index === 0 ? `${name} cannot be read: ${error}` : `${name} stopped reading after record ${index}: ${error}; the records before it were read, the rest of the file was not`;
+      yield { record: {}, key: name, position, refused: { code: SOURCE_CODES.fileUnreadable, message }, origin: { file: name } };
+      pending.set(d.name, { delivery: d, last: position, error: yielded === 0 ? error : `${error} (after record ${index})`, handedOut: yielded, size: now.size, mtimeMs: now.mtimeMs, grew: false });
+      logger.warn({ file: name, reason: error }, 'file stopped reading on an error; it moves to the failed folder once what was read is committed');
+      return false;
+    }
+    if (grew) logger.info({ file: name, handedOut: yielded }, 'file grew while it was read; its last record waits, and the rest is read once the writer is done');
+    if (last) pending.set(d.name, { delivery: d, last, handedOut: yielded, size: now.size, mtimeMs: now.mtimeMs, grew });
+    else if (!grew && !options.readOnly && (await quietFor(file, cfg))) {
+      // Empty, or every record already at or before the committed position: nothing left to settle.
+      await archive(d, index);
+      cleanReads.push({ file: name });
+    }
+    return grew;
   }
 
   /** Deliveries archived without a commit (nothing left to settle); reported with the next commit. */
@@ -225,7 +262,7 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
   }
 
   /** The bad rows of a whole file (reject_file reads it once before handing anything out). */
-  async function badRows(file: string, name: string): Promise<string[]> {
+  async function badRows(file: FileHandle, name: string): Promise<string[]> {
     const out: string[] = [];
     let index = 0;
     try {

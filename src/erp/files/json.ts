@@ -2,14 +2,14 @@
  * JSON and NDJSON records. NDJSON and top-level JSON arrays are streamed element by element;
  * a records array inside an object (`recordsPath`) is read whole, up to `maxWholeFileBytes`.
  */
-import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
 import { rawExcerpt, SOURCE_CODES } from '../types.js';
 import { getPath } from '../values.js';
 import type { FileSourceConfig } from './config.js';
+import { LineCap, mergeLong, tooLarge, type LongLine } from './bounds.js';
 import type { FileRow } from './rows.js';
-import { openText } from './text.js';
+import { openText, sizeOf, type FileInput } from './text.js';
 
 /** A text that should hold one JSON value: the value, or a bad row saying why not. */
 function parsed(text: string, at: { line?: number; element?: number }): FileRow {
@@ -21,16 +21,20 @@ function parsed(text: string, at: { line?: number; element?: number }): FileRow 
 }
 
 /** Stream NDJSON: one object per non-blank line; a line that does not parse is a bad row of its own. */
-export async function* readNdjson(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
-  const text = openText(file, cfg.encoding);
+export async function* readNdjson(file: FileInput, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
+  const cap = new LineCap(cfg.maxRecordBytes);
+  const bad = (long: LongLine): FileRow => ({ bad: tooLarge(cfg.maxRecordBytes, `line ${long.line}`), line: long.line, raw: long.excerpt });
+  const text = openText(file, cfg.encoding, undefined, cap);
   const lines = createInterface({ input: text, crlfDelay: Infinity });
   let n = 0;
   try {
     for await (const line of lines) {
       n++;
+      // A line too long reaches here empty; the cap says where it was.
       if (line.trim() === '') continue;
-      yield parsed(line, { line: n });
+      yield* mergeLong(cap, parsed(line, { line: n }), () => 0, bad);
     }
+    yield* mergeLong(cap, undefined, () => 0, bad);
   } finally {
     lines.close();
     text.destroy();
@@ -46,11 +50,24 @@ class ArraySplitter {
   private started = false;
   private ended = false;
   private current = '';
+  /** The start of the current element once it proved longer than `max`; the rest of it is not kept. */
+  private tooLong: string | undefined;
   topLevelObject = false;
 
-  /** Feed a chunk; returns the complete element texts it finished. */
-  push(chunk: string): string[] {
-    const out: string[] = [];
+  constructor(private readonly max = Number.POSITIVE_INFINITY) {}
+
+  private append(text: string): void {
+    if (this.tooLong !== undefined) return;
+    if (this.current.length + text.length <= this.max) this.current += text;
+    else {
+      this.tooLong = rawExcerpt((this.current + text.slice(0, 600)).trim());
+      this.current = '';
+    }
+  }
+
+  /** Feed a chunk; returns the complete element texts it finished (an element longer than `max` as its excerpt). */
+  push(chunk: string): (string | { readonly tooLong: string })[] {
+    const out: (string | { readonly tooLong: string })[] = [];
     let from = this.inElement ? 0 : -1;
     for (let i = 0; i < chunk.length; i++) {
       const ch = chunk[i] as string;
@@ -73,7 +90,7 @@ class ArraySplitter {
       }
       if (this.depth === 1) {
         if (ch === ',' || ch === ']') {
-          if (from >= 0) this.current += chunk.slice(from, i);
+          if (from >= 0) this.append(chunk.slice(from, i));
           from = -1;
           this.inElement = false;
           this.flush(out);
@@ -87,14 +104,16 @@ class ArraySplitter {
       else if (ch === '{' || ch === '[') this.depth++;
       else if (ch === '}' || ch === ']') this.depth--;
     }
-    if (from >= 0) this.current += chunk.slice(from);
+    if (from >= 0) this.append(chunk.slice(from));
     return out;
   }
 
-  private flush(out: string[]): void {
+  private flush(out: (string | { readonly tooLong: string })[]): void {
     const text = this.current.trim();
     this.current = '';
-    if (text) out.push(text);
+    if (this.tooLong !== undefined) out.push({ tooLong: this.tooLong });
+    else if (text) out.push(text);
+    this.tooLong = undefined;
   }
 
   /** Throws when the input ended inside the array. */
@@ -104,13 +123,13 @@ class ArraySplitter {
 }
 
 /** Read JSON records: a streamed top-level array, a single object, or an array at `recordsPath`. */
-export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
+export async function* readJson(file: FileInput, cfg: FileSourceConfig): AsyncGenerator<FileRow> {
   if (cfg.recordsPath) {
     yield* readWhole(file, cfg, cfg.recordsPath);
     return;
   }
-  const size = (await stat(file)).size;
-  const splitter = new ArraySplitter();
+  const size = await sizeOf(file);
+  const splitter = new ArraySplitter(cfg.maxRecordBytes);
   const text = openText(file, cfg.encoding);
   let n = 0;
   let whole = '';
@@ -118,12 +137,12 @@ export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGener
     for await (const chunk of text) {
       if (splitter.topLevelObject) {
         whole += chunk as string;
-        if (size > cfg.maxWholeFileBytes) throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `${file} holds one JSON object of ${size} bytes (limit ${cfg.maxWholeFileBytes}); set recordsPath or export NDJSON.`);
+        if (size > cfg.maxWholeFileBytes) throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `the file holds one JSON object of ${size} bytes (limit ${cfg.maxWholeFileBytes}); set recordsPath or export NDJSON.`);
         continue;
       }
       for (const element of splitter.push(chunk as string)) {
         n++;
-        yield parsed(element, { element: n });
+        yield typeof element === 'string' ? parsed(element, { element: n }) : { bad: tooLarge(cfg.maxRecordBytes, `element ${n}`), element: n, raw: element.tooLong };
       }
       if (splitter.topLevelObject) whole = chunk as string;
     }
@@ -138,10 +157,10 @@ export async function* readJson(file: string, cfg: FileSourceConfig): AsyncGener
   splitter.finish();
 }
 
-async function* readWhole(file: string, cfg: FileSourceConfig, recordsPath: string): AsyncGenerator<FileRow> {
-  const size = (await stat(file)).size;
+async function* readWhole(file: FileInput, cfg: FileSourceConfig, recordsPath: string): AsyncGenerator<FileRow> {
+  const size = await sizeOf(file);
   if (size > cfg.maxWholeFileBytes) {
-    throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `${file} is ${size} bytes; JSON with recordsPath is read whole and the limit is ${cfg.maxWholeFileBytes}. Export NDJSON or a top-level array (both are streamed), or raise maxWholeFileBytes.`);
+    throw connectorError('json', CONNECTOR_CODES.fileTooLarge, `the file is ${size} bytes; JSON with recordsPath is read whole and the limit is ${cfg.maxWholeFileBytes}. Export NDJSON or a top-level array (both are streamed), or raise maxWholeFileBytes.`);
   }
   let text = '';
   for await (const chunk of openText(file, cfg.encoding)) text += chunk as string;

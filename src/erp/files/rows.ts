@@ -10,4 +10,6 @@ export interface FileRow {
   /** 1-based position of the element (JSON array element, XML record element). */
   readonly element?: number;
   readonly raw?: string;
+  /** Line formats: line breaks inside the record (quoted values), so the lines it spans are `line`..`line + span`. */
+  readonly span?: number;
 }

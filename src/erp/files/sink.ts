@@ -1,8 +1,13 @@
 /**
- * The file sink: one file per batch, written to `.<name>.tmp`, flushed to disk, then renamed, so a
- * reader never sees half a file. The name comes from a template with the batch id, so a repeated
+ * The file sink: one file per batch, written to a new `.<name>.<random>.tmp`, flushed to disk, then
+ * renamed, so a reader never sees half a file. The temporary name is random and created with
+ * O_CREAT|O_EXCL|O_NOFOLLOW: whoever else writes the outbox cannot plant a link under it to have
+ * shopsync write elsewhere (issue 42 item 8); the rename replaces a link at the final name, never
+ * follows it. The name comes from a template with the batch id, so a repeated
  * batch replaces its own file instead of adding a second one.
  */
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
@@ -56,6 +61,9 @@ export function serialise(cfg: FileSinkConfig, records: readonly ErpRecord[]): s
   return stringify(rows, { delimiter: cfg.csv.delimiter, header: cfg.csv.header, columns, record_delimiter: 'windows' });
 }
 
+/** A temporary file is always a new entry, never an existing name or a link. */
+const TMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
 /** Create a file sink writing into an outbox folder. */
 export async function fileSink(conn: FilesConnection, cfg: FileSinkConfig, ctx: ConnectorContext): Promise<Sink> {
   const folder = path.resolve(ctx.baseDir, conn.folder, cfg.folder);
@@ -80,9 +88,11 @@ export async function fileSink(conn: FilesConnection, cfg: FileSinkConfig, ctx: 
     const text = serialise(cfg, batch.records);
     const bom = cfg.bom && cfg.encoding === 'utf-8' ? '\uFEFF' : '';
     const bytes = iconv.encode(bom + text, cfg.encoding);
-    const tmp = path.join(folder, `.${name}.tmp`);
+    const tmp = path.join(folder, `.${name.slice(0, 200)}.${randomBytes(8).toString('hex')}.tmp`);
+    let created = false;
     try {
-      const handle = await open(tmp, 'w');
+      const handle = await open(tmp, TMP_FLAGS, 0o644);
+      created = true;
       try {
         await handle.writeFile(bytes);
         await handle.sync();
@@ -98,7 +108,8 @@ export async function fileSink(conn: FilesConnection, cfg: FileSinkConfig, ctx: 
         await dir.close();
       }
     } catch (err) {
-      await rm(tmp, { force: true }).catch(() => undefined);
+      // Only a file this write created is removed: an entry that was there already is not ours.
+      if (created) await rm(tmp, { force: true }).catch(() => undefined);
       throw connectorError(connector, CONNECTOR_CODES.fileWriteFailed, `cannot write ${target}: ${causeText(err)}. Check free space and permissions.`, { cause: err });
     }
     ctx.logger.debug({ file: target, records: batch.records.length }, 'batch written');
