@@ -10,7 +10,8 @@ import { startListener } from './listener.js';
 import { notifySourceOf } from './source.js';
 
 export { startListener, LISTENER_APPLICATION_NAME, type Listener, type ListenerOptions } from './listener.js';
-export { applyNotifySetup, applyNotifySetupTo, notifySetupScript, notifySetupSql, notifyTriggerName, NOTIFY_FUNCTION, type AppliedSetup, type NotifySetup, type NotifySetupOptions } from './setup.js';
+export { notifySetupScript, notifySetupSql, notifyTriggerName, NOTIFY_FUNCTION, DEFAULT_LOCK_TIMEOUT_MS, type NotifySetup, type NotifySetupOptions } from './setup.js';
+export { applyNotifySetup, applyNotifySetupTo, NOTIFY_SETUP_CODES, type AppliedSetup } from './apply.js';
 export { notifySourceOf, tablesNamedIn, NOTIFY_CODES, type NotifySource } from './source.js';
 
 /** The NOTIFY trigger kind (listed in src/triggers/index.ts). */
