@@ -175,7 +175,7 @@ async function privilegeError(driver: Pick<SqlDriver, 'query'>, err: unknown, se
   return new ConnectorError(
     NOTIFY_SETUP_CODES.privileges,
     `PostgreSQL refused the NOTIFY setup as ${user === '<user>' ? user : quoteIdent(user)} for want of privileges (42501): ${cause}. ` +
-      `Run the printed SQL as ${owner} (the tables' owner), or as a temporary setup role that is a member of it and is dropped afterwards: ` +
+      `Run the printed SQL as ${owner} (the tables' owner), or as a temporary setup role that is a member of it (after SET ROLE ${owners[0] !== undefined ? quoteIdent(owners[0]) : '<owner>'}, so the function belongs to the owner) and is dropped afterwards: ` +
       `shopsync erp notify-setup <pipeline> --table ${setup.tables.map((t) => t.replace(/"/g, '')).join(',')} > notify.sql; psql -U ${owners[0] ?? '<owner>'} -f notify.sql. ` +
       `Do not grant TRIGGER on the tables or CREATE on the schema to shopsync's sync user: a trigger function runs with the privileges of whoever writes the table, so that would make the read-only login as powerful as the ERP (docs/security.md).`,
     { connector: 'postgres', cause: err, details: { sqlState: '42501', ...(owners.length > 0 ? { owners } : {}) } },
