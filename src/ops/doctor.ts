@@ -21,6 +21,7 @@ import type { SourceWatermark } from '../erp/types.js';
 import { heldBackByRestore } from '../pipeline/rewind.js';
 import { DEFAULT_SHOP, openState } from '../state/index.js';
 import { triggerProblems } from '../triggers/index.js';
+import { orphanedNotifyTriggers } from '../triggers/notify/orphans.js';
 import { dateHeaderClock, describeSkew, stateSkew } from '../clock/skew.js';
 
 /** One check's result. */
@@ -227,5 +228,7 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
     if (token && shop) checks.push(...(await scopeChecks(shop, token, p)));
     checks.push(...(await connectorChecks(loaded, p, logger)));
   }
+  // A NOTIFY trigger whose pipeline is gone still costs the ERP the commit lock on every write.
+  checks.push(...(await orphanedNotifyTriggers(loaded, logger)));
   return checks;
 }

@@ -20,10 +20,8 @@ import type { TriggerKind, TriggerStart } from './index.js';
 import { triggerSourceOf, type TriggerSource } from './source.js';
 import type { Config, PipelineConfig } from '../config/index.js';
 import type { TriggerHandle, TriggerStatus } from './types.js';
+import { HOLD_MAX_MS, HOLD_MIN_MS } from './hold.js';
 
-/** The first hold after a wake-up whose run left the cursor where it was: at least this long. */
-const HOLD_MIN_MS = 5_000;
-const HOLD_MAX_MS = 5 * 60_000;
 /** While the ERP does not answer, probes space out up to this. */
 const DOWN_MAX_MS = 30_000;
 

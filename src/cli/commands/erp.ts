@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { connectionOrigin } from '../../config/index.js';
 import { tableNameSchema } from '../../erp/connection.js';
+import { durationSchema } from '../../erp/sql/lookback.js';
 import { StateError } from '../../errors.js';
 import { didYouMean } from '../../util/suggest.js';
 import type { CliContext } from '../context.js';
@@ -15,6 +16,12 @@ const tableList = (text: string, previous: string[] = []): string[] => {
   return [...previous, ...tables];
 };
 
+const lockTimeout = (text: string): number => {
+  const parsed = durationSchema.safeParse(text);
+  if (!parsed.success || parsed.data < 1) throw new UsageError(`--lock-timeout ${text}: expected a duration of at least 1ms such as 5s or 30s`);
+  return parsed.data;
+};
+
 /** Register the command group. */
 export function erpCommand(ctx: CliContext): Command {
   const erp = new Command('erp').description('set up the ERP side of a pipeline (NOTIFY triggers for trigger: { notify: true })');
@@ -26,8 +33,14 @@ export function erpCommand(ctx: CliContext): Command {
     .option('--table <tables>', 'the source tables whose changes wake the pipeline, comma-separated (repeatable): artikel,lager or erp.artikel', tableList)
     .option('--apply', 'run the SQL on the source connection, in one transaction, and say what it did')
     .option('--drop', 'the removal instead: drop the triggers (and the function once no trigger uses it)')
-    .addHelpText('after', '\nWithout --apply nothing is changed: the SQL goes to stdout (pipe it into psql as the tables\' owner).\nInstalling needs CREATE on the schema and the TRIGGER privilege on each table; replacing or dropping needs ownership.')
-    .action(async (name: string, opts: { table?: string[]; apply?: boolean; drop?: boolean }, cmd: Command) => {
+    .option('--lock-timeout <duration>', 'how long the DDL may wait for each table\'s lock before it gives up (an open ERP transaction holds it; meanwhile the ERP\'s writers queue behind it), e.g. 30s; default 5s', lockTimeout)
+    .addHelpText(
+      'after',
+      "\nWithout --apply nothing is changed: the SQL goes to stdout (pipe it into psql as the tables' owner).\n" +
+        "Run it as the tables' owner (or a temporary setup role that is a member of it), never as shopsync's sync user:\n" +
+        'a trigger function runs with the privileges of whoever writes the table. Do not grant TRIGGER or CREATE to the sync user.',
+    )
+    .action(async (name: string, opts: { table?: string[]; apply?: boolean; drop?: boolean; lockTimeout?: number }, cmd: Command) => {
       const loaded = await ctx.config(cmd);
       const logger = ctx.logger(cmd, 'stderr', loaded.config.log.level ?? 'error');
       const pipelines = loaded.config.pipelines;
@@ -47,7 +60,7 @@ export function erpCommand(ctx: CliContext): Command {
             (named.length > 0 ? ` (the tables its queries name; leave out views and CTEs)` : ''),
         );
       }
-      const setup = notifySetupSql({ channel: source.channel, tables, ...(source.connection.schema ? { schema: source.connection.schema } : {}) });
+      const setup = notifySetupSql({ channel: source.channel, tables, ...(opts.lockTimeout !== undefined ? { lockTimeoutMs: opts.lockTimeout } : {}), ...(source.connection.schema ? { schema: source.connection.schema } : {}) });
       const mode = opts.drop ? 'drop' : 'install';
       if (!opts.apply) {
         ctx.print(notifySetupScript(setup, mode, name));
@@ -60,8 +73,9 @@ export function erpCommand(ctx: CliContext): Command {
         const done = await applyNotifySetup(driver, setup, mode);
         const verb = mode === 'install' ? 'installed' : 'removed';
         ctx.print(`${verb} the NOTIFY setup of pipeline ${name} (channel ${setup.channel}) on connection "${source.connectionName}":`);
-        ctx.print(`  function ${setup.functionName}(): ${done.function}`);
+        ctx.print(`  function ${done.functionName}(): ${done.function}`);
         for (const t of done.triggers) ctx.print(`  trigger ${setup.triggerName} on ${t.table}: ${t.did}${mode === 'install' ? ' (AFTER INSERT OR UPDATE OR DELETE, FOR EACH STATEMENT)' : ''}`);
+        for (const note of done.notes) ctx.say(note);
         if (mode === 'install' && !pipeline.trigger?.notify) ctx.say(`pipeline "${name}" has no trigger: { notify: true } yet: add it, so the daemon listens on ${setup.channel}`);
         if (mode === 'drop' && pipeline.trigger?.notify) ctx.say(`pipeline "${name}" still has trigger.notify: without the triggers it wakes only after a reconnect of its listener; give it a schedule or remove notify`);
       } finally {

@@ -174,6 +174,41 @@ describe.skipIf(!postgres.available)('the NOTIFY trigger of a PostgreSQL source'
     expect(erpQueries.rows.map((r) => String(r.query).slice(0, 300))).toEqual([]);
   });
 
+  it('holds the wake-ups of NOTIFYs an unprivileged role sends with nothing changed: a bounded number of runs, and a real change still goes out', async () => {
+    await erpTable('forged', 3);
+    const role = `shopsync_notifier_${process.pid}`;
+    await admin.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE "${role}" LOGIN; END IF; END $$`);
+    const notifier = new pg.Client({ host: postgres.host, port: postgres.port, user: role, database: postgres.database });
+    await notifier.connect();
+    try {
+      const daemon = await daemonFor('forged', { trigger: '{ notify: true, debounce: 200ms }' });
+      await settled(daemon, 'forged');
+      const before = (await runsOf(daemon, 'forged')).length;
+      const requests = await traffic();
+      // 12 s of NOTIFY every 100 ms, from a role with no privilege on any table: without the hold one run per debounce, some 40.
+      const until12 = Date.now() + 12_000;
+      while (Date.now() < until12) {
+        await notifier.query(`NOTIFY shopsync_forged, 'forged'`);
+        await sleep(100);
+      }
+      await sleep(500);
+      await until(async () => !daemon.scheduler.isRunning('forged'), 20_000);
+      const runs = (await runsOf(daemon, 'forged')).length - before;
+      // Woken at once, then after holds of 5 s and 10 s: at most one follow-up beside each.
+      expect(runs).toBeGreaterThanOrEqual(1);
+      expect(runs).toBeLessThanOrEqual(5);
+      expect(await traffic()).toBe(requests);
+      expect(daemon.triggers()?.status()[0]?.detail).toMatch(/wake-ups held until/);
+
+      // A real change among the forged notifications waits for the hold at most, then goes out.
+      await admin.query(`UPDATE "${schema}".forged SET qty = 42, changed = clock_timestamp() WHERE sku = 'forged-1'`);
+      await until(async () => (await shopQuantities(daemon, 'forged')).get('forged-1') === 42, 30_000, 250);
+    } finally {
+      await notifier.end();
+      await admin.query(`DROP ROLE IF EXISTS "${role}"`);
+    }
+  });
+
   it('keeps the daemon up when the ERP is unreachable: one warning, state reconnecting, retrying', async () => {
     const lines: { level: number; msg: string }[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });

@@ -79,8 +79,10 @@ describe.skipIf(!postgres.available)('shopsync erp notify-setup', { timeout: 120
   it('prints the function and one statement-level trigger per table, and changes nothing', async () => {
     const r = await cli('products', '--table', 'artikel,lager');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`CREATE OR REPLACE FUNCTION "${schema}"."shopsync_notify"() RETURNS trigger`);
-    expect(r.stdout).toContain('PERFORM pg_notify(TG_ARGV[0], TG_TABLE_NAME);');
+    expect(r.stdout).toContain(`CREATE OR REPLACE FUNCTION "${schema}"."shopsync_notify"() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp`);
+    expect(r.stdout).toContain('PERFORM pg_catalog.pg_notify(TG_ARGV[0], TG_TABLE_NAME::text);');
+    expect(r.stdout).toContain("BEGIN;\nSET LOCAL lock_timeout = '5000ms';");
+    expect(r.stdout).toContain("-- Run it as the tables' owner (or a temporary setup role that is a member of the owner role), never as shopsync's sync user");
     expect(r.stdout).toContain(`DROP TRIGGER IF EXISTS "shopsync_products" ON "${schema}"."lager";`);
     expect(r.stdout).toContain(`CREATE TRIGGER "shopsync_products" AFTER INSERT OR UPDATE OR DELETE ON "${schema}"."artikel" FOR EACH STATEMENT EXECUTE FUNCTION "${schema}"."shopsync_notify"('shopsync_products');`);
     expect(r.stdout).not.toMatch(/FOR EACH ROW/);
@@ -146,12 +148,58 @@ describe.skipIf(!postgres.available)('shopsync erp notify-setup', { timeout: 120
     expect(r.stderr).toMatch(/connection "lite" is sqlite, which cannot NOTIFY\. Use `poll:` for MariaDB\/MySQL and SQLite/);
   });
 
-  it('names the GRANTs when the user may not create the function or the triggers (42501)', async () => {
+  it("tells a user without privileges (42501) to run the SQL as the tables' owner, and never to grant the sync user TRIGGER or CREATE", async () => {
     const r = await cli('clerk-products', '--table', 'artikel', '--apply');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('[NOTIFY_SETUP_PRIVILEGES]');
-    expect(r.stderr).toContain(`GRANT TRIGGER ON "${schema}"."artikel" TO "${role}";`);
-    expect(r.stderr).toContain(`GRANT CREATE ON SCHEMA "${schema}" TO "${role}";`);
+    expect(r.stderr).toContain(`Run the printed SQL as "${postgres.user}" (the tables' owner), or as a temporary setup role that is a member of it`);
+    expect(r.stderr).toContain(`psql -U ${postgres.user} -f notify.sql`);
+    expect(r.stderr).toContain("Do not grant TRIGGER on the tables or CREATE on the schema to shopsync's sync user");
+    expect(r.stderr).not.toMatch(/GRANT (TRIGGER|CREATE) ON/);
     expect(await installed()).toEqual([]);
+    const help = await runCli(['erp', 'notify-setup', '--help'], { cwd: dir });
+    expect(help.stdout).toContain('never as shopsync\'s sync user');
+    expect(help.stdout).not.toMatch(/needs CREATE on the schema and the TRIGGER privilege/);
+  });
+
+  it('gives up after --lock-timeout while an open ERP transaction holds a table lock, names that session, and lets the writers queued behind it go on', async () => {
+    const holder = new pg.Client({ host: postgres.host, port: postgres.port, user: postgres.user, database: postgres.database, application_name: 'erp-month-end-report' });
+    const writer = new pg.Client({ host: postgres.host, port: postgres.port, user: postgres.user, database: postgres.database });
+    await holder.connect();
+    await writer.connect();
+    try {
+      await holder.query('BEGIN');
+      // An ERP transaction left open after a write: its ROW EXCLUSIVE lock lets other writers in, but not CREATE TRIGGER's SHARE ROW EXCLUSIVE, and the writers queue behind the DDL.
+      await holder.query(`UPDATE "${schema}".artikel SET qty = qty WHERE sku = 'A-2'`);
+      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+      const started = Date.now();
+      const apply = cli('products', '--table', 'artikel', '--apply', '--lock-timeout', '1500ms');
+      // Once the DDL waits for the lock, a writer comes.
+      let waiting = false;
+      for (let i = 0; i < 100 && !waiting; i++) {
+        await sleep(100);
+        waiting = (await admin.query("SELECT 1 FROM pg_locks WHERE NOT granted AND relation = $1::regclass", [`"${schema}".artikel`])).rows.length > 0;
+      }
+      expect(waiting).toBe(true);
+      const wrote = writer.query(`UPDATE "${schema}".artikel SET qty = qty WHERE sku = 'A-1'`).then(() => Date.now());
+      const result = await Promise.race([apply, sleep(20_000).then(() => 'still waiting' as const)]);
+      expect(result).not.toBe('still waiting');
+      const r = result as Awaited<typeof apply>;
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('[NOTIFY_SETUP_LOCK_TIMEOUT]');
+      expect(r.stderr).toContain('waited 1500 ms for a table lock and gave up');
+      expect(r.stderr).toContain(`pid ${holderPid} (user ${postgres.user}, application_name "erp-month-end-report", state idle in transaction`);
+      expect(r.stderr).toContain('RowExclusiveLock on artikel');
+      expect(r.stderr).toContain('--lock-timeout 30s');
+      // The writer went on while the report still holds its lock: it waited for the DDL's timeout, not for the report.
+      const wroteAt = await Promise.race([wrote, sleep(5_000).then(() => undefined)]);
+      expect(wroteAt).toBeDefined();
+      expect((wroteAt as number) - started).toBeLessThan(15_000);
+      expect(await installed()).toEqual([]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await writer.end();
+    }
   });
 });
