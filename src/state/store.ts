@@ -58,6 +58,8 @@ export interface DeadLetterFilter {
   readonly code?: string;
   readonly limit?: number;
   readonly offset?: number;
+  /** Read record and payload only as excerpts (`letterExcerpt.ts`), for lists shown to people; a retry refuses such a letter. */
+  readonly excerpt?: boolean;
 }
 
 /** One bucket of `events.countsPerMinute`. */

@@ -78,7 +78,7 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
   });
   app.get('/api/dead-letters', async (request) => {
     const { pipeline, shop } = firstValues(request.query);
-    return { deadLetters: await deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: 1000 }) };
+    return { deadLetters: await deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: 1000, excerpt: true }) };
   });
   app.get('/api/records', async (request, reply) => {
     const q = (firstValues(request.query).q ?? '').trim();
