@@ -32,7 +32,7 @@ export class PgDeadLetters implements DeadLetterStore {
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
-    const where = new Where(true).eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code);
+    const where = new Where(true).eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code).eq('erp_key', filter.erpKey);
     const tail = `FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ${where.next(0)} OFFSET ${where.next(1)}`;
     const params = [...where.params, filter.limit ?? 100, filter.offset ?? 0];
     if (filter.excerpt) return (await query<ListedLetterRow>(this.pool, `SELECT ${listedLetterColumns('postgres')} ${tail}`, params)).map(toListedLetter);

@@ -65,7 +65,7 @@ export class SqliteDeadLetters implements DeadLetterStore {
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
-    const where = new Where().eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code);
+    const where = new Where().eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code).eq('erp_key', filter.erpKey);
     const tail = `FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ? OFFSET ?`;
     const params = [...where.params, filter.limit ?? 100, filter.offset ?? 0];
     if (filter.excerpt) return cached<(string | number)[], ListedLetterRow>(this.db, `SELECT ${listedLetterColumns('sqlite')} ${tail}`).all(...params).map(toListedLetter);

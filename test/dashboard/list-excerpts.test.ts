@@ -1,14 +1,16 @@
 /**
  * Issue 42 item 9: dashboard lists never load whole records. Letters of about 1 MiB each (the most
- * a letter keeps whole) are listed through the real dashboard server on both state backends.
+ * a letter keeps whole) and events near the stored payload bound are listed through the real
+ * dashboard server on both state backends.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, expect, it } from 'vitest';
 import { registerDashboard } from '../../src/dashboard/index.js';
 import { SyncEvents } from '../../src/pipeline/events.js';
+import { EVENT_EXCERPT_MAX } from '../../src/state/eventExcerpt.js';
 import { LIST_EXCERPT_MAX } from '../../src/state/letterExcerpt.js';
 import { LETTER_RECORD_MAX, truncatedBytes } from '../../src/state/rows.js';
-import type { StateStore } from '../../src/state/index.js';
+import { emptyCounts, type StateStore } from '../../src/state/index.js';
 import { forEachBackend } from '../state/backends.js';
 import { listeningUrl } from '../support/wait.js';
 
@@ -72,5 +74,45 @@ forEachBackend('dead-letter lists', (backend) => {
 
     // The one letter a retry reads keeps its record whole.
     expect((await state.deadLetters.getByKey('products-push', 'BIG-0'))!.record).toEqual(bigRecord(0));
+  });
+
+  it('of a run answer with events whose long payloads and diffs are markers, while one event stays whole', async () => {
+    const state = await backend.open();
+    const runId = await state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+    const diff = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, { shop: 'a'.repeat(1000), next: 'b'.repeat(1000) }]));
+    await state.write((tx) => {
+      for (let i = 0; i < 20; i++) tx.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: `BIG-${i}`, shopId: i + 1, outcome: 'updated', payload: bigPayload(), diff });
+      tx.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: 'SMALL', shopId: 99, outcome: 'created', payload: { products_model: 'SMALL' } });
+      // A failure without payload shows its letter's record: as an excerpt, not 1 MiB per row.
+      for (let i = 0; i < 5; i++) {
+        tx.events.add({ runId, pipeline: 'products-push', resource: 'products', erpKey: `FAIL-${i}`, outcome: 'dead-lettered', error: { code: 'INVALID_PAYLOAD', message: 'too big' } });
+        tx.deadLetters.add({ pipeline: 'products-push', resource: 'products', erpKey: `FAIL-${i}`, record: bigRecord(i), code: 'INVALID_PAYLOAD', reason: 'too big', runId });
+      }
+    });
+    await state.runs.finish(runId, 'partial', { ...emptyCounts(), read: 26, updated: 20, created: 1, deadLettered: 5 });
+    const base = await serve(state);
+    const stored = 20 * 2 * JSON.stringify(bigPayload()).length;
+
+    const page = await fetch(`${base}/runs/${runId}`);
+    const body = await page.text();
+    expect(page.status).toBe(200);
+    expect(body).toContain('BIG-19');
+    expect(body).toContain('FAIL-4');
+    expect(body.length).toBeLessThan(stored / 10);
+
+    const records = await fetch(`${base}/records?q=BIG-3`);
+    expect(records.status).toBe(200);
+    expect((await records.text()).length).toBeLessThan(stored / 10);
+
+    const api = await fetch(`${base}/api/runs/${runId}`);
+    const events = ((await api.json()) as { events: { id: number; erpKey: string; payload?: unknown; diff?: unknown }[] }).events;
+    const big = events.find((e) => e.erpKey === 'BIG-0')!;
+    expect(big.payload).toEqual({ truncated: true, bytes: JSON.stringify(bigPayload()).length });
+    expect(big.diff).toMatchObject({ truncated: true });
+    expect(events.find((e) => e.erpKey === 'SMALL')!.payload).toEqual({ products_model: 'SMALL' });
+    expect(JSON.stringify(bigPayload()).length).toBeGreaterThan(EVENT_EXCERPT_MAX);
+
+    // One event read on its own keeps what was stored.
+    expect((await state.events.get(big.id))!.payload).toEqual(bigPayload());
   });
 });
