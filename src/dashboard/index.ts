@@ -57,7 +57,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     fingerprint: async () => {
       const latest = (await deps.state.runs.list({ limit: 1 }))[0];
       const running = (await deps.state.runs.list({ status: 'running', limit: 20 })).map((r) => `${r.id}:${r.counts.read}:${r.counts.failed}`);
-      const letters = (await deps.state.deadLetters.list({ limit: 1 }))[0];
+      const letters = (await deps.state.deadLetters.list({ limit: 1, excerpt: true }))[0];
       let letterCount = 0;
       for (const p of deps.pipelines) letterCount += await deps.state.deadLetters.count(p.name);
       return `${latest?.id ?? 0}/${latest?.status ?? ''}/${running.join(',')}/${letters?.id ?? 0}:${letters?.attempts ?? 0}:${letterCount}`;

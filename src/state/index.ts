@@ -16,6 +16,8 @@ export { loadMigrations, type Migration } from './migrations.js';
 export { processAlive, openSqliteState } from './sqlite/index.js';
 export { describeLocation, parseLocation, redactUrl, type StateLocation } from './location.js';
 export { isUnwritable } from './faults.js';
+export { EVENT_EXCERPT_MAX, isCutMarker } from './eventExcerpt.js';
+export { LIST_EXCERPT_MAX } from './letterExcerpt.js';
 
 
 /** Options of `openState`. */

@@ -49,6 +49,8 @@ export interface EventFilter {
   readonly offset?: number;
   /** @default 'asc' for a run's events, 'desc' otherwise */
   readonly order?: 'asc' | 'desc';
+  /** A payload or diff over 16 KiB comes as `{ truncated, bytes }` (`eventExcerpt.ts`), for lists shown to people. */
+  readonly excerpt?: boolean;
 }
 
 /** Filters of `deadLetters.list`. */
@@ -56,8 +58,11 @@ export interface DeadLetterFilter {
   readonly pipeline?: string;
   readonly shop?: string;
   readonly code?: string;
+  readonly erpKey?: string;
   readonly limit?: number;
   readonly offset?: number;
+  /** Read record and payload only as excerpts (`letterExcerpt.ts`), for lists shown to people; a retry refuses such a letter. */
+  readonly excerpt?: boolean;
 }
 
 /** One bucket of `events.countsPerMinute`. */

@@ -3,7 +3,7 @@
  * update carries no diff of its own, the change is the difference to the last payload the shop
  * accepted for the same record (an earlier created/updated event).
  */
-import type { RecordEvent, StateStore } from '../../state/index.js';
+import { isCutMarker, type RecordEvent, type StateStore } from '../../state/index.js';
 import { isRecord } from '../../util/guards.js';
 
 /** One changed leaf: its dot path, value before and after (undefined = absent). */
@@ -29,7 +29,9 @@ const ACCEPTED = new Set(['created', 'updated']);
 export async function previousPayload(state: StateStore, event: RecordEvent): Promise<{ payload: unknown; runId: number } | undefined> {
   if (event.erpKey === undefined || event.resource === undefined) return undefined;
   // Filtering by resource and key (not pipeline) lets SQLite use the (resource, erp_key, at) index.
-  const earlier = await state.events.list({ resource: event.resource, erpKey: event.erpKey, until: Date.parse(event.at) + 1, limit: 50, order: 'desc' });
+  const earlier = await state.events.list({ resource: event.resource, erpKey: event.erpKey, until: Date.parse(event.at) + 1, limit: 50, order: 'desc', excerpt: true });
   const prev = earlier.find((e) => e.id < event.id && e.pipeline === event.pipeline && ACCEPTED.has(e.outcome) && e.payload !== undefined);
+  // A payload too long to list cannot be compared field by field: no "what changed" rather than a wrong one.
+  if (prev && isCutMarker(prev.payload)) return undefined;
   return prev ? { payload: prev.payload, runId: prev.runId } : undefined;
 }

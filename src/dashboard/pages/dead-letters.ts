@@ -37,7 +37,7 @@ function row(d: DeadLetter, now: Date): SafeHtml {
 export async function deadLettersPage(ctx: PageContext): Promise<PageResult> {
   const pipeline = ctx.query.pipeline || undefined;
   const shop = ctx.query.shop || undefined;
-  const letters = await ctx.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: LIMIT });
+  const letters = await ctx.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: LIMIT, excerpt: true });
   let total = 0;
   for (const p of ctx.pipelines) if ((pipeline === undefined || p.name === pipeline) && (shop === undefined || shopOfPipeline(p) === shop)) total += await ctx.state.deadLetters.count(p.name);
   const of = pipeline ?? (shop ? `shop ${shop}` : undefined);

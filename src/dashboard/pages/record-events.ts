@@ -1,5 +1,5 @@
 /** Rendering of per-record events: outcome, issues with codes, payload and what changed. */
-import type { DeadLetter, RecordEvent, StateStore, StoredIssue } from '../../state/index.js';
+import { isCutMarker, type DeadLetter, type RecordEvent, type StateStore, type StoredIssue } from '../../state/index.js';
 import { isRecord } from '../../util/guards.js';
 import { timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
@@ -103,10 +103,11 @@ export async function eventExtras(state: StateStore, events: readonly RecordEven
   const previous = new Map<number, { payload: unknown; runId: number }>();
   for (const e of events) {
     if (e.payload === undefined && e.erpKey !== undefined && !letters.has(letterKey(e.pipeline, e.erpKey))) {
-      const letter = await state.deadLetters.getByKey(e.pipeline, e.erpKey);
+      // An excerpt: a run's page lists up to 200 failures, each letter's record up to 1 MiB.
+      const [letter] = await state.deadLetters.list({ pipeline: e.pipeline, erpKey: e.erpKey, limit: 1, excerpt: true });
       if (letter) letters.set(letterKey(e.pipeline, e.erpKey), letter);
     }
-    if ((e.diff === undefined || e.diff === null) && e.outcome === 'updated' && e.payload !== undefined) {
+    if ((e.diff === undefined || e.diff === null) && e.outcome === 'updated' && e.payload !== undefined && !isCutMarker(e.payload)) {
       const prev = await previousPayload(state, e);
       if (prev) previous.set(e.id, prev);
     }

@@ -32,11 +32,11 @@ export async function lookupRecord(ctx: Pick<PageContext, 'state' | 'pipelines'>
   const byId = new Map<number, RecordEvent>();
   // Per resource, so SQLite can use the (resource, erp_key) and (resource, shop_id) indexes.
   for (const resource of resources) {
-    for (const e of await state.events.list({ resource, erpKey: q, limit: LIMIT, order: 'desc' })) byId.set(e.id, e);
-    for (const e of await state.events.list({ resource, shopId: q, limit: LIMIT, order: 'desc' })) byId.set(e.id, e);
+    for (const e of await state.events.list({ resource, erpKey: q, limit: LIMIT, order: 'desc', excerpt: true })) byId.set(e.id, e);
+    for (const e of await state.events.list({ resource, shopId: q, limit: LIMIT, order: 'desc', excerpt: true })) byId.set(e.id, e);
   }
   // A shop id search also finds the events recorded under the ERP key it maps to (failures before the record existed in the shop).
-  for (const r of references) if (r.erpKey !== q) for (const e of await state.events.list({ resource: r.resource, erpKey: r.erpKey, limit: LIMIT, order: 'desc' })) byId.set(e.id, e);
+  for (const r of references) if (r.erpKey !== q) for (const e of await state.events.list({ resource: r.resource, erpKey: r.erpKey, limit: LIMIT, order: 'desc', excerpt: true })) byId.set(e.id, e);
   const events = [...byId.values()].sort((a, b) => b.id - a.id).slice(0, LIMIT);
   const keys = new Set([q, ...references.map((r) => r.erpKey)]);
   const deadLetters: DeadLetter[] = [];

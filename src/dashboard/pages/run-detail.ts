@@ -43,7 +43,7 @@ export async function runDetailPage(ctx: PageContext, id: number): Promise<PageR
   const show = ctx.query.show && ctx.query.show in SHOW ? ctx.query.show : 'all';
   const offset = Math.max(0, Number.parseInt(ctx.query.offset ?? '0', 10) || 0);
   const outcomes = SHOW[show]?.outcomes;
-  const events = await ctx.state.events.list({ runId: run.id, ...(outcomes ? { outcome: outcomes } : {}), limit: PAGE_SIZE + 1, offset, order: 'asc' });
+  const events = await ctx.state.events.list({ runId: run.id, ...(outcomes ? { outcome: outcomes } : {}), limit: PAGE_SIZE + 1, offset, order: 'asc', excerpt: true });
   const more = events.length > PAGE_SIZE;
   const extras = await eventExtras(ctx.state, events.slice(0, PAGE_SIZE));
   const link = (s: string, o = 0): string => `/runs/${run.id}?show=${s}${o > 0 ? `&offset=${o}` : ''}`;

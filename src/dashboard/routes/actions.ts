@@ -98,10 +98,10 @@ export function registerActions(app: FastifyInstance, env: RouteEnv): void {
 
     let target: readonly number[] | 'all';
     if (only !== undefined) target = [only];
-    else if (scope === 'all') target = pipeline || shop ? (await deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: 1_000_000 })).map((d) => d.id) : 'all';
+    else if (scope === 'all') target = pipeline || shop ? (await deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: 1_000_000, excerpt: true })).map((d) => d.id) : 'all';
     else target = id;
     if (target !== 'all' && target.length === 0) return invalid(request, reply, back, 'Select at least one dead letter.');
-    const ids = target === 'all' ? (await deps.state.deadLetters.list({ limit: 1_000_000 })).map((d) => d.id) : target;
+    const ids = target === 'all' ? (await deps.state.deadLetters.list({ limit: 1_000_000, excerpt: true })).map((d) => d.id) : target;
     const stillThere = async (): Promise<number> => {
       let left = 0;
       for (const i of ids) if ((await deps.state.deadLetters.get(i)) !== undefined) left++;

@@ -74,11 +74,11 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
     const q = firstValues(request.query);
     const limit = Math.min(1000, Math.max(1, Number.parseInt(q.limit ?? '200', 10) || 200));
     const offset = Math.max(0, Number.parseInt(q.offset ?? '0', 10) || 0);
-    return { run, events: await deps.state.events.list({ runId: id, limit, offset, order: 'asc' }) };
+    return { run, events: await deps.state.events.list({ runId: id, limit, offset, order: 'asc', excerpt: true }) };
   });
   app.get('/api/dead-letters', async (request) => {
     const { pipeline, shop } = firstValues(request.query);
-    return { deadLetters: await deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: 1000 }) };
+    return { deadLetters: await deps.state.deadLetters.list({ ...(pipeline ? { pipeline } : {}), ...(shop ? { shop } : {}), limit: 1000, excerpt: true }) };
   });
   app.get('/api/records', async (request, reply) => {
     const q = (firstValues(request.query).q ?? '').trim();

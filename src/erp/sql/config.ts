@@ -62,6 +62,12 @@ export const sqlSourceSchema = z
     lookback: durationSchema.optional(),
     /** Rows per page unless the pipeline asks otherwise. @default 500 */
     pageSize: z.coerce.number().int().min(1).max(100_000).optional(),
+    /**
+     * The most text one row may hold (characters of its text columns, its children's included). A
+     * larger row is refused as a bad row (`SOURCE_RECORD_TOO_LARGE`): its letter keeps the key and
+     * cursor columns and an excerpt, and reading goes on. @default 1048576
+     */
+    maxRecordBytes: z.coerce.number().int().positive().default(1024 * 1024),
     /** Extra named parameters bound by name, e.g. `{ warehouse: 'MAIN' }` for `:warehouse`. */
     params: z.record(identifierSchema, scalar).default({}),
     children: z.array(sqlChildSchema).default([]),

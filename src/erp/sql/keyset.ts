@@ -14,6 +14,7 @@ import { keyList, type SqlSourceConfig } from './config.js';
 import { keyParts, keyString } from './keys.js';
 import type { SqlDriver } from './driver.js';
 import { attachChildren, groupRows } from './nested.js';
+import { textOver, tooLargeRow } from './rowSize.js';
 import { compileNamed, paramNames } from './params.js';
 import { openTransactions } from './openTransactions.js';
 import { sharedReader, type ShareSettings } from './sharedReads.js';
@@ -162,7 +163,8 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
         }
         // A query that pages itself without :until gets the bound enforced here (ascending order: stop).
         if (untilInClient && options.until !== undefined && options.until !== null && compareCursorValues(it.position.value, options.until) > 0) return;
-        yield it;
+        // Its key and cursor are good, so paging goes past it; the row is read again once it changes.
+        yield textOver(record, cfg.maxRecordBytes) ? tooLargeRow(record, [...keyColumns, cfg.cursor], it.key, it.position, cfg.maxRecordBytes, row) : it;
         last = it.position;
       }
       if (!full) return;

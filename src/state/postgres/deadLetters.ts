@@ -1,5 +1,6 @@
 /** Dead letters (PostgreSQL reads and removals; letters are added and resolved through `write`). */
 import type pg from 'pg';
+import { listedLetterColumns, toListedLetter, type ListedLetterRow } from '../letterExcerpt.js';
 import { toDeadLetter, type DeadLetterRow } from '../rows.js';
 import type { DeadLetterFilter, DeadLetterStore } from '../store.js';
 import type { DeadLetter } from '../types.js';
@@ -31,9 +32,11 @@ export class PgDeadLetters implements DeadLetterStore {
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
-    const where = new Where(true).eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code);
-    const sql = `SELECT * FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ${where.next(0)} OFFSET ${where.next(1)}`;
-    return (await query<DeadLetterRow>(this.pool, sql, [...where.params, filter.limit ?? 100, filter.offset ?? 0])).map(toDeadLetter);
+    const where = new Where(true).eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code).eq('erp_key', filter.erpKey);
+    const tail = `FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ${where.next(0)} OFFSET ${where.next(1)}`;
+    const params = [...where.params, filter.limit ?? 100, filter.offset ?? 0];
+    if (filter.excerpt) return (await query<ListedLetterRow>(this.pool, `SELECT ${listedLetterColumns('postgres')} ${tail}`, params)).map(toListedLetter);
+    return (await query<DeadLetterRow>(this.pool, `SELECT * ${tail}`, params)).map(toDeadLetter);
   }
 
   async count(pipeline: string): Promise<number> {

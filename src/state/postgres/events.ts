@@ -1,6 +1,7 @@
 /** Per-record events (PostgreSQL reads; events are added through `write`). */
 import type pg from 'pg';
 import { toEvent, type EventRow } from '../rows.js';
+import { listedEventColumns } from '../eventExcerpt.js';
 import { eventWhere } from '../filters.js';
 import type { EventFilter, EventStore, MinuteCount } from '../store.js';
 import { iso, toMs, type EventOutcome, type RecordEvent } from '../types.js';
@@ -19,7 +20,7 @@ export class PgEvents implements EventStore {
   async list(filter: EventFilter = {}): Promise<RecordEvent[]> {
     const where = eventWhere(filter, new Where(true));
     const order = filter.order ?? (filter.runId !== undefined ? 'asc' : 'desc');
-    const sql = `SELECT * FROM events ${where} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ${where.next(0)} OFFSET ${where.next(1)}`;
+    const sql = `SELECT ${filter.excerpt ? listedEventColumns('postgres') : '*'} FROM events ${where} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ${where.next(0)} OFFSET ${where.next(1)}`;
     return (await query<EventRow>(this.pool, sql, [...where.params, filter.limit ?? 100, filter.offset ?? 0])).map(toEvent);
   }
 

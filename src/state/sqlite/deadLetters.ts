@@ -1,4 +1,5 @@
 /** Dead letters (SQLite): failed records kept with their reason until retried or dropped. */
+import { listedLetterColumns, toListedLetter, type ListedLetterRow } from '../letterExcerpt.js';
 import { LETTER_COLUMNS, letterValues, toDeadLetter, type DeadLetterRow } from '../rows.js';
 import type { DeadLetterFilter, DeadLetterStore } from '../store.js';
 import type { DeadLetter, NewDeadLetter } from '../types.js';
@@ -64,10 +65,11 @@ export class SqliteDeadLetters implements DeadLetterStore {
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
-    const where = new Where().eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code);
-    return cached<(string | number)[], DeadLetterRow>(this.db, `SELECT * FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...where.params, filter.limit ?? 100, filter.offset ?? 0)
-      .map(toDeadLetter);
+    const where = new Where().eq('pipeline', filter.pipeline).eq('shop', filter.shop).eq('code', filter.code).eq('erp_key', filter.erpKey);
+    const tail = `FROM dead_letters ${where} ORDER BY last_failed_at DESC, id DESC LIMIT ? OFFSET ?`;
+    const params = [...where.params, filter.limit ?? 100, filter.offset ?? 0];
+    if (filter.excerpt) return cached<(string | number)[], ListedLetterRow>(this.db, `SELECT ${listedLetterColumns('sqlite')} ${tail}`).all(...params).map(toListedLetter);
+    return cached<(string | number)[], DeadLetterRow>(this.db, `SELECT * ${tail}`).all(...params).map(toDeadLetter);
   }
 
   async count(pipeline: string): Promise<number> {

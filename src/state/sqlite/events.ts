@@ -1,5 +1,6 @@
 /** Per-record events (SQLite): what happened to each record in each run, for history and charts. */
 import { EVENT_COLUMNS, eventValues, toEvent, type EventRow } from '../rows.js';
+import { listedEventColumns } from '../eventExcerpt.js';
 import { eventWhere } from '../filters.js';
 import type { EventFilter, EventStore, MinuteCount } from '../store.js';
 import { iso, toMs, type EventOutcome, type NewRecordEvent, type RecordEvent } from '../types.js';
@@ -32,7 +33,7 @@ export class SqliteEvents implements EventStore {
   async list(filter: EventFilter = {}): Promise<RecordEvent[]> {
     const where = eventWhere(filter, new Where());
     const order = filter.order ?? (filter.runId !== undefined ? 'asc' : 'desc');
-    return cached<(string | number)[], EventRow>(this.db, `SELECT * FROM events ${where} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ? OFFSET ?`)
+    return cached<(string | number)[], EventRow>(this.db, `SELECT ${filter.excerpt ? listedEventColumns('sqlite') : '*'} FROM events ${where} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ? OFFSET ?`)
       .all(...where.params, filter.limit ?? 100, filter.offset ?? 0)
       .map(toEvent);
   }
