@@ -38,8 +38,6 @@ export interface SqlDriver extends Executor {
   tables(): Promise<string[]>;
   /** The schema (database) unqualified names resolve in. */
   defaultSchema(): Promise<string>;
-  /** INSERT … upsert for `rowCount` rows of `columns`, conflicting on `keys`. */
-  upsertSql(table: string, columns: readonly string[], keys: readonly string[], rowCount: number): string;
   /** Run `fn` inside one transaction: COMMIT when it resolves, ROLLBACK when it throws. */
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
   /** What the database said when `err` (a failed write) is a data error of the row written; undefined for any other failure. */

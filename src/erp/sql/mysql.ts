@@ -6,7 +6,7 @@ import mysql from 'mysql2/promise';
 import type { Logger } from '../../log.js';
 import type { MysqlConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
-import { NETWORK_CODES, statementCause, textField, valuesClause, type Row, type RowRefusal, type SqlDriver } from './driver.js';
+import { NETWORK_CODES, statementCause, textField, type Row, type RowRefusal, type SqlDriver } from './driver.js';
 import type { ConnectionOrigin } from '../types.js';
 import { missingTableHint } from './missing.js';
 import { checkAnswers, failureOf, guarded, inTransaction, type Classified } from './server.js';
@@ -170,13 +170,6 @@ export async function openMysql(conn: MysqlConnection, env: NodeJS.ProcessEnv, l
     query: (sql, params) => run(pool, sql, params),
     tables: async () => (await run(pool, TABLES_SQL, [])).map((r) => String(r.name)),
     defaultSchema: async () => String((await run(pool, 'SELECT DATABASE() AS s', []))[0]?.s ?? ''),
-    upsertSql(table, columns, keys, rowCount) {
-      const q = (name: string) => mysql.escapeId(name);
-      const updates = columns.filter((c) => !keys.includes(c)).map((c) => `${q(c)} = VALUES(${q(c)})`);
-      // MySQL has no DO NOTHING; assigning a key to itself is the no-op form.
-      const action = updates.length > 0 ? updates.join(', ') : `${q(keys[0] as string)} = ${q(keys[0] as string)}`;
-      return `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${valuesClause('question', columns.length, rowCount)} ON DUPLICATE KEY UPDATE ${action}`;
-    },
     transaction: (fn) =>
       inTransaction(
         async () => {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { Logger } from '../../log.js';
 import type { PostgresConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText } from '../errors.js';
-import { NETWORK_CODES, statementCause, textField, valuesClause, type Row, type RowRefusal, type SqlDriver } from './driver.js';
+import { NETWORK_CODES, statementCause, textField, type Row, type RowRefusal, type SqlDriver } from './driver.js';
 import type { ConnectionOrigin } from '../types.js';
 import { identifierAt, missingTableHint } from './missing.js';
 import { checkAnswers, failureOf, guarded, inTransaction, type Classified } from './server.js';
@@ -131,12 +131,6 @@ export async function openPostgres(conn: PostgresConnection, env: NodeJS.Process
     query: (sql, params) => run(pool, sql, params),
     tables: async () => (await run(pool, TABLES_SQL, [])).map((r) => String(r.name)),
     defaultSchema: async () => String((await run(pool, 'SELECT current_schema() AS s', []))[0]?.s ?? 'public'),
-    upsertSql(table, columns, keys, rowCount) {
-      const q = quote;
-      const updates = columns.filter((c) => !keys.includes(c)).map((c) => `${q(c)} = EXCLUDED.${q(c)}`);
-      const action = updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
-      return `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${valuesClause('dollar', columns.length, rowCount)} ON CONFLICT (${keys.map(q).join(', ')}) ${action}`;
-    },
     transaction: (fn) =>
       inTransaction(
         async () => {

@@ -7,7 +7,7 @@ import type { SqliteConnection } from '../connection.js';
 import { CONNECTOR_CODES, causeText, connectorError } from '../errors.js';
 import type { ConnectionOrigin } from '../types.js';
 import { missingTableHint } from './missing.js';
-import { sqlExcerpt, statementCause, textField, valuesClause, type Executor, type Row, type RowRefusal, type SqlDriver } from './driver.js';
+import { sqlExcerpt, statementCause, textField, type Executor, type Row, type RowRefusal, type SqlDriver } from './driver.js';
 
 /** better-sqlite3 binds numbers, strings, bigints, buffers and null only. */
 function bindable(value: unknown): unknown {
@@ -93,12 +93,6 @@ export async function openSqlite(conn: SqliteConnection, baseDir: string, readon
     query: exec.query,
     tables: async () => (await exec.query(TABLES_SQL, [])).map((r) => String(r.name)),
     defaultSchema: async () => 'main',
-    upsertSql(table, columns, keys, rowCount) {
-      const q = quoteSqlite;
-      const updates = columns.filter((c) => !keys.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
-      const action = updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
-      return `INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${valuesClause('question', columns.length, rowCount)} ON CONFLICT (${keys.map(q).join(', ')}) ${action}`;
-    },
     transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
       // One connection: transactions must not interleave, so they queue.
       const next = queue.then(async () => {
