@@ -81,6 +81,18 @@ function erpBooks(ordersId: number, artnr: string, stock: string, variant?: [str
   f.erp.prepare('UPDATE artikel SET Bestand = ?, Geaendert = ? WHERE ARTNR = ?').run(stock, changed(), artnr);
 }
 
+async function run(stock: 'reserved' | 'available', reservations: PipelineDefinitionInput['reservations']) {
+  const mapping = await mappingFile(f.dir, `stock-${stock}`, mappingYaml(stock));
+  const def: PipelineDefinitionInput = { name: 'stock', direction: 'push', source: { connection: 'erp', ...SOURCE }, mapping: 'stock.yaml', resource: 'products', ...(reservations ? { reservations } : {}) };
+  return runPipeline(def, {
+    state: f.state,
+    shop: f.shop,
+    mapping,
+    source: sqliteSource(f.erpFile, SOURCE),
+    lookups: () => lookupConnections({ erp: { kind: 'sqlite', path: f.erpFile } }, { logger: silentLogger, baseDir: '/' }),
+  });
+}
+
 async function push(stock: 'reserved' | 'available' = 'reserved', reservations: PipelineDefinitionInput['reservations'] = { booked: { query: BOOKED } }) {
   const mapping = await mappingFile(f.dir, `stock-${stock}`, mappingYaml(stock));
   const def: PipelineDefinitionInput = { name: 'stock', direction: 'push', source: { connection: 'erp', ...SOURCE }, mapping: 'stock.yaml', resource: 'products', ...(reservations ? { reservations } : {}) };
@@ -228,6 +240,29 @@ describe('stock push with reservations (booked when the ERP stock record changed
     await push('reserved', changedAfter);
     expect(await shopStock('ART-3')).toBe(12);
     expect(await f.state.reservations.unbooked(f.state.shop)).toEqual([]);
+  });
+});
+
+describe('a stock choice that cannot work', () => {
+  it('fails the run before anything is sent when the mapping says stock: reserved and the pipeline has no reservations:', async () => {
+    await createShopProduct('ART-5');
+    erpArticle('ART-5', '10.00', '10');
+    const summary = await run('reserved', undefined);
+    expect(summary.status).toBe('failed');
+    expect(summary.error?.code).toBe('STOCK_RESERVATIONS_MISSING');
+    expect(summary.error?.message).toContain('reservations:');
+    expect(summary.counts.updated).toBe(0);
+  });
+
+  it('fails the run with RESERVATIONS_BOOKED_QUERY_FAILED when the booked query does not run in the ERP', async () => {
+    await createShopProduct('ART-6');
+    erpArticle('ART-6', '10.00', '10');
+    await customerOrders('ART-6', 1);
+    const summary = await run('reserved', { booked: { query: 'SELECT orders_id FROM no_such_table WHERE orders_id IN (:orders)' } });
+    expect(summary.status).toBe('failed');
+    expect(summary.error?.code).toBe('RESERVATIONS_BOOKED_QUERY_FAILED');
+    // Nothing was pushed: the shop keeps its own figure (created with 0, the order took 1), never the ERP's 10.
+    expect(await shopStock('ART-6')).toBe(-1);
   });
 });
 
