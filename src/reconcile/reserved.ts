@@ -6,7 +6,7 @@
  * Per article (`products_quantity`, by the mapping's shop key) and per SKU (`options[].quantity`,
  * by the entry's `model`); warehouse rows only when the pipeline names the shop's warehouse.
  */
-import { reservedFigure, unbookedFor, type Unbooked } from '../reservations/index.js';
+import { reservedFigure, unbookedFor, unbookedKey, type Unbooked } from '../reservations/index.js';
 import type { StateStore } from '../state/index.js';
 import { canonicalDecimal, numberText } from '../util/decimal.js';
 import { isRecord } from '../util/guards.js';
@@ -71,18 +71,24 @@ export async function applyReservations(state: StateStore, scope: ReservationSco
   const articles = [...new Set(payloads.map((p) => p[scope.articleField]).filter((a): a is string | number => typeof a === 'string' || typeof a === 'number').map(String))];
   if (articles.length === 0) return payloads.map(() => []);
   const unbooked = await unbookedFor(state, scope.shop, articles);
+  // The shop books an item with attributes on the product's quantity and on its SKU's: the article figure carries every line of it.
+  const perArticle = new Map<string, Unbooked>();
+  for (const u of unbooked.values()) {
+    const had = perArticle.get(u.article);
+    perArticle.set(u.article, { article: u.article, units: (had?.units ?? 0) + u.units, orders: [...new Set([...(had?.orders ?? []), ...u.orders])] });
+  }
   return payloads.map((payload) => {
     const out: FieldReservation[] = [];
     const article = payload[scope.articleField];
     if (article === undefined || article === null) return out;
     const a = String(article);
-    const main = subtract(payload, 'products_quantity', 'products_quantity', unbooked.get(a));
+    const main = subtract(payload, 'products_quantity', 'products_quantity', perArticle.get(a));
     if (main) out.push(main);
     const options = payload.options;
     if (Array.isArray(options)) {
       options.forEach((entry, i) => {
         if (!isRecord(entry) || entry.model === undefined || entry.model === null) return;
-        const r = subtract(entry, 'quantity', `options[${i}].quantity`, unbooked.get(`${a}|${String(entry.model)}`));
+        const r = subtract(entry, 'quantity', `options[${i}].quantity`, unbooked.get(unbookedKey(a, String(entry.model))));
         if (r) out.push(r);
       });
     }
@@ -90,10 +96,28 @@ export async function applyReservations(state: StateStore, scope: ReservationSco
     if (scope.warehouse !== undefined && Array.isArray(storages)) {
       storages.forEach((row, i) => {
         if (!isRecord(row) || Number(row.storages_id) !== scope.warehouse) return;
-        const r = subtract(row, 'products_quantity', `storages[${i}].products_quantity`, unbooked.get(a));
+        const r = subtract(row, 'products_quantity', `storages[${i}].products_quantity`, perArticle.get(a));
         if (r) out.push(r);
       });
     }
     return out;
   });
+}
+
+/** The pipeline's `reservations:` as far as a reconciliation needs it. */
+interface ReservationsConfig {
+  readonly warehouse?: number;
+}
+
+/**
+ * The stock choice of a pipeline: `reserved` (the mapping says `stock: reserved` and the pipeline
+ * has `reservations:`), `available`, or undefined when the mapping makes none (then reconcile
+ * compares the ERP figure as it is, as the push does, and `mapping check` warns STOCK_CHOICE_MISSING).
+ */
+export function stockChoice(def: object, mapping: object): { readonly stock: 'reserved' | 'available'; readonly warehouse?: number } | undefined {
+  const stock = (mapping as { readonly stock?: unknown }).stock;
+  if (stock === 'available') return { stock };
+  if (stock !== 'reserved') return undefined;
+  const r = (def as { readonly reservations?: ReservationsConfig }).reservations;
+  return { stock, ...(r?.warehouse !== undefined ? { warehouse: r.warehouse } : {}) };
 }
