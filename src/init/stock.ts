@@ -15,11 +15,9 @@ import type { StagingLayout } from './orders/layout.js';
 export const STOCK_CHOICES = ['reserved', 'available'] as const;
 export type StockChoice = (typeof STOCK_CHOICES)[number];
 
-/** Stock fields of a resource's payload; the registry's `stock.fields` when it declares them. */
+/** Stock fields of a resource's payload, from the registry's `stock.fields` (`storages[].products_quantity`). */
 function stockPaths(resource: ResourceDef): readonly string[] {
-  const declared = (resource as { readonly stock?: { readonly fields?: readonly (string | { readonly path: string })[] } }).stock?.fields;
-  if (declared && declared.length > 0) return declared.map((f) => (typeof f === 'string' ? f : f.path));
-  return [];
+  return (resource.stock?.fields ?? []).map((f) => (f.kind === 'scalar' ? f.field : `${f.list}[].${f.quantity}`));
 }
 
 /** Normalise `storages[1].products_quantity` / `options[].quantity` to `storages[].products_quantity`. */
@@ -29,8 +27,7 @@ function bare(path: string): string {
 
 /** The proposed targets that write stock (empty: init asks nothing). */
 export function stockTargets(resource: ResourceDef, targets: readonly string[]): string[] {
-  const declared = stockPaths(resource).map(bare);
-  const known = declared.length > 0 ? declared : resource.name === 'products' ? ['products_quantity', 'storages[].products_quantity', 'options[].quantity'] : [];
+  const known = stockPaths(resource);
   return targets.filter((t) => known.includes(bare(t)));
 }
 

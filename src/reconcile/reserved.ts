@@ -7,6 +7,9 @@
  * by the entry's `model`); warehouse rows only when the pipeline names the shop's warehouse.
  */
 import { reservedFigure, unbookedFor, unbookedKey, type Unbooked } from '../reservations/index.js';
+import type { CompiledMapping } from '../mapping/types.js';
+import type { PipelineDefinition } from '../pipeline/schema.js';
+import type { StockDef } from '../shop/registry/index.js';
 import type { StateStore } from '../state/index.js';
 import { canonicalDecimal, numberText } from '../util/decimal.js';
 import { isRecord } from '../util/guards.js';
@@ -37,8 +40,8 @@ export interface ReservationTotals {
 /** Where the reservations of one pipeline apply. */
 export interface ReservationScope {
   readonly shop: string;
-  /** The mapping's shop key (`products_model`): the article an order line names. */
-  readonly articleField: string;
+  /** The resource's stock fields (registry) and the field holding the article an order line names. */
+  readonly stock: StockDef;
   /** `reservations.warehouse`: the storages_id the shop's orders take from, when named. */
   readonly warehouse?: number;
 }
@@ -68,7 +71,7 @@ function subtract(payload: Record<string, unknown>, field: string, path: string,
  * payload what was subtracted. One ledger read per batch of payloads.
  */
 export async function applyReservations(state: StateStore, scope: ReservationScope, payloads: readonly Record<string, unknown>[]): Promise<FieldReservation[][]> {
-  const articles = [...new Set(payloads.map((p) => p[scope.articleField]).filter((a): a is string | number => typeof a === 'string' || typeof a === 'number').map(String))];
+  const articles = [...new Set(payloads.map((p) => p[scope.stock.article]).filter((a): a is string | number => typeof a === 'string' || typeof a === 'number').map(String))];
   if (articles.length === 0) return payloads.map(() => []);
   const unbooked = await unbookedFor(state, scope.shop, articles);
   // The shop books an item with attributes on the product's quantity and on its SKU's: the article figure carries every line of it.
@@ -79,24 +82,29 @@ export async function applyReservations(state: StateStore, scope: ReservationSco
   }
   return payloads.map((payload) => {
     const out: FieldReservation[] = [];
-    const article = payload[scope.articleField];
+    const article = payload[scope.stock.article];
     if (article === undefined || article === null) return out;
     const a = String(article);
-    const main = subtract(payload, 'products_quantity', 'products_quantity', perArticle.get(a));
-    if (main) out.push(main);
-    const options = payload.options;
-    if (Array.isArray(options)) {
-      options.forEach((entry, i) => {
-        if (!isRecord(entry) || entry.model === undefined || entry.model === null) return;
-        const r = subtract(entry, 'quantity', `options[${i}].quantity`, unbooked.get(unbookedKey(a, String(entry.model))));
+    for (const f of scope.stock.fields) {
+      if (f.kind === 'scalar') {
+        const r = subtract(payload, f.field, f.field, perArticle.get(a));
         if (r) out.push(r);
-      });
-    }
-    const storages = payload.storages;
-    if (scope.warehouse !== undefined && Array.isArray(storages)) {
-      storages.forEach((row, i) => {
-        if (!isRecord(row) || Number(row.storages_id) !== scope.warehouse) return;
-        const r = subtract(row, 'products_quantity', `storages[${i}].products_quantity`, perArticle.get(a));
+        continue;
+      }
+      const list = payload[f.list];
+      if (!Array.isArray(list)) continue;
+      list.forEach((entry, i) => {
+        if (!isRecord(entry)) return;
+        const path = `${f.list}[${i}].${f.quantity}`;
+        if (f.kind === 'skus') {
+          if (entry[f.model] === undefined || entry[f.model] === null) return;
+          const r = subtract(entry, f.quantity, path, unbooked.get(unbookedKey(a, String(entry[f.model]))));
+          if (r) out.push(r);
+          return;
+        }
+        // Warehouse rows are the ERP's own unless the pipeline names the one the shop's orders take from.
+        if (scope.warehouse === undefined || Number(entry[f.warehouse]) !== scope.warehouse) return;
+        const r = subtract(entry, f.quantity, path, perArticle.get(a));
         if (r) out.push(r);
       });
     }
@@ -104,20 +112,15 @@ export async function applyReservations(state: StateStore, scope: ReservationSco
   });
 }
 
-/** The pipeline's `reservations:` as far as a reconciliation needs it. */
-interface ReservationsConfig {
-  readonly warehouse?: number;
-}
-
 /**
- * The stock choice of a pipeline: `reserved` (the mapping says `stock: reserved` and the pipeline
- * has `reservations:`), `available`, or undefined when the mapping makes none (then reconcile
- * compares the ERP figure as it is, as the push does, and `mapping check` warns STOCK_CHOICE_MISSING).
+ * The stock choice of a pipeline: `reserved` (the mapping says `stock: reserved`; the pipeline's
+ * `reservations:` is required by the config then), `available`, or undefined when the mapping makes
+ * none (reconcile then compares the ERP figure as it is, as the push does, and `mappings check`
+ * warns STOCK_CHOICE_MISSING).
  */
-export function stockChoice(def: object, mapping: object): { readonly stock: 'reserved' | 'available'; readonly warehouse?: number } | undefined {
-  const stock = (mapping as { readonly stock?: unknown }).stock;
-  if (stock === 'available') return { stock };
-  if (stock !== 'reserved') return undefined;
-  const r = (def as { readonly reservations?: ReservationsConfig }).reservations;
-  return { stock, ...(r?.warehouse !== undefined ? { warehouse: r.warehouse } : {}) };
+export function stockChoice(def: PipelineDefinition, mapping: CompiledMapping): { readonly stock: 'reserved' | 'available'; readonly warehouse?: number } | undefined {
+  if (mapping.stock === undefined) return undefined;
+  if (mapping.stock === 'available') return { stock: 'available' };
+  const warehouse = def.reservations?.warehouse;
+  return { stock: 'reserved', ...(warehouse !== undefined ? { warehouse } : {}) };
 }

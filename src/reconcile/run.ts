@@ -74,7 +74,7 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
   // With `stock: reserved` the ERP side is what a stock push sends: its figure less the unbooked shop orders.
   const choice = stockChoice(def, deps.mapping);
   const totals: ReservationTotals | undefined = choice ? { stock: choice.stock, units: 0, records: 0, orders: new Set() } : undefined;
-  const reservations = choice?.stock === 'reserved' && matching.by === 'shopKey' ? { shop: def.shop, articleField: matching.field, ...(choice.warehouse !== undefined ? { warehouse: choice.warehouse } : {}) } : undefined;
+  const reservations = choice?.stock === 'reserved' && resource.stock ? { shop: def.shop, stock: resource.stock, ...(choice.warehouse !== undefined ? { warehouse: choice.warehouse } : {}) } : undefined;
   const scratch = new Scratch();
   const csv = await options.reports.csv(def.name, id, { escapeFormulas: def.reconcile?.escapeFormulas ?? true });
   try {

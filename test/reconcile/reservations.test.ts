@@ -9,7 +9,6 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CompiledMapping } from '../../src/mapping/types.js';
 import { runPipeline, type PipelineDefinitionInput } from '../../src/pipeline/index.js';
 import { reconcilePipeline, ReportStore } from '../../src/reconcile/index.js';
 import type { ReservationLine } from '../../src/reservations/index.js';
@@ -25,7 +24,6 @@ interface Fixture {
   sandbox: SandboxHandle;
   shop: ShopClient;
   state: StateStore;
-  mapping: CompiledMapping;
   reports: ReportStore;
 }
 
@@ -34,7 +32,7 @@ beforeEach(async () => {
   const dir = tempDir('shopsync-reconcile-res-');
   const erpFile = join(dir, 'erp.sqlite');
   const sandbox = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
-  f = { dir, erpFile, erp: createErp(erpFile), sandbox, shop: clientFor(sandbox), state: await openState(join(dir, 'state.db')), mapping: await mappingFile(dir, 'stock', PRODUCT_MAPPING), reports: new ReportStore(join(dir, 'reconcile')) };
+  f = { dir, erpFile, erp: createErp(erpFile), sandbox, shop: clientFor(sandbox), state: await openState(join(dir, 'state.db')), reports: new ReportStore(join(dir, 'reconcile')) };
 });
 afterEach(async () => {
   await f.shop.close();
@@ -44,10 +42,12 @@ afterEach(async () => {
   rmSync(f.dir, { recursive: true, force: true });
 });
 
-const def: PipelineDefinitionInput = { name: 'stock', direction: 'push', source: { connection: 'erp' }, mapping: 'stock.yaml', resource: 'products' };
+const def: PipelineDefinitionInput = { name: 'stock', direction: 'push', source: { connection: 'erp' }, mapping: 'stock.yaml', resource: 'products', reservations: { booked: { changedAfter: true } } };
 
-function deps(stock: 'reserved' | 'available' | undefined) {
-  const mapping = stock ? ({ ...f.mapping, stock } as CompiledMapping) : f.mapping;
+/** The pipeline's parts, its mapping saying `stock: reserved` or `stock: available`. */
+async function deps(stock: 'reserved' | 'available') {
+  const mapping = await mappingFile(f.dir, `stock-${stock}`, `${PRODUCT_MAPPING}stock: ${stock}\n`);
+  expect(mapping.stock).toBe(stock);
   return { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile) };
 }
 
@@ -77,11 +77,11 @@ async function shopOrder(model: string, quantity: number): Promise<number> {
 describe('reconcile with reservations', () => {
   it('finds no drift in a shop figure that is the ERP figure less an unbooked shop order, and says how many units were reserved', async () => {
     erpStock('ART-1', 10);
-    expect((await runPipeline(def, deps('reserved'))).counts.created).toBe(1);
+    expect((await runPipeline(def, await deps('reserved'))).counts.created).toBe(1);
     const order = await shopOrder('ART-1', 3);
     expect(await shopQuantity('ART-1')).toBe(7);
 
-    const report = await reconcilePipeline(def, deps('reserved'), { reports: f.reports });
+    const report = await reconcilePipeline(def, await deps('reserved'), { reports: f.reports });
     expect(report.drift).toBe(0);
     expect(report.counts).toMatchObject({ matched: 1, different: 0 });
     expect(report.reservations).toEqual({ stock: 'reserved', units: 3, records: 1, orders: 1, orderIds: [order] });
@@ -89,36 +89,36 @@ describe('reconcile with reservations', () => {
 
   it('calls a shop figure above ERP − unbooked drift, and repairs it down to ERP − unbooked, never up to the ERP figure', async () => {
     erpStock('ART-1', 10);
-    await runPipeline(def, deps('reserved'));
+    await runPipeline(def, await deps('reserved'));
     const order = await shopOrder('ART-1', 3);
     // Someone raises the shop's figure by hand: the shop now offers goods it has sold.
     const [product] = await f.shop.exportPages('products')[Symbol.asyncIterator]().next().then((r) => (r.value as { records: Record<string, unknown>[] }).records);
     expect((await f.shop.update('products', [{ products_id: product!.products_id, products_quantity: 10 }])).outcomes[0]?.ok).toBe(true);
 
-    const report = await reconcilePipeline(def, deps('reserved'), { reports: f.reports, repair: true });
+    const report = await reconcilePipeline(def, await deps('reserved'), { reports: f.reports, repair: true });
     expect(report.different).toEqual([expect.objectContaining({ erpKey: 'ART-1', fields: [{ field: 'products_quantity', shop: 10, erp: '7', onHand: 10, reserved: 3, orders: [order] }] })]);
     expect(report.repair).toMatchObject({ status: 'succeeded', updated: 1 });
     expect(await shopQuantity('ART-1')).toBe(7);
-    expect((await reconcilePipeline(def, deps('reserved'), { reports: f.reports })).drift).toBe(0);
+    expect((await reconcilePipeline(def, await deps('reserved'), { reports: f.reports })).drift).toBe(0);
   });
 
   it('repairs a shop figure below ERP − unbooked up to it, and no further', async () => {
     erpStock('ART-1', 10);
-    await runPipeline(def, deps('reserved'));
+    await runPipeline(def, await deps('reserved'));
     await shopOrder('ART-1', 3);
     const [product] = await f.shop.exportPages('products')[Symbol.asyncIterator]().next().then((r) => (r.value as { records: Record<string, unknown>[] }).records);
     await f.shop.update('products', [{ products_id: product!.products_id, products_quantity: 2 }]);
 
-    const report = await reconcilePipeline(def, deps('reserved'), { reports: f.reports, repair: true });
+    const report = await reconcilePipeline(def, await deps('reserved'), { reports: f.reports, repair: true });
     expect(report.different[0]?.fields).toEqual([{ field: 'products_quantity', shop: 2, erp: '7', onHand: 10, reserved: 3, orders: [expect.any(Number)] }]);
     expect(await shopQuantity('ART-1')).toBe(7);
   });
 
   it('compares the ERP figure as it is when the mapping says stock: available', async () => {
     erpStock('ART-1', 10);
-    await runPipeline(def, deps('available'));
+    await runPipeline({ ...def, reservations: undefined }, await deps('available'));
     await shopOrder('ART-1', 3);
-    const report = await reconcilePipeline(def, deps('available'), { reports: f.reports });
+    const report = await reconcilePipeline({ ...def, reservations: undefined }, await deps('available'), { reports: f.reports });
     expect(report.different[0]?.fields).toEqual([{ field: 'products_quantity', shop: 7, erp: '10' }]);
     expect(report.reservations).toMatchObject({ stock: 'available', units: 0 });
   });
