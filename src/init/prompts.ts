@@ -116,7 +116,7 @@ export async function askAnswers(draft: Draft, io: InitIo): Promise<{ input: Ans
  * Ask whether the ERP's stock figure is on hand or already available. On hand is the common case
  * (the ERP books a shop order only when it imports or ships it), so it comes first.
  */
-export async function askStock(q: StockQuestion): Promise<StockChoice> {
+export async function askStock(q: StockQuestion, context?: { readonly input?: NodeJS.ReadableStream; readonly output?: NodeJS.WritableStream }): Promise<StockChoice> {
   const what = q.fields.map((f) => `${f.column} → ${f.target}`).join(', ');
   const booked = q.ordersPull ? 'booked = the ERP set imported_at on the order in the staging table' : "booked = the ERP's stock row changed after the order reached it";
   return select({
@@ -126,7 +126,7 @@ export async function askStock(q: StockQuestion): Promise<StockChoice> {
       { name: 'already available: the ERP subtracts open shop orders itself; send its figure as it is', value: 'available' as const },
     ],
     default: 'reserved' as const,
-  });
+  }, context);
 }
 
 /** Show the proposal; on request, place the left-over columns and choose key and cursor. */
