@@ -3,20 +3,21 @@
  * push would send is the ERP's figure less the shop orders the ERP has not booked yet, so the ERP
  * side is compared (and repaired) as exactly that. A shop that shows 7 while the ERP holds 10 and
  * an order of 3 waits to be booked is in step, not drifting; a repair never sends more than 7.
- * Per article (`products_quantity`, by the mapping's shop key) and per SKU (`options[].quantity`,
- * by the entry's `model`); warehouse rows only when the pipeline names the shop's warehouse.
+ * The subtraction is the stock push's own (src/reservations/push.ts), opened the same way: the
+ * shop's orders since the last read are recorded and the ERP asked which it booked, first.
  */
-import { reservedFigure, unbookedFor, unbookedKey, type Unbooked } from '../reservations/index.js';
+import type { Logger } from '../log.js';
 import type { CompiledMapping } from '../mapping/types.js';
+import type { StockFigure } from '../reservations/apply.js';
+import { StockPush } from '../reservations/push.js';
 import type { PipelineDefinition } from '../pipeline/schema.js';
-import type { StockDef } from '../shop/registry/index.js';
-import type { StateStore } from '../state/index.js';
-import { canonicalDecimal, numberText } from '../util/decimal.js';
+import type { PipelineDeps } from '../pipeline/types.js';
+import type { ResourceDef, StockDef } from '../shop/registry/index.js';
 import { isRecord } from '../util/guards.js';
 
 /** What one stock field of one record had subtracted. */
 export interface FieldReservation {
-  /** The field path as the report names it (`products_quantity`, `options[2].quantity`). */
+  /** The field path as the comparison names it (`products_quantity`, `options[2].quantity`, `storages[0].products_quantity`). */
   readonly field: string;
   /** The ERP's figure before reservations. */
   readonly erp: number;
@@ -37,90 +38,31 @@ export interface ReservationTotals {
   readonly orders: Set<number>;
 }
 
-/** Where the reservations of one pipeline apply. */
-export interface ReservationScope {
-  readonly shop: string;
-  /** The resource's stock fields (registry) and the field holding the article an order line names. */
-  readonly stock: StockDef;
-  /** `reservations.warehouse`: the storages_id the shop's orders take from, when named. */
-  readonly warehouse?: number;
+/** The mapping's stock choice, when it writes stock and makes one (`mappings check` warns STOCK_CHOICE_MISSING otherwise). */
+export function stockChoice(mapping: CompiledMapping): 'reserved' | 'available' | undefined {
+  return mapping.stock;
 }
 
-function asNumber(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && canonicalDecimal(v.trim()) !== undefined) return Number(v);
-  return undefined;
+/** Open the stock push's reservations for a reconciliation (or its repair); undefined when the mapping writes no stock. */
+export function openStock(def: PipelineDefinition, deps: PipelineDeps, resource: ResourceDef, logger: Logger): Promise<StockPush | undefined> {
+  return StockPush.open({ def, resource, mapping: deps.mapping, state: deps.state, shop: deps.shop, logger, dryRun: false, ...(deps.lookups ? { lookups: deps.lookups } : {}) });
 }
 
-/** The reduced figure in the form the ERP figure came in (a decimal text stays text). */
-function like(original: unknown, value: number): unknown {
-  const rounded = Math.round(value * 1e8) / 1e8;
-  return typeof original === 'string' ? (numberText(rounded) ?? String(rounded)) : rounded;
+/** The index of the list entry a stock figure names (`options[SKU-1]`, `storages[1/0]`), as the comparison counts entries. */
+function entryIndex(payload: Record<string, unknown>, stock: StockDef, figure: StockFigure): string {
+  if (figure.kind === 'scalar') return figure.field;
+  const def = stock.fields.find((f) => f.kind === figure.kind);
+  if (!def || def.kind === 'scalar') return figure.field;
+  const list = payload[def.list];
+  if (!Array.isArray(list)) return figure.field;
+  const id = figure.field.slice(def.list.length + 1, figure.field.lastIndexOf(']'));
+  const at = list.findIndex((e) => isRecord(e) && (def.kind === 'skus' ? String(e[def.model]) === id : def.keys.map((k) => String(e[k] ?? 0)).join('/') === id));
+  return at < 0 ? figure.field : `${def.list}[${at}].${def.quantity}`;
 }
 
-/** Subtract the unbooked units of `u` from `payload[field]` (in place); the record of it, when something was. */
-function subtract(payload: Record<string, unknown>, field: string, path: string, u: Unbooked | undefined): FieldReservation | undefined {
-  const erp = asNumber(payload[field]);
-  if (erp === undefined || !u || u.units <= 0) return undefined;
-  payload[field] = like(payload[field], reservedFigure(erp, u.units));
-  return { field: path, erp, units: u.units, orders: u.orders };
-}
-
-/**
- * Apply the unbooked orders to mapped payloads (in place), as the stock push does; returns per
- * payload what was subtracted. One ledger read per batch of payloads.
- */
-export async function applyReservations(state: StateStore, scope: ReservationScope, payloads: readonly Record<string, unknown>[]): Promise<FieldReservation[][]> {
-  const articles = [...new Set(payloads.map((p) => p[scope.stock.article]).filter((a): a is string | number => typeof a === 'string' || typeof a === 'number').map(String))];
-  if (articles.length === 0) return payloads.map(() => []);
-  const unbooked = await unbookedFor(state, scope.shop, articles);
-  // The shop books an item with attributes on the product's quantity and on its SKU's: the article figure carries every line of it.
-  const perArticle = new Map<string, Unbooked>();
-  for (const u of unbooked.values()) {
-    const had = perArticle.get(u.article);
-    perArticle.set(u.article, { article: u.article, units: (had?.units ?? 0) + u.units, orders: [...new Set([...(had?.orders ?? []), ...u.orders])] });
-  }
-  return payloads.map((payload) => {
-    const out: FieldReservation[] = [];
-    const article = payload[scope.stock.article];
-    if (article === undefined || article === null) return out;
-    const a = String(article);
-    for (const f of scope.stock.fields) {
-      if (f.kind === 'scalar') {
-        const r = subtract(payload, f.field, f.field, perArticle.get(a));
-        if (r) out.push(r);
-        continue;
-      }
-      const list = payload[f.list];
-      if (!Array.isArray(list)) continue;
-      list.forEach((entry, i) => {
-        if (!isRecord(entry)) return;
-        const path = `${f.list}[${i}].${f.quantity}`;
-        if (f.kind === 'skus') {
-          if (entry[f.model] === undefined || entry[f.model] === null) return;
-          const r = subtract(entry, f.quantity, path, unbooked.get(unbookedKey(a, String(entry[f.model]))));
-          if (r) out.push(r);
-          return;
-        }
-        // Warehouse rows are the ERP's own unless the pipeline names the one the shop's orders take from.
-        if (scope.warehouse === undefined || Number(entry[f.warehouse]) !== scope.warehouse) return;
-        const r = subtract(entry, f.quantity, path, perArticle.get(a));
-        if (r) out.push(r);
-      });
-    }
-    return out;
-  });
-}
-
-/**
- * The stock choice of a pipeline: `reserved` (the mapping says `stock: reserved`; the pipeline's
- * `reservations:` is required by the config then), `available`, or undefined when the mapping makes
- * none (reconcile then compares the ERP figure as it is, as the push does, and `mappings check`
- * warns STOCK_CHOICE_MISSING).
- */
-export function stockChoice(def: PipelineDefinition, mapping: CompiledMapping): { readonly stock: 'reserved' | 'available'; readonly warehouse?: number } | undefined {
-  if (mapping.stock === undefined) return undefined;
-  if (mapping.stock === 'available') return { stock: 'available' };
-  const warehouse = def.reservations?.warehouse;
-  return { stock: 'reserved', ...(warehouse !== undefined ? { warehouse } : {}) };
+/** Apply the unbooked orders to one mapped payload as the push does; the payload to compare and what came off it. */
+export function reserveOne(stock: StockPush, def: StockDef, payload: Record<string, unknown>, record: Record<string, unknown>): { payload: Record<string, unknown>; reserved: FieldReservation[] } {
+  const applied = stock.apply(payload, record);
+  const reserved = applied.figures.filter((f) => f.reserved > 0).map((f) => ({ field: entryIndex(applied.payload, def, f), erp: f.erp, units: f.reserved, orders: f.orders }));
+  return { payload: applied.payload, reserved };
 }

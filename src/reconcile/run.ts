@@ -15,7 +15,7 @@ import type { PipelineDeps, SourceProvider } from '../pipeline/types.js';
 import type { Source } from '../erp/types.js';
 import { clearedAlike, type ResourceName } from '../shop/registry/index.js';
 import { repairDrift } from './repair.js';
-import { stockChoice, type ReservationTotals } from './reserved.js';
+import { openStock, stockChoice, type ReservationTotals } from './reserved.js';
 import { SAMPLE_SIZE, type ReconcileCounts, type ReconcileReport } from './report.js';
 import { Scratch } from './scratch.js';
 import { matchingOf, readErpSide } from './sides.js';
@@ -71,16 +71,17 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
   const matching = matchingOf(deps.mapping, resource);
   const counts: ReconcileCounts = { erp: 0, shop: 0, matched: 0, onlyInErp: 0, onlyInShop: 0, different: 0, retired: 0, refused: 0 };
   const report: Pick<ReconcileReport, 'onlyInErp' | 'onlyInShop' | 'different' | 'refused' | 'fields'> = { onlyInErp: [], onlyInShop: [], different: [], refused: [], fields: {} };
-  // With `stock: reserved` the ERP side is what a stock push sends: its figure less the unbooked shop orders.
-  const choice = stockChoice(def, deps.mapping);
-  const totals: ReservationTotals | undefined = choice ? { stock: choice.stock, units: 0, records: 0, orders: new Set() } : undefined;
-  const reservations = choice?.stock === 'reserved' && resource.stock ? { shop: def.shop, stock: resource.stock, ...(choice.warehouse !== undefined ? { warehouse: choice.warehouse } : {}) } : undefined;
+  // With `stock: reserved` the ERP side is what a stock push sends: its figure less the unbooked shop orders, read fresh from the shop first.
+  const choice = stockChoice(deps.mapping);
+  const totals: ReservationTotals | undefined = choice ? { stock: choice, units: 0, records: 0, orders: new Set() } : undefined;
+  const stockPush = resource.stock ? await openStock(def, deps, resource, logger) : undefined;
+  const stock = stockPush && resource.stock ? { push: stockPush, def: resource.stock } : undefined;
   const scratch = new Scratch();
   const csv = await options.reports.csv(def.name, id, { escapeFormulas: def.reconcile?.escapeFormulas ?? true });
   try {
     const { source, owned } = await openSource(deps.source);
     try {
-      counts.erp = await readErpSide({ def, resource, mapping: deps.mapping, state: deps.state, matching, scratch, ...(reservations ? { reservations } : {}), ...(totals ? { totals } : {}), ...(options.signal ? { signal: options.signal } : {}) }, source, async (r) => {
+      counts.erp = await readErpSide({ def, resource, mapping: deps.mapping, state: deps.state, matching, scratch, ...(stock ? { stock } : {}), ...(totals ? { totals } : {}), ...(options.signal ? { signal: options.signal } : {}) }, source, async (r) => {
         counts.refused++;
         if (report.refused.length < SAMPLE_SIZE) report.refused.push(r);
         await csv.row(['refused', r.erpKey, '', '', r.code, '', r.message]);
@@ -88,8 +89,10 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
     } finally {
       if (owned) await source.close();
     }
+    // Orders the ERP's stock rows show as booked (booked: changedAfter) leave the ledger, as after a push.
+    await stockPush?.finish();
     const erpMs = Date.now() - started.getTime();
-    logger.info({ erp: counts.erp, refused: counts.refused, ms: erpMs }, 'reconcile: ERP side read');
+    logger.info({ erp: counts.erp, refused: counts.refused, ms: erpMs, ...(totals ? { reservedUnits: totals.units, unbookedOrders: totals.orders.size } : {}) }, 'reconcile: ERP side read');
 
     for await (const page of readAhead(deps.shop.exportPages(resource.name as ResourceName, { ...(options.signal ? { signal: options.signal } : {}) }))) {
       const paired: { match: string; different: boolean }[] = [];

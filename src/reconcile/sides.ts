@@ -13,7 +13,9 @@ import { ReferenceCache, withReferences } from '../pipeline/references.js';
 import type { PipelineDefinition } from '../pipeline/schema.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import type { StateStore } from '../state/index.js';
-import { applyReservations, type ReservationScope, type ReservationTotals } from './reserved.js';
+import type { StockPush } from '../reservations/push.js';
+import type { StockDef } from '../shop/registry/index.js';
+import { reserveOne, type ReservationTotals } from './reserved.js';
 import type { ErpRow, Scratch } from './scratch.js';
 
 /** Records mapped and stored per chunk. */
@@ -46,8 +48,8 @@ export interface ErpSideDeps {
   readonly state: StateStore;
   readonly matching: Matching;
   readonly scratch: Scratch;
-  /** With `stock: reserved`: whose unbooked orders are subtracted from the mapped stock. */
-  readonly reservations?: ReservationScope;
+  /** A mapping that writes stock: the push's reservations (subtracted with `stock: reserved`). */
+  readonly stock?: { readonly push: StockPush; readonly def: StockDef };
   /** Counted as the payloads are reduced: the report's `reservations`. */
   readonly totals?: ReservationTotals;
   readonly signal?: AbortSignal;
@@ -63,24 +65,12 @@ export async function readErpSide(deps: ErpSideDeps, source: Source, refuse: (r:
     chunk = [];
     const refs = deps.matching.by === 'reference' ? await deps.state.refs.getMany(deps.resource.name, items.map((i) => i.key)) : undefined;
     const rows: ErpRow[] = [];
-    const mappedAll: Awaited<ReturnType<typeof mapOne>>[] = [];
-    for (const item of items) mappedAll.push(await mapOne(deps, cache, item));
-    // The payload a stock push would send: the ERP figure less the unbooked orders (src/reconcile/reserved.ts).
-    const payloads = mappedAll.flatMap((m) => ('code' in m ? [] : [m.payload]));
-    const subtracted = deps.reservations ? await applyReservations(deps.state, deps.reservations, payloads) : [];
-    const reservedOf = new Map(payloads.map((p, i) => [p, subtracted[i] ?? []]));
-    if (deps.totals) {
-      for (const r of subtracted) {
-        if (r.length === 0) continue;
-        deps.totals.records++;
-        for (const f of r) {
-          deps.totals.units += f.units;
-          for (const o of f.orders) deps.totals.orders.add(o);
-        }
-      }
-    }
-    for (const [i, item] of items.entries()) {
-      const mapped = mappedAll[i]!;
+    for (const item of items) {
+      const first = await mapOne(deps, cache, item);
+      // The payload a stock push would send: the ERP figure less the unbooked orders (src/reconcile/reserved.ts).
+      const r = deps.stock && !('code' in first) ? reserveOne(deps.stock.push, deps.stock.def, first.payload, item.record) : undefined;
+      const mapped = r ? { payload: r.payload } : first;
+      const reserved = r?.reserved ?? [];
       if ('code' in mapped) {
         // Kept for a repair: a sync would dead-letter this record, and so must the repair that stands in for it.
         deps.scratch.addRefused(item.key, item.record, item.refused);
@@ -100,7 +90,13 @@ export async function readErpSide(deps: ErpSideDeps, source: Source, refuse: (r:
         await refuse({ erpKey: item.key, code: 'RECONCILE_NO_SHOP_KEY', message: `the mapping produced no ${deps.matching.field}, so the record cannot be found in the shop` });
         continue;
       }
-      const reserved = reservedOf.get(mapped.payload) ?? [];
+      if (deps.totals && reserved.length > 0) {
+        deps.totals.records++;
+        for (const f of reserved) {
+          deps.totals.units += f.units;
+          for (const o of f.orders) deps.totals.orders.add(o);
+        }
+      }
       rows.push({ match, erpKey: item.key, record: item.record, payload: mapped.payload, ...(reserved.length > 0 ? { reserved } : {}) });
     }
     for (const dup of deps.scratch.addErp(rows)) await refuse({ erpKey: dup.erpKey, code: 'RECONCILE_DUPLICATE_KEY', message: `another ERP record maps to the same ${deps.matching.field} ${dup.match}` });

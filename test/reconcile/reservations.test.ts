@@ -11,7 +11,6 @@ import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runPipeline, type PipelineDefinitionInput } from '../../src/pipeline/index.js';
 import { reconcilePipeline, ReportStore } from '../../src/reconcile/index.js';
-import type { ReservationLine } from '../../src/reservations/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { ShopClient } from '../../src/shop/client/types.js';
 import { openState, type StateStore } from '../../src/state/index.js';
@@ -60,18 +59,14 @@ async function shopQuantity(model: string): Promise<number | undefined> {
   return undefined;
 }
 
-/** A customer orders `quantity` of `model` in the shop (which books it); the ledger holds the line as the stock push's order read records it. */
+/** A customer orders `quantity` of `model` in the shop, which books it; shopsync learns of it only by reading the shop's orders. */
 async function shopOrder(model: string, quantity: number): Promise<number> {
   let productId: number | undefined;
   for await (const p of f.shop.exportAll('products')) if (p.products_model === model) productId = p.products_id as number;
   const created = await f.shop.create('orders', [{ customers_id: 0, tax_flag: 0, billing: { firstname: 'Erika', lastname: 'Muster', street_address: 'Hauptstr. 1', postcode: '10115', city: 'Berlin', country_iso_code_2: 'DE' }, products: [{ products_id: productId, products_model: model, products_name: 'Tisch', quantity, products_price: '10.00', products_tax: 19 }] }]);
   const outcome = created.outcomes[0];
   expect(outcome?.ok).toBe(true);
-  const ordersId = Number(outcome?.data?.orders_id);
-  const now = new Date().toISOString();
-  const line: ReservationLine = { shop: 'default', ordersId, pos: 1, article: model, quantity, placedAt: now, seenAt: now };
-  await f.state.forShop('default').reservations.record([line]);
-  return ordersId;
+  return Number(outcome?.data?.orders_id);
 }
 
 describe('reconcile with reservations', () => {
@@ -100,6 +95,34 @@ describe('reconcile with reservations', () => {
     expect(report.repair).toMatchObject({ status: 'succeeded', updated: 1 });
     expect(await shopQuantity('ART-1')).toBe(7);
     expect((await reconcilePipeline(def, await deps('reserved'), { reports: f.reports })).drift).toBe(0);
+  });
+
+  it('repairs a figure typed into the shop although the last stock sent was already ERP − unbooked (stock travels on its own, but not past a repair)', async () => {
+    erpStock('ART-1', 10);
+    await runPipeline(def, await deps('reserved'));
+    await shopOrder('ART-1', 3);
+    // A price change in the ERP: the push sends 7 (10 less the unbooked 3), and remembers 7 as sent.
+    f.erp.prepare("UPDATE products SET price = '11.00', updated_at = '2026-01-02 00:00:00' WHERE sku = 'ART-1'").run();
+    expect((await runPipeline(def, await deps('reserved'))).counts.updated).toBe(1);
+    expect(await shopQuantity('ART-1')).toBe(7);
+    const [product] = await f.shop.exportPages('products')[Symbol.asyncIterator]().next().then((r) => (r.value as { records: Record<string, unknown>[] }).records);
+    await f.shop.update('products', [{ products_id: product!.products_id, products_quantity: 10 }]);
+
+    const report = await reconcilePipeline(def, await deps('reserved'), { reports: f.reports, repair: true });
+    expect(report.counts.different).toBe(1);
+    expect(report.repair).toMatchObject({ status: 'succeeded', updated: 1 });
+    expect(await shopQuantity('ART-1')).toBe(7);
+  });
+
+  it('counts an order placed after the last stock push: reconcile reads the shop\'s orders first', async () => {
+    erpStock('ART-1', 10);
+    await runPipeline(def, await deps('reserved'));
+    await shopOrder('ART-1', 3);
+    await shopOrder('ART-1', 1);
+    const report = await reconcilePipeline(def, await deps('reserved'), { reports: f.reports });
+    expect(await shopQuantity('ART-1')).toBe(6);
+    expect(report.drift).toBe(0);
+    expect(report.reservations).toMatchObject({ stock: 'reserved', units: 4, records: 1, orders: 2 });
   });
 
   it('repairs a shop figure below ERP − unbooked up to it, and no further', async () => {
