@@ -81,7 +81,7 @@ export function planStock(given: StockChoice | undefined, staging: StagingLayout
 export async function stockPlanOf(answers: Answers, hooks: InitHooks, resource: ResourceDef, fields: readonly { target: string; column: string }[], staging: StagingLayout | undefined): Promise<StockPlan | undefined> {
   const stock = stockTargets(resource, fields.map((f) => f.target));
   if (stock.length === 0) return undefined;
-  const shown = fields.filter((f) => stock.includes(f.target));
+  const shown = fields.filter((f) => stock.includes(f.target)).map((f) => ({ target: f.target, column: f.column }));
   const given = answers.stock ?? (hooks.askStock ? await hooks.askStock({ fields: shown, ordersPull: staging !== undefined }) : undefined);
   return planStock(given, staging, shown.map((f) => f.target));
 }
