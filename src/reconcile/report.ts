@@ -18,7 +18,7 @@ const fieldChange = z.object({ field: z.string(), shop: z.unknown(), erp: z.unkn
 export const reservationsSchema = z.object({
   /** `reserved`: stock compared as ERP figure − unbooked orders; `available`: the ERP figure as it is. */
   stock: z.enum(['reserved', 'available']),
-  /** Units of unbooked shop orders subtracted over every compared record. */
+  /** Units of unbooked shop orders subtracted over every compared record (a SKU's units count once, as its article total's). */
   units: z.number(),
   /** Records whose stock had units subtracted. */
   records: z.number().int(),

@@ -92,10 +92,10 @@ export async function readErpSide(deps: ErpSideDeps, source: Source, refuse: (r:
       }
       if (deps.totals && reserved.length > 0) {
         deps.totals.records++;
-        for (const f of reserved) {
-          deps.totals.units += f.units;
-          for (const o of f.orders) deps.totals.orders.add(o);
-        }
+        // An order line takes the article's total and its SKU's figure alike: its units count once, as the total's.
+        const total = reserved.find((f) => !f.field.includes('['));
+        deps.totals.units += total ? total.units : reserved.reduce((n, f) => n + f.units, 0);
+        for (const f of reserved) for (const o of f.orders) deps.totals.orders.add(o);
       }
       rows.push({ match, erpKey: item.key, record: item.record, payload: mapped.payload, ...(reserved.length > 0 ? { reserved } : {}) });
     }
