@@ -16,8 +16,11 @@ const fieldChange = z.object({ field: z.string(), shop: z.unknown(), erp: z.unkn
 
 /** Reservations of the reconciliation (issue 43): what the ERP side had subtracted before comparing. */
 export const reservationsSchema = z.object({
-  /** `reserved`: stock compared as ERP figure − unbooked orders; `available`: the ERP figure as it is. */
-  stock: z.enum(['reserved', 'available']),
+  /**
+   * `reserved`: stock compared as ERP figure − unbooked orders; `available`: the ERP figure as it is;
+   * `missing`: the mapping writes stock without `stock:` (STOCK_CHOICE_MISSING), compared as it is.
+   */
+  stock: z.enum(['reserved', 'available', 'missing']),
   /** Units of unbooked shop orders subtracted over every compared record (a SKU's units count once, as its article total's). */
   units: z.number(),
   /** Records whose stock had units subtracted. */
@@ -92,7 +95,7 @@ export const reconcileReportSchema = z.object({
   /** Time reading and mapping the ERP side, and reading and comparing the shop side. */
   phases: z.object({ erpMs: z.number(), shopMs: z.number() }).optional(),
   repair: repairSchema.optional(),
-  /** Present when the mapping writes stock and says `stock: reserved` or `stock: available`. */
+  /** Present when the mapping writes stock of the resource. */
   reservations: reservationsSchema.optional(),
 });
 

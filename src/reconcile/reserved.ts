@@ -28,8 +28,8 @@ export interface FieldReservation {
 
 /** Totals of a reconciliation's reservations (the report's `reservations`). */
 export interface ReservationTotals {
-  /** `reserved`: the ERP figure is on hand and unbooked orders were subtracted; `available`: nothing subtracted. */
-  readonly stock: 'reserved' | 'available';
+  /** `reserved`: the ERP figure is on hand and unbooked orders were subtracted; `available` or `missing` (no `stock:`): nothing subtracted. */
+  readonly stock: 'reserved' | 'available' | 'missing';
   /** Units subtracted over all compared records. */
   units: number;
   /** Records whose stock had something subtracted. */
@@ -38,9 +38,9 @@ export interface ReservationTotals {
   readonly orders: Set<number>;
 }
 
-/** The mapping's stock choice, when it writes stock and makes one (`mappings check` warns STOCK_CHOICE_MISSING otherwise). */
-export function stockChoice(mapping: CompiledMapping): 'reserved' | 'available' | undefined {
-  return mapping.stock;
+/** The mapping's stock choice; `missing` when it writes stock without one (`mappings check` warns STOCK_CHOICE_MISSING). */
+export function stockChoice(mapping: CompiledMapping): 'reserved' | 'available' | 'missing' {
+  return mapping.stock ?? 'missing';
 }
 
 /** Open the stock push's reservations for a reconciliation (or its repair); undefined when the mapping writes no stock. */

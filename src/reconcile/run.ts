@@ -72,10 +72,10 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
   const counts: ReconcileCounts = { erp: 0, shop: 0, matched: 0, onlyInErp: 0, onlyInShop: 0, different: 0, retired: 0, refused: 0 };
   const report: Pick<ReconcileReport, 'onlyInErp' | 'onlyInShop' | 'different' | 'refused' | 'fields'> = { onlyInErp: [], onlyInShop: [], different: [], refused: [], fields: {} };
   // With `stock: reserved` the ERP side is what a stock push sends: its figure less the unbooked shop orders, read fresh from the shop first.
-  const choice = stockChoice(deps.mapping);
-  const totals: ReservationTotals | undefined = choice ? { stock: choice, units: 0, records: 0, orders: new Set() } : undefined;
   const stockPush = resource.stock ? await openStock(def, deps, resource, logger) : undefined;
   const stock = stockPush && resource.stock ? { push: stockPush, def: resource.stock } : undefined;
+  // Only a mapping that writes stock has a choice to report (StockPush opens for those alone).
+  const totals: ReservationTotals | undefined = stock ? { stock: stockChoice(deps.mapping), units: 0, records: 0, orders: new Set() } : undefined;
   const scratch = new Scratch();
   const csv = await options.reports.csv(def.name, id, { escapeFormulas: def.reconcile?.escapeFormulas ?? true });
   try {

@@ -145,4 +145,16 @@ describe('reconcile with reservations', () => {
     expect(report.different[0]?.fields).toEqual([{ field: 'products_quantity', shop: 7, erp: '10' }]);
     expect(report.reservations).toMatchObject({ stock: 'available', units: 0 });
   });
+
+  it('says so when the mapping writes stock without choosing reserved or available, and compares the ERP figure as it is', async () => {
+    erpStock('ART-1', 10);
+    const mapping = await mappingFile(f.dir, 'stock-unchosen', PRODUCT_MAPPING);
+    const plain = { state: f.state, shop: f.shop, mapping, source: sqliteSource(f.erpFile) };
+    const unchosen = { ...def, reservations: undefined };
+    await runPipeline(unchosen, plain);
+    await shopOrder('ART-1', 3);
+    const report = await reconcilePipeline(unchosen, plain, { reports: f.reports });
+    expect(report.reservations).toEqual({ stock: 'missing', units: 0, records: 0, orders: 0, orderIds: [] });
+    expect(report.different[0]?.fields).toEqual([{ field: 'products_quantity', shop: 7, erp: '10' }]);
+  });
 });

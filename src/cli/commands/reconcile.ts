@@ -28,6 +28,7 @@ export function reconcileText(r: ReconcileReport, csvPath: string | undefined): 
   const res = r.reservations;
   if (res?.stock === 'reserved') lines.push(`  reserved: ${res.units} unit(s) of ${res.orders} unbooked shop order(s) subtracted from ${res.records} record(s) (stock compared as ERP − unbooked)`);
   else if (res?.stock === 'available') lines.push('  stock: available (the ERP figure compared as it is)');
+  else if (res?.stock === 'missing') lines.push('  stock: the mapping says neither stock: reserved nor stock: available [STOCK_CHOICE_MISSING]; the ERP figure was compared as it is, and a repair can raise stock the shop has sold');
   if (c.refused) lines.push(`  refused by the mapping (not compared): ${c.refused}${r.refused[0] ? ` (first: ${r.refused[0].erpKey} [${r.refused[0].code}])` : ''}`);
   if (r.repair) {
     const p = r.repair;
