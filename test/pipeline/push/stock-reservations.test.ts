@@ -242,10 +242,15 @@ describe('stock push without reservations (stock: available)', () => {
     const summary = await push('available', undefined);
     expect(summary.counts.updated).toBe(1);
     expect(await shopStock('ART-4')).toBe(7);
+    // What the run page shows as sent: the price, no quantity.
+    const [priceEvent] = await f.state.events.list({ runId: summary.runId, outcome: 'updated' });
+    expect(priceEvent!.payload).not.toHaveProperty('products_quantity');
     expect(Number((await product('ART-4')).products_price)).toBe(11);
     // A stock figure that changed in the ERP goes out.
     erpArticle('ART-4', '11.00', '9');
-    await push('available', undefined);
+    const restocked = await push('available', undefined);
     expect(await shopStock('ART-4')).toBe(9);
+    const [stockEvent] = await f.state.events.list({ runId: restocked.runId, outcome: 'updated' });
+    expect(Number((stockEvent!.payload as Record<string, unknown>).products_quantity)).toBe(9);
   });
 });
