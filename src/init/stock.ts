@@ -15,20 +15,10 @@ import type { StagingLayout } from './orders/layout.js';
 export const STOCK_CHOICES = ['reserved', 'available'] as const;
 export type StockChoice = (typeof STOCK_CHOICES)[number];
 
-/** Stock fields of a resource's payload, from the registry's `stock.fields` (`storages[].products_quantity`). */
-function stockPaths(resource: ResourceDef): readonly string[] {
-  return (resource.stock?.fields ?? []).map((f) => (f.kind === 'scalar' ? f.field : `${f.list}[].${f.quantity}`));
-}
-
-/** Normalise `storages[1].products_quantity` / `options[].quantity` to `storages[].products_quantity`. */
-function bare(path: string): string {
-  return path.replace(/\[\d*\]/g, '[]');
-}
-
-/** The proposed targets that write stock (empty: init asks nothing). */
+/** The proposed targets that write stock (empty: init asks nothing): the registry's stock fields, a list's by its name (`storages[].products_quantity`). */
 export function stockTargets(resource: ResourceDef, targets: readonly string[]): string[] {
-  const known = stockPaths(resource);
-  return targets.filter((t) => known.includes(bare(t)));
+  const fields = resource.stock?.fields ?? [];
+  return targets.filter((t) => fields.some((f) => (f.kind === 'scalar' ? t === f.field : t.split(/[.[]/)[0] === f.list && t.endsWith(f.quantity))));
 }
 
 /** What the choice writes into the files. */

@@ -131,3 +131,12 @@ describe('init asks what the ERP stock figure is', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('which targets are stock', () => {
+  it('are the registry\'s stock fields of the resource: the article total, a warehouse row\'s and a SKU\'s quantity', async () => {
+    const { stockTargets } = await import('../../src/init/stock.js');
+    const { getResource } = await import('../../src/shop/registry/index.js');
+    expect(stockTargets(getResource('products'), ['products_model', 'products_quantity', 'storages[].products_quantity', 'options[].quantity', 'products_price'])).toEqual(['products_quantity', 'storages[].products_quantity', 'options[].quantity']);
+    expect(stockTargets(getResource('customers'), ['customers_email_address'])).toEqual([]);
+  });
+});
