@@ -7,6 +7,7 @@ import { encodingSchema } from '../erp/files/config.js';
 import { tableNameSchema } from '../erp/connection.js';
 import { isResourceName, resources } from '../shop/registry/index.js';
 import { RECIPE_NAMES } from './recipes/types.js';
+import { STOCK_CHOICES } from './stock.js';
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name such as SHOP_TOKEN');
 
@@ -111,6 +112,11 @@ export const answersSchema = z.strictObject({
   erp: z.enum(RECIPE_NAMES).optional(),
   /** Parameters of the recipe's SELECT (`warehouse`…), overriding its defaults. */
   erpParams: z.record(z.string(), z.string()).default({}),
+  /**
+   * When the mapping writes stock: `reserved`, the ERP's figure is on hand (shop orders it has not
+   * booked are subtracted); `available`, it already is what the shop may sell. @default asked; reserved without a terminal
+   */
+  stock: z.enum(STOCK_CHOICES, { error: 'expected reserved (the ERP figure is on hand) or available (it already subtracts open shop orders)' }).optional(),
 }).superRefine((a, ctx) => {
   const s = a.source;
   if (a.stagingSchema && !a.ordersPull) ctx.addIssue({ code: 'custom', path: ['stagingSchema'], message: '--staging-schema names where --orders-pull puts its staging tables: give --orders-pull too' });

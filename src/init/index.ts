@@ -15,6 +15,7 @@ import { introspect, type IntrospectResult } from './introspect/index.js';
 import { planMissing } from './missing.js';
 import { planOrdersPull } from './orders/plan.js';
 import { propose } from './propose.js';
+import { stockPlanOf, type StockChoice } from './stock.js';
 import { runRecipeInit } from './recipes/run.js';
 import { ENCODING_GUESS_NOTE, renderConfig, renderMapping } from './render.js';
 import { checkShop, type ShopCheck } from './shop.js';
@@ -25,6 +26,7 @@ import { secretFiles, writeFiles, type PlannedFile } from './write.js';
 
 export { answersSchema, type Answers, type AnswersInput } from './answers.js';
 export { InitError, INIT_CODES } from './errors.js';
+export { STOCK_CHOICES, type StockChoice } from './stock.js';
 export type { Proposal, Introspection, Column } from './types.js';
 
 /** Where init talks and what it runs in. */
@@ -51,7 +53,19 @@ export interface InitHooks {
   readonly shopChecked?: ShopCheck;
   /** Look at the proposal and return it as it should be written. */
   review?(ctx: ReviewContext): Promise<Proposal>;
+  /** The mapping writes stock (`fields`) and no `--stock` was given: is the ERP's figure on hand or available? */
+  askStock?(ctx: StockQuestion): Promise<StockChoice>;
 }
+
+/** What the stock question shows. */
+export interface StockQuestion {
+  /** The stock fields the mapping writes and the columns they come from. */
+  readonly fields: readonly { readonly target: string; readonly column: string }[];
+  /** Whether init also writes the orders pull (then booked means the staging row's imported_at). */
+  readonly ordersPull: boolean;
+}
+
+
 
 /** What init did. */
 export interface InitResult {
@@ -129,12 +143,14 @@ export async function runInit(input: AnswersInput, io: InitIo, hooks: InitHooks 
   for (const line of summariseProposal(resource.name, proposal)) io.say(line);
   if (missing) io.say(`onMissing: deactivate, completeSchedule "${missing.pipeline.completeSchedule}" (see the comment in shopsync.yaml)`);
 
-  const pipeline = { name, direction: 'push', resource: resource.name, mapping: `mappings/${name}.yaml`, source: sourceBlock(answers, source, proposal), ...(missing ? missing.pipeline : {}) };
   if (answers.ordersPull && answers.source.kind === 'file') throw new InitError(INIT_CODES.input, '--orders-pull needs a database source (--db-url or --sqlite): the staging tables are created there');
   const orders = answers.ordersPull && answers.source.kind !== 'file' ? planOrdersPull(answers, configDir) : undefined;
+  const stock = await stockPlanOf(answers, hooks, resource, proposal.fields, orders?.layout);
+  if (stock) io.say(`stock: ${stock.choice}${stock.asked ? '' : ' (not asked: the default; --stock available if the ERP figure already subtracts open shop orders)'}`);
+  const pipeline = { name, direction: 'push', resource: resource.name, mapping: `mappings/${name}.yaml`, source: sourceBlock(answers, source, proposal), ...(missing ? missing.pipeline : {}), ...(stock?.reservations ? { reservations: stock.reservations } : {}) };
   const files: PlannedFile[] = [
-    { path: configFile, text: renderConfig({ dir: configDir, shop: shop.written, connection: connection.written, pipeline, ...(orders ? { morePipelines: [orders.pipeline], ordersNote: orders.note } : {}), ...(proposal.cursorNote ? { cursorNote: proposal.cursorNote } : {}), ...(missing ? { missingNote: missing.note } : {}), ...(source.introspection.encodingGuessed ? { encodingGuessed: true } : {}) }) },
-    { path: mappingFile, text: renderMapping({ dir: path.dirname(mappingFile), name, resource: resource.name, sourceLabel: sourceLabel(answers.source), proposal, introspection: source.introspection }) },
+    { path: configFile, text: renderConfig({ dir: configDir, shop: shop.written, connection: connection.written, pipeline, ...(orders ? { morePipelines: [orders.pipeline], ordersNote: orders.note } : {}), ...(proposal.cursorNote ? { cursorNote: proposal.cursorNote } : {}), ...(missing ? { missingNote: missing.note } : {}), ...(source.introspection.encodingGuessed ? { encodingGuessed: true } : {}), ...(stock ? { stockNote: stock.note } : {}) }) },
+    { path: mappingFile, text: renderMapping({ dir: path.dirname(mappingFile), name, resource: resource.name, sourceLabel: sourceLabel(answers.source), proposal, introspection: source.introspection, ...(stock ? { stockLine: stock.mappingLine } : {}) }) },
     ...(orders ? [orders.mappingFile] : []),
     ...secretFiles(configDir, [...shop.secrets, ...connection.secrets]),
   ];

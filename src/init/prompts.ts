@@ -13,7 +13,8 @@ import { draftInput, shopAnswerSchema, type AnswersInput, type Draft, type ShopA
 import { initOrigin, planConnection, planShop } from './connection.js';
 import { InitError, INIT_CODES } from './errors.js';
 import { targetFields } from './fields.js';
-import type { InitIo, ReviewContext } from './index.js';
+import type { InitIo, ReviewContext, StockQuestion } from './index.js';
+import type { StockChoice } from './stock.js';
 import { propose } from './propose.js';
 import { checkShop, type ShopCheck } from './shop.js';
 import { shopLine, summariseProposal } from './summary.js';
@@ -109,6 +110,23 @@ export async function askAnswers(draft: Draft, io: InitIo): Promise<{ input: Ans
   const resource = draft.resource ?? (draft.rest.erp ? 'products' : await select({ message: 'Which shop records should the ERP write?', choices: writable.map((r) => ({ name: `${r.label} (${r.name})`, value: r.name })), default: 'products', pageSize: 12 }));
   const filled: Draft = { ...draft, shopUrl: shop.url, shopAuth: shop.auth, source, resource };
   return { input: draftInput(filled), shopChecked: shop.check };
+}
+
+/**
+ * Ask whether the ERP's stock figure is on hand or already available. On hand is the common case
+ * (the ERP books a shop order only when it imports or ships it), so it comes first.
+ */
+export async function askStock(q: StockQuestion, context?: { readonly input?: NodeJS.ReadableStream; readonly output?: NodeJS.WritableStream }): Promise<StockChoice> {
+  const what = q.fields.map((f) => `${f.column} → ${f.target}`).join(', ');
+  const booked = q.ordersPull ? 'booked = the ERP set imported_at on the order in the staging table' : "booked = the ERP's stock row changed after the order reached it";
+  return select({
+    message: `Stock (${what}): is the ERP's figure on hand, or already what the shop may sell?`,
+    choices: [
+      { name: `on hand: the shop's orders leave it only once the ERP books them; subtract shop orders not booked yet (${booked})`, value: 'reserved' as const },
+      { name: 'already available: the ERP subtracts open shop orders itself; send its figure as it is', value: 'available' as const },
+    ],
+    default: 'reserved' as const,
+  }, context);
 }
 
 /** Show the proposal; on request, place the left-over columns and choose key and cursor. */

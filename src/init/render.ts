@@ -54,6 +54,8 @@ export interface MappingText {
   readonly sourceLabel: string;
   readonly proposal: Proposal;
   readonly introspection: Introspection;
+  /** The mapping's `stock:` line (src/init/stock.ts), when it writes stock. */
+  readonly stockLine?: string;
 }
 
 /** The mapping file. */
@@ -71,6 +73,7 @@ export function renderMapping(m: MappingText): string {
     `key: ${flow(p.key)}`,
     ...(p.shopKey ? [`shop_key: ${p.shopKey}`] : []),
     ...(p.locale ? [`locale: ${p.locale}${' '.repeat(Math.max(1, 22 - p.locale.length))}# the source writes ${LOCALE_NOTE[p.locale] ?? p.locale}`] : []),
+    ...(m.stockLine ? [m.stockLine] : []),
     'fields:',
   ];
   // Each rule says what an empty value does (`when_empty`), and its comment says why.
@@ -112,6 +115,8 @@ export interface ConfigText {
   readonly missingNote?: string;
   /** Files: the encoding is an assumption (an all-ASCII sample). */
   readonly encodingGuessed?: boolean;
+  /** Whether stock is on hand or available, and how an order counts as booked (src/init/stock.ts). */
+  readonly stockNote?: string;
 }
 
 /** What to say about an encoding init could not read off the sample. */
@@ -131,6 +136,7 @@ export function renderConfig(c: ConfigText): string {
     ...(c.cursorNote ? wrapComment(`Cursor: ${c.cursorNote}.`) : []),
     ...(c.missingNote ? wrapComment(`${c.missingNote}.`) : []),
     ...(c.ordersNote ? wrapComment(`${c.ordersNote}.`) : []),
+    ...(c.stockNote ? wrapComment(`${c.stockNote}.`) : []),
     ...(c.encodingGuessed ? wrapComment(ENCODING_GUESS_NOTE) : []),
     '# To sync on a schedule with `shopsync run`, add to the pipeline e.g.  schedule: "*/15 * * * *"',
   ];

@@ -4,7 +4,10 @@
  * push engine (mapping, guard rails, references, dead letters: everything a sync does), and applies
  * the pipeline's `onMissing` to shop records no ERP record maps to, behind the mass-deletion guard.
  * The records' sent hashes are forgotten first: the shop changed behind shopsync's back, so "the
- * same as last sent" no longer means "the same as the shop has".
+ * same as last sent" no longer means "the same as the shop has"; so is the last stock sent of each
+ * (its `sent` emptied), or "stock travels on its own" would leave a drifted figure alone. With
+ * `stock: reserved` the push subtracts the unbooked shop orders, read fresh from the shop at the
+ * repair's start: a repair never sends more than ERP − unbooked.
  */
 import { errorCode } from '../errors.js';
 import { silentLogger } from '../log.js';
@@ -19,6 +22,7 @@ import type { PipelineDeps, RunStatusFinal, RunSummary } from '../pipeline/types
 import type { ResourceDef } from '../shop/registry/index.js';
 import { emptyCounts, readShopId, type RunCounts } from '../state/index.js';
 import type { RepairResult } from './report.js';
+import { openStock } from './reserved.js';
 import type { Scratch } from './scratch.js';
 
 const CHUNK = 500;
@@ -54,7 +58,9 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
   const open = holdOpen('run', `repair run ${runId} of ${def.name}`, () => waitingFor(deps, counts));
   try {
     await open.race((async () => {
-      const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+      // The same reservations as a stock push: the shop's orders read again now, so an order placed since the comparison counts too.
+      const stock = await openStock(def, deps, resource, logger);
+      const engine = new PushEngine({ def, resource, mapping: deps.mapping, state, shop: deps.shop, runId, dryRun: false, counts, logger, ...(deps.events ? { events: deps.events } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(stock ? { stock } : {}) });
       let chunk: PushInput[] = [];
       const send = async () => {
         const records = chunk;
@@ -62,6 +68,7 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
         await state.write((tx) => {
           for (const r of records) tx.hashes.delete(def.name, resource.name, r.erpKey);
         });
+        if (stock) await forgetStockSent(state, def.name, records.map((r) => r.erpKey));
         await engine.acceptRecords(records);
         result.pushed += records.length;
       };
@@ -71,6 +78,7 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
       }
       await send();
       await engine.pushRecords([]);
+      await stock?.finish();
       if (engine.fatal) {
         status = 'failed';
         error = { code: engine.fatal.code, message: engine.fatal.message };
@@ -106,6 +114,12 @@ export async function repairDrift(def: PipelineDefinition, deps: PipelineDeps, r
     ...(shopOnly ? { shopOnly } : {}),
     ...(error ? { error } : {}),
   };
+}
+
+/** Forget what stock was last sent to these records: the shop's figure is not known any more. */
+async function forgetStockSent(state: PipelineDeps['state'], pipeline: string, recordKeys: readonly string[]): Promise<void> {
+  const rows = [...(await state.stockSent.get(pipeline, recordKeys)).values()].flat();
+  if (rows.length > 0) await state.stockSent.put(rows.map((r) => ({ ...r, sent: '' })));
 }
 
 /** Apply `onMissing` to the shop-only records; returns why some were left alone. */

@@ -8,7 +8,27 @@ import { z } from 'zod';
 /** How many entries of each kind the JSON report keeps (the CSV has them all). */
 export const SAMPLE_SIZE = 100;
 
-const fieldChange = z.object({ field: z.string(), shop: z.unknown(), erp: z.unknown() });
+/**
+ * One differing field. `erp` is what a push would send; for a stock field with `stock: reserved`
+ * that is the ERP's figure (`onHand`) less the units of unbooked shop orders (`reserved`, `orders`).
+ */
+const fieldChange = z.object({ field: z.string(), shop: z.unknown(), erp: z.unknown(), onHand: z.number().optional(), reserved: z.number().optional(), orders: z.array(z.number()).optional() });
+
+/** Reservations of the reconciliation (issue 43): what the ERP side had subtracted before comparing. */
+export const reservationsSchema = z.object({
+  /**
+   * `reserved`: stock compared as ERP figure − unbooked orders; `available`: the ERP figure as it is;
+   * `missing`: the mapping writes stock without `stock:` (STOCK_CHOICE_MISSING), compared as it is.
+   */
+  stock: z.enum(['reserved', 'available', 'missing']),
+  /** Units of unbooked shop orders subtracted over every compared record (a SKU's units count once, as its article total's). */
+  units: z.number(),
+  /** Records whose stock had units subtracted. */
+  records: z.number().int(),
+  /** Distinct unbooked shop orders behind them (the first of them in `orderIds`). */
+  orders: z.number().int(),
+  orderIds: z.array(z.number()),
+});
 
 /** An ERP record the shop does not have. */
 export const onlyInErpSchema = z.object({ erpKey: z.string(), shopKey: z.string() });
@@ -75,8 +95,11 @@ export const reconcileReportSchema = z.object({
   /** Time reading and mapping the ERP side, and reading and comparing the shop side. */
   phases: z.object({ erpMs: z.number(), shopMs: z.number() }).optional(),
   repair: repairSchema.optional(),
+  /** Present when the mapping writes stock of the resource. */
+  reservations: reservationsSchema.optional(),
 });
 
 export type ReconcileReport = z.infer<typeof reconcileReportSchema>;
 export type RepairResult = z.infer<typeof repairSchema>;
 export type ReconcileCounts = z.infer<typeof counts>;
+export type ReconcileReservations = z.infer<typeof reservationsSchema>;

@@ -15,6 +15,7 @@ import type { PipelineDeps, SourceProvider } from '../pipeline/types.js';
 import type { Source } from '../erp/types.js';
 import { clearedAlike, type ResourceName } from '../shop/registry/index.js';
 import { repairDrift } from './repair.js';
+import { openStock, stockChoice, type ReservationTotals } from './reserved.js';
 import { SAMPLE_SIZE, type ReconcileCounts, type ReconcileReport } from './report.js';
 import { Scratch } from './scratch.js';
 import { matchingOf, readErpSide } from './sides.js';
@@ -70,12 +71,17 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
   const matching = matchingOf(deps.mapping, resource);
   const counts: ReconcileCounts = { erp: 0, shop: 0, matched: 0, onlyInErp: 0, onlyInShop: 0, different: 0, retired: 0, refused: 0 };
   const report: Pick<ReconcileReport, 'onlyInErp' | 'onlyInShop' | 'different' | 'refused' | 'fields'> = { onlyInErp: [], onlyInShop: [], different: [], refused: [], fields: {} };
+  // With `stock: reserved` the ERP side is what a stock push sends: its figure less the unbooked shop orders, read fresh from the shop first.
+  const stockPush = resource.stock ? await openStock(def, deps, resource, logger) : undefined;
+  const stock = stockPush && resource.stock ? { push: stockPush, def: resource.stock } : undefined;
+  // Only a mapping that writes stock has a choice to report (StockPush opens for those alone).
+  const totals: ReservationTotals | undefined = stock ? { stock: stockChoice(deps.mapping), units: 0, records: 0, orders: new Set() } : undefined;
   const scratch = new Scratch();
   const csv = await options.reports.csv(def.name, id, { escapeFormulas: def.reconcile?.escapeFormulas ?? true });
   try {
     const { source, owned } = await openSource(deps.source);
     try {
-      counts.erp = await readErpSide({ def, resource, mapping: deps.mapping, state: deps.state, matching, scratch, ...(options.signal ? { signal: options.signal } : {}) }, source, async (r) => {
+      counts.erp = await readErpSide({ def, resource, mapping: deps.mapping, state: deps.state, matching, scratch, ...(stock ? { stock } : {}), ...(totals ? { totals } : {}), ...(options.signal ? { signal: options.signal } : {}) }, source, async (r) => {
         counts.refused++;
         if (report.refused.length < SAMPLE_SIZE) report.refused.push(r);
         await csv.row(['refused', r.erpKey, '', '', r.code, '', r.message]);
@@ -83,8 +89,10 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
     } finally {
       if (owned) await source.close();
     }
+    // Orders the ERP's stock rows show as booked (booked: changedAfter) leave the ledger, as after a push.
+    await stockPush?.finish();
     const erpMs = Date.now() - started.getTime();
-    logger.info({ erp: counts.erp, refused: counts.refused, ms: erpMs }, 'reconcile: ERP side read');
+    logger.info({ erp: counts.erp, refused: counts.refused, ms: erpMs, ...(totals ? { reservedUnits: totals.units, unbookedOrders: totals.orders.size } : {}) }, 'reconcile: ERP side read');
 
     for await (const page of readAhead(deps.shop.exportPages(resource.name as ResourceName, { ...(options.signal ? { signal: options.signal } : {}) }))) {
       const paired: { match: string; different: boolean }[] = [];
@@ -107,7 +115,10 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
           continue;
         }
         const diff = payloadDiff(record, erp.payload, resource.lists, '', (path, shop, next) => clearedAlike(resource, path, shop, next));
-        const fields = Object.entries(diff).map(([field, d]) => ({ field, shop: d.shop, erp: d.next }));
+        const fields = Object.entries(diff).map(([field, d]) => {
+          const r = erp.reserved.find((x) => x.field === field);
+          return { field, shop: d.shop, erp: d.next, ...(r ? { onHand: r.erp, reserved: r.units, orders: [...r.orders] } : {}) };
+        });
         paired.push({ match, different: fields.length > 0 });
         counts.matched++;
         if (fields.length === 0) continue;
@@ -149,6 +160,7 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
       ...report,
       csv: `${id}.csv`,
       ...(repair ? { repair } : {}),
+      ...(totals ? { reservations: { stock: totals.stock, units: totals.units, records: totals.records, orders: totals.orders.size, orderIds: [...totals.orders].sort((a, b) => a - b).slice(0, SAMPLE_SIZE) } } : {}),
     };
     await options.reports.save(full, def.reconcile?.keep ?? 10);
     deps.events?.emit({ type: 'reconcile-finished', pipeline: def.name, shop: def.shop, reportId: id, drift, alertAbove: def.reconcile?.alertAbove ?? 0, counts: { ...counts } });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RefusedRecord } from '../erp/types.js';
 import type { ShopId } from '../state/index.js';
+import type { FieldReservation } from './reserved.js';
 
 /** An ERP record as the scratch table keeps it. */
 export interface ErpRow {
@@ -16,6 +17,8 @@ export interface ErpRow {
   readonly erpKey: string;
   readonly record: Record<string, unknown>;
   readonly payload: Record<string, unknown>;
+  /** What reservations subtracted from the payload's stock fields (`stock: reserved`). */
+  readonly reserved?: readonly FieldReservation[];
 }
 
 /** The temporary table of one reconciliation. */
@@ -34,11 +37,11 @@ export class Scratch {
     // A scratch file: nothing here must survive a crash.
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
-    this.db.exec(`CREATE TABLE erp (match TEXT PRIMARY KEY, erp_key TEXT NOT NULL, record TEXT NOT NULL, payload TEXT NOT NULL, state INTEGER NOT NULL DEFAULT 0);
+    this.db.exec(`CREATE TABLE erp (match TEXT PRIMARY KEY, erp_key TEXT NOT NULL, record TEXT NOT NULL, payload TEXT NOT NULL, reserved TEXT, state INTEGER NOT NULL DEFAULT 0);
       CREATE TABLE shop_only (match TEXT NOT NULL, shop_id TEXT NOT NULL);
       CREATE TABLE refused (erp_key TEXT NOT NULL, record TEXT NOT NULL, source_refusal TEXT)`);
-    this.insertErp = this.db.prepare('INSERT OR IGNORE INTO erp (match, erp_key, record, payload) VALUES (?, ?, ?, ?)');
-    this.getErp = this.db.prepare<[string], { erp_key: string; payload: string; state: number }>('SELECT erp_key, payload, state FROM erp WHERE match = ?');
+    this.insertErp = this.db.prepare('INSERT OR IGNORE INTO erp (match, erp_key, record, payload, reserved) VALUES (?, ?, ?, ?, ?)');
+    this.getErp = this.db.prepare<[string], { erp_key: string; payload: string; reserved: string | null; state: number }>('SELECT erp_key, payload, reserved, state FROM erp WHERE match = ?');
     this.markSeen = this.db.prepare('UPDATE erp SET state = ? WHERE match = ?');
     this.insertShopOnly = this.db.prepare('INSERT INTO shop_only (match, shop_id) VALUES (?, ?)');
     this.insertRefused = this.db.prepare('INSERT INTO refused (erp_key, record, source_refusal) VALUES (?, ?, ?)');
@@ -53,15 +56,15 @@ export class Scratch {
   addErp(rows: readonly ErpRow[]): ErpRow[] {
     const duplicates: ErpRow[] = [];
     this.db.transaction(() => {
-      for (const r of rows) if (this.insertErp.run(r.match, r.erpKey, JSON.stringify(r.record), JSON.stringify(r.payload)).changes === 0) duplicates.push(r);
+      for (const r of rows) if (this.insertErp.run(r.match, r.erpKey, JSON.stringify(r.record), JSON.stringify(r.payload), r.reserved ? JSON.stringify(r.reserved) : null).changes === 0) duplicates.push(r);
     })();
     return duplicates;
   }
 
   /** The ERP side of a match key and whether a shop record paired with it already. */
-  erpOf(match: string): { erpKey: string; payload: Record<string, unknown>; paired: boolean } | undefined {
+  erpOf(match: string): { erpKey: string; payload: Record<string, unknown>; reserved: readonly FieldReservation[]; paired: boolean } | undefined {
     const row = this.getErp.get(match);
-    return row ? { erpKey: row.erp_key, payload: JSON.parse(row.payload) as Record<string, unknown>, paired: row.state !== 0 } : undefined;
+    return row ? { erpKey: row.erp_key, payload: JSON.parse(row.payload) as Record<string, unknown>, reserved: row.reserved !== null ? (JSON.parse(row.reserved) as FieldReservation[]) : [], paired: row.state !== 0 } : undefined;
   }
 
   /** Record the comparison of a page of shop records: paired (1) or paired and different (2); shop-only records. */

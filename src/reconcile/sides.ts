@@ -13,6 +13,9 @@ import { ReferenceCache, withReferences } from '../pipeline/references.js';
 import type { PipelineDefinition } from '../pipeline/schema.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import type { StateStore } from '../state/index.js';
+import type { StockPush } from '../reservations/push.js';
+import type { StockDef } from '../shop/registry/index.js';
+import { reserveOne, type ReservationTotals } from './reserved.js';
 import type { ErpRow, Scratch } from './scratch.js';
 
 /** Records mapped and stored per chunk. */
@@ -45,6 +48,10 @@ export interface ErpSideDeps {
   readonly state: StateStore;
   readonly matching: Matching;
   readonly scratch: Scratch;
+  /** A mapping that writes stock: the push's reservations (subtracted with `stock: reserved`). */
+  readonly stock?: { readonly push: StockPush; readonly def: StockDef };
+  /** Counted as the payloads are reduced: the report's `reservations`. */
+  readonly totals?: ReservationTotals;
   readonly signal?: AbortSignal;
 }
 
@@ -59,7 +66,11 @@ export async function readErpSide(deps: ErpSideDeps, source: Source, refuse: (r:
     const refs = deps.matching.by === 'reference' ? await deps.state.refs.getMany(deps.resource.name, items.map((i) => i.key)) : undefined;
     const rows: ErpRow[] = [];
     for (const item of items) {
-      const mapped = await mapOne(deps, cache, item);
+      const first = await mapOne(deps, cache, item);
+      // The payload a stock push would send: the ERP figure less the unbooked orders (src/reconcile/reserved.ts).
+      const r = deps.stock && !('code' in first) ? reserveOne(deps.stock.push, deps.stock.def, first.payload, item.record) : undefined;
+      const mapped = r ? { payload: r.payload } : first;
+      const reserved = r?.reserved ?? [];
       if ('code' in mapped) {
         // Kept for a repair: a sync would dead-letter this record, and so must the repair that stands in for it.
         deps.scratch.addRefused(item.key, item.record, item.refused);
@@ -79,7 +90,14 @@ export async function readErpSide(deps: ErpSideDeps, source: Source, refuse: (r:
         await refuse({ erpKey: item.key, code: 'RECONCILE_NO_SHOP_KEY', message: `the mapping produced no ${deps.matching.field}, so the record cannot be found in the shop` });
         continue;
       }
-      rows.push({ match, erpKey: item.key, record: item.record, payload: mapped.payload });
+      if (deps.totals && reserved.length > 0) {
+        deps.totals.records++;
+        // An order line takes the article's total and its SKU's figure alike: its units count once, as the total's.
+        const total = reserved.find((f) => !f.field.includes('['));
+        deps.totals.units += total ? total.units : reserved.reduce((n, f) => n + f.units, 0);
+        for (const f of reserved) for (const o of f.orders) deps.totals.orders.add(o);
+      }
+      rows.push({ match, erpKey: item.key, record: item.record, payload: mapped.payload, ...(reserved.length > 0 ? { reserved } : {}) });
     }
     for (const dup of deps.scratch.addErp(rows)) await refuse({ erpKey: dup.erpKey, code: 'RECONCILE_DUPLICATE_KEY', message: `another ERP record maps to the same ${deps.matching.field} ${dup.match}` });
   };

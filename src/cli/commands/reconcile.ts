@@ -23,8 +23,12 @@ export function reconcileText(r: ReconcileReport, csvPath: string | undefined): 
     `  only in the shop: ${c.onlyInShop}${r.onlyInShop.length ? ` (${r.onlyInShop.slice(0, 5).map((e) => e.shopKey || `id ${e.shopId}`).join(', ')}${c.onlyInShop > 5 ? ', …' : ''})` : ''}`,
     `  different:        ${c.different}${Object.keys(r.fields).length ? ` (fields: ${Object.entries(r.fields).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([f, n]) => `${f} ${n}`).join(', ')})` : ''}`,
   ];
-  for (const d of r.different.slice(0, 10)) lines.push(`    ${d.erpKey} → shop ${d.shopId}: ${d.fields.map((f) => `${f.field} ${show(f.shop)} → ${show(f.erp)}`).join('; ')}`);
+  for (const d of r.different.slice(0, 10)) lines.push(`    ${d.erpKey} → shop ${d.shopId}: ${d.fields.map((f) => `${f.field} ${show(f.shop)} → ${show(f.erp)}${f.reserved !== undefined ? ` (ERP ${f.onHand ?? '?'} − ${f.reserved} unbooked)` : ''}`).join('; ')}`);
   if (c.retired) lines.push(`  deactivated in the shop, gone from the ERP (not drift): ${c.retired}`);
+  const res = r.reservations;
+  if (res?.stock === 'reserved') lines.push(`  reserved: ${res.units} unit(s) of ${res.orders} unbooked shop order(s) subtracted from ${res.records} record(s) (stock compared as ERP − unbooked)`);
+  else if (res?.stock === 'available') lines.push('  stock: available (the ERP figure compared as it is)');
+  else if (res?.stock === 'missing') lines.push('  stock: the mapping says neither stock: reserved nor stock: available [STOCK_CHOICE_MISSING]; the ERP figure was compared as it is, and a repair can raise stock the shop has sold');
   if (c.refused) lines.push(`  refused by the mapping (not compared): ${c.refused}${r.refused[0] ? ` (first: ${r.refused[0].erpKey} [${r.refused[0].code}])` : ''}`);
   if (r.repair) {
     const p = r.repair;

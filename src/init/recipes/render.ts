@@ -32,7 +32,7 @@ export function recipeTargets(recipe: Recipe, language: string): [string, Recipe
 }
 
 /** The mapping file. */
-export function renderRecipeMapping(dir: string, name: string, recipe: Recipe, language: string): string {
+export function renderRecipeMapping(dir: string, name: string, recipe: Recipe, language: string, stockLine?: string): string {
   const rules = recipeTargets(recipe, language).map(([target, f]) => [`  ${flow(target)}: ${flow(ruleOf(f))}`, f.why] as const);
   const width = Math.max(...rules.map(([r]) => r.length));
   return [
@@ -45,6 +45,7 @@ export function renderRecipeMapping(dir: string, name: string, recipe: Recipe, l
     'target: { resource: products, operation: upsert }',
     `key: ${recipe.key}`,
     'shop_key: products_model',
+    ...(stockLine ? [stockLine] : []),
     'fields:',
     ...rules.map(([r, why]) => `${r.padEnd(width)}  # ${why}`),
     '',
@@ -61,6 +62,8 @@ export interface RecipeConfigText {
   readonly params: Readonly<Record<string, string | number>>;
   /** The orders pull (`--orders-pull`) and what it writes where. */
   readonly orders?: { readonly pipeline: Record<string, unknown>; readonly note: string };
+  /** Whether stock is on hand or available, and how an order counts as booked (src/init/stock.ts). */
+  readonly stockNote?: string;
 }
 
 /** `shopsync.yaml`, its header saying what the recipe decided and what a person still has to do. */
@@ -82,6 +85,7 @@ export function renderRecipeConfig(c: RecipeConfigText): string {
     ...Object.entries(r.params).map(([k, p]) => `# params.${k} (${JSON.stringify(c.params[k])}): ${p.why}.`),
     ...wake,
     ...(c.orders ? wrapComment(`${c.orders.note}.`) : []),
+    ...(c.stockNote ? wrapComment(`${c.stockNote}.`) : []),
   ];
   const body = YAML.stringify({ shop: c.shop, connections: { erp: c.connection }, pipelines: [c.pipeline, ...(c.orders ? [c.orders.pipeline] : [])], state: { path: 'state/shopsync.db' } }, { lineWidth: 0 });
   return `${header.join('\n')}\n${body}`;

@@ -11,6 +11,8 @@ import type { Answers } from '../answers.js';
 import { initOrigin, planConnection, planShop } from '../connection.js';
 import { INIT_CODES, InitError } from '../errors.js';
 import type { InitHooks, InitIo, InitResult } from '../index.js';
+import { stockPlanOf } from '../stock.js';
+import { getResource } from '../../shop/registry/index.js';
 import { checkShop } from '../shop.js';
 import { shopLine, summariseDryRun } from '../summary.js';
 import type { Proposal } from '../types.js';
@@ -78,9 +80,12 @@ export async function runRecipeInit(answers: Answers, io: InitIo, hooks: InitHoo
   };
   // The orders pull of a recipe is the same staging layout as everywhere: the ERP imports from there through its own API (docs/erp/<name>.md).
   const orders = answers.ordersPull ? planOrdersPull(answers, configDir) : undefined;
+  const stock = await stockPlanOf(answers, hooks, getResource('products'), proposalOf(recipe, answers.language).fields, orders?.layout);
+  if (stock) io.say(`stock: ${stock.choice}${stock.asked ? '' : ' (not asked: the default; --stock available if the ERP figure already subtracts open shop orders)'}`);
+  const withStock = stock?.reservations ? { ...pipeline, reservations: stock.reservations } : pipeline;
   const files = [
-    { path: configFile, text: renderRecipeConfig({ dir: configDir, recipe, shop: shop.written, connection: connection.written, pipeline, params, ...(orders ? { orders: { pipeline: orders.pipeline, note: orders.note } } : {}) }) },
-    { path: mappingFile, text: renderRecipeMapping(path.dirname(mappingFile), name, recipe, answers.language) },
+    { path: configFile, text: renderRecipeConfig({ dir: configDir, recipe, shop: shop.written, connection: connection.written, pipeline: withStock, params, ...(orders ? { orders: { pipeline: orders.pipeline, note: orders.note } } : {}), ...(stock ? { stockNote: stock.note } : {}) }) },
+    { path: mappingFile, text: renderRecipeMapping(path.dirname(mappingFile), name, recipe, answers.language, stock?.mappingLine) },
     ...(orders ? [orders.mappingFile] : []),
     ...secretFiles(configDir, [...shop.secrets, ...connection.secrets]),
   ];
