@@ -5,6 +5,7 @@
  * a goods receipt to 15 sets 12, never 10 or 15; once the ERP booked it (12, booked flag), 12 stays.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSink } from '../../../src/erp/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { runPipeline } from '../../../src/pipeline/index.js';
 import { lookupConnections } from '../../../src/pipeline/lookups/index.js';
@@ -81,6 +82,18 @@ function erpBooks(ordersId: number, artnr: string, stock: string, variant?: [str
   f.erp.prepare('UPDATE artikel SET Bestand = ?, Geaendert = ? WHERE ARTNR = ?').run(stock, changed(), artnr);
 }
 
+async function run(stock: 'reserved' | 'available', reservations: PipelineDefinitionInput['reservations']) {
+  const mapping = await mappingFile(f.dir, `stock-${stock}`, mappingYaml(stock));
+  const def: PipelineDefinitionInput = { name: 'stock', direction: 'push', source: { connection: 'erp', ...SOURCE }, mapping: 'stock.yaml', resource: 'products', ...(reservations ? { reservations } : {}) };
+  return runPipeline(def, {
+    state: f.state,
+    shop: f.shop,
+    mapping,
+    source: sqliteSource(f.erpFile, SOURCE),
+    lookups: () => lookupConnections({ erp: { kind: 'sqlite', path: f.erpFile } }, { logger: silentLogger, baseDir: '/' }),
+  });
+}
+
 async function push(stock: 'reserved' | 'available' = 'reserved', reservations: PipelineDefinitionInput['reservations'] = { booked: { query: BOOKED } }) {
   const mapping = await mappingFile(f.dir, `stock-${stock}`, mappingYaml(stock));
   const def: PipelineDefinitionInput = { name: 'stock', direction: 'push', source: { connection: 'erp', ...SOURCE }, mapping: 'stock.yaml', resource: 'products', ...(reservations ? { reservations } : {}) };
@@ -94,6 +107,24 @@ async function push(stock: 'reserved' | 'available' = 'reserved', reservations: 
   expect(summary.error).toBeUndefined();
   expect(summary.counts.deadLettered).toBe(0);
   return summary;
+}
+
+const ORDERS_PULL = `
+name: orders-in
+direction: shop-to-erp
+source: { resource: orders }
+target: { erp: shopsync_in_orders }
+key: orders_id
+fields:
+  orders_id: { from: orders_id, type: integer }
+`;
+
+/** The orders pull: the shop's orders into the ERP's staging table (imported_at stays empty until the ERP's import). */
+async function pullOrders(): Promise<void> {
+  const mapping = await mappingFile(f.dir, 'orders-in', ORDERS_PULL);
+  const sink = () => createSink({ kind: 'sqlite', path: f.erpFile }, { table: 'shopsync_in_orders', key: 'orders_id' }, { logger: silentLogger, baseDir: '/' });
+  const summary = await runPipeline({ name: 'orders-in', direction: 'pull', sink: { connection: 'erp' }, mapping: 'orders-in.yaml', resource: 'orders' }, { state: f.state, shop: f.shop, mapping, sink });
+  expect(summary.error).toBeUndefined();
 }
 
 async function product(model: string): Promise<Record<string, unknown>> {
@@ -165,17 +196,26 @@ describe('stock push with reservations (booked query on the ERP)', () => {
     await createShopProduct('ART-2');
     erpArticle('ART-2', '10.00', '10');
     await push();
-    // No orders pull runs between the order and the push: the push reads the shop's orders itself.
-    const order = await customerOrders('ART-2', 3);
+    const earlier = await customerOrders('ART-2', 1);
+    await pullOrders();
+    expect(f.erp.prepare('SELECT orders_id, imported_at FROM shopsync_in_orders').all()).toEqual([{ orders_id: earlier, imported_at: null }]);
+    // The order comes after the orders pull: no pull has carried it to the ERP when the stock push runs; the push reads the shop's orders itself.
+    const order = await customerOrders('ART-2', 2);
+    expect(await shopStock('ART-2')).toBe(7);
     erpArticle('ART-2', '12.50', '10');
     await push();
     expect(await shopStock('ART-2')).toBe(7);
+    // The orders pull recorded when it delivered the earlier order (what booked: { changedAfter: true } compares with); the later one no pull has seen.
+    const lines = await f.state.reservations.unbooked(f.state.shop, ['ART-2']);
+    expect(lines.map((l) => [l.ordersId, l.deliveredAt !== undefined])).toEqual([[earlier, true], [order, false]]);
     erpArticle('ART-2', '12.50', '15');
     await push();
     expect(await shopStock('ART-2')).toBe(12);
+    erpBooks(earlier, 'ART-2', '14');
     erpBooks(order, 'ART-2', '12');
     await push();
     expect(await shopStock('ART-2')).toBe(12);
+    expect(await f.state.reservations.unbooked(f.state.shop)).toEqual([]);
   });
 
   it('reserves per SKU: the variant ordered keeps ERP − unbooked in options[] and the article total too', async () => {
@@ -231,6 +271,29 @@ describe('stock push with reservations (booked when the ERP stock record changed
   });
 });
 
+describe('a stock choice that cannot work', () => {
+  it('fails the run before anything is sent when the mapping says stock: reserved and the pipeline has no reservations:', async () => {
+    await createShopProduct('ART-5');
+    erpArticle('ART-5', '10.00', '10');
+    const summary = await run('reserved', undefined);
+    expect(summary.status).toBe('failed');
+    expect(summary.error?.code).toBe('STOCK_RESERVATIONS_MISSING');
+    expect(summary.error?.message).toContain('reservations:');
+    expect(summary.counts.updated).toBe(0);
+  });
+
+  it('fails the run with RESERVATIONS_BOOKED_QUERY_FAILED when the booked query does not run in the ERP', async () => {
+    await createShopProduct('ART-6');
+    erpArticle('ART-6', '10.00', '10');
+    await customerOrders('ART-6', 1);
+    const summary = await run('reserved', { booked: { query: 'SELECT orders_id FROM no_such_table WHERE orders_id IN (:orders)' } });
+    expect(summary.status).toBe('failed');
+    expect(summary.error?.code).toBe('RESERVATIONS_BOOKED_QUERY_FAILED');
+    // Nothing was pushed: the shop keeps its own figure (created with 0, the order took 1), never the ERP's 10.
+    expect(await shopStock('ART-6')).toBe(-1);
+  });
+});
+
 describe('stock push without reservations (stock: available)', () => {
   it('does not re-send an unchanged stock figure with a price change, so the shop keeps its own booking', async () => {
     await createShopProduct('ART-4');
@@ -242,10 +305,15 @@ describe('stock push without reservations (stock: available)', () => {
     const summary = await push('available', undefined);
     expect(summary.counts.updated).toBe(1);
     expect(await shopStock('ART-4')).toBe(7);
+    // What the run page shows as sent: the price, no quantity.
+    const [priceEvent] = await f.state.events.list({ runId: summary.runId, outcome: 'updated' });
+    expect(priceEvent!.payload).not.toHaveProperty('products_quantity');
     expect(Number((await product('ART-4')).products_price)).toBe(11);
     // A stock figure that changed in the ERP goes out.
     erpArticle('ART-4', '11.00', '9');
-    await push('available', undefined);
+    const restocked = await push('available', undefined);
     expect(await shopStock('ART-4')).toBe(9);
+    const [stockEvent] = await f.state.events.list({ runId: restocked.runId, outcome: 'updated' });
+    expect(Number((stockEvent!.payload as Record<string, unknown>).products_quantity)).toBe(9);
   });
 });
