@@ -21,10 +21,10 @@ import type { AlertChannel } from './channels.js';
  * step; `reconcile-drift`: a reconciliation found more drift than `reconcile.alertAbove`;
  * `watermark-held`: an ERP transaction stayed open longer than `alerts.watermarkHeldMinutes` and
  * holds a pipeline's cursor back; `shop-auth`: a shop refuses the credentials; `shop-paused`: a
- * shop failing for long is no longer asked; `shop-failing`: a shop's runs failed `failingShops.warnAfterRuns` times in a row; `shop-broken`: a shop's file did not load at the daemon's start. `shop-auth`, `shop-paused`, `shop-failing` and `shop-broken` concern a shop as a whole
+ * shop failing for long is no longer asked; `shop-failing`: a shop's runs failed `failingShops.warnAfterRuns` times in a row; `shop-broken`: a shop's file did not load at the daemon's start; `stock-unbooked-stuck` (STOCK_UNBOOKED_STUCK): a shop order has waited longer than a stock push's `reservations.alertAfter` for the ERP to book it (src/alerts/stockUnbooked.ts). `shop-auth`, `shop-paused`, `shop-failing` and `shop-broken` concern a shop as a whole
  * (keyed by shop); the others a pipeline (keyed by pipeline, which has one shop).
  */
-export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'pipeline-overdue' | 'shop-auth' | 'shop-paused' | 'shop-failing' | 'shop-broken' | 'mass-delete' | 'reconcile-drift' | 'watermark-held';
+export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'pipeline-overdue' | 'shop-auth' | 'shop-paused' | 'shop-failing' | 'shop-broken' | 'mass-delete' | 'reconcile-drift' | 'watermark-held' | 'stock-unbooked-stuck';
 
 /** What an incident is about: a pipeline (and its shop), or a shop as a whole. */
 export interface IncidentScope {

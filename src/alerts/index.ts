@@ -24,11 +24,13 @@ import { singleShop, type AlertShops } from './shops.js';
 import { checkShopStreaks } from './shopStreaks.js';
 import { checkBrokenShops } from './brokenShops.js';
 import type { BrokenShop } from '../config/shopFiles.js';
+import { checkStockUnbooked, type ReservationLane } from './stockUnbooked.js';
 
 export { alertsConfigSchema, type AlertsConfig } from './config.js';
 export { Incidents, incidentId, type AlertMessage, type IncidentKind, type IncidentScope } from './incidents.js';
 export { alertShopsOf, type AlertShops } from './shops.js';
 export type { AlertChannel } from './channels.js';
+export { reservationLanesOf, STOCK_UNBOOKED_STUCK, type ReservationLane } from './stockUnbooked.js';
 
 /** Codes of a shop that refuses shopsync's credentials. */
 const AUTH_CODES = new Set(['UNAUTHORIZED', 'INSUFFICIENT_SCOPE']);
@@ -53,6 +55,8 @@ export interface AlertDeps {
   readonly brokenShops?: readonly BrokenShop[];
   /** Waits until the finished runs were counted towards their shops' streaks (`runtime.streaks.settle`). */
   readonly streaksSettled?: () => Promise<void>;
+  /** Stock pushes with `reservations:` (`reservationLanesOf(config)`): an order unbooked longer than their alertAfter opens `stock-unbooked-stuck:<pipeline>`. Absent: not watched. */
+  readonly reservations?: readonly ReservationLane[];
   /** For tests. */
   readonly now?: () => number;
   readonly channels?: readonly AlertChannel[];
@@ -71,6 +75,8 @@ export interface AlertWatcher {
   resendOverdue(): Promise<number>;
   /** Open and resolve the shops' `shop-failing` and `shop-paused` incidents from the state (every minute and after each run). */
   checkShops(): Promise<void>;
+  /** Open and resolve `stock-unbooked-stuck:<pipeline>` from the ledger now (every minute and after each run). */
+  checkReservations(): Promise<void>;
   /** Wait for messages in flight and stop. */
   stop(): Promise<void>;
 }
@@ -219,6 +225,13 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   const checkShops = async (): Promise<void> => {
     if (warnAfterRuns !== undefined) await checkShopStreaks(incidents, deps.state, shops, warnAfterRuns);
   };
+  const checkReservations = async (): Promise<void> => {
+    if (deps.reservations?.length) await checkStockUnbooked(incidents, deps.state, deps.reservations, now(), (p, shop) => whereOf(p, shop));
+  };
+  // A stock push marks orders booked and an orders pull delivers them: either may end the incident.
+  const unsubscribeReservations = deps.events.on('run-finished', (e) => {
+    if (e.summary.mode !== 'dry-run' && deps.reservations?.some((l) => l.shop === shops.of(e.summary.pipeline))) track(checkReservations());
+  });
   // Known at start and until the next start: checked once.
   if (deps.brokenShops) track(checkBrokenShops(incidents, deps.brokenShops, shops));
   const unsubscribeShops = deps.events.on('run-finished', () => track((deps.streaksSettled?.() ?? Promise.resolve()).then(checkShops)));
@@ -226,6 +239,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     track(checkShops().catch((err: unknown) => logger.error({ err }, 'shop streak check failed')));
     track(checkStale().catch((err: unknown) => logger.error({ err }, 'stale check failed')));
     track(checkOverdue().catch((err: unknown) => logger.error({ err }, 'overdue check failed')));
+    track(checkReservations().catch((err: unknown) => logger.error({ err }, 'unbooked orders check failed')));
     track(resendOverdue().then(() => undefined, (err: unknown) => logger.error({ err }, 'overdue alert check failed')));
   }, 60_000);
   timer.unref();
@@ -236,9 +250,11 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     checkOverdue,
     resendOverdue,
     checkShops,
+    checkReservations,
     async stop() {
       clearInterval(timer);
       unsubscribe();
+      unsubscribeReservations();
       unsubscribeShops();
       await Promise.all([...pending]);
     },

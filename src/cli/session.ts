@@ -27,8 +27,8 @@ export async function withRuntime<T>(ctx: CliContext, cmd: Command, logTo: 'stdo
   const runtime = await openRuntime(loaded, { logger, ...(options.readOnlyFallback ? { readOnlyFallback: true } : {}) });
   // A one-off run (cron, systemd, a backfill by hand) alerts as the daemon's would: a failed,
   // abandoned or crashed run reaches a person even when nobody reads this command's output.
-  const { alertShopsOf, startAlerts } = await import('../alerts/index.js');
-  const alerts = startAlerts(loaded.config.alerts, { events: runtime.events, state: runtime.state, scheduled: [], secrets: loaded.secrets, shops: alertShopsOf(loaded), logger });
+  const { alertShopsOf, reservationLanesOf, startAlerts } = await import('../alerts/index.js');
+  const alerts = startAlerts(loaded.config.alerts, { events: runtime.events, state: runtime.state, scheduled: [], secrets: loaded.secrets, shops: alertShopsOf(loaded), reservations: reservationLanesOf(loaded.config), logger });
   try {
     return await body({ runtime, loaded, logger });
   } finally {

@@ -38,6 +38,8 @@ export interface DashboardPipeline {
   readonly timezone?: string;
   /** Cron expression of its reconciliation, when scheduled. */
   readonly reconcileSchedule?: string;
+  /** A stock push's `reservations:` (issue 43): the record page shows its article's unbooked orders. */
+  readonly reservations?: { readonly alertAfterMs: number; readonly warehouse?: number };
   /** When the scheduler will run it next; undefined when unscheduled or stopped. */
   nextRun(): Date | undefined;
 }

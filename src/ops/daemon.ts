@@ -15,7 +15,7 @@ import { createScheduler, type CloseResult, type SchedulablePipeline, type Sched
 import { everyShopFailing, probedCheck, readiness } from './readiness.js';
 import { overdueLanes, scheduledLanesOf, type OverdueLane } from '../pipeline/overdue.js';
 import { openRuntime, type Runtime } from './runtime.js';
-import { alertShopsOf, startAlerts } from '../alerts/index.js';
+import { alertShopsOf, reservationLanesOf, startAlerts } from '../alerts/index.js';
 import { startRetention } from './retention.js';
 import { settleOwnRuns, type RunLeftRunning } from './ownRuns.js';
 import { startOpsServer, type OpsServer } from './server.js';
@@ -251,6 +251,7 @@ export async function startDaemon(loaded: LoadedConfig, options: DaemonOptions):
       shops: alertShopsOf(loaded),
       warnAfterRuns: config.failingShops.warnAfterRuns,
       brokenShops: loaded.brokenShops,
+      reservations: reservationLanesOf(config),
       streaksSettled: () => runtime.streaks.settle(),
       logger,
     });

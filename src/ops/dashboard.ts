@@ -17,6 +17,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
       schedule: p.schedule,
       ...((p.timezone ?? runtime.loaded.config.timezone) ? { timezone: (p.timezone ?? runtime.loaded.config.timezone)! } : {}),
       ...(p.reconcile?.schedule ? { reconcileSchedule: p.reconcile.schedule } : {}),
+      ...(p.reservations ? { reservations: { alertAfterMs: p.reservations.alertAfter, ...(p.reservations.warehouse !== undefined ? { warehouse: p.reservations.warehouse } : {}) } } : {}),
       nextRun: () => scheduler.nextRun(p.name) ?? undefined,
     })),
     // With replicas, "Run now" adds a job that any replica may take; without, the run starts here.

@@ -10,6 +10,7 @@ import type { RateSnapshot } from '../shop/rate/index.js';
 import { DEFAULT_SHOP } from '../state/index.js';
 import { LATENCY_BUCKETS } from '../pipeline/latency.js';
 import { registerErpQueryMetrics } from '../erp/sql/sharedReads.js';
+import type { UnbookedFigures } from './reservationMetrics.js';
 
 /** Metric families and the hooks that feed them. */
 export interface Metrics {
@@ -50,6 +51,10 @@ export interface MetricsOptions {
   readonly shopOf?: Readonly<Record<string, string>>;
   /** Each shop client's current limits, read when scraped. */
   readonly shopRates?: () => Readonly<Record<string, RateSnapshot | undefined>>;
+  /** Pipelines with `reservations:` (issue 43); their shops' unbooked orders are read when scraped. */
+  readonly reservedPipelines?: readonly string[];
+  /** Per shop, the orders the ERP has not booked (`unbookedFigures`), read when scraped. */
+  readonly unbooked?: () => Promise<Readonly<Record<string, UnbookedFigures>>>;
   /** Include process metrics (CPU, memory, event loop lag). @default true */
   readonly processMetrics?: boolean;
 }
@@ -195,6 +200,40 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   timeGauge('shopsync_cursor_timestamp_seconds', 'The stored incremental cursor as Unix time (timestamp cursors only): how far the ERP has been read', (t) => t.cursorSeconds);
   timeGauge('shopsync_source_watermark_timestamp_seconds', 'The ERP database\'s safe watermark at the last run (the oldest open transaction\'s start): the cursor never moves past it', (t) => t.watermarkSeconds);
   timeGauge('shopsync_source_watermark_held_seconds', 'How long the oldest open ERP transaction had been open at the last run (0: none); it holds the cursor back and alerts after alerts.watermarkHeldMinutes', (t) => t.heldSeconds);
+  const unbookedSource = options.unbooked;
+  const reservedPipelines = options.reservedPipelines ?? [];
+  let unbookedRead: Promise<Readonly<Record<string, UnbookedFigures>>> | undefined;
+  // The three gauges read the ledger once per scrape between them.
+  const unbookedNow = (): Promise<Readonly<Record<string, UnbookedFigures>>> => {
+    unbookedRead ??= (unbookedSource?.() ?? Promise.resolve({})).finally(() => setTimeout(() => (unbookedRead = undefined), 0));
+    return unbookedRead;
+  };
+  new Gauge({
+    name: 'shopsync_reserved_units',
+    help: 'Units a stock push subtracts now from the ERP\'s figure: shop orders the ERP has not booked yet (the shop\'s ledger, the same for every stock push of the shop)',
+    labelNames: ['shop', 'pipeline'] as const,
+    registers: [registry],
+    async collect() {
+      if (!unbookedSource) return;
+      const figures = await unbookedNow();
+      this.reset();
+      for (const p of reservedPipelines) this.set({ shop: shopOf(p), pipeline: p }, figures[shopOf(p)]?.units ?? 0);
+    },
+  });
+  const shopGauge = (name: string, help: string, pick: (f: UnbookedFigures) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['shop'] as const,
+      registers: [registry],
+      async collect() {
+        if (!unbookedSource) return;
+        this.reset();
+        for (const [shop, f] of Object.entries(await unbookedNow())) this.set({ shop }, pick(f));
+      },
+    });
+  shopGauge('shopsync_unbooked_orders', 'Shop orders that booked stock in the shop and that the ERP has not booked yet', (f) => f.orders);
+  shopGauge('shopsync_unbooked_oldest_seconds', 'How long the oldest unbooked order has waited for the ERP to book it, since shopsync first read it (0: none); alerts as STOCK_UNBOOKED_STUCK after reservations.alertAfter', (f) => f.oldestSeconds);
   for (const p of known) records.inc({ shop: shopOf(p), pipeline: p, outcome: 'failed' }, 0);
 
   return {

@@ -18,6 +18,7 @@ import { createShopClient, openSharedRateLimits, rateCaps, type ClientEvent, typ
 import { openState, processAlive, type StateStore } from '../state/index.js';
 import { reconcilePipeline, ReportStore, reportsFolder, type ReconcileReport } from '../reconcile/index.js';
 import { createMetrics, type CursorTimes, type Metrics } from './metrics.js';
+import { unbookedFigures } from './reservationMetrics.js';
 import { cursorTime } from '../erp/sql/lookback.js';
 import { WATERMARK_LANE, watermarkView } from '../pipeline/sourceWatermark.js';
 import { markCrashedRuns, runOwner } from '../pipeline/crashed.js';
@@ -122,6 +123,8 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     shopRates: () => Object.fromEntries([...shops].map(([name, client]) => [name, client.rate()])),
     deadLetters: async () => Object.fromEntries(await Promise.all(names.map(async (n) => [n, await state.deadLetters.count(n)] as const))),
     cursors: () => cursorTimesOf(state, names),
+    reservedPipelines: config.pipelines.filter((p) => p.reservations).map((p) => p.name),
+    unbooked: () => unbookedFigures(state, config.pipelines.filter((p) => p.reservations).map((p) => p.shop)),
   });
   const shopHealth = trackShopHealth(Object.keys(shopsOf(config)));
   const events = new SyncEvents();

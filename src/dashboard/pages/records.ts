@@ -4,6 +4,7 @@ import { html } from '../html.js';
 import { type PageContext, type PageResult } from './context.js';
 import { shopsOf } from './shops.js';
 import { eventExtras, eventHeaders, eventRows } from './record-events.js';
+import { stockSection, stockViews } from './stock.js';
 
 const LIMIT = 200;
 
@@ -58,6 +59,7 @@ export async function recordsPage(ctx: PageContext): Promise<PageResult> {
   if (!q) return { title: 'Records', nav: 'records', body: html`${form}<p class="muted">Type an ERP key (product number, order number…) or a shop id to see what every run did with that record.</p>`, live: false };
   const found = await lookupRecord(ctx, q);
   const extras = await eventExtras(ctx.state, found.events);
+  const stock = await stockViews(ctx, [...new Set([q, ...found.references.map((r) => r.erpKey)])], found.events);
   const body = html`${form}
 <h2>References</h2>
 ${
@@ -74,6 +76,7 @@ ${
       )}</ul>`
     : ''
 }
+${stockSection(stock, ctx.now)}
 <h2>History</h2>
 ${
   found.events.length
