@@ -3,7 +3,7 @@ import { payloadChanges } from '../../src/dashboard/pages/changes.js';
 import { readChanges, recordLabel } from '../../src/dashboard/pages/record-events.js';
 
 describe('what changed in an update', () => {
-  it('lists changed, added and removed leaves by dot path', () => {
+  it('lists changed and added leaves by dot path, and not a field the update leaves out (the shop keeps it)', () => {
     const before = { products_price: '19.90', products_quantity: 12, languages: { de: { products_name: 'Hammer' } }, images: ['a.jpg'] };
     const after = { products_price: '21.50', products_quantity: 12, languages: { de: { products_name: 'Hammer', seo_name: 'hammer' } }, images: ['a.jpg', 'b.jpg'] };
     expect(payloadChanges(before, after)).toEqual([
@@ -12,6 +12,7 @@ describe('what changed in an update', () => {
       { path: 'products_price', before: '19.90', after: '21.50' },
     ]);
     expect(payloadChanges(before, before)).toEqual([]);
+    expect(payloadChanges(before, { products_price: '19.90' })).toEqual([]);
   });
 
   it('reads the diff shapes pipelines store', () => {

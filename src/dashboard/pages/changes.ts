@@ -13,10 +13,14 @@ export interface Change {
   readonly after: unknown;
 }
 
-/** Leaf-level differences between two payloads; arrays compare as whole values. */
+/**
+ * Leaf-level differences between two payloads; arrays compare as whole values. A field the later
+ * payload does not carry is not a change: an update writes only what it sends (a stock figure left
+ * out because it did not change since it was last sent stays as the shop has it).
+ */
 export function payloadChanges(before: unknown, after: unknown, path = ''): Change[] {
   if (isRecord(before) && isRecord(after)) {
-    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    const keys = Object.keys(after).sort();
     return keys.flatMap((k) => payloadChanges(before[k], after[k], path ? `${path}.${k}` : k));
   }
   if (JSON.stringify(before) === JSON.stringify(after)) return [];
