@@ -8,7 +8,7 @@
  * scoped to one shop: references, intents and history entries are per shop, and runs, events and
  * dead letters it writes carry the shop's name; `forShop` gives the same store scoped to another.
  */
-import type { ReservationStore, StockSentStore } from '../reservations/types.js';
+import type { ReservationStore, StockSent, StockSentStore } from '../reservations/types.js';
 import type { CursorValue } from '../erp/types.js';
 
 import type { PruneReport, RetentionPolicy } from './retentionPolicy.js';
@@ -153,6 +153,8 @@ export interface StateWriter {
   };
   readonly cursors: { set(pipeline: string, name: string, cursor: CursorWrite): void };
   readonly runs: { saveCounts(id: number, counts: Readonly<RunCounts>): void };
+  /** The stock figures a settled record sent, in the same commit as its hash: a lost write would leave a figure that hides the next one. */
+  readonly stockSent: { put(row: StockSent): void };
 }
 
 /** Cursors per pipeline and lane. */

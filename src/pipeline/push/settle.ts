@@ -85,6 +85,8 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
         }
         tx.deadLetters.resolve(pipeline, rk);
         const sent = s.outcome !== 'unchanged';
+        // The stock figures the shop accepted, in the commit of the hash: a last-sent figure that outlived a lost write would hide the next one (stock travels on its own).
+        if (sent && s.item.stockSent) for (const row of s.item.stockSent) tx.stockSent.put(row);
         // An unchanged record without warnings is counted in the run, not written as a row: a daily full re-read of
         // 100,000 unchanged articles would otherwise add 100,000 rows a day (disk) and was half of the re-read's time.
         // Literals of fixed shape (absent values undefined) in this per-record loop: conditional spreads cost microseconds each.
@@ -122,9 +124,6 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
   });
   // Only now, committed, do these records count as settled: an earlier write that failed keeps the cursor before its records.
   for (const seq of seqs) target.watermark?.settle(seq);
-  // The stock figures the shop accepted: after the commit, so a crash between leaves the older figure, and the next run sends this one again.
-  const stock = settlements.flatMap((s) => (s.kind === 'done' && s.outcome !== 'unchanged' && s.quiet !== true ? (s.item.stockSent ?? []) : []));
-  if (stock.length > 0) await state.stockSent.put(stock);
   if (target.events) {
     for (const s of settlements) {
       if (s.quiet === true) continue;

@@ -60,6 +60,7 @@ const SPECS = {
   ),
   intents: spec('intents', [t('shop'), t('resource'), t('erp_key')], [t('pipeline'), t('hash'), t('natural_key'), n('run_id'), n('created_at')]),
   seen: spec('seen', [t('pipeline'), t('record_key')], [t('hash'), n('seen_at')]),
+  stockSent: spec('stock_sent', [t('pipeline'), t('record_key'), t('field')], [t('erp'), t('reserved'), t('sent'), t('at')]),
   history: spec('history_entries', [t('shop'), t('resource'), t('shop_id'), t('identity')], [t('state'), t('entry'), n('run_id'), n('updated_at')]),
   deadLetters: spec(
     'dead_letters',
@@ -198,6 +199,7 @@ export class PgWriter {
         delete: (resource, erpKey) => del('intents', [shop, resource, erpKey]),
       },
       seen: { put: (pipeline, key, hash) => put('seen', [pipeline, key], () => [hash, now]) },
+      stockSent: { put: (r) => put('stockSent', [r.pipeline, r.recordKey, r.field], () => [r.erp, r.reserved, r.sent, r.at]) },
       events: {
         add: (e) => {
           const values = eventValues(shop, e);

@@ -83,13 +83,17 @@ export class SqliteStockSent implements StockSentStore {
   }
 
   async put(rows: readonly StockSent[]): Promise<void> {
-    const stmt = this.db.prepare(
+    this.db.transaction(() => this.putNow(rows))();
+  }
+
+  /** Write at once, inside the caller's transaction (`write(fn)`). */
+  putNow(rows: readonly StockSent[]): void {
+    const stmt = cached<[string, string, string, string, string, string, string], never>(
+      this.db,
       `INSERT INTO stock_sent (pipeline, record_key, field, erp, reserved, sent, at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (pipeline, record_key, field) DO UPDATE SET erp = excluded.erp, reserved = excluded.reserved, sent = excluded.sent, at = excluded.at`,
     );
-    this.db.transaction(() => {
-      for (const r of rows) stmt.run(r.pipeline, r.recordKey, r.field, r.erp, r.reserved, r.sent, r.at);
-    })();
+    for (const r of rows) stmt.run(r.pipeline, r.recordKey, r.field, r.erp, r.reserved, r.sent, r.at);
   }
 
   async of(pipeline: string, recordKey: string): Promise<StockSent[]> {
