@@ -134,6 +134,8 @@ export function guardStore(store: StateStore, translate: (err: unknown) => unkno
     replicas: part(store.replicas),
     incidents: part(store.incidents),
     streaks: part(store.streaks),
+    reservations: part(store.reservations),
+    stockSent: part(store.stockSent),
     retention: part(store.retention),
     dump: part(store.dump),
     write: guard(store.write, store),

@@ -8,6 +8,7 @@
  * scoped to one shop: references, intents and history entries are per shop, and runs, events and
  * dead letters it writes carry the shop's name; `forShop` gives the same store scoped to another.
  */
+import type { ReservationStore, StockSentStore } from '../reservations/types.js';
 import type { CursorValue } from '../erp/types.js';
 
 import type { PruneReport, RetentionPolicy } from './retentionPolicy.js';
@@ -492,6 +493,10 @@ export interface StateStore {
   readonly incidents: IncidentStore;
   /** Failure streaks and pauses of the shops (not scoped to `shop`). */
   readonly streaks: ShopStreakStore;
+  /** Shop order lines the ERP has not booked yet (issue 43; methods take the shop). */
+  readonly reservations: ReservationStore;
+  /** The last stock figure sent per pipeline, record and stock field (issue 43). */
+  readonly stockSent: StockSentStore;
   /** Restore marks and the user's say-so after a state went back in time (not scoped to `shop`). */
   readonly rewinds: RewindStore;
   readonly retention: RetentionStore;

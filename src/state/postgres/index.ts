@@ -27,6 +27,7 @@ import { migrate } from './migrate.js';
 import { PgIntents, PgReferences, PgSeen, PgSentHashes } from './refs.js';
 import { PgIncidents } from './incidents.js';
 import { PgStreaks } from './streaks.js';
+import { PgReservations, PgStockSent } from './reservations.js';
 import { PgReplicas } from './replicas.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
@@ -62,6 +63,8 @@ interface Shared {
   readonly replicas: PgReplicas;
   readonly incidents: PgIncidents;
   readonly streaks: PgStreaks;
+  readonly reservations: PgReservations;
+  readonly stockSent: PgStockSent;
   readonly rewinds: MarkedRewinds;
   readonly retention: PgRetention;
   readonly dump: PgDump;
@@ -101,6 +104,8 @@ function view(shared: Shared, shop: string): StateStore {
     replicas: shared.replicas,
     incidents: shared.incidents,
     streaks: shared.streaks,
+    reservations: shared.reservations,
+    stockSent: shared.stockSent,
     rewinds: shared.rewinds,
     retention: shared.retention,
     dump: shared.dump,
@@ -214,6 +219,8 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     replicas: new PgReplicas(pool),
     incidents: new PgIncidents(pool),
     streaks: new PgStreaks(pool),
+    reservations: new PgReservations(pool),
+    stockSent: new PgStockSent(pool),
     rewinds: new MarkedRewinds({
       get: async (name) => (await query<{ value: string }>(pool, 'SELECT value FROM state_marks WHERE name = $1', [name]))[0]?.value,
       put: async (name, value) => void (await query(pool, 'INSERT INTO state_marks (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value])),

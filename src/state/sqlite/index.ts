@@ -19,6 +19,7 @@ import { SqliteLocks } from './locks.js';
 import { SqliteIntents, SqliteReferences, SqliteSeen, SqliteSentHashes } from './refs.js';
 import { SqliteIncidents } from './incidents.js';
 import { SqliteStreaks } from './streaks.js';
+import { SqliteReservations, SqliteStockSent } from './reservations.js';
 import { SqliteReplicas } from './replicas.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteRuns } from './runs.js';
@@ -38,6 +39,8 @@ interface Shared {
   readonly replicas: SqliteReplicas;
   readonly incidents: SqliteIncidents;
   readonly streaks: SqliteStreaks;
+  readonly reservations: SqliteReservations;
+  readonly stockSent: SqliteStockSent;
   readonly rewinds: MarkedRewinds;
   readonly retention: SqliteRetention;
   readonly dump: SqliteDump;
@@ -84,6 +87,8 @@ function view(shared: Shared, shop: string): StateStore {
     replicas: shared.replicas,
     incidents: shared.incidents,
     streaks: shared.streaks,
+    reservations: shared.reservations,
+    stockSent: shared.stockSent,
     rewinds: shared.rewinds,
     retention: shared.retention,
     dump: shared.dump,
@@ -162,6 +167,8 @@ export function openSqliteState(path: string, options: SqliteStateOptions = {}):
     replicas: new SqliteReplicas(db),
     incidents: new SqliteIncidents(db),
     streaks: new SqliteStreaks(db),
+    reservations: new SqliteReservations(db),
+    stockSent: new SqliteStockSent(db),
     rewinds: new MarkedRewinds({
       get: async (name) => db.prepare<[string], { value: string }>('SELECT value FROM state_marks WHERE name = ?').get(name)?.value,
       put: async (name, value) => void db.prepare('INSERT INTO state_marks (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(name, value),
