@@ -183,6 +183,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     targets: Object.keys(file.fields),
     ...rowKeys(file.key, file.row_key),
     ...(file.duplicates ? { duplicates: file.duplicates } : {}),
+    ...(file.stock ? { stock: file.stock } : {}),
     ...shopKeyRule(file.shop_key, producers, fileName),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     ...erpLookupNames(file.fields),

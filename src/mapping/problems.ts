@@ -38,7 +38,7 @@ const RULE_KEYS = [
   'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'each', 'split', 'group_by', 'sort_by', 'where', 'steps', 'empty', 'when_missing',
   'existing_rows_only', 'item', 'fields',
 ];
-const TOP_KEYS = ['name', 'description', 'direction', 'source', 'target', 'key', 'shop_key', 'history_identity', 'create_only', 'duplicates', 'locale', 'timezone', 'shop_timezone', 'true', 'false', 'tables', 'expr_limits', 'fields'];
+const TOP_KEYS = ['name', 'description', 'direction', 'source', 'target', 'key', 'shop_key', 'history_identity', 'create_only', 'duplicates', 'stock', 'locale', 'timezone', 'shop_timezone', 'true', 'false', 'tables', 'expr_limits', 'fields'];
 
 /** Pick the union branch that explains a failure best (not the "expected string" of the shorthand). */
 function unionIssues(issue: Issue & { errors?: Issue[][] }): Issue[] {

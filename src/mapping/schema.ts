@@ -189,6 +189,13 @@ export const mappingFileSchema = z
      * both (SOURCE_DUPLICATE_KEY) and leaves the shop record alone; `latest` takes them as versions, the later one
      * wins (a table of stock movements). @default refuse
      */
+    /**
+     * What the stock fields it writes are (issue 43, docs/catalog.md "Stock and orders in flight"): `reserved`
+     * (the ERP's on-hand figure; the pipeline's `reservations:` subtracts the shop's orders the ERP has not booked)
+     * or `available` (the ERP figure already is what can be sold; nothing is subtracted). Absent on a mapping that
+     * writes stock: warning STOCK_CHOICE_MISSING.
+     */
+    stock: z.enum(['reserved', 'available'], { message: 'expected stock: reserved (subtract unbooked shop orders; needs the pipeline\'s reservations:) or available (the ERP figure already is what can be sold)' }).optional(),
     duplicates: z.enum(['refuse', 'latest'], { message: 'expected duplicates: refuse (two records of one key are an error) or latest (they are versions, the later wins)' }).optional(),
     /** Defaults for every rule of the file. */
     locale: decimalLocale.optional(),

@@ -119,6 +119,8 @@ export interface CompiledMapping {
    * its ERP key (`ART-1 [1]`), for change hashes and dead letters; references stay by ERP key.
    */
   readonly recordKey?: (erpKey: string, record: Record<string, unknown>) => string;
+  /** The file's `stock:` choice (issue 43): `reserved` subtracts unbooked shop orders, `available` sends the ERP figure as it is. */
+  readonly stock?: 'reserved' | 'available';
   /** The file's `duplicates:`: `latest` when several records of one key in a read are versions; absent means `refuse` (SOURCE_DUPLICATE_KEY). */
   readonly duplicates?: 'refuse' | 'latest';
   /** The record's `shop_key` value from that field's rule alone; present when it is a top-level field without an expression. */

@@ -4,6 +4,7 @@ import { cronSchema, timezoneSchema } from '../config/schedule.js';
 import { getResource, isResourceName, resources } from '../shop/registry/index.js';
 import { triggerSchema } from '../triggers/schema.js';
 import { lookupsSchema } from './lookups/schema.js';
+import { reservationsSchema } from '../reservations/schema.js';
 
 const connectorRef = z.looseObject({
   /** Name of a connection under `connections:`; the other keys are the connector's own config. */
@@ -115,6 +116,8 @@ export const pipelineSchema = z
     completeSchedule: cronSchema.optional(),
     /** Scheduled reconciliation of the ERP with the shop (push pipelines). */
     reconcile: reconcileSchema.optional(),
+    /** Push of stock: subtract the shop's orders the ERP has not booked yet (issue 43; docs/catalog.md "Stock and orders in flight"). */
+    reservations: reservationsSchema.optional(),
     options: pipelineOptionsSchema.prefault({}),
     /** The config template this pipeline was expanded from (set by the config loader); absent for a pipeline written out. */
     template: z.string().optional(),
@@ -129,6 +132,9 @@ export const pipelineSchema = z
       const resource = getResource(p.resource);
       if (p.options.onMissing === 'deactivate' && !resource.deactivate) ctx.addIssue({ code: 'custom', path: ['options', 'onMissing'], message: `${p.resource} records have no status field to deactivate them by (registry); use onMissing: delete or ignore` });
       if (p.options.onMissing === 'delete' && !resource.ops.delete) ctx.addIssue({ code: 'custom', path: ['options', 'onMissing'], message: `the shop offers no delete of single ${p.resource} records; use onMissing: deactivate or ignore` });
+    }
+    if (p.reservations && (p.direction !== 'push' || !(isResourceName(p.resource) && getResource(p.resource).stock))) {
+      ctx.addIssue({ code: 'custom', path: ['reservations'], message: 'reservations belong to a push pipeline of a resource with stock fields (products)' });
     }
     if (p.direction === 'push' && p.lookups) ctx.addIssue({ code: 'custom', path: ['lookups'], message: 'lookups belong to pull pipelines (shop → ERP): a push maps ERP records to shop ids by `lookup: { reference: <resource> }`' });
     if (p.direction === 'push' && !p.source) ctx.addIssue({ code: 'custom', path: ['source'], message: 'a push pipeline needs `source: { connection: <name>, ... }`' });

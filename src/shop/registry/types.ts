@@ -273,6 +273,10 @@ export interface ResourceDef<
   readonly exportViews?: Readonly<Record<string, ExportViewDef>>;
   /** How a record that left the ERP is deactivated (pipelines with `onMissing: deactivate`); absent = it cannot be. */
   readonly deactivate?: DeactivateDef;
+  /** The stock fields of the resource (issue 43): what reservations subtract from and what travels on its own. */
+  readonly stock?: StockDef;
+  /** How one of its records books stock in the shop when created (orders: "Stock booking happens automatically on create"). */
+  readonly books?: BooksDef;
 }
 
 /**
@@ -287,3 +291,28 @@ export interface DeactivateDef {
   readonly specified: boolean;
 }
 
+/**
+ * One stock field: `scalar` a top-level quantity of the article; `rows` a list whose entries carry
+ * a quantity per warehouse (keyed by `keys`); `skus` a list of SKU entries named by `model`.
+ */
+export type StockFieldDef =
+  | { readonly kind: 'scalar'; readonly field: string }
+  | { readonly kind: 'rows'; readonly list: string; readonly quantity: string; readonly keys: readonly string[]; readonly warehouse: string }
+  | { readonly kind: 'skus'; readonly list: string; readonly quantity: string; readonly model: string };
+
+/** The stock fields of a resource, and the field the records' article number is in. */
+export interface StockDef {
+  readonly article: string;
+  readonly fields: readonly StockFieldDef[];
+}
+
+/** The fields of a record that books stock: its item list and, per item, quantity, article, product id and attributes. */
+export interface BooksDef {
+  readonly items: string;
+  readonly quantity: string;
+  readonly article: string;
+  readonly productId: string;
+  readonly attributes: string;
+  /** When the record was placed (ISO-ish datetime of the shop). */
+  readonly placedAt: string;
+}

@@ -143,6 +143,8 @@ export const orders = {
   // Item prices and tax rates 4 places, totals 2 (the shop's answers: docs/spec-gaps.md "Amounts"), quantities 8 as the storage rows'.
   decimalScales: { 'products[].quantity': 8, 'products[].products_price': 4, 'products[].products_tax': 4, expected_total: 2 },
   schemas: { record: orderRecord, write: orderWrite },
+  // "Stock booking happens automatically on create": each item takes its quantity of the article (and of the SKU its attributes name).
+  books: { items: 'products', quantity: 'quantity', article: 'products_model', productId: 'products_id', attributes: 'attributes', placedAt: 'date_purchased' },
   naturalKeys: [{ fields: ['external_reference'], enforced: true }],
   requiredOnCreate: [
     {

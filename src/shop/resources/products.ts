@@ -292,6 +292,15 @@ export const products = {
   naturalKeys: [{ fields: ['products_model'], enforced: true }],
   // The spec lists products_status among the scalars without its values; 0 = inactive as in categories (docs/spec-gaps.md "Deletions").
   deactivate: { field: 'products_status', value: 0, specified: false },
+  // Stock the shop's orders book (issue 43): the article's total, per warehouse rows, and per SKU in the flat options[] import.
+  stock: {
+    article: 'products_model',
+    fields: [
+      { kind: 'scalar', field: 'products_quantity' },
+      { kind: 'rows', list: 'storages', quantity: 'products_quantity', keys: ['storages_id', 'options_id'], warehouse: 'storages_id' },
+      { kind: 'skus', list: 'options', quantity: 'quantity', model: 'model' },
+    ],
+  },
   // What a sellable product needs (docs/spec-gaps.md "Sellable records"): a price. The shop creates one without it at 0.
   // And an identity: a product created without its model is never found again by the natural key
   // (the next run creates it twice), and one without a name is a blank line in the shop, active or not.
