@@ -133,6 +133,7 @@ pipelines:
     source: { connection: erp, query: "SELECT sku, name, price, qty, updated_at FROM products", cursor: updated_at, key: sku }
     reservations:
       booked: { query: "SELECT orders_id FROM erp_bookings WHERE orders_id IN (:orders)" }
+      alertAfter: 24h
 state:
   path: state.db
 `;

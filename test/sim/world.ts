@@ -182,6 +182,7 @@ pipelines:
     options: { pageSize: 6, concurrency: 3 }
     reservations:
       booked: { query: "SELECT orders_id FROM erp_bookings WHERE orders_id IN (:orders)" }
+      alertAfter: 24h
   - name: files
     direction: push
     resource: products
