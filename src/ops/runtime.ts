@@ -203,7 +203,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
       shop: shopOf(p),
       mapping: await mappingOf(p),
       source: p.source ? () => createSource(config.connections[sourceConn], sourceCfg as never, { ...ctx, origin: connectionOrigin(loaded, sourceConn, { pipeline: index, side: 'source' }) }) : undefined,
-      ...(p.lookups ? { lookups: () => lookupConnections(config.connections, ctx) } : {}),
+      ...(p.lookups || p.reservations ? { lookups: () => lookupConnections(config.connections, ctx) } : {}),
       sink: p.sink ? () => createSink(config.connections[sinkConn], sinkCfg as never, { ...ctx, pipeline: p.name, origin: connectionOrigin(loaded, sinkConn, { pipeline: index, side: 'sink' }) }) : undefined,
       logger,
       events,

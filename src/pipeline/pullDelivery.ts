@@ -212,6 +212,8 @@ export class PullDelivery {
       }
       tx.runs.saveCounts(runId, counts);
     });
+    // Orders book stock: from now on they are in the ERP, and a stock record that changes later booked them (`booked: { changedAfter: true }`).
+    if (resource.books) await state.reservations.delivered(state.shop, batch.map((p) => Number(p.key)).filter(Number.isFinite), new Date().toISOString());
     for (const p of batch) if (this.seen.has(p.key)) this.seen.set(p.key, p.hash);
     for (const p of batch) deps.events?.emit({ type: 'record-settled', runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', codes: [] });
   }

@@ -22,6 +22,7 @@ import { alignStart } from './cursorForm.js';
 import { capOf, readWatermark, WATERMARK_LANE, watermarkRow } from './sourceWatermark.js';
 import { reportExhausted, waitingLetters } from './waitingLetters.js';
 import { handleMissing, ReadTally } from './missing/index.js';
+import { StockPush } from '../reservations/push.js';
 import type { LaneRunOptions, MissingReport, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -250,6 +251,8 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     const safe = o.mode === 'sync' ? await readWatermark(source, def.name, o.logger) : undefined;
     if (safe) await deps.state.cursors.set(def.name, WATERMARK_LANE, watermarkRow(safe));
     const watermark = new LowWaterMark(after, capOf(safe, after));
+    // Stock pipelines read the shop's orders first: what they booked and the ERP has not comes off the ERP's figures.
+    const stock = await StockPush.open({ def, resource, mapping: deps.mapping, state: deps.state, shop: deps.shop, logger: o.logger, dryRun, ...(deps.lookups ? { lookups: deps.lookups } : {}) });
     const engine = new PushEngine({
       def,
       resource,
@@ -266,6 +269,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       ...(o.signal ? { signal: o.signal } : {}),
       ...(lookBack && after ? { readAgainUpTo: after } : {}),
       ...(source.rowsOf ? { source } : {}),
+      ...(stock ? { stock } : {}),
       // Only changes read after a stored cursor measure the sync: a first sync, a backfill or a complete read delivers records changed long ago.
       ...(lookBack && !dryRun ? { changeLatency: { naiveOffsetMs: naiveOffsetOf(safe) ?? 0 } } : {}),
     });
@@ -282,6 +286,7 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
     // A column the mapping reads and the source lacks fails here, before anything is written.
     await engine.pushStream(tally.watch(checkedColumns(read, deps.mapping, source.kind)));
     if (due) await reportExhausted(deps.state, def.name, due.lastTries, o.logger);
+    await stock?.finish();
     const { rechecked, late } = engine.lookback;
     if (late > 0) o.logger.info({ late, rechecked }, 'the lookback found records committed after the cursor had passed their time (a long transaction, a clock behind); they were delivered now');
     else if (rechecked > 0) o.logger.debug({ rechecked }, 'records read again by the lookback were unchanged');

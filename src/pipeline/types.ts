@@ -141,7 +141,7 @@ export interface PipelineDeps {
   readonly mapping: CompiledMapping;
   readonly source?: SourceProvider;
   readonly sink?: SinkProvider;
-  /** Pull: the ERP connections the pipeline's `lookups:` ask, opened for one run (closed after it). */
+  /** Pull: the ERP connections the pipeline's `lookups:` ask; push with `reservations.booked.query`: its source connection. Opened for one run (closed after it). */
   readonly lookups?: () => LookupConnections;
   readonly logger?: Logger;
   readonly events?: SyncEvents;

@@ -76,3 +76,7 @@ export const UPSERT_TAIL = `ON CONFLICT (shop, orders_id, pos) DO UPDATE SET art
   delivered_at = COALESCE(reservations.delivered_at, excluded.delivered_at),
   booked_at = COALESCE(reservations.booked_at, excluded.booked_at),
   released_at = COALESCE(reservations.released_at, excluded.released_at)`;
+
+/** After lines were recorded: those the orders pull delivered before they were read take its time. */
+export const DELIVERED_FILL = `UPDATE reservations SET delivered_at = (SELECT d.at FROM reservation_deliveries d WHERE d.shop = reservations.shop AND d.orders_id = reservations.orders_id)
+  WHERE delivered_at IS NULL AND EXISTS (SELECT 1 FROM reservation_deliveries d WHERE d.shop = reservations.shop AND d.orders_id = reservations.orders_id)`;

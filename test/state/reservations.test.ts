@@ -38,6 +38,17 @@ forEachBackend('reservations', (backend) => {
     expect(await reservations.unbookedUnits('other')).toBe(0);
   });
 
+  it('gives a line the delivery time of its order even when the orders pull delivered it before the line was read', async () => {
+    const { reservations } = await backend.open();
+    await reservations.delivered('main', [11], '2026-12-01T09:00:00.000Z');
+    await reservations.record([line(11, 1, 'ART-1', 2), line(12, 1, 'ART-1', 1)]);
+    const lines = await reservations.unbooked('main', ['ART-1']);
+    expect(lines.map((l) => [l.ordersId, l.deliveredAt])).toEqual([
+      [11, '2026-12-01T09:00:00.000Z'],
+      [12, undefined],
+    ]);
+  });
+
   it('names the oldest unbooked line and keeps the read cursor per shop', async () => {
     const { reservations } = await backend.open();
     await reservations.record([line(9, 2, 'ART-1', 1), line(10, 1, 'ART-3', 4)]);

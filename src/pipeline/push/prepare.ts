@@ -17,6 +17,7 @@ import type { Settlement, WorkItem } from './work.js';
 import type { PushInput } from './keys.js';
 import { uploadRecordFiles } from './media.js';
 import { sourceHashOf } from './sourceHash.js';
+import type { StockPush } from '../../reservations/push.js';
 
 /** What preparing needs. */
 export interface PrepareDeps {
@@ -33,6 +34,8 @@ export interface PrepareDeps {
   readonly batch: BatchState;
   /** Source hashes are taken under this (absent: every record is mapped; see sourceHash.ts). */
   readonly sourceFingerprint?: string;
+  /** Stock pipelines: reservations subtracted before hashing, unchanged stock figures left out (src/reservations). */
+  readonly stock?: StockPush;
 }
 
 /** A reference the mapping asked for and the state did not know. */
@@ -91,7 +94,10 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
     if (missing.length > 0) return { kind: 'waiting', settlement: refused.settlement, missing, requests: 0 };
     return refused;
   }
-  const payload = result.payload;
+  // Unbooked shop orders come off the ERP's stock before hashing: a new order changes what goes out.
+  const stocked = deps.stock?.apply(result.payload, record);
+  const payload = stocked?.payload ?? result.payload;
+  if (stocked) for (const w of [...stocked.warnings, ...stocked.extra]) warnings.push({ code: w.code, message: w.message, ...('field' in w ? { field: w.field } : {}) });
   // Create-only fields never travel in an update, so they take no part in change detection either.
   const hash = contentHash(withoutCreateOnly(payload, mapping.createOnly));
   // Kept only where the payload follows from the record alone: no reference or file looked up, no warning to show again.
@@ -132,6 +138,14 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
     return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${field}\`${rule.positive ? ' above 0' : ''} (got ${got}): ${rule.why}${fix}` }, { payload, hash });
   }
   const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource, sent?.changedAt);
+  if (stocked && deps.stock) {
+    // Stock travels on its own: a figure equal to the last one sent stays out, so an unrelated change cannot undo a booking.
+    if (op === 'update') {
+      const diffed = await deps.stock.diff(hashKey, stocked, payload);
+      item.payload = diffed.payload;
+      item.stockSent = diffed.remember;
+    } else item.stockSent = stockRows(stocked, def.name, hashKey);
+  }
   // An intent left by an earlier run: that create may have landed before the process died.
   if (op === 'create' && !deps.dryRun && (await deps.batch.hasIntent(erpKey))) item.verify = true;
   const fields = appendOnlyFields(resource, mapping);
@@ -183,7 +197,14 @@ function newItem(
     reconcile: false,
     createMayHaveLanded: false,
     verify: false,
+    stockSent: undefined,
   };
+}
+
+/** Every stock figure of a create, as it goes out. */
+function stockRows(stocked: { readonly figures: readonly { field: string; erp: number; reserved: number; sent: number }[] }, pipeline: string, recordKey: string) {
+  const at = new Date().toISOString();
+  return stocked.figures.map((f) => ({ pipeline, recordKey, field: f.field, erp: String(f.erp), reserved: String(f.reserved), sent: String(f.sent), at }));
 }
 
 /** A payload without the mapping's create-only fields (what an update sends). */

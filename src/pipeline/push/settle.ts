@@ -122,6 +122,9 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
   });
   // Only now, committed, do these records count as settled: an earlier write that failed keeps the cursor before its records.
   for (const seq of seqs) target.watermark?.settle(seq);
+  // The stock figures the shop accepted: after the commit, so a crash between leaves the older figure, and the next run sends this one again.
+  const stock = settlements.flatMap((s) => (s.kind === 'done' && s.outcome !== 'unchanged' && s.quiet !== true ? (s.item.stockSent ?? []) : []));
+  if (stock.length > 0) await state.stockSent.put(stock);
   if (target.events) {
     for (const s of settlements) {
       if (s.quiet === true) continue;

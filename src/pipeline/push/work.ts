@@ -1,5 +1,6 @@
 /** The unit of work of a push: one source record on its way to the shop. */
 import type { CursorPosition, ErpRecord, RecordOrigin } from '../../erp/types.js';
+import type { StockSent } from '../../reservations/types.js';
 import type { ShopId, StoredIssue } from '../../state/index.js';
 
 /** An append-only list entry the payload carries, with its identity hash. */
@@ -48,6 +49,8 @@ export interface WorkItem {
   verify: boolean;
   /** An earlier send carrying append-only entries lost its answer: read the record back before sending again. */
   reconcile: boolean;
+  /** Stock figures this payload carries, remembered as sent once the shop accepted it (src/reservations/sent.ts). */
+  stockSent: readonly StockSent[] | undefined;
 }
 
 /** A record's final outcome, ready to be written to the state. */

@@ -1,7 +1,7 @@
 /** The reservation ledger and the stock sent per field (PostgreSQL): one statement per change, so replicas lose nothing. */
 import type pg from 'pg';
 import type { ReservationLine, ReservationStore, StockSent, StockSentStore } from '../../reservations/types.js';
-import { byRecord, lineOf, lineValues, stockSentOf, UPSERT_TAIL, type ReservationRow, type StockSentRow } from '../reservationRows.js';
+import { byRecord, DELIVERED_FILL, lineOf, lineValues, stockSentOf, UPSERT_TAIL, type ReservationRow, type StockSentRow } from '../reservationRows.js';
 import { execute, query, transaction } from './db.js';
 
 const OPEN = 'booked_at IS NULL AND released_at IS NULL';
@@ -21,6 +21,7 @@ export class PgReservations implements ReservationStore {
           lineValues(l),
         );
       }
+      await execute(client, DELIVERED_FILL);
     });
   }
 
@@ -41,6 +42,8 @@ export class PgReservations implements ReservationStore {
   }
 
   async delivered(shop: string, ordersIds: readonly number[], at: string): Promise<void> {
+    if (ordersIds.length === 0) return;
+    await execute(this.pool, 'INSERT INTO reservation_deliveries (shop, orders_id, at) SELECT $1, id, $3 FROM unnest($2::bigint[]) AS id ON CONFLICT (shop, orders_id) DO NOTHING', [shop, [...new Set(ordersIds)], at]);
     await this.stamp('delivered_at', shop, ordersIds, at);
   }
 
