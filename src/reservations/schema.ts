@@ -35,7 +35,8 @@ export const reservationsSchema = z.strictObject({
   /** Orders are read again from this many days before the day of the last read (the export filters by day). @default 1 */
   overlapDays: z.coerce.number().int().min(0).max(60).default(1),
   /** An order unbooked for longer is an alert (STOCK_UNBOOKED_STUCK: the ERP's import is stuck). @default 24h */
-  alertAfter: duration.default(24 * 3_600_000),
+  // A number is an already-parsed duration (ms): parseDefinition parses an already-parsed definition again.
+  alertAfter: z.union([z.number().int().min(0), duration]).default(24 * 3_600_000),
 });
 
 /** A validated `reservations:` block. */
