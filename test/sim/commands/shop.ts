@@ -85,13 +85,15 @@ export class ShopOrder extends SimCommand {
       billing: { firstname: 'Erika', lastname, street_address: 'Hauptstr. 1', postcode: '10115', city: 'Berlin', country_iso_code_2: 'DE' },
       products: Array.from({ length: this.lines }, (_, i) => ({ products_model: skuOf(i), products_name: `Artikel ${i}`, quantity: i + 1, products_price: 10 })),
     };
+    const listed = await listedModels(sim);
     const res = await sim.world.unfaulted(() => sim.world.staff.create('orders', [order]));
     const placed = res.outcomes[0];
     if (!placed?.ok) throw new Error(`the shop refused the customer's order: ${JSON.stringify(placed)}`);
     const name = `Erika ${lastname}`;
     const ordersId = Number(placed.data!.orders_id);
     m.orders.push({ ordersId, name, lines: this.lines });
-    m.reservations.set(ordersId, { ordersId, lines: order.products.map((p) => ({ sku: p.products_model, qty: p.quantity })), booked: false });
+    // A line of an article the shop does not list is a manual item: the shop books nothing for it (src/reservations/refresh.ts).
+    m.reservations.set(ordersId, { ordersId, lines: order.products.filter((p) => listed.has(p.products_model)).map((p) => ({ sku: p.products_model, qty: p.quantity })), booked: false });
     m.coverage.shopOrders++;
     m.coverage.bookingOrders++;
     if (name.length > IMPORT_NAME_LIMIT) m.coverage.refusedOrders++;
@@ -111,6 +113,7 @@ export class CustomerBuys extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const sku = skuOf(this.n);
+    if (!(await listedModels(sim)).has(sku)) return { kind: 'world', note: `the shop does not list ${sku}` };
     const order = {
       customers_id: 0,
       auto_stock: true,
@@ -135,4 +138,9 @@ export class CustomerBuys extends SimCommand {
     m.coverage.bookingOrders++;
     return { kind: 'world', note: `order ${ordersId}: ${this.qty} × ${sku}` };
   }
+}
+
+/** The articles the shop lists now (an order line of another is a manual item, booking nothing). */
+async function listedModels(sim: Sim): Promise<Set<string>> {
+  return new Set((await sim.world.shopProducts()).map((p) => String(p.products_model)));
 }
