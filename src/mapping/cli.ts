@@ -34,6 +34,7 @@ export async function mappingsCheckCommand(
   for (const f of report.files) {
     if (f.ok) write(`ok    ${f.file} (${f.name})`);
     else for (const p of f.problems) write(`error ${p.message}`);
+    for (const w of f.warnings ?? []) write(`warning [${w.code}] ${f.file}: ${w.message}`);
   }
   const bad = report.files.filter((f) => !f.ok).length;
   write(bad === 0 ? `${report.files.length} mapping file(s) valid` : `${bad} of ${report.files.length} mapping file(s) invalid`);

@@ -7,6 +7,7 @@ import { MappingError } from '../errors.js';
 import { compileMapping } from './compile.js';
 import { MappingFileError } from './problems.js';
 import type { CompiledMapping, LoadOptions } from './types.js';
+import { mappingStockWarning } from '../reservations/choice.js';
 
 /** Read and compile one mapping file; throws MappingFileError (every problem with file:line:column). */
 export async function loadMapping(file: string, options: LoadOptions = {}): Promise<CompiledMapping> {
@@ -54,6 +55,8 @@ export interface FileCheck {
   /** Mapping name when it compiled. */
   readonly name?: string;
   readonly problems: readonly MappingError[];
+  /** Findings that do not stop the file (STOCK_CHOICE_MISSING). */
+  readonly warnings?: readonly { readonly code: string; readonly message: string }[];
 }
 
 /** Outcome of checking several files. */
@@ -68,7 +71,8 @@ export async function checkMappings(files: readonly string[], options: LoadOptio
   for (const file of files) {
     try {
       const m = await loadMapping(file, options);
-      results.push({ file, ok: true, name: m.name, problems: [] });
+      const stock = mappingStockWarning(m);
+      results.push({ file, ok: true, name: m.name, problems: [], ...(stock ? { warnings: [{ code: stock.code, message: stock.message }] } : {}) });
     } catch (err) {
       if (err instanceof MappingFileError) results.push({ file, ok: false, problems: err.problems });
       else if (err instanceof MappingError) results.push({ file, ok: false, problems: [err] });

@@ -59,7 +59,8 @@ export function applyReservations(payload: Record<string, unknown>, stock: Stock
     const erp = num(original);
     if (erp === undefined) return original;
     const { units, orders } = options.subtract ? sum(from) : { units: 0, orders: [] };
-    const sent = reservedFigure(erp, units);
+    // Nothing reserved: the ERP's figure as it is, a negative one too (it is the ERP's to show).
+    const sent = units === 0 ? erp : reservedFigure(erp, units);
     if (options.subtract && erp - units < 0) {
       warnings.push({ code: 'STOCK_OVERSOLD', field, message: `the ERP has ${erp} and the shop's orders ${orders.join(', ')} not yet booked there take ${units}: the shop has sold more than there is; 0 is sent` });
     }

@@ -41,8 +41,6 @@ export class StockPush {
     private readonly stock: StockDef,
     /** `reserved` subtracts; `available` and an unmade choice only track what was sent. */
     private readonly subtract: boolean,
-    /** The warning every stock record carries while the mapping has not chosen. */
-    private readonly choiceWarning: { code: string; message: string } | undefined,
     lines: readonly ReservationLine[],
   ) {
     for (const l of lines) {
@@ -61,8 +59,9 @@ export class StockPush {
     if (problem?.fatal) throw new ConfigError(problem.message, { file: mapping.file, code: problem.code });
     // A pipeline with reservations: subtracts unless the mapping says its figure already is available.
     const config = mapping.stock !== 'available' ? def.reservations : undefined;
+    // Once per run, in the run's log (and in `mappings check`): per record it would mark every record of a catalog.
     if (problem) deps.logger.warn({ code: problem.code }, problem.message);
-    if (!config) return new StockPush(deps, stock, false, problem, []);
+    if (!config) return new StockPush(deps, stock, false, []);
     const reservations = deps.state.reservations;
     const shopName = deps.state.shop;
     // A dry run reads the shop's orders but records nothing: the ledger is as the last real run left it.
@@ -82,7 +81,7 @@ export class StockPush {
     }
     const lines = await reservations.unbooked(shopName);
     if (lines.length > 0) deps.logger.info({ unbookedOrders: new Set(lines.map((l) => l.ordersId)).size, units: lines.reduce((n, l) => n + l.quantity, 0) }, 'shop orders the ERP has not booked yet are subtracted from its stock');
-    return new StockPush(deps, stock, true, undefined, lines);
+    return new StockPush(deps, stock, true, lines);
   }
 
   /** The payload with unbooked quantities subtracted (before it is hashed), and the figures for the diff. */
@@ -102,8 +101,7 @@ export class StockPush {
       }
     }
     const applied = applyReservations(payload, this.stock, lines, { subtract: this.subtract, ...(this.deps.def.reservations?.warehouse !== undefined ? { warehouse: this.deps.def.reservations.warehouse } : {}) });
-    const extra = applied.figures.length > 0 && this.choiceWarning ? [this.choiceWarning] : [];
-    return { ...applied, extra };
+    return { ...applied, extra: [] };
   }
 
   /** The payload without stock figures equal to the last ones sent, and the rows to remember once it is accepted. */

@@ -25,6 +25,19 @@ describe('shopsync mappings check', () => {
     expect(lines.at(-1)).toBe(`${report.files.length} mapping file(s) valid`);
   });
 
+  it('warns STOCK_CHOICE_MISSING on a mapping that writes stock without saying whether the figure is reserved or available, and passes it', async () => {
+    const original = await readFile(path.join(shipped, 'stock.yaml'), 'utf8');
+    const unchosen = original.replace(/^stock: available\n/m, '');
+    expect(unchosen).not.toBe(original);
+    const file = path.join(dir, 'stock-unchosen.yaml');
+    await writeFile(file, unchosen);
+    const lines: string[] = [];
+    const { exitCode, report } = await mappingsCheckCommand([file, path.join(shipped, 'stock.yaml')], (l) => lines.push(l));
+    expect(exitCode).toBe(0);
+    expect(report.files.map((f) => f.warnings?.map((w) => w.code) ?? [])).toEqual([['STOCK_CHOICE_MISSING'], []]);
+    expect(lines.find((l) => l.startsWith('warning [STOCK_CHOICE_MISSING]'))).toContain('stock: reserved');
+  });
+
   it('fails with file:line and a suggestion on a file with a typo in a field name', async () => {
     const original = await readFile(path.join(shipped, 'products.yaml'), 'utf8');
     const broken = original.replace('  products_ean: { from: EAN', '  products_eam: { from: EAN');
