@@ -6,7 +6,7 @@
  */
 import type { StockDef, StockFieldDef } from '../shop/registry/index.js';
 import { isRecord } from '../util/guards.js';
-import { reservedFigure } from './index.js';
+import { reservedFigure } from './figure.js';
 import type { ReservationLine } from './types.js';
 
 /** One stock figure of a payload: where it is, what the ERP said, what was subtracted, what goes out. */

@@ -6,10 +6,13 @@ import type { ReservationLine, ReservationStore, Unbooked } from './types.js';
 
 export type { ReservationLine, ReservationStore, StockSent, StockSentStore, Unbooked } from './types.js';
 
-/** The figure the shop may show: the ERP's figure less unbooked units, never below 0. */
-export function reservedFigure(erp: number, unbooked: number): number {
-  return Math.max(0, erp - unbooked);
-}
+export { reservedFigure } from './figure.js';
+export { applyReservations, type Applied, type StockFigure, type StockWarning } from './apply.js';
+export { dropUnchangedStock } from './sent.js';
+export { refreshReservations, type RefreshResult } from './refresh.js';
+export { bookedByChange, bookedByQuery } from './booked.js';
+export { mappingStockWarning, stockChoiceProblem, writesStock, type StockChoiceProblem } from './choice.js';
+export { reservationsSchema, type ReservationsConfig } from './schema.js';
 
 /** The map key of an article, or of one SKU of it. */
 export function unbookedKey(article: string, sku?: string): string {

@@ -16,6 +16,10 @@ const KEYS: Readonly<Record<StateTable, readonly string[]>> = {
   dead_letters: ['id'],
   history_entries: ['shop', 'resource', 'shop_id', 'identity'],
   state_marks: ['name'],
+  reservations: ['shop', 'orders_id', 'pos'],
+  reservation_cursors: ['shop'],
+  reservation_deliveries: ['shop', 'orders_id'],
+  stock_sent: ['pipeline', 'record_key', 'field'],
 };
 
 /** Tables whose ids come from a sequence. */

@@ -5,6 +5,7 @@
  * a goods receipt to 15 sets 12, never 10 or 15; once the ERP booked it (12, booked flag), 12 stays.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSink } from '../../../src/erp/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { runPipeline } from '../../../src/pipeline/index.js';
 import { lookupConnections } from '../../../src/pipeline/lookups/index.js';
@@ -108,6 +109,24 @@ async function push(stock: 'reserved' | 'available' = 'reserved', reservations: 
   return summary;
 }
 
+const ORDERS_PULL = `
+name: orders-in
+direction: shop-to-erp
+source: { resource: orders }
+target: { erp: shopsync_in_orders }
+key: orders_id
+fields:
+  orders_id: { from: orders_id, type: integer }
+`;
+
+/** The orders pull: the shop's orders into the ERP's staging table (imported_at stays empty until the ERP's import). */
+async function pullOrders(): Promise<void> {
+  const mapping = await mappingFile(f.dir, 'orders-in', ORDERS_PULL);
+  const sink = () => createSink({ kind: 'sqlite', path: f.erpFile }, { table: 'shopsync_in_orders', key: 'orders_id' }, { logger: silentLogger, baseDir: '/' });
+  const summary = await runPipeline({ name: 'orders-in', direction: 'pull', sink: { connection: 'erp' }, mapping: 'orders-in.yaml', resource: 'orders' }, { state: f.state, shop: f.shop, mapping, sink });
+  expect(summary.error).toBeUndefined();
+}
+
 async function product(model: string): Promise<Record<string, unknown>> {
   for await (const p of f.shop.exportAll('products')) if (p.products_model === model) return p;
   throw new Error(`no product ${model}`);
@@ -177,17 +196,26 @@ describe('stock push with reservations (booked query on the ERP)', () => {
     await createShopProduct('ART-2');
     erpArticle('ART-2', '10.00', '10');
     await push();
-    // No orders pull runs between the order and the push: the push reads the shop's orders itself.
-    const order = await customerOrders('ART-2', 3);
+    const earlier = await customerOrders('ART-2', 1);
+    await pullOrders();
+    expect(f.erp.prepare('SELECT orders_id, imported_at FROM shopsync_in_orders').all()).toEqual([{ orders_id: earlier, imported_at: null }]);
+    // The order comes after the orders pull: no pull has carried it to the ERP when the stock push runs; the push reads the shop's orders itself.
+    const order = await customerOrders('ART-2', 2);
+    expect(await shopStock('ART-2')).toBe(7);
     erpArticle('ART-2', '12.50', '10');
     await push();
     expect(await shopStock('ART-2')).toBe(7);
+    // The orders pull recorded when it delivered the earlier order (what booked: { changedAfter: true } compares with); the later one no pull has seen.
+    const lines = await f.state.reservations.unbooked(f.state.shop, ['ART-2']);
+    expect(lines.map((l) => [l.ordersId, l.deliveredAt !== undefined])).toEqual([[earlier, true], [order, false]]);
     erpArticle('ART-2', '12.50', '15');
     await push();
     expect(await shopStock('ART-2')).toBe(12);
+    erpBooks(earlier, 'ART-2', '14');
     erpBooks(order, 'ART-2', '12');
     await push();
     expect(await shopStock('ART-2')).toBe(12);
+    expect(await f.state.reservations.unbooked(f.state.shop)).toEqual([]);
   });
 
   it('reserves per SKU: the variant ordered keeps ERP − unbooked in options[] and the article total too', async () => {
