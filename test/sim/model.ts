@@ -137,9 +137,9 @@ export function nameUnder(version: number, row: ErpProduct): string {
   return MAPPING_VERSIONS[version] === 'name' ? row.name : `${row.name} *`;
 }
 
-/** The stock a reserved mapping sends: the ERP's figure less the unbooked units, never below 0 (STOCK_OVERSOLD). */
+/** The stock a reserved mapping sends: the ERP's figure less the unbooked units, never below 0 (STOCK_OVERSOLD); with nothing unbooked, the ERP's figure as it is (a negative one too). */
 export function reservedFigure(erp: number, unbooked: number): number {
-  return Math.max(0, erp - unbooked);
+  return unbooked === 0 ? erp : Math.max(0, erp - unbooked);
 }
 
 /** What the shop must hold for a row; with `unbooked` (a mapping with `stock: reserved`), the quantity is the ERP's less those units. */
