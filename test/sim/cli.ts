@@ -37,6 +37,7 @@ function coverageLine(r: ExploreResult): string {
     `kills ${c.kills}, 429s ${c.rateLimited}, network failures (resets and lost answers) ${c.networkFailures}, late commits ${c.lateCommits}, skewed writes ${c.skewedWrites}`,
     `infrastructure faults armed ${c.infraFaults} (${c.infraFailures} statements failed by them), clock steps ${c.clockSteps}, frozen CLI processes ${c.freezes}, state server restarts ${c.stateRestarts}`,
     `file drops ${c.fileDrops} (${c.redeliveries} again under a name picked up before), bad rows ${c.badRows}, shop edits ${c.shopEdits}, shop orders ${c.shopOrders} (${c.refusedOrders} the import table refuses), dlq retries ${c.retries}, repairs ${c.reconciles}, mapping changes ${c.mappingChanges}`,
+    `orders that booked stock ${c.bookingOrders} (${c.soldOut} refused: sold out), booked later by the ERP ${c.erpBookings}`,
   ].join('\n  ');
 }
 

@@ -41,6 +41,24 @@ export interface ShopOrder {
   readonly lines: number;
 }
 
+/** One line of a shop order: the article and how many. */
+export interface OrderLine {
+  readonly sku: string;
+  readonly qty: number;
+}
+
+/**
+ * A shop order as the ERP's stock sees it (issue 43): the shop booked its lines when it took the
+ * order; the ERP books them later (its stock figure drops and its booking row is written in one
+ * transaction, ErpBooks). Until then the order is unbooked, and the shop must never show more
+ * than the ERP's figure less its lines.
+ */
+export interface Reservation {
+  readonly ordersId: number;
+  readonly lines: readonly OrderLine[];
+  booked: boolean;
+}
+
 /** What a history covered, summed up by the runner. */
 export interface Coverage {
   steps: number;
@@ -71,10 +89,16 @@ export interface Coverage {
   freezes: number;
   /** PostgreSQL state restarts (every session of the world ended), between steps or in a CLI run. */
   stateRestarts: number;
+  /** Orders that booked stock in the shop (ShopOrder and CustomerBuys placed). */
+  bookingOrders: number;
+  /** Orders the shop refused for want of stock (STOCK_INSUFFICIENT). */
+  soldOut: number;
+  /** Orders the ERP booked later (ErpBooks). */
+  erpBookings: number;
 }
 
 export function emptyCoverage(): Coverage {
-  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0, infraFaults: 0, infraFailures: 0, clockSteps: 0, freezes: 0, stateRestarts: 0 };
+  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0, infraFaults: 0, infraFailures: 0, clockSteps: 0, freezes: 0, stateRestarts: 0, bookingOrders: 0, soldOut: 0, erpBookings: 0 };
 }
 
 /** A time on the simulated clock as the ERP writes it. */
@@ -113,8 +137,15 @@ export function nameUnder(version: number, row: ErpProduct): string {
   return MAPPING_VERSIONS[version] === 'name' ? row.name : `${row.name} *`;
 }
 
-export function projectionOf(row: ErpProduct, version: number): Projection {
-  return { products_model: row.sku, price: Number(row.price), quantity: Number(row.qty), name: nameUnder(version, row) };
+/** The stock a reserved mapping sends: the ERP's figure less the unbooked units, never below 0 (STOCK_OVERSOLD); with nothing unbooked, the ERP's figure as it is (a negative one too). */
+export function reservedFigure(erp: number, unbooked: number): number {
+  return unbooked === 0 ? erp : Math.max(0, erp - unbooked);
+}
+
+/** What the shop must hold for a row; with `unbooked` (a mapping with `stock: reserved`), the quantity is the ERP's less those units. */
+export function projectionOf(row: ErpProduct, version: number, unbooked?: number): Projection {
+  const quantity = unbooked === undefined ? Number(row.qty) : reservedFigure(Number(row.qty), unbooked);
+  return { products_model: row.sku, price: Number(row.price), quantity, name: nameUnder(version, row) };
 }
 
 /** The model of one history. */
@@ -135,6 +166,8 @@ export class Model {
    */
   readonly tolerated = new Map<string, Map<keyof Projection, Set<string | number>>>();
   readonly orders: ShopOrder[] = [];
+  /** Every order the shop took, by id, with its lines and whether the ERP booked it yet. */
+  readonly reservations = new Map<number, Reservation>();
   /** Rows of file deliveries a run has picked up, the latest delivery of each SKU: what the shop must show. */
   readonly fileRows = new Map<string, ErpProduct>();
   /** Deliveries waiting in the inbox, by name (a new one under the same name replaces one not picked up). */
@@ -206,9 +239,26 @@ export class Model {
     values.add(value);
   }
 
-  /** Committed rows the mapping takes, with what the shop must show for each. */
+  /** Units of an article the shop's orders took and the ERP has not booked yet. */
+  unbooked(sku: string): number {
+    let units = 0;
+    for (const r of this.reservations.values()) if (!r.booked) for (const l of r.lines) if (l.sku === sku) units += l.qty;
+    return units;
+  }
+
+  /** Orders not yet booked by the ERP that have a line of the article (their numbers, for a violation's text). */
+  unbookedOrders(sku: string): number[] {
+    return [...this.reservations.values()].filter((r) => !r.booked && r.lines.some((l) => l.sku === sku)).map((r) => r.ordersId);
+  }
+
+  /** What the products pipeline (`stock: reserved`) must make of a committed row. */
+  projectionOf(row: ErpProduct): Projection {
+    return projectionOf(row, this.mappingVersion, this.unbooked(row.sku));
+  }
+
+  /** Committed rows the mapping takes, with what the shop must show for each (the stock less unbooked orders). */
   deliverable(): { row: ErpProduct; projection: Projection }[] {
-    return [...this.products.values()].filter((r) => validPrice(r.price)).map((row) => ({ row, projection: projectionOf(row, this.mappingVersion) }));
+    return [...this.products.values()].filter((r) => validPrice(r.price)).map((row) => ({ row, projection: this.projectionOf(row) }));
   }
 
   /** Rows of picked-up file deliveries the mapping takes, with what the shop must show for each. */

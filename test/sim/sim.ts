@@ -15,6 +15,8 @@ export interface Snapshot {
   readonly refused: readonly ErpProduct[];
   readonly keyless: readonly string[];
   readonly orders: readonly ShopOrder[];
+  /** Units per article the shop's orders took and the ERP had not booked when the run started. */
+  readonly unbooked: ReadonlyMap<string, number>;
   /** Product models in the shop before the run. */
   readonly shopModels: ReadonlySet<string>;
   /** The last receipt of the import table before the run. */
@@ -127,6 +129,7 @@ export class Sim {
       refused: m.refused(),
       keyless: [...m.keyless],
       orders: [...m.orders],
+      unbooked: new Map([...m.products.keys()].map((sku) => [sku, m.unbooked(sku)] as const).filter(([, units]) => units > 0)),
       // From the last observation: reading the shop again would lift the faults and start their counters anew before the run.
       shopModels: new Set(this.shopModels),
       receiptSeq: seq.s,

@@ -37,10 +37,16 @@ export interface FaultSettings {
 
 export const NO_FAULTS: FaultSettings = { latency_ms: 0, latency_jitter_ms: 0, error_rate: 0, error_status: 503, rate_limit_per_second: 0, reset_rate: 0, reset_after_write_rate: 0 };
 
-/** The products mapping at a version: the repo's test mapping (PRODUCT_MAPPING) with the name rule of that version. */
-export function productsMappingYaml(version: number): string {
+/**
+ * The products mapping at a version: the repo's test mapping (PRODUCT_MAPPING) with the name rule
+ * of that version, and its stock choice (issue 43): `reserved` for the ERP's products (the
+ * pipeline subtracts the shop's unbooked orders), `available` for the file deliveries (no shop
+ * order takes their articles; the figure is sent as it is).
+ */
+export function productsMappingYaml(version: number, stock: 'reserved' | 'available' = 'reserved'): string {
   return `name: sim-products
 direction: erp-to-shop
+stock: ${stock}
 target: { resource: products, operation: upsert }
 key: sku
 shop_key: products_model
@@ -132,6 +138,8 @@ export class World {
       CREATE TABLE shop_orders (orders_id INTEGER PRIMARY KEY, name TEXT CHECK (length(name) <= ${IMPORT_NAME_LIMIT}));
       CREATE TABLE shop_order_lines (orders_id INTEGER NOT NULL, pos INTEGER NOT NULL, model TEXT, qty TEXT, PRIMARY KEY (orders_id, pos));
       -- What the import table received, row by row: the pull's counts are held to it.
+      -- The ERP's own bookings of shop orders (issue 43): written with the stock drop, read by the pipeline's booked.query.
+      CREATE TABLE erp_bookings (orders_id INTEGER PRIMARY KEY, booked_at TEXT NOT NULL);
       CREATE TABLE receipts (seq INTEGER PRIMARY KEY AUTOINCREMENT, orders_id INTEGER, op TEXT);
       CREATE TRIGGER receipt_insert AFTER INSERT ON shop_orders BEGIN INSERT INTO receipts (orders_id, op) VALUES (new.orders_id, 'insert'); END;
       CREATE TRIGGER receipt_update AFTER UPDATE ON shop_orders BEGIN INSERT INTO receipts (orders_id, op) VALUES (new.orders_id, 'update'); END;
@@ -147,6 +155,7 @@ export class World {
 
   private writeFiles(): void {
     writeFileSync(join(this.dir, 'products.yaml'), productsMappingYaml(this.mappingVersion));
+    writeFileSync(join(this.dir, 'files.yaml'), productsMappingYaml(this.mappingVersion, 'available'));
     writeFileSync(join(this.dir, 'orders.yaml'), ORDERS_MAPPING);
     const lookback = this.options.lookback !== undefined ? `, lookback: ${this.options.lookback}` : '';
     const state = this.schema ? `  kind: postgres\n  url: ${this.stateUrl()}\n  schema: ${this.schema}\n` : '  path: state.db\n';
@@ -171,10 +180,13 @@ pipelines:
     batchSize: 4
     source: { connection: erp, query: "SELECT sku, name, price, qty, updated_at FROM products", cursor: updated_at, key: sku${lookback} }
     options: { pageSize: 6, concurrency: 3 }
+    reservations:
+      booked: { query: "SELECT orders_id FROM erp_bookings WHERE orders_id IN (:orders)" }
+      alertAfter: 24h
   - name: files
     direction: push
     resource: products
-    mapping: products.yaml
+    mapping: files.yaml
     batchSize: 4
     source: { connection: drop, folder: in, format: csv, key: sku }
     options: { pageSize: 6, concurrency: 3 }

@@ -206,3 +206,41 @@ export class DropFile extends SimCommand {
     return world(replaced ? 'replaces a delivery not yet picked up' : undefined);
   }
 }
+
+/**
+ * The ERP books a shop order some steps after the shop took it (issue 43): its import takes the
+ * `pick`-th of the orders the pull delivered into the import table and the ERP has not booked, and
+ * in one transaction lowers the stock of each line's article it holds (the row's stamp moves, so
+ * the next stock run reads it) and writes the booking row the pipeline's `booked.query` reads.
+ * An order the import table refused (a dead letter) never reaches the ERP and stays unbooked.
+ */
+export class ErpBooks extends SimCommand {
+  readonly name = 'ErpBooks';
+  constructor(readonly pick: number) {
+    super({ pick });
+  }
+  override check(m: Readonly<Model>): boolean {
+    return [...m.reservations.values()].some((r) => !r.booked);
+  }
+  protected async act(m: Model, sim: Sim): Promise<Outcome> {
+    const imported = new Set((sim.world.erp.prepare('SELECT orders_id AS id FROM shop_orders').all() as { id: number }[]).map((r) => r.id));
+    const candidates = [...m.reservations.values()].filter((r) => !r.booked && imported.has(r.ordersId));
+    if (candidates.length === 0) return world('no delivered order to book');
+    const order = candidates[this.pick % candidates.length]!;
+    // A clerk's open transaction holds the row: the booking waits for it (it runs again in a later step).
+    if (order.lines.some((l) => m.locked(l.sku))) return world(`order ${order.ordersId} waits for an open transaction`);
+    const rows = order.lines.flatMap((l) => {
+      const old = m.products.get(l.sku);
+      return old ? [{ ...old, qty: String(Number(old.qty) - l.qty), stamp: m.now }] : [];
+    });
+    const write = sim.world.erp.transaction(() => {
+      for (const row of rows) sim.writeRow(row);
+      sim.world.erp.prepare('INSERT INTO erp_bookings (orders_id, booked_at) VALUES (?, ?)').run(order.ordersId, m.now);
+    });
+    write();
+    for (const row of rows) m.commit(row);
+    order.booked = true;
+    m.coverage.erpBookings++;
+    return world(`order ${order.ordersId} booked: ${rows.map((r) => `${r.sku} ${r.qty}`).join(', ') || 'no article the ERP holds'}`);
+  }
+}

@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import { CATALOG } from '../model.js';
 import type { Args, SimCommand } from './base.js';
-import { BadRow, BeginLongTransaction, BulkWrite, DropFile, FILE_RANGES, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
+import { BadRow, BeginLongTransaction, BulkWrite, DropFile, ErpBooks, FILE_RANGES, CommitLate, DeleteProduct, InsertProduct, SkewedWrite, Tick, UpdateProduct } from './erp.js';
 import { Backfill, ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateMode, Sync } from './runs.js';
-import { FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
+import { CustomerBuys, FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
 import { ClockStep, CliFault, ErpFault, StateFault, StateRestart, TimePasses } from './infra.js';
 import { SCENARIOS } from './scenarios.js';
 import type { FaultError } from '../faults.js';
@@ -26,6 +26,8 @@ export interface Weights {
   readonly time: number;
   readonly badRows: number;
   readonly shop: number;
+  /** Customers buying with the shop's stock check, and the ERP booking their orders later (issue 43). */
+  readonly stock: number;
   readonly files: number;
   readonly faults: number;
   readonly sync: number;
@@ -41,7 +43,7 @@ export interface Weights {
 }
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
-export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5, scenarios: 10 };
+export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, stock: 4, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5, scenarios: 10 };
 export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cliFaults: 1, scenarios: 2 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
@@ -70,6 +72,8 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.badRows, fc.tuple(n, fc.constantFrom('price-text' as const, 'no-key' as const)).map(([i, k]) => new BadRow(i, k))),
     pick(w.shop * 0.4, fc.tuple(n, fc.constantFrom('price' as const, 'name' as const)).map(([i, f]) => new ShopEdit(i, f))),
     pick(w.shop * 0.6, fc.tuple(fc.integer({ min: 1, max: 3 }), fc.boolean()).map(([lines, long]) => new ShopOrder(lines, long))),
+    pick(w.stock * 0.6, fc.tuple(n, fc.integer({ min: 1, max: 4 })).map(([i, qty]) => new CustomerBuys(i, qty))),
+    pick(w.stock * 0.4, fc.integer({ min: 0, max: 5 }).map((k) => new ErpBooks(k))),
     pick(w.faults, fc.constantFrom(...Object.keys(FAULT_PROFILES)).map((p) => new SetFaults(p))),
     pick(w.files, fc.tuple(fc.constantFrom(...Object.keys(FILE_RANGES)), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 97 }), fc.boolean()).map(([f, count, cents, bad]) => new DropFile(f, count, cents, bad && cents % 3 === 0))),
     pick(w.sync * 0.55, fc.constant(null).map(() => new Sync('products'))),
@@ -108,6 +112,8 @@ export const COMMANDS: Readonly<Record<string, Build>> = {
   Tick: (a) => new Tick(Number(a.minutes)),
   ShopEdit: (a) => new ShopEdit(Number(a.n), a.field as 'price' | 'name'),
   ShopOrder: (a) => new ShopOrder(Number(a.lines), Boolean(a.longName)),
+  CustomerBuys: (a) => new CustomerBuys(Number(a.n), Number(a.qty)),
+  ErpBooks: (a) => new ErpBooks(Number(a.pick)),
   SetFaults: (a) => new SetFaults(String(a.profile)),
   DropFile: (a) => new DropFile(String(a.file), Number(a.count), Number(a.cents), Boolean(a.bad)),
   Sync: (a) => new Sync(a.pipeline as 'products' | 'files' | 'orders'),

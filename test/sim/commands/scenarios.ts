@@ -16,9 +16,9 @@ import type { Model } from '../model.js';
 import type { Outcome, Sim } from '../sim.js';
 import { CATALOG } from '../model.js';
 import { SimCommand } from './base.js';
-import { BeginLongTransaction, BulkWrite, CommitLate, Tick, UpdateProduct } from './erp.js';
+import { BeginLongTransaction, BulkWrite, CommitLate, ErpBooks, Tick, UpdateProduct } from './erp.js';
 import { CliSync, Sync } from './runs.js';
-import { SetFaults, ShopOrder } from './shop.js';
+import { CustomerBuys, SetFaults, ShopOrder } from './shop.js';
 import { CliFault, ErpFault, StateFault, StateRestart, TimePasses } from './infra.js';
 import type { FaultError } from '../faults.js';
 import type { LinkAction } from '../link.js';
@@ -112,5 +112,23 @@ const stateServerRestarts = fc
     new Scenario('state-server-restarts', [new BulkWrite(from, count, 5), new CliFault(atRequest, 'restart-state'), new StateRestart(), new UpdateProduct(changed, 'price', newPrice), new Sync('products')]),
   );
 
+/**
+ * Issue 43's must-show as a drawn moment: articles pushed, a customer buys one (the shop books it),
+ * the ERP changes that article's price or receives goods before it has booked the order, a stock
+ * run (or the order placed only after the orders pull, right before the stock run), then the pull
+ * delivers the order, the ERP books it, and a last stock run: the shop must never show more than
+ * ERP − unbooked, and must not take back what it sold.
+ */
+const soldBeforeBooked = fc
+  .tuple(n, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 3 }), fc.oneof(fc.tuple(fc.constant('price' as const), price), fc.tuple(fc.constant('qty' as const), fc.integer({ min: 0, max: 30 }).map(String))), fc.boolean())
+  .map(([i, count, qty, [field, value], afterPull]) => {
+    const buy = new CustomerBuys(i, qty);
+    const pull = [new TimePasses(15), new Sync('orders')];
+    const parts: SimCommand[] = [new BulkWrite(i, count, 1 + (i % 90)), new UpdateProduct(i, 'qty', String(5 + qty * 2)), new Sync('products')];
+    parts.push(...(afterPull ? [...pull, buy] : [buy]), new UpdateProduct(i, field, value), new Sync('products'));
+    parts.push(...pull, new ErpBooks(0), new Sync('products'));
+    return new Scenario('sold-before-booked', parts);
+  });
+
 /** Every scenario the generator draws, each with the same weight. */
-export const SCENARIOS: readonly fc.Arbitrary<SimCommand>[] = [ordersUnderSinkFault, pushKilledInFlight, stateFaultInRun, lateCommitRace, oneOffUnderStorm, stateServerRestarts];
+export const SCENARIOS: readonly fc.Arbitrary<SimCommand>[] = [ordersUnderSinkFault, pushKilledInFlight, stateFaultInRun, lateCommitRace, oneOffUnderStorm, stateServerRestarts, soldBeforeBooked];
