@@ -154,7 +154,11 @@ export interface StateWriter {
   readonly cursors: { set(pipeline: string, name: string, cursor: CursorWrite): void };
   readonly runs: { saveCounts(id: number, counts: Readonly<RunCounts>): void };
   /** The stock figures a settled record sent, in the same commit as its hash: a lost write would leave a figure that hides the next one. */
-  readonly stockSent: { put(row: StockSent): void };
+  readonly stockSent: {
+    put(row: StockSent): void;
+    /** Before a figure leaves: until its answer is settled, what the shop holds is unknown, and nothing may be dropped as unchanged against it. */
+    forget(pipeline: string, recordKey: string, field: string): void;
+  };
 }
 
 /** Cursors per pipeline and lane. */

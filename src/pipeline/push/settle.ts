@@ -154,6 +154,8 @@ export async function beforeSend(state: StateStore, pipeline: string, resource: 
         const natural = naturalKey !== undefined && item.payload[naturalKey] !== undefined ? { [naturalKey]: item.payload[naturalKey] } : undefined;
         tx.intents.put({ resource, erpKey: item.erpKey, pipeline, hash: item.hash, runId, ...(natural ? { naturalKey: natural } : {}) });
       } else if (item.shopId !== undefined && item.history.length > 0) markPending(tx, resource, item.shopId, item.history, runId);
+      // A figure on its way may land even if its answer is lost or its settle fails: the last one sent is unknown until settled.
+      for (const row of item.stockSent ?? []) tx.stockSent.forget(row.pipeline, row.recordKey, row.field);
     }
   });
 }

@@ -199,7 +199,10 @@ export class PgWriter {
         delete: (resource, erpKey) => del('intents', [shop, resource, erpKey]),
       },
       seen: { put: (pipeline, key, hash) => put('seen', [pipeline, key], () => [hash, now]) },
-      stockSent: { put: (r) => put('stockSent', [r.pipeline, r.recordKey, r.field], () => [r.erp, r.reserved, r.sent, r.at]) },
+      stockSent: {
+        put: (r) => put('stockSent', [r.pipeline, r.recordKey, r.field], () => [r.erp, r.reserved, r.sent, r.at]),
+        forget: (pipeline, recordKey, field) => del('stockSent', [pipeline, recordKey, field]),
+      },
       events: {
         add: (e) => {
           const values = eventValues(shop, e);

@@ -68,7 +68,7 @@ function view(shared: Shared, shop: string): StateStore {
     history,
     cursors: { set: (pipeline, name, cursor) => shared.cursors.setNow(pipeline, name, cursor) },
     runs: { saveCounts: (id, counts) => runs.saveCountsNow(id, counts) },
-    stockSent: { put: (row) => shared.stockSent.putNow([row]) },
+    stockSent: { put: (row) => shared.stockSent.putNow([row]), forget: (pipeline, recordKey, field) => shared.stockSent.forgetNow(pipeline, recordKey, field) },
   };
   const store: StateStore = {
     backend: 'sqlite',

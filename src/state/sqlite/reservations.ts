@@ -86,6 +86,11 @@ export class SqliteStockSent implements StockSentStore {
     this.db.transaction(() => this.putNow(rows))();
   }
 
+  /** Forget one figure at once, inside the caller's transaction (`write(fn)`). */
+  forgetNow(pipeline: string, recordKey: string, field: string): void {
+    cached<[string, string, string], never>(this.db, 'DELETE FROM stock_sent WHERE pipeline = ? AND record_key = ? AND field = ?').run(pipeline, recordKey, field);
+  }
+
   /** Write at once, inside the caller's transaction (`write(fn)`). */
   putNow(rows: readonly StockSent[]): void {
     const stmt = cached<[string, string, string, string, string, string, string], never>(
