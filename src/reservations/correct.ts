@@ -63,9 +63,10 @@ export async function stockCorrections(deps: CorrectionDeps, found: Fresh, sourc
   const rows = await source.rowsOf(keys, { whole: true });
   const candidates: { erpKey: string; recordKey: string; article: string; record: ErpRecord }[] = [];
   for (const [erpKey, list] of rows) {
-    // Two live rows of one key are the duplicate check's to refuse; the first goes in and meets it there.
-    const record = list[0];
-    if (record) candidates.push({ erpKey, recordKey: deps.mapping.recordKey?.(erpKey, record) ?? erpKey, article: articleOf.get(erpKey)!, record });
+    // A row_key mapping makes a record of every row; otherwise two live rows of one key are the duplicate check's to refuse, and the first meets it there.
+    for (const record of deps.mapping.recordKey ? list : list.slice(0, 1)) {
+      candidates.push({ erpKey, recordKey: deps.mapping.recordKey?.(erpKey, record) ?? erpKey, article: articleOf.get(erpKey)!, record });
+    }
   }
   const due = await wrong(deps, found.unbooked, candidates);
   if (due.length > 0) {
