@@ -166,6 +166,17 @@ describe('an order placed between a stock run reading the orders and writing the
     expect(await shopStock('ART-W')).toBe(7);
   });
 
+  it('leaves the shop as it is when the order landed after the write (the shop booked it itself): the figure sent again is the one it shows', async () => {
+    await createShopProduct('ART-A');
+    f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?)').run('ART-A', '10.00', '10', '2026-01-01 00:00:01');
+    await push();
+    await customerOrders('ART-A', 3);
+    expect(await shopStock('ART-A')).toBe(7);
+    await push();
+    expect(await shopStock('ART-A')).toBe(7);
+    expect((await f.state.stockSent.of('stock', 'ART-A')).find((r) => r.field === 'products_quantity')).toMatchObject({ erp: '10', reserved: '3', sent: '7' });
+  });
+
   it('corrects the SKU the order named and the article total', async () => {
     await createShopProduct('CAP-W');
     f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?)').run('CAP-W', '9.90', '10', '2026-01-01 00:00:01');
