@@ -15,6 +15,9 @@ import { createSink, createSource, inspectSink, type SinkCheck } from '../erp/in
 import { sinkFields } from './sinkFields.js';
 import { errorLine } from '../errors.js';
 import { checkSourceColumns } from './columns.js';
+import { loadMapping } from '../mapping/index.js';
+import { stockChoiceProblem } from '../reservations/choice.js';
+import { resolveMappingPath } from './runtime.js';
 import { silentLogger, type Logger } from '../log.js';
 import { getResource, type OperationDef } from '../shop/registry/index.js';
 import type { SourceWatermark } from '../erp/types.js';
@@ -169,6 +172,20 @@ async function connectorChecks(loaded: LoadedConfig, p: PipelineConfig, logger: 
   return out;
 }
 
+/** A push pipeline's stock choice where mapping and pipeline meet (what its run would refuse, or warn about). */
+async function stockChoiceCheck(loaded: LoadedConfig, p: PipelineConfig): Promise<DoctorCheck | undefined> {
+  if (p.direction !== 'push') return undefined;
+  const name = `pipeline ${p.name}: stock choice`;
+  try {
+    const problem = stockChoiceProblem(await loadMapping(resolveMappingPath(p.mapping, loaded.baseDir), { vars: p.vars }), p);
+    // A missing choice is a warning of every run, not a refusal: reported, the check stays ok.
+    return problem ? { name, ok: !problem.fatal, pipeline: p.name, detail: `[${problem.code}] ${problem.message}` } : undefined;
+  } catch {
+    // A mapping that does not load is the mapping columns check's and the run's to report.
+    return undefined;
+  }
+}
+
 /** Run every check; the config is already loaded (a config that does not load is the first failure, reported by the caller). */
 export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLogger): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [{ name: 'config', ok: true, detail: `${loaded.file} is valid (${loaded.config.pipelines.length} pipelines)` }];
@@ -227,6 +244,8 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
     const shop = shops[p.shop];
     if (token && shop) checks.push(...(await scopeChecks(shop, token, p)));
     checks.push(...(await connectorChecks(loaded, p, logger)));
+    const stock = await stockChoiceCheck(loaded, p);
+    if (stock) checks.push(stock);
   }
   // A NOTIFY trigger whose pipeline is gone still costs the ERP the commit lock on every write.
   checks.push(...(await orphanedNotifyTriggers(loaded, logger)));

@@ -273,6 +273,9 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       // Only changes read after a stored cursor measure the sync: a first sync, a backfill or a complete read delivers records changed long ago.
       ...(lookBack && !dryRun ? { changeLatency: { naiveOffsetMs: naiveOffsetOf(safe) ?? 0 } } : {}),
     });
+    // Articles whose last write may have overwritten a shop order read only now go out again first, with ERP − unbooked.
+    const corrections = await stock?.corrections(source);
+    if (corrections && corrections.length > 0) await engine.acceptRecords(corrections);
     // Letters that only wait for another record (the article a stock update targets, a manufacturer) are tried again by sync runs once their back-off is over, before the source's newer versions.
     const due = o.mode === 'sync' ? await waitingLetters(deps.state, def.name) : undefined;
     if (due) {

@@ -10,9 +10,9 @@ import { getResource, isResourceName, type StockDef } from '../shop/registry/ind
 
 /** A stock choice that is missing or cannot work. */
 export interface StockChoiceProblem {
-  readonly code: 'STOCK_CHOICE_MISSING' | 'STOCK_RESERVATIONS_MISSING';
+  readonly code: 'STOCK_CHOICE_MISSING' | 'STOCK_RESERVATIONS_MISSING' | 'STOCK_RESERVATIONS_UNUSED';
   readonly message: string;
-  /** The run cannot go on (reserved without reservations:). */
+  /** The run cannot go on (reserved without reservations:, available with them). */
   readonly fatal: boolean;
 }
 
@@ -41,8 +41,8 @@ export function mappingStockWarning(mapping: Pick<CompiledMapping, 'targets' | '
   };
 }
 
-/** The problem of a mapping in its pipeline: the mapping's own, or `reserved` without `reservations:`. */
-export function stockChoiceProblem(mapping: CompiledMapping, def: PipelineDefinition): StockChoiceProblem | undefined {
+/** The problem of a mapping in its pipeline: the mapping's own, `reserved` without `reservations:`, or `available` with them. */
+export function stockChoiceProblem(mapping: CompiledMapping, def: Pick<PipelineDefinition, 'name' | 'reservations'>): StockChoiceProblem | undefined {
   const own = mappingStockWarning(mapping);
   if (own) return own;
   if (mapping.stock === 'reserved' && !def.reservations) {
@@ -50,6 +50,14 @@ export function stockChoiceProblem(mapping: CompiledMapping, def: PipelineDefini
       code: 'STOCK_RESERVATIONS_MISSING',
       fatal: true,
       message: `pipeline ${def.name}: mapping ${mapping.name} says \`stock: reserved\` but the pipeline has no \`reservations:\`; add e.g. \`reservations: { booked: { query: "SELECT orders_id FROM shopsync_in_orders WHERE imported_at IS NOT NULL AND orders_id IN (:orders)" } }\` (or \`booked: { changedAfter: true }\`), or say \`stock: available\` if the ERP's figure already excludes the shop's orders`,
+    };
+  }
+  if (mapping.stock === 'available' && def.reservations) {
+    // The dashboard, /metrics and the stuck-import alert follow `reservations:` and would show units subtracted that never are.
+    return {
+      code: 'STOCK_RESERVATIONS_UNUSED',
+      fatal: true,
+      message: `pipeline ${def.name}: mapping ${mapping.name} says \`stock: available\` (the ERP's figure already excludes the shop's orders, nothing is subtracted) but the pipeline has \`reservations:\`, which the dashboard, /metrics and the stuck-import alert read as subtracting. Say \`stock: reserved\` in the mapping if the ERP's figure is on hand, or remove \`reservations:\` from the pipeline if it already is available`,
     };
   }
   return undefined;

@@ -16,6 +16,9 @@ import { bookedByChange, bookedByQuery } from './booked.js';
 import { stockChoiceProblem, writesStock } from './choice.js';
 import { refreshReservations } from './refresh.js';
 import { dropUnchangedStock } from './sent.js';
+import { stockCorrections, type Fresh } from './correct.js';
+import type { Source } from '../erp/types.js';
+import type { PushInput } from '../pipeline/push/keys.js';
 import type { ReservationLine, StockSent } from './types.js';
 
 /** What opening needs. */
@@ -42,6 +45,8 @@ export class StockPush {
     /** `reserved` subtracts; `available` and an unmade choice only track what was sent. */
     private readonly subtract: boolean,
     lines: readonly ReservationLine[],
+    /** What this run's refresh read for the first time (absent: no refresh, a dry run or nothing subtracted). */
+    private readonly found?: Fresh,
   ) {
     for (const l of lines) {
       const list = this.byArticle.get(l.article);
@@ -65,8 +70,9 @@ export class StockPush {
     const reservations = deps.state.reservations;
     const shopName = deps.state.shop;
     // A dry run reads the shop's orders but records nothing: the ledger is as the last real run left it.
+    let read: Awaited<ReturnType<typeof refreshReservations>> | undefined;
     if (!deps.dryRun) {
-      const read = await refreshReservations({ shop: deps.shop, reservations, shopName, overlapDays: config.overlapDays, ...(config.warehouse !== undefined ? { warehouse: config.warehouse } : {}), logger: deps.logger });
+      read = await refreshReservations({ shop: deps.shop, reservations, shopName, overlapDays: config.overlapDays, ...(config.warehouse !== undefined ? { warehouse: config.warehouse } : {}), logger: deps.logger });
       if ('query' in config.booked) {
         const connection = def.source?.connection;
         if (!deps.lookups || !connection) throw new ConfigError(`pipeline ${def.name}: reservations.booked.query needs the pipeline's ERP connection to be SQL (postgres, mysql, sqlite); use booked: { changedAfter: true } otherwise`);
@@ -81,7 +87,19 @@ export class StockPush {
     }
     const lines = await reservations.unbooked(shopName);
     if (lines.length > 0) deps.logger.info({ unbookedOrders: new Set(lines.map((l) => l.ordersId)).size, units: lines.reduce((n, l) => n + l.quantity, 0) }, 'shop orders the ERP has not booked yet are subtracted from its stock');
-    return new StockPush(deps, stock, true, lines);
+    const fresh = read ? lines.filter((l) => l.seenAt === read.seenAt) : [];
+    return new StockPush(deps, stock, true, lines, read ? { fresh, products: read.products, unbooked: lines } : undefined);
+  }
+
+  /**
+   * Records whose last write may have overwritten an order the shop took meanwhile (correct.ts):
+   * pushed before the delta read, so they are mapped and reserved as any record.
+   */
+  async corrections(source: Pick<Source, 'rowsOf'> | undefined): Promise<PushInput[]> {
+    if (!this.found || this.found.fresh.length === 0) return [];
+    const { def, resource, mapping, state, logger } = this.deps;
+    const warehouse = def.reservations?.warehouse;
+    return stockCorrections({ def, resource, mapping, state, stock: this.stock, logger, ...(warehouse !== undefined ? { warehouse } : {}) }, this.found, source);
   }
 
   /** The payload with unbooked quantities subtracted (before it is hashed), and the figures for the diff. */

@@ -31,6 +31,10 @@ export interface RefreshResult {
   readonly lines: number;
   /** Lines whose SKU could not be told (its product or option gone): they count against the article only. */
   readonly unresolvedSkus: number;
+  /** The time new lines were recorded with: a ledger line with this `seenAt` was first read by this refresh. */
+  readonly seenAt: string;
+  /** The shop's product ids each article's lines named (what the correction finds the ERP records by). */
+  readonly products: ReadonlyMap<string, readonly number[]>;
 }
 
 type Entry = Record<string, unknown>;
@@ -54,20 +58,21 @@ export async function refreshReservations(deps: RefreshDeps): Promise<RefreshRes
   const seenAt = now.toISOString();
   const skus = new SkuResolver(deps.shop);
   const lines: ReservationLine[] = [];
+  const products = new Map<string, number[]>();
   let orders = 0;
   for await (const order of deps.shop.exportAll(resource.name as ResourceName, { filters: { date_from: day(from) } })) {
     orders++;
-    lines.push(...(await linesOf(order, books, deps, skus, seenAt)));
+    lines.push(...(await linesOf(order, books, deps, skus, seenAt, products)));
   }
   await deps.reservations.record(lines);
   // The next read starts at today's day: orders of today are read again (the filter has no time), never missed.
   await deps.reservations.setCursor(deps.shopName, day(now));
   if (skus.unresolved > 0) deps.logger.warn({ unresolved: skus.unresolved }, 'order lines name attributes whose SKU could not be found in the product; they are reserved against the article total only');
   deps.logger.debug({ orders, lines: lines.length, from: day(from) }, 'shop orders read for reservations');
-  return { orders, lines: lines.length, unresolvedSkus: skus.unresolved };
+  return { orders, lines: lines.length, unresolvedSkus: skus.unresolved, seenAt, products };
 }
 
-async function linesOf(order: Entry, books: BooksDef, deps: RefreshDeps, skus: SkuResolver, seenAt: string): Promise<ReservationLine[]> {
+async function linesOf(order: Entry, books: BooksDef, deps: RefreshDeps, skus: SkuResolver, seenAt: string, products: Map<string, number[]>): Promise<ReservationLine[]> {
   const ordersId = Number(order[resourceIdField(deps)]);
   const items = order[books.items];
   if (!Number.isFinite(ordersId) || !Array.isArray(items)) return [];
@@ -81,6 +86,9 @@ async function linesOf(order: Entry, books: BooksDef, deps: RefreshDeps, skus: S
     const quantity = Number(item[books.quantity]);
     // A manual item (no product) books nothing.
     if (typeof article !== 'string' || article === '' || !(quantity > 0) || !(Number(item[books.productId]) > 0)) continue;
+    const productId = Number(item[books.productId]);
+    const ids = products.get(article) ?? [];
+    if (!ids.includes(productId)) products.set(article, [...ids, productId]);
     const attributes = Array.isArray(item[books.attributes]) ? (item[books.attributes] as unknown[]).filter(isRecord) : [];
     const sku = attributes.length > 0 ? await skus.skuOf(Number(item[books.productId]), attributes) : undefined;
     out.push({

@@ -20,6 +20,8 @@ export interface PushInput {
   readonly letterKey?: string;
   /** Read again by the source's lookback (at or before the cursor an earlier run stored): settled quietly when nothing changed. */
   readonly reread?: boolean;
+  /** Mapped even when the source is as last accepted: what goes out depends on more than the source now (the shop's new orders, src/reservations/correct.ts). */
+  readonly remap?: boolean;
 }
 
 /** The keys of a run that have a version in progress, each with the later versions held behind it. */

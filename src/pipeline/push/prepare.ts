@@ -70,7 +70,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const hashKey = mapping.recordKey?.(erpKey, record) ?? erpKey;
   const sent = deps.batch.sent(erpKey, hashKey);
   const stored = sourceHash !== undefined ? sent : undefined;
-  if (stored?.source !== undefined && stored.source === sourceHash) {
+  if (input.remap !== true && stored?.source !== undefined && stored.source === sourceHash) {
     // Read again exactly as it was last accepted: unchanged, unless its reference or an open intent says otherwise.
     const known = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
     if (known !== undefined && !(await deps.batch.hasIntent(erpKey))) {

@@ -94,7 +94,8 @@ async function run(stock: 'reserved' | 'available', reservations: PipelineDefini
   });
 }
 
-async function push(stock: 'reserved' | 'available' = 'reserved', reservations: PipelineDefinitionInput['reservations'] = { booked: { query: BOOKED } }) {
+/** A stock push; `null` for a pipeline without `reservations:` (undefined takes the default). */
+async function push(stock: 'reserved' | 'available' = 'reserved', reservations: PipelineDefinitionInput['reservations'] | null = { booked: { query: BOOKED } }) {
   const mapping = await mappingFile(f.dir, `stock-${stock}`, mappingYaml(stock));
   const def: PipelineDefinitionInput = { name: 'stock', direction: 'push', source: { connection: 'erp', ...SOURCE }, mapping: 'stock.yaml', resource: 'products', ...(reservations ? { reservations } : {}) };
   const summary = await runPipeline(def, {
@@ -282,6 +283,17 @@ describe('a stock choice that cannot work', () => {
     expect(summary.counts.updated).toBe(0);
   });
 
+  it('fails the run before anything is sent when the mapping says stock: available and the pipeline has reservations: (nothing would be subtracted that the dashboard counts)', async () => {
+    await createShopProduct('ART-7');
+    erpArticle('ART-7', '10.00', '10');
+    const summary = await run('available', { booked: { query: BOOKED } });
+    expect(summary.status).toBe('failed');
+    expect(summary.error?.code).toBe('STOCK_RESERVATIONS_UNUSED');
+    expect(summary.error?.message).toContain('stock: reserved');
+    expect(summary.counts.updated).toBe(0);
+    expect(await shopStock('ART-7')).toBe(0);
+  });
+
   it('fails the run with RESERVATIONS_BOOKED_QUERY_FAILED when the booked query does not run in the ERP', async () => {
     await createShopProduct('ART-6');
     erpArticle('ART-6', '10.00', '10');
@@ -298,11 +310,11 @@ describe('stock push without reservations (stock: available)', () => {
   it('does not re-send an unchanged stock figure with a price change, so the shop keeps its own booking', async () => {
     await createShopProduct('ART-4');
     erpArticle('ART-4', '10.00', '10');
-    await push('available', undefined);
+    await push('available', null);
     await customerOrders('ART-4', 3);
     expect(await shopStock('ART-4')).toBe(7);
     erpArticle('ART-4', '11.00', '10');
-    const summary = await push('available', undefined);
+    const summary = await push('available', null);
     expect(summary.counts.updated).toBe(1);
     expect(await shopStock('ART-4')).toBe(7);
     // What the run page shows as sent: the price, no quantity.
@@ -311,7 +323,7 @@ describe('stock push without reservations (stock: available)', () => {
     expect(Number((await product('ART-4')).products_price)).toBe(11);
     // A stock figure that changed in the ERP goes out.
     erpArticle('ART-4', '11.00', '9');
-    const restocked = await push('available', undefined);
+    const restocked = await push('available', null);
     expect(await shopStock('ART-4')).toBe(9);
     const [stockEvent] = await f.state.events.list({ runId: restocked.runId, outcome: 'updated' });
     expect(Number((stockEvent!.payload as Record<string, unknown>).products_quantity)).toBe(9);
