@@ -99,7 +99,8 @@ export class DuplicateGuard {
     }
     const groups = new Map<string, { i: number; record: ErpRecord }[]>();
     for (const { input, i } of readable) {
-      const at = `${input.origin?.file ?? ''}\u0000${input.erpKey}`;
+      // Within one delivery: the same file name delivered again is a newer version of its records.
+      const at = `${input.origin?.delivery ?? input.origin?.file ?? ''}\u0000${input.erpKey}`;
       const group = groups.get(at);
       if (group) group.push({ i, record: input.record });
       else groups.set(at, [{ i, record: input.record }]);
