@@ -50,8 +50,6 @@ export interface ReadOptions {
 /** Where a record came from, for the person who has to fix it: file and line (or element), or a query row. */
 export interface RecordOrigin {
   readonly file?: string;
-  /** The delivery a file record came with (its claimed name): two arrivals under one file name are two deliveries, versions of their records. */
-  readonly delivery?: string;
   /** 1-based line of the file where the record starts (CSV, NDJSON). */
   readonly line?: number;
   /** 1-based position of the element (JSON array element, XML record element, SQL/HTTP row). */

@@ -248,7 +248,7 @@ export async function fileSource(conn: FilesConnection, cfg: FileSourceConfig, c
 
   /** A row as an item: a record with its key, or a refused one (a broken row, no key) under its key or its place. */
   function itemOf(name: string, index: number, row: FileRow, position: CursorPosition): SourceItem {
-    const origin: RecordOrigin = { file: name, ...(typeof position.value === 'string' ? { delivery: position.value } : {}), ...(row.line !== undefined ? { line: row.line } : { element: row.element ?? index }), ...(row.raw !== undefined ? { raw: row.raw } : {}) };
+    const origin: RecordOrigin = { file: name, ...(row.line !== undefined ? { line: row.line } : { element: row.element ?? index }), ...(row.raw !== undefined ? { raw: row.raw } : {}) };
     const place = `${name}#${row.line !== undefined ? `line ${row.line}` : `record ${row.element ?? index}`}`;
     const where = row.line !== undefined ? `line ${row.line}` : `record ${row.element ?? index}`;
     const parsed = row.record === undefined ? undefined : recordSchema.safeParse(row.record);

@@ -99,8 +99,9 @@ export class DuplicateGuard {
     }
     const groups = new Map<string, { i: number; record: ErpRecord }[]>();
     for (const { input, i } of readable) {
-      // Within one delivery: the same file name delivered again is a newer version of its records.
-      const at = `${input.origin?.delivery ?? input.origin?.file ?? ''}\u0000${input.erpKey}`;
+      // Within one delivery: a file's position names its claimed arrival, so the same name delivered again is a newer version of its records.
+      const delivery = input.origin?.file !== undefined ? `${input.origin.file}\u0000${typeof input.position?.value === 'string' ? input.position.value : ''}` : '';
+      const at = `${delivery}\u0000${input.erpKey}`;
       const group = groups.get(at);
       if (group) group.push({ i, record: input.record });
       else groups.set(at, [{ i, record: input.record }]);
