@@ -277,6 +277,8 @@ export interface ResourceDef<
   readonly stock?: StockDef;
   /** How one of its records books stock in the shop when created (orders: "Stock booking happens automatically on create"). */
   readonly books?: BooksDef;
+  /** How a record's life after creation is followed by a pull (issue 44: orders after checkout); absent = it cannot be. */
+  readonly follow?: FollowDef;
 }
 
 /**
@@ -315,4 +317,27 @@ export interface BooksDef {
   readonly attributes: string;
   /** When the record was placed (ISO-ish datetime of the shop). */
   readonly placedAt: string;
+}
+
+/**
+ * A record that lives on after it is created (an order after checkout) and whose export filter sees
+ * only new records: what a follow reads again, and which parts of the record are its life.
+ */
+export interface FollowDef {
+  /** The record's current status (an id). */
+  readonly status: string;
+  /** The append-only status log: list field, and per entry the status, comment and date fields. */
+  readonly history: { readonly list: string; readonly status: string; readonly comment: string; readonly at: string };
+  /** Parcel tracking: list field, the fields naming an entry (first present wins), the provider field and the return flag. */
+  readonly tracking: { readonly list: string; readonly key: readonly string[]; readonly provider: readonly string[]; readonly returnFlag: string };
+  /** Address blocks whose change is an `address` change. */
+  readonly addresses: readonly string[];
+  /** The item list (an `items` change). */
+  readonly items: string;
+  /** When the record was placed: the day filter compares this field. */
+  readonly placedAt: string;
+  /** Export filter taking one record id. */
+  readonly byId: string;
+  /** Export filters of one placement day (inclusive, YYYY-MM-DD). */
+  readonly byDay: { readonly from: string; readonly to: string };
 }

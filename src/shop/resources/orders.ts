@@ -145,6 +145,17 @@ export const orders = {
   schemas: { record: orderRecord, write: orderWrite },
   // "Stock booking happens automatically on create": each item takes its quantity of the article (and of the SKU its attributes name).
   books: { items: 'products', quantity: 'quantity', article: 'products_model', productId: 'products_id', attributes: 'attributes', placedAt: 'date_purchased' },
+  // After checkout: the export's filters see only new orders; a follow reads them again by id or by day (issue 44).
+  follow: {
+    status: 'orders_status',
+    history: { list: 'status_history', status: 'orders_status_id', comment: 'comments', at: 'date_added' },
+    tracking: { list: 'tracking', key: ['code', 'tracking_number'], provider: ['service_provider', 'method'], returnFlag: 'is_retoure' },
+    addresses: ['billing', 'delivery'],
+    items: 'products',
+    placedAt: 'date_purchased',
+    byId: 'orders_id',
+    byDay: { from: 'date_from', to: 'date_to' },
+  },
   naturalKeys: [{ fields: ['external_reference'], enforced: true }],
   requiredOnCreate: [
     {

@@ -1,0 +1,35 @@
+/** The pull pipeline's `follow:` block (issue 44; docs/pipelines-and-state.md "Orders after checkout"). */
+import { z } from 'zod';
+
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration like 0s, 30m, 1h or 1d')
+  .transform((s) => {
+    const n = Number(/^\d+/.exec(s)![0]);
+    const unit = s.slice(String(n).length);
+    return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as 'ms' | 's' | 'm' | 'h' | 'd'];
+  });
+
+const statusIds = z.array(z.coerce.number().int().min(0));
+
+export const followSchema = z
+  .strictObject({
+    /** How often a run of the pipeline also reads the delivered orders again (0s: every run). A run between passes reads only new orders. @default 1h */
+    // A definition parsed once already (the config loader, then runPipeline) holds milliseconds.
+    every: z.union([z.number().int().min(0), duration]).default(3_600_000),
+    /** Final statuses: an order in one is no longer read again (e.g. delivered, cancelled). */
+    until: statusIds.min(1, 'name the final statuses, e.g. until: [3, 4] (shipped, cancelled)'),
+    /** Statuses that mean cancelled: the change is `cancelled`, reservations are released, and a push never re-opens the order. @default [] */
+    cancelled: statusIds.default([]),
+    /** Statuses that mean returned: the change is `return`. @default [] */
+    returned: statusIds.default([]),
+    /** Orders placed more days ago are no longer followed, whatever their status. @default 14 */
+    maxAgeDays: z.coerce.number().int().min(1).max(366).default(14),
+  })
+  .superRefine((f, ctx) => {
+    const final = new Set(f.until);
+    for (const id of f.cancelled) if (!final.has(id)) ctx.addIssue({ code: 'custom', path: ['cancelled'], message: `status ${id} means cancelled but is not final: add it to until, or a cancelled order is read again until maxAgeDays` });
+  });
+
+/** A validated `follow:` block. */
+export type FollowConfig = z.output<typeof followSchema>;
