@@ -10,6 +10,7 @@
  */
 import type { ReservationStore, StockSent, StockSentStore } from '../reservations/types.js';
 import type { CursorValue } from '../erp/types.js';
+import type { FollowStore, FollowWriter } from '../follow/types.js';
 
 import type { PruneReport, RetentionPolicy } from './retentionPolicy.js';
 import type { DeadLetter, Intent, NewDeadLetter, NewRecordEvent, RecordEvent, Reference, RunCounts, RunMode, RunRecord, RunStatus, ShopId, StoredCursor } from './types.js';
@@ -159,6 +160,8 @@ export interface StateWriter {
     /** Before a figure leaves: until its answer is settled, what the shop holds is unknown, and nothing may be dropped as unchanged against it. */
     forget(pipeline: string, recordKey: string, field: string): void;
   };
+  /** A followed record's row (issue 44), in the same commit as its seen hash: upsert by (pipeline, key), every column replaced. */
+  readonly followed: FollowWriter;
 }
 
 /** Cursors per pipeline and lane. */
@@ -504,6 +507,8 @@ export interface StateStore {
   readonly reservations: ReservationStore;
   /** The last stock figure sent per pipeline, record and stock field (issue 43). */
   readonly stockSent: StockSentStore;
+  /** Records a pull with `follow:` keeps reading until they are done (issue 44; `ofShop` takes the shop). */
+  readonly followed: FollowStore;
   /** Restore marks and the user's say-so after a state went back in time (not scoped to `shop`). */
   readonly rewinds: RewindStore;
   readonly retention: RetentionStore;
