@@ -17,6 +17,7 @@ import { askFollow } from '../../src/init/prompts.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { tempDir } from '../pipeline/support.js';
+import { ensureBuilt, runCli } from '../cli/support.js';
 
 let sandbox: SandboxHandle;
 beforeAll(async () => {
@@ -143,5 +144,37 @@ describe('the follow prompt', () => {
 
   it('does not follow on n, and asks no statuses then', async () => {
     expect((await answer(['n', '\r'])).answer).toEqual({ follow: false });
+  });
+});
+
+describe('shopsync init --follow (spawned)', () => {
+  const flags = (dir: string) => ['init', '--yes', '--shop-url', sandbox.url, '--shop-token', sandbox.token, '--sqlite', join(dir, 'erp.sqlite'), '--table', 'artikel', '--no-verify', '--dir', dir];
+
+  it('--follow no writes the orders pull without follow:, --follow yes with it, and --follow without --orders-pull is a usage error (exit 2)', { timeout: 300_000 }, async () => {
+    await ensureBuilt();
+    const off = erpFolder();
+    const no = await runCli([...flags(off), '--orders-pull', '--follow', 'no'], { cwd: off });
+    expect(no.code, no.stdout + no.stderr).toBe(0);
+    expect(no.stdout).toContain('follow: no (the orders pull sees new orders only)');
+    const offConfig = parse(readFileSync(join(off, 'shopsync.yaml'), 'utf8')) as { pipelines: { name: string; follow?: unknown }[] };
+    expect(offConfig.pipelines.find((p) => p.name === 'orders-to-erp')).toBeDefined();
+    expect(offConfig.pipelines.find((p) => p.name === 'orders-to-erp')?.follow).toBeUndefined();
+
+    const on = erpFolder();
+    const yes = await runCli([...flags(on), '--orders-pull', '--follow', 'yes'], { cwd: on });
+    expect(yes.code, yes.stdout + yes.stderr).toBe(0);
+    const onConfig = parse(readFileSync(join(on, 'shopsync.yaml'), 'utf8')) as { pipelines: { name: string; follow?: unknown }[] };
+    expect(onConfig.pipelines.find((p) => p.name === 'orders-to-erp')?.follow).toEqual({ every: '1h', until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 });
+    const check = await runCli(['config', 'check', '--config', join(on, 'shopsync.yaml')], { cwd: on, env: { SHOP_TOKEN: sandbox.token } });
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+
+    const alone = erpFolder();
+    const refused = await runCli([...flags(alone), '--follow', 'yes'], { cwd: alone });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--follow says whether the orders pull follows orders after checkout: give --orders-pull too');
+    const unknown = await runCli([...flags(alone), '--orders-pull', '--follow', 'maybe'], { cwd: alone });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--follow.*maybe.*yes, no|Allowed choices are yes, no/);
+    for (const d of [off, on, alone]) rmSync(d, { recursive: true, force: true });
   });
 });
