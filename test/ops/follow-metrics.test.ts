@@ -3,7 +3,11 @@
  * and how many days ago the oldest of them was placed, read from a real SQLite state through the
  * real ops server when scraped.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { openRuntime } from '../../src/ops/runtime.js';
 import { silentLogger } from '../../src/log.js';
 import { followFigures } from '../../src/ops/followFigures.js';
 import { createMetrics } from '../../src/ops/metrics.js';
@@ -70,5 +74,26 @@ describe('follow metrics', () => {
     const text = await (await fetch(`${server!.url}/metrics`)).text();
     expect(text).toContain('shopsync_followed_open{shop="default",pipeline="orders-to-erp"} 0');
     expect(text).toContain('shopsync_followed_oldest_days{shop="default",pipeline="orders-to-erp"} 0');
+  });
+});
+
+describe('the runtime\'s metrics', () => {
+  it('carry the follow gauges for the pipelines of the config with follow:, read from its state', async () => {
+    writeFileSync(join(dir, 'orders.yaml'), 'name: orders-in\ndirection: shop-to-erp\nsource: { resource: orders }\ntarget: { erp: erp_orders }\nkey: orders_id\nfields:\n  orders_id: { from: orders_id, type: integer }\n');
+    const pull = (name: string, follow: string) => `  - name: ${name}\n    direction: pull\n    resource: orders\n    mapping: orders.yaml\n    sink: { connection: erp, table: erp_orders, key: orders_id }\n${follow}`;
+    writeFileSync(
+      join(dir, 'shopsync.yaml'),
+      `shop: { baseUrl: "http://127.0.0.1:9", token: t }\nconnections:\n  erp: { kind: sqlite, path: erp.sqlite }\npipelines:\n${pull('orders-to-erp', '    follow: { until: [4], cancelled: [4] }\n')}${pull('orders-plain', '')}state:\n  path: state.sqlite\n`,
+    );
+    await seedFollowed(state, [followedRow('orders-to-erp', '4711', daysAgo(3)), followedRow('orders-to-erp', '4712', daysAgo(1))]);
+    const runtime = await openRuntime(await loadConfig(join(dir, 'shopsync.yaml'), { env: {} }), { logger: silentLogger });
+    try {
+      const text = await runtime.metrics.render();
+      expect(text).toContain('shopsync_followed_open{shop="default",pipeline="orders-to-erp"} 2');
+      expect(text).toContain('shopsync_followed_oldest_days{shop="default",pipeline="orders-to-erp"} 3');
+      expect(text).not.toMatch(/shopsync_followed_open\{[^}]*pipeline="orders-plain"/);
+    } finally {
+      await runtime.close();
+    }
   });
 });
