@@ -1,0 +1,194 @@
+/**
+ * The way back (issue 44): the shipped ERP → shop order-status push on the sandbox over HTTP never
+ * re-opens an order the shop cancelled, reports a status both sides changed with the three values
+ * instead of flipping it (unless erp-wins), and sends what only the ERP changed.
+ */
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/index.js';
+import { shopStatusWarnings } from '../../src/follow/guardCheck.js';
+import type { FollowedRecord } from '../../src/follow/types.js';
+import { createLogger } from '../../src/log.js';
+import { loadMapping } from '../../src/mapping/index.js';
+import { retryDeadLetters, runPipeline } from '../../src/pipeline/index.js';
+import { nextAutoRetry } from '../../src/pipeline/waitingLetters.js';
+import { pushFixture, sqliteSource, tempDir, type PushFixture } from '../pipeline/support.js';
+
+const SOURCE = { query: 'SELECT * FROM auftrag_status ORDER BY Geaendert', cursor: 'Geaendert', key: 'Vorgang' };
+const MAPPING = path.resolve('mappings/order-status.yaml');
+// Shop statuses (sandbox): 1 pending, 2 processing, 3 shipped, 4 cancelled. ERP: OFFEN 1, IN_ARBEIT 2, VERSANDT 3.
+const def = (shopStatus?: Record<string, unknown>) => ({ name: 'order-status', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'order-status.yaml', resource: 'orders', options: { maxAttempts: 1 }, ...(shopStatus ? { shopStatus } : {}) });
+
+let f: PushFixture;
+let orderId: number;
+let logs: Record<string, unknown>[];
+const logger = createLogger({
+  level: 'debug',
+  destination: new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  }),
+});
+
+beforeEach(async () => {
+  logs = [];
+  f = await pushFixture();
+  f.erp.exec(`CREATE TABLE auftrag_status (Vorgang TEXT PRIMARY KEY, ShopBestellNr TEXT, Status TEXT, Kommentar TEXT, Kunde_benachrichtigen TEXT, Datum TEXT, Versender TEXT, Sendungsnummer TEXT, Geaendert TEXT NOT NULL)`);
+  const o = await f.shop.create('orders', [{ customers_id: 0, tax_flag: 0, external_reference: { source: 'test', external_id: 'O-1' }, billing: { firstname: 'A', lastname: 'B', street_address: 'Hauptstr. 1', postcode: '10115', city: 'Berlin', country_iso_code_2: 'DE' }, products: [{ products_id: 0, products_name: 'Manuell', quantity: 1, products_price: '10.00', products_tax: 19 }] }]);
+  expect(o.outcomes[0]!.error).toBeUndefined();
+  orderId = o.outcomes[0]!.data!.orders_id as number;
+});
+afterEach(async () => {
+  await f.close();
+});
+
+const event = (vorgang: string, status: string, comment: string, at: string) =>
+  f.erp.prepare('INSERT OR REPLACE INTO auftrag_status VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(vorgang, String(orderId), status, comment, 'N', '01.12.2026 10:00:00', null, null, at);
+const deps = async () => ({ state: f.state, shop: f.shop, mapping: await loadMapping(MAPPING), source: sqliteSource(f.erpFile, SOURCE), logger });
+const run = async (shopStatus?: Record<string, unknown>) => runPipeline(def(shopStatus), await deps());
+const shopOrder = async () => (await f.shop.exportOne('orders', orderId))!;
+const setShopStatus = async (status: number) => expect((await f.shop.update('orders', [{ orders_id: orderId, orders_status: status }])).outcomes[0]!.error).toBeUndefined();
+/** What the ERP was last told of the order: the row a following pull keeps. */
+const told = async (status: number) => {
+  const row: FollowedRecord = { pipeline: 'orders-in', shop: 'default', key: String(orderId), placedDay: '2026-12-01', status, cancelled: false, snapshot: { status, history: 1, tracking: [], addresses: {}, items: 'i' }, changes: [], firstAt: '2026-12-01T10:00:00.000Z' };
+  await f.state.write((tx) => tx.followed.put(row));
+};
+
+describe('order-status push guard', () => {
+  it('never re-opens an order the shop cancelled after the ERP read it: letter ORDER_CANCELLED_IN_SHOP, the shop still cancelled, status_history unchanged; not retried by syncs, retried by hand with fresh data', async () => {
+    await told(1);
+    await setShopStatus(4);
+    const before = await shopOrder();
+    event('V-1', 'VERSANDT', 'Versendet', '2026-12-01 10:00:00');
+    const first = await run({ cancelled: [4] });
+    expect(first).toMatchObject({ status: 'partial', counts: { updated: 0, deadLettered: 1 } });
+    // The shop was read (1 request); nothing was written.
+    expect(first.counts.requests).toBe(1);
+    const after = await shopOrder();
+    expect(after.orders_status).toBe(4);
+    expect(after.status_history).toEqual(before.status_history);
+    const letter = (await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!;
+    expect(letter.code).toBe('ORDER_CANCELLED_IN_SHOP');
+    expect(letter.reason).toContain(`order ${orderId} is cancelled in the shop (status 4)`);
+    expect(letter.reason).toContain('the ERP sends status 3');
+    expect(letter.reason).toMatch(/Cancel the order in the ERP.*re-open the order in the shop first.*dlq retry/);
+    expect(nextAutoRetry(letter)).toBeUndefined();
+
+    // The next sync reads nothing new and leaves the letter alone.
+    await run({ cancelled: [4] });
+    expect((await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!.attempts).toBe(1);
+    // A retry by hand reads the shop again: still cancelled, still refused.
+    const retried = await retryDeadLetters(def({ cancelled: [4] }), await deps());
+    expect(retried.counts).toMatchObject({ deadLettered: 1, updated: 0 });
+    expect((await shopOrder()).orders_status).toBe(4);
+    // Re-opened in the shop, the retry sends the ERP's status and the letter is gone.
+    await setShopStatus(1);
+    await told(1);
+    expect((await retryDeadLetters(def({ cancelled: [4] }), await deps())).counts).toMatchObject({ updated: 1, deadLettered: 0 });
+    expect((await shopOrder()).orders_status).toBe(3);
+    expect(await f.state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
+  });
+
+  it('reports a status both sides changed with the three values and does not flip it', async () => {
+    await told(1);
+    await setShopStatus(2);
+    const before = await shopOrder();
+    event('V-1', 'VERSANDT', 'Versendet', '2026-12-01 10:00:00');
+    expect(await run({ cancelled: [4] })).toMatchObject({ status: 'partial', counts: { updated: 0, deadLettered: 1 } });
+    const after = await shopOrder();
+    expect(after.orders_status).toBe(2);
+    expect(after.status_history).toEqual(before.status_history);
+    const letter = (await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!;
+    expect(letter.code).toBe('ORDER_STATUS_CONFLICT');
+    expect(letter.reason).toContain(`order ${orderId}: the ERP was told status 1, the shop now has 2, the ERP sends 3`);
+    const [dead] = (await f.state.events.list({ pipeline: 'order-status' })).filter((e) => e.outcome === 'dead-lettered');
+    expect(dead!.error!.details).toEqual({ order: String(orderId), erpWasTold: 1, shopNow: 2, erpSends: 3 });
+    expect(nextAutoRetry(letter)).toBeUndefined();
+  });
+
+  it('sends the ERP status over the shop change with conflicts: erp-wins, with a warning naming what it overwrote', async () => {
+    await told(1);
+    await setShopStatus(2);
+    event('V-1', 'VERSANDT', 'Versendet', '2026-12-01 10:00:00');
+    const summary = await run({ cancelled: [4], conflicts: 'erp-wins' });
+    expect(summary).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0, warnings: 1 } });
+    expect((await shopOrder()).orders_status).toBe(3);
+    const [sent] = (await f.state.events.list({ pipeline: 'order-status' })).filter((e) => e.outcome === 'updated');
+    expect(sent!.warnings.map((w) => w.code)).toEqual(['ORDER_STATUS_CONFLICT_ERP_WINS']);
+  });
+
+  it("gives an order the shop did not change the ERP's status, and the ERP's next status too (its own write is no conflict)", async () => {
+    await told(1);
+    event('V-1', 'IN_ARBEIT', 'In Arbeit', '2026-12-01 10:00:00');
+    const first = await run({ cancelled: [4] });
+    expect(first).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0 } });
+    // One read of the shop's order, one write.
+    expect(first.counts.requests).toBe(2);
+    expect((await shopOrder()).orders_status).toBe(2);
+    // The ERP was still told 1 (no follow pass since), but 2 is the ERP's own entry: 3 goes out.
+    event('V-2', 'VERSANDT', 'Versendet', '2026-12-01 11:00:00');
+    expect(await run({ cancelled: [4] })).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0 } });
+    expect((await shopOrder()).orders_status).toBe(3);
+  });
+
+  it('without shopStatus warns SHOP_STATUS_GUARD_MISSING in the run log and still reports a conflict of a followed order', async () => {
+    await told(1);
+    await setShopStatus(2);
+    event('V-1', 'VERSANDT', 'Versendet', '2026-12-01 10:00:00');
+    expect(await run()).toMatchObject({ counts: { updated: 0, deadLettered: 1 } });
+    expect(logs.filter((l) => l.code === 'SHOP_STATUS_GUARD_MISSING')).toHaveLength(1);
+    expect((await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_STATUS_CONFLICT');
+    // Without a cancelled list a cancelled order is not recognised: the cancel rule needs one.
+    await setShopStatus(4);
+    await told(4);
+    event('V-2', 'VERSANDT', 'Versendet', '2026-12-01 11:00:00');
+    expect(await run()).toMatchObject({ counts: { updated: 1 } });
+  });
+});
+
+describe('shopStatus config', () => {
+  const config = (pull: string, push = '') => `
+shop: { baseUrl: https://shop.example.com/api, token: tok-123456 }
+connections: { erp: { kind: sqlite, path: erp.db } }
+pipelines:
+  - name: orders-in
+    direction: pull
+    resource: orders
+    mapping: ${path.resolve('mappings/orders-to-erp.yaml')}
+    sink: { connection: erp, table: shop_orders, key: orders_id }
+${pull}
+  - name: order-status
+    direction: push
+    resource: orders
+    mapping: ${MAPPING}
+    source: { connection: erp, query: SELECT * FROM auftrag_status, cursor: Geaendert, key: Vorgang }
+${push}
+`;
+  const load = (text: string) => parseConfigText(text, path.join(tempDir('guard-config-'), 'shopsync.yaml'), { env: {} });
+
+  it("takes the default from the shop's following pull of orders: its cancelled statuses, conflicts reported", async () => {
+    const loaded = load(config('    follow: { until: [3, 4], cancelled: [4] }'));
+    expect(loaded.config.pipelines.find((p) => p.name === 'order-status')!.shopStatus).toEqual({ cancelled: [4], conflicts: 'report' });
+    expect(await shopStatusWarnings(loaded)).toEqual([]);
+  });
+
+  it('keeps a shopStatus written on the push', () => {
+    const loaded = load(config('    follow: { until: [3, 4], cancelled: [4] }', '    shopStatus: { cancelled: [4, 6], conflicts: erp-wins }'));
+    expect(loaded.config.pipelines.find((p) => p.name === 'order-status')!.shopStatus).toEqual({ cancelled: [4, 6], conflicts: 'erp-wins' });
+  });
+
+  it('warns SHOP_STATUS_GUARD_MISSING with neither', async () => {
+    const loaded = load(config(''));
+    expect(loaded.config.pipelines.find((p) => p.name === 'order-status')!.shopStatus).toBeUndefined();
+    const warnings = await shopStatusWarnings(loaded);
+    expect(warnings.map((w) => [w.pipeline, w.code])).toEqual([['order-status', 'SHOP_STATUS_GUARD_MISSING']]);
+    expect(warnings[0]!.message).toContain('shopStatus: { cancelled:');
+  });
+
+  it('refuses shopStatus on a pull', () => {
+    expect(() => load(config('    shopStatus: { cancelled: [4] }'))).toThrow(/shopStatus belongs to a push pipeline/);
+  });
+});
