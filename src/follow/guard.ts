@@ -107,13 +107,16 @@ export class StatusGuard {
 
   /** Read the shop's records of the updates that set a status and refuse those the rule forbids; the rest goes on. */
   async screen(items: readonly WorkItem[]): Promise<Screened> {
-    const asked = items.filter((item) => !this.screened.has(item) && item.op === 'update' && item.shopId !== undefined && this.statusOf(item.payload) !== undefined);
-    if (asked.length === 0) return { pass: [...items], refused: [] };
-    const records = await this.read(asked.map((item) => item.shopId!));
-    const rows = await this.deps.state.followed.ofShop(this.deps.state.shop, asked.map((item) => String(item.shopId)));
+    const setting = items.filter((item) => !this.screened.has(item) && item.op === 'update' && item.shopId !== undefined && this.statusOf(item.payload) !== undefined);
+    if (setting.length === 0) return { pass: [...items], refused: [] };
+    const rows = await this.deps.state.followed.ofShop(this.deps.state.shop, setting.map((item) => String(item.shopId)));
+    // Without cancelled statuses only an order the ERP was told of can be refused: the others cost no read.
+    const asked = this.cancelled.size > 0 ? setting : setting.filter((item) => rows.get(String(item.shopId))?.status !== undefined);
+    const records = asked.length > 0 ? await this.read(asked.map((item) => item.shopId!)) : new Map<string, Record<string, unknown>>();
+    // Only once read: a batch queued again after a failed read is screened again, never sent blind.
+    for (const item of setting) this.screened.add(item);
     const refused = new Map<WorkItem, Settlement>();
     for (const item of asked) {
-      this.screened.add(item);
       const current = records.get(String(item.shopId));
       // Not in the shop: the update goes out as before and the shop's answer (not found) decides.
       if (!current) continue;
