@@ -3,9 +3,11 @@
  * re-opens an order the shop cancelled, reports a status both sides changed with the three values
  * instead of flipping it (unless erp-wins), and sends what only the ERP changed.
  */
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { parseConfigText } from '../../src/config/index.js';
 import { shopStatusWarnings } from '../../src/follow/guardCheck.js';
 import type { FollowedRecord } from '../../src/follow/types.js';
@@ -89,6 +91,15 @@ describe('order-status push guard', () => {
     await told(1);
     expect((await retryDeadLetters(def({ cancelled: [4] }), await deps())).counts).toMatchObject({ updated: 1, deadLettered: 0 });
     expect((await shopOrder()).orders_status).toBe(3);
+    expect(await f.state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
+  });
+
+  it('shows the refusal in a dry run (preview), from the shop as it is now, without writing', async () => {
+    await setShopStatus(4);
+    event('V-1', 'VERSANDT', 'Versendet', '2026-12-01 10:00:00');
+    const preview = await runPipeline(def({ cancelled: [4] }), await deps(), { mode: 'dry-run' });
+    expect(preview.plan!.map((p) => [p.action, p.reason?.slice(0, 25)])).toEqual([['fail', '[ORDER_CANCELLED_IN_SHOP]']]);
+    expect((await shopOrder()).orders_status).toBe(4);
     expect(await f.state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
   });
 
@@ -186,6 +197,25 @@ ${push}
     const warnings = await shopStatusWarnings(loaded);
     expect(warnings.map((w) => [w.pipeline, w.code])).toEqual([['order-status', 'SHOP_STATUS_GUARD_MISSING']]);
     expect(warnings[0]!.message).toContain('shopStatus: { cancelled:');
+  });
+
+  it('says SHOP_STATUS_GUARD_MISSING in `shopsync mappings check` of the config, and nothing once the pull follows orders', async () => {
+    const check = async (text: string) => {
+      const file = path.join(tempDir('guard-cli-'), 'shopsync.yaml');
+      writeFileSync(file, text);
+      const out = new PassThrough();
+      let stdout = '';
+      out.on('data', (c: Buffer) => (stdout += c.toString()));
+      const code = await main(['node', 'shopsync', 'mappings', 'check', MAPPING, '-c', file], { stdout: out as unknown as NodeJS.WriteStream, stderr: new PassThrough() as unknown as NodeJS.WriteStream, env: {} });
+      return { code, stdout };
+    };
+    const without = await check(config(''));
+    expect(without.code).toBe(0);
+    expect(without.stdout).toMatch(/^warning \[SHOP_STATUS_GUARD_MISSING\] pipeline order-status \(.*order-status\.yaml\): .*shopStatus: \{ cancelled: \[4\] \}/m);
+    const followed = await check(config('    follow: { until: [3, 4], cancelled: [4] }'));
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toContain('order-status.yaml (order-status)');
+    expect(followed.stdout).not.toContain('SHOP_STATUS_GUARD_MISSING');
   });
 
   it('refuses shopStatus on a pull', () => {
