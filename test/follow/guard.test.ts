@@ -15,7 +15,7 @@ import { createLogger } from '../../src/log.js';
 import { loadMapping } from '../../src/mapping/index.js';
 import { retryDeadLetters, runPipeline } from '../../src/pipeline/index.js';
 import { nextAutoRetry } from '../../src/pipeline/waitingLetters.js';
-import { pushFixture, sqliteSource, tempDir, type PushFixture } from '../pipeline/support.js';
+import { clientFor, pushFixture, setFaults, sqliteSource, tempDir, type PushFixture } from '../pipeline/support.js';
 
 const SOURCE = { query: 'SELECT * FROM auftrag_status ORDER BY Geaendert', cursor: 'Geaendert', key: 'Vorgang' };
 const MAPPING = path.resolve('mappings/order-status.yaml');
@@ -92,6 +92,41 @@ describe('order-status push guard', () => {
     expect((await retryDeadLetters(def({ cancelled: [4] }), await deps())).counts).toMatchObject({ updated: 1, deadLettered: 0 });
     expect((await shopOrder()).orders_status).toBe(3);
     expect(await f.state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
+  });
+
+  it('sends nothing blind when the shop cannot be read: the run stops before the record, and the next one refuses it', async () => {
+    await setShopStatus(4);
+    const before = await shopOrder();
+    event('V-1', 'VERSANDT', 'Versendet', '2026-12-01 10:00:00');
+    // Every second request fails; a request now takes the passing turn, so the guard's read is the one that fails (no client retry).
+    const once = clientFor(f.sandbox, { retry: { retries: 0 } });
+    await setFaults(f.sandbox, { error_rate: 0.5, error_status: 503 });
+    await once.exportOne('orders', orderId);
+    const failed = await runPipeline(def({ cancelled: [4] }), { ...(await deps()), shop: once });
+    await setFaults(f.sandbox, { error_rate: 0 });
+    await once.close();
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.message).toContain('503');
+    expect(failed.counts.updated).toBe(0);
+    expect(await shopOrder()).toEqual(before);
+    expect(await run({ cancelled: [4] })).toMatchObject({ counts: { updated: 0, deadLettered: 1 } });
+    expect((await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_CANCELLED_IN_SHOP');
+    expect(await shopOrder()).toEqual(before);
+  });
+
+  it('reads the shop again when a read failed and attempts are left: refused in the same run, never sent', async () => {
+    await setShopStatus(4);
+    const before = await shopOrder();
+    event('V-1', 'VERSANDT', 'Versendet', '2026-12-01 10:00:00');
+    const once = clientFor(f.sandbox, { retry: { retries: 0 } });
+    await setFaults(f.sandbox, { error_rate: 0.5, error_status: 503 });
+    await once.exportOne('orders', orderId);
+    const summary = await runPipeline({ ...def({ cancelled: [4] }), options: { maxAttempts: 3 } }, { ...(await deps()), shop: once });
+    await setFaults(f.sandbox, { error_rate: 0 });
+    await once.close();
+    expect(summary.counts).toMatchObject({ updated: 0, deadLettered: 1 });
+    expect((await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_CANCELLED_IN_SHOP');
+    expect(await shopOrder()).toEqual(before);
   });
 
   it('shows the refusal in a dry run (preview), from the shop as it is now, without writing', async () => {
