@@ -15,6 +15,8 @@ import { createLogger } from '../../src/log.js';
 import { loadMapping } from '../../src/mapping/index.js';
 import { retryDeadLetters, runPipeline } from '../../src/pipeline/index.js';
 import { nextAutoRetry } from '../../src/pipeline/waitingLetters.js';
+import type { StateStore } from '../../src/state/index.js';
+import { forEachBackend } from '../state/backends.js';
 import { clientFor, pushFixture, setFaults, sqliteSource, tempDir, type PushFixture } from '../pipeline/support.js';
 
 const SOURCE = { query: 'SELECT * FROM auftrag_status ORDER BY Geaendert', cursor: 'Geaendert', key: 'Vorgang' };
@@ -25,6 +27,8 @@ const def = (shopStatus?: Record<string, unknown>) => ({ name: 'order-status', d
 let f: PushFixture;
 let orderId: number;
 let logs: Record<string, unknown>[];
+/** The push's state: a SQLite file or a PostgreSQL schema (forEachBackend). */
+let state: StateStore;
 const logger = createLogger({
   level: 'debug',
   destination: new Writable({
@@ -49,17 +53,22 @@ afterEach(async () => {
 
 const event = (vorgang: string, status: string, comment: string, at: string) =>
   f.erp.prepare('INSERT OR REPLACE INTO auftrag_status VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(vorgang, String(orderId), status, comment, 'N', '01.12.2026 10:00:00', null, null, at);
-const deps = async () => ({ state: f.state, shop: f.shop, mapping: await loadMapping(MAPPING), source: sqliteSource(f.erpFile, SOURCE), logger });
+const deps = async () => ({ state: state, shop: f.shop, mapping: await loadMapping(MAPPING), source: sqliteSource(f.erpFile, SOURCE), logger });
 const run = async (shopStatus?: Record<string, unknown>) => runPipeline(def(shopStatus), await deps());
 const shopOrder = async () => (await f.shop.exportOne('orders', orderId))!;
 const setShopStatus = async (status: number) => expect((await f.shop.update('orders', [{ orders_id: orderId, orders_status: status }])).outcomes[0]!.error).toBeUndefined();
 /** What the ERP was last told of the order: the row a following pull keeps. */
 const told = async (status: number) => {
   const row: FollowedRecord = { pipeline: 'orders-in', shop: 'default', key: String(orderId), placedDay: '2026-12-01', status, cancelled: false, snapshot: { status, history: 1, tracking: [], addresses: {}, items: 'i' }, changes: [], firstAt: '2026-12-01T10:00:00.000Z' };
-  await f.state.write((tx) => tx.followed.put(row));
+  await state.write((tx) => tx.followed.put(row));
 };
 
-describe('order-status push guard', () => {
+forEachBackend('order-status push guard', (backend) => {
+  beforeEach(async () => {
+    state = await backend.open();
+  });
+
+
   it('never re-opens an order the shop cancelled after the ERP read it: letter ORDER_CANCELLED_IN_SHOP, the shop still cancelled, status_history unchanged; not retried by syncs, retried by hand with fresh data', async () => {
     await told(1);
     await setShopStatus(4);
@@ -72,7 +81,7 @@ describe('order-status push guard', () => {
     const after = await shopOrder();
     expect(after.orders_status).toBe(4);
     expect(after.status_history).toEqual(before.status_history);
-    const letter = (await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!;
+    const letter = (await state.deadLetters.list({ pipeline: 'order-status' }))[0]!;
     expect(letter.code).toBe('ORDER_CANCELLED_IN_SHOP');
     expect(letter.reason).toContain(`order ${orderId} is cancelled in the shop (status 4)`);
     expect(letter.reason).toContain('the ERP sends status 3');
@@ -81,7 +90,7 @@ describe('order-status push guard', () => {
 
     // The next sync reads nothing new and leaves the letter alone.
     await run({ cancelled: [4] });
-    expect((await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!.attempts).toBe(1);
+    expect((await state.deadLetters.list({ pipeline: 'order-status' }))[0]!.attempts).toBe(1);
     // A retry by hand reads the shop again: still cancelled, still refused.
     const retried = await retryDeadLetters(def({ cancelled: [4] }), await deps());
     expect(retried.counts).toMatchObject({ deadLettered: 1, updated: 0 });
@@ -91,7 +100,7 @@ describe('order-status push guard', () => {
     await told(1);
     expect((await retryDeadLetters(def({ cancelled: [4] }), await deps())).counts).toMatchObject({ updated: 1, deadLettered: 0 });
     expect((await shopOrder()).orders_status).toBe(3);
-    expect(await f.state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
+    expect(await state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
   });
 
   it('sends nothing blind when the shop cannot be read: the run stops before the record, and the next one refuses it', async () => {
@@ -110,7 +119,7 @@ describe('order-status push guard', () => {
     expect(failed.counts.updated).toBe(0);
     expect(await shopOrder()).toEqual(before);
     expect(await run({ cancelled: [4] })).toMatchObject({ counts: { updated: 0, deadLettered: 1 } });
-    expect((await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_CANCELLED_IN_SHOP');
+    expect((await state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_CANCELLED_IN_SHOP');
     expect(await shopOrder()).toEqual(before);
   });
 
@@ -125,7 +134,7 @@ describe('order-status push guard', () => {
     await setFaults(f.sandbox, { error_rate: 0 });
     await once.close();
     expect(summary.counts).toMatchObject({ updated: 0, deadLettered: 1 });
-    expect((await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_CANCELLED_IN_SHOP');
+    expect((await state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_CANCELLED_IN_SHOP');
     expect(await shopOrder()).toEqual(before);
   });
 
@@ -135,7 +144,7 @@ describe('order-status push guard', () => {
     const preview = await runPipeline(def({ cancelled: [4] }), await deps(), { mode: 'dry-run' });
     expect(preview.plan!.map((p) => [p.action, p.reason?.slice(0, 25)])).toEqual([['fail', '[ORDER_CANCELLED_IN_SHOP]']]);
     expect((await shopOrder()).orders_status).toBe(4);
-    expect(await f.state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
+    expect(await state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
   });
 
   it('reports a status both sides changed with the three values and does not flip it', async () => {
@@ -147,10 +156,10 @@ describe('order-status push guard', () => {
     const after = await shopOrder();
     expect(after.orders_status).toBe(2);
     expect(after.status_history).toEqual(before.status_history);
-    const letter = (await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!;
+    const letter = (await state.deadLetters.list({ pipeline: 'order-status' }))[0]!;
     expect(letter.code).toBe('ORDER_STATUS_CONFLICT');
     expect(letter.reason).toContain(`order ${orderId}: the ERP was told status 1, the shop now has 2, the ERP sends 3`);
-    const [dead] = (await f.state.events.list({ pipeline: 'order-status' })).filter((e) => e.outcome === 'dead-lettered');
+    const [dead] = (await state.events.list({ pipeline: 'order-status' })).filter((e) => e.outcome === 'dead-lettered');
     expect(dead!.error!.details).toEqual({ order: String(orderId), erpWasTold: 1, shopNow: 2, erpSends: 3 });
     expect(nextAutoRetry(letter)).toBeUndefined();
   });
@@ -162,7 +171,7 @@ describe('order-status push guard', () => {
     const summary = await run({ cancelled: [4], conflicts: 'erp-wins' });
     expect(summary).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0, warnings: 1 } });
     expect((await shopOrder()).orders_status).toBe(3);
-    const [sent] = (await f.state.events.list({ pipeline: 'order-status' })).filter((e) => e.outcome === 'updated');
+    const [sent] = (await state.events.list({ pipeline: 'order-status' })).filter((e) => e.outcome === 'updated');
     expect(sent!.warnings.map((w) => w.code)).toEqual(['ORDER_STATUS_CONFLICT_ERP_WINS']);
   });
 
@@ -186,7 +195,7 @@ describe('order-status push guard', () => {
     event('V-1', 'VERSANDT', 'Versendet', '2026-12-01 10:00:00');
     expect(await run()).toMatchObject({ counts: { updated: 0, deadLettered: 1 } });
     expect(logs.filter((l) => l.code === 'SHOP_STATUS_GUARD_MISSING')).toHaveLength(1);
-    expect((await f.state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_STATUS_CONFLICT');
+    expect((await state.deadLetters.list({ pipeline: 'order-status' }))[0]!.code).toBe('ORDER_STATUS_CONFLICT');
     // Without a cancelled list a cancelled order is not recognised: the cancel rule needs one.
     await setShopStatus(4);
     await told(4);
