@@ -8,7 +8,8 @@ import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { parseConfigText } from '../../src/config/index.js';
+import { loadConfig, parseConfigText } from '../../src/config/index.js';
+import { runDoctor } from '../../src/ops/doctor.js';
 import { shopStatusWarnings } from '../../src/follow/guardCheck.js';
 import type { FollowedRecord } from '../../src/follow/types.js';
 import { createLogger } from '../../src/log.js';
@@ -260,6 +261,20 @@ ${push}
     expect(followed.code).toBe(0);
     expect(followed.stdout).toContain('order-status.yaml (order-status)');
     expect(followed.stdout).not.toContain('SHOP_STATUS_GUARD_MISSING');
+  });
+
+  it('says SHOP_STATUS_GUARD_MISSING in doctor as a warning (the check stays ok), and nothing once the pull follows orders', async () => {
+    const doctor = async (pull: string) => {
+      const dir = tempDir('guard-doctor-');
+      const file = path.join(dir, 'shopsync.yaml');
+      // The shop is unreachable on purpose: this reads one check.
+      writeFileSync(file, config(pull).replace('https://shop.example.com/api', 'http://127.0.0.1:9/api') + `state:\n  path: ${path.join(dir, 'state.db')}\n`);
+      return (await runDoctor(await loadConfig(file, { env: {} }))).filter((c) => c.name === 'pipeline order-status: shop status guard');
+    };
+    const [check] = await doctor('');
+    expect(check).toMatchObject({ ok: true, pipeline: 'order-status' });
+    expect(check!.detail).toContain('[SHOP_STATUS_GUARD_MISSING]');
+    expect(await doctor('    follow: { until: [3, 4], cancelled: [4] }')).toEqual([]);
   });
 
   it('refuses shopStatus on a pull', () => {
