@@ -34,8 +34,9 @@ export function followOf(resource: string): FollowDef | undefined {
   return getResource(resource).follow;
 }
 
-/** Whether a mapping writes the record's status (the status field, or entries of the status log). */
-export function writesStatus(mapping: Pick<CompiledMapping, 'targets'>, follow: FollowDef): boolean {
+/** Whether a mapping changes existing records' status (the status field, or entries of the status log); a create-only mapping never does. */
+export function writesStatus(mapping: Pick<CompiledMapping, 'targets' | 'operation'>, follow: FollowDef): boolean {
+  if (mapping.operation === 'create') return false;
   const targets = new Set((mapping.targets ?? []).map((t) => t.split('.')[0]!));
   return targets.has(follow.status) || targets.has(follow.history.list);
 }
@@ -60,7 +61,7 @@ export interface ShopStatusWarning {
 }
 
 /** The warning of a push pipeline (after `fillShopStatus`) whose mapping writes the status; undefined when the guard is complete or not concerned. */
-export function shopStatusWarning(def: GuardedPipeline, mapping: Pick<CompiledMapping, 'targets'>): ShopStatusWarning | undefined {
+export function shopStatusWarning(def: GuardedPipeline, mapping: Pick<CompiledMapping, 'targets' | 'operation'>): ShopStatusWarning | undefined {
   const follow = followOf(def.resource);
   if (def.direction !== 'push' || !follow || !writesStatus(mapping, follow) || def.shopStatus !== undefined) return undefined;
   return {

@@ -11,6 +11,7 @@ import { main } from '../../src/cli/main.js';
 import { loadConfig, parseConfigText } from '../../src/config/index.js';
 import { runDoctor } from '../../src/ops/doctor.js';
 import { shopStatusWarnings } from '../../src/follow/guardCheck.js';
+import { shopStatusWarning } from '../../src/follow/shopStatus.js';
 import type { FollowedRecord } from '../../src/follow/types.js';
 import { createLogger } from '../../src/log.js';
 import { loadMapping } from '../../src/mapping/index.js';
@@ -275,6 +276,13 @@ ${push}
     expect(check).toMatchObject({ ok: true, pipeline: 'order-status' });
     expect(check!.detail).toContain('[SHOP_STATUS_GUARD_MISSING]');
     expect(await doctor('    follow: { until: [3, 4], cancelled: [4] }')).toEqual([]);
+  });
+
+  it('leaves pushes that change no status of an existing order alone: a create-only orders mapping, a mapping without status fields', () => {
+    const push = { name: 'p', direction: 'push' as const, shop: 'default', resource: 'orders' };
+    expect(shopStatusWarning(push, { targets: ['orders_status', 'tracking'], operation: 'create' })).toBeUndefined();
+    expect(shopStatusWarning(push, { targets: ['tracking'], operation: 'update' })).toBeUndefined();
+    expect(shopStatusWarning(push, { targets: ['status_history'], operation: 'update' })?.code).toBe('SHOP_STATUS_GUARD_MISSING');
   });
 
   it('refuses shopStatus on a pull', () => {
