@@ -164,6 +164,11 @@ forEachBackend('order-status push guard', (backend) => {
     const [dead] = (await state.events.list({ pipeline: 'order-status' })).filter((e) => e.outcome === 'dead-lettered');
     expect(dead!.error!.details).toEqual({ order: String(orderId), erpWasTold: 1, shopNow: 2, erpSends: 3 });
     expect(nextAutoRetry(letter)).toBeUndefined();
+    // The ERP decides again, now knowing the shop's change: its changed row goes out and resolves the letter.
+    event('V-1', 'IN_ARBEIT', 'Wie im Shop', '2026-12-01 12:00:00');
+    expect(await run({ cancelled: [4] })).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0 } });
+    expect((await shopOrder()).orders_status).toBe(2);
+    expect(await state.deadLetters.list({ pipeline: 'order-status' })).toEqual([]);
   });
 
   it('sends the ERP status over the shop change with conflicts: erp-wins, with a warning naming what it overwrote', async () => {
