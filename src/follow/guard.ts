@@ -25,6 +25,7 @@ import { appendOnlyFields, entryIdentity } from '../pipeline/push/history.js';
 import type { PipelineDefinition } from '../pipeline/schema.js';
 import type { Settlement, WorkItem } from '../pipeline/push/work.js';
 import { issueOf } from '../pipeline/push/issues.js';
+import { isRecord } from '../util/guards.js';
 import { shopStatusWarning, writesStatus, type ShopStatusConfig } from './shopStatus.js';
 
 /** The shop cancelled the order; the ERP's status would re-open it. */
@@ -67,6 +68,9 @@ export interface Screened {
   readonly pass: WorkItem[];
   readonly refused: Settlement[];
 }
+
+/** A record's newest events looked at for the last status this pipeline delivered (other pipelines' events come between). */
+const EVENTS_LOOKED_AT = 20;
 
 /** Shop records read at once (the client's queue still keeps to the shop's rate). */
 const READ_CONCURRENCY = 8;
@@ -142,14 +146,21 @@ export class StatusGuard {
     return undefined;
   }
 
-  /** Whether the shop's current status came from this push: its newest status log entry is one shopsync sent. */
+  /**
+   * Whether the shop's current status came from this push, so the ERP has seen it: the shop's
+   * newest status log entry is one shopsync sent (entry bookkeeping), or the last payload this
+   * pipeline delivered to the order set this status (its stored event: mappings without entries).
+   */
   private async setByUs(shopId: ShopId, current: Readonly<Record<string, unknown>>, shopNow: number): Promise<boolean> {
     const list = current[this.follow.history.list];
-    if (!this.history || !Array.isArray(list) || list.length === 0) return false;
-    const newest: unknown = list[list.length - 1];
-    if (!newest || typeof newest !== 'object' || asStatus((newest as Record<string, unknown>)[this.follow.history.status]) !== shopNow) return false;
-    const identity = entryIdentity(newest as Record<string, unknown>, this.history.identity);
-    return (await this.deps.state.history.getMany(this.deps.resource.name, shopId, [identity])).has(identity);
+    const newest: unknown = Array.isArray(list) && list.length > 0 ? list[list.length - 1] : undefined;
+    if (this.history && newest && typeof newest === 'object' && asStatus((newest as Record<string, unknown>)[this.follow.history.status]) === shopNow) {
+      const identity = entryIdentity(newest as Record<string, unknown>, this.history.identity);
+      if ((await this.deps.state.history.getMany(this.deps.resource.name, shopId, [identity])).has(identity)) return true;
+    }
+    const events = await this.deps.state.events.history(this.deps.resource.name, { shopId }, EVENTS_LOOKED_AT);
+    const last = events.find((e) => e.pipeline === this.deps.def.name && e.shop === this.deps.state.shop && (e.outcome === 'updated' || e.outcome === 'created') && isRecord(e.payload) && this.statusOf(e.payload) !== undefined);
+    return last !== undefined && this.statusOf(last.payload as Record<string, unknown>) === shopNow;
   }
 
   /** The shop's records of these ids, one export by the registry's id filter each (the spec shows no list of ids). */

@@ -190,10 +190,38 @@ forEachBackend('order-status push guard', (backend) => {
     // One read of the shop's order, one write.
     expect(first.counts.requests).toBe(2);
     expect((await shopOrder()).orders_status).toBe(2);
-    // The ERP was still told 1 (no follow pass since), but 2 is the ERP's own entry: 3 goes out.
+    // The ERP was still told 1 (no follow pass since), but 2 is the ERP's own entry: 3 goes out. Without stored payloads the entry bookkeeping alone tells it.
     event('V-2', 'VERSANDT', 'Versendet', '2026-12-01 11:00:00');
-    expect(await run({ cancelled: [4] })).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0 } });
+    const second = await runPipeline({ ...def({ cancelled: [4] }), options: { maxAttempts: 1, storePayloads: false } }, await deps());
+    expect(second).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0 } });
     expect((await shopOrder()).orders_status).toBe(3);
+  });
+
+  it('knows its own write from its last delivered payload when the mapping sends only orders_status (no entries to recognise)', async () => {
+    const file = path.join(tempDir('guard-mapping-'), 'status-only.yaml');
+    writeFileSync(file, `name: status-only
+direction: erp-to-shop
+target: { resource: orders, operation: update }
+key: Vorgang
+shop_key: orders_id
+tables:
+  status: { OFFEN: 1, IN_ARBEIT: 2, VERSANDT: 3, STORNIERT: 4 }
+fields:
+  orders_id: { from: ShopBestellNr, type: integer, required: true }
+  orders_status: { from: Status, lookup: { table: status } }
+`);
+    const only = async () => runPipeline(def({ cancelled: [4] }), { ...(await deps()), mapping: await loadMapping(file) });
+    await told(1);
+    event('V-1', 'IN_ARBEIT', '', '2026-12-01 10:00:00');
+    expect(await only()).toMatchObject({ status: 'succeeded', counts: { updated: 1 } });
+    event('V-2', 'VERSANDT', '', '2026-12-01 11:00:00');
+    expect(await only()).toMatchObject({ status: 'succeeded', counts: { updated: 1, deadLettered: 0 } });
+    expect((await shopOrder()).orders_status).toBe(3);
+    // The shop's own change after that is still a conflict.
+    await setShopStatus(5);
+    event('V-3', 'OFFEN', '', '2026-12-01 12:00:00');
+    expect(await only()).toMatchObject({ counts: { updated: 0, deadLettered: 1 } });
+    expect((await state.deadLetters.list({ pipeline: 'order-status' }))[0]!.reason).toContain('the ERP was told status 1, the shop now has 5, the ERP sends 1');
   });
 
   it('without shopStatus warns SHOP_STATUS_GUARD_MISSING in the run log and still reports a conflict of a followed order', async () => {
