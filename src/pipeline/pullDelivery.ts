@@ -73,6 +73,8 @@ export class PullDelivery {
   /** A pull with `follow:` of a resource the registry can follow: the records' followed rows. */
   private readonly follow: FollowTracker | undefined;
   readonly followed: FollowTally = { changed: 0, done: 0, adopted: 0 };
+  /** Followed rows of unchanged records, written together (a first pass adopts a whole age window). */
+  private adoptions: FollowPrepared[] = [];
 
   constructor(private readonly o: DeliveryOptions) {
     this.references = new ReferenceCache(o.deps.state);
@@ -157,6 +159,7 @@ export class PullDelivery {
     this.batch = [];
     this.keysInBatch.clear();
     if (done.length > 0) await this.write(done);
+    await this.writeAdoptions();
   }
 
   private async write(batch: Pending[]): Promise<void> {
@@ -246,13 +249,24 @@ export class PullDelivery {
 
   /**
    * An unchanged record whose followed row moved on (none yet: delivered before `follow:` was on;
-   * or a change the mapping does not carry) gets its row in a small write of its own.
+   * or a change the mapping does not carry) gets its row in a small write of its own, a batch of
+   * them at a time (written at the latest by `flush`).
    */
   private async adopt(followed: FollowPrepared): Promise<void> {
     if (!rowMoved(followed.before, followed.row)) return;
-    await this.o.deps.state.write((tx) => tx.followed.put(followed.row));
-    if (!followed.before) this.followed.adopted++;
-    await this.followSettled([followed]);
+    this.adoptions.push(followed);
+    if (this.adoptions.length >= this.o.def.options.sinkBatchSize) await this.writeAdoptions();
+  }
+
+  private async writeAdoptions(): Promise<void> {
+    const rows = this.adoptions;
+    this.adoptions = [];
+    if (rows.length === 0) return;
+    await this.o.deps.state.write((tx) => {
+      for (const r of rows) tx.followed.put(r.row);
+    });
+    this.followed.adopted += rows.filter((r) => !r.before).length;
+    await this.followSettled(rows);
   }
 
   /** Rows just stored: tallied, and a cancelled order's reservation released (idempotent). */
