@@ -145,6 +145,29 @@ describe('orders after checkout: follow', () => {
     expect(await w.traffic()).toBe(1);
   });
 
+  it('passes only when the last pass is older than every: a run in between reads new orders only', async () => {
+    const id = await delivered(w);
+    // The first run's pass was just now: with every 1h, this run makes the delta's request only.
+    expect((await w.run({ every: '1h' })).counts.requests).toBe(1);
+    await w.update(id, { orders_status: 4 });
+    expect((await w.run({ every: '1h' })).counts).toMatchObject({ updated: 0, requests: 1 });
+    expect(w.changes()).toEqual([]);
+    // Due again (every 0s): the cancellation arrives.
+    expect((await w.run()).counts).toMatchObject({ updated: 1, requests: 2 });
+    expect(w.changes(id)).toEqual([expect.objectContaining({ Art: 'cancelled' })]);
+  });
+
+  it('no longer follows an order placed before maxAgeDays, whatever its status', async () => {
+    const id = await w.place('E-ANCIENT', 20);
+    await w.place('E-NEW', 0);
+    await w.run();
+    expect((await w.f.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ doneReason: 'age' });
+    await w.update(id, { orders_status: 4 });
+    await w.traffic();
+    expect((await w.run()).counts).toMatchObject({ updated: 0, requests: 1 });
+    expect(await w.traffic()).toBe(1);
+  });
+
   it('reads a day with many orders and one open by id, a day with few in pages', async () => {
     // 251 orders of one day, 250 of them cancelled before the first pull: two pages, or one request by id.
     const day = shopDate(3);

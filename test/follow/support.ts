@@ -39,8 +39,8 @@ export interface FollowWorld {
   readonly erp: Database.Database;
   /** JSON log lines of every run. */
   readonly logs: Record<string, unknown>[];
-  /** Run the orders pull (with `follow:` unless told otherwise). */
-  run(follow?: boolean): Promise<RunSummary>;
+  /** Run the orders pull (with the tests' `follow:` unless told otherwise, or with these follow settings). */
+  run(follow?: boolean | Partial<typeof FOLLOW>): Promise<RunSummary>;
   /** Place an order `daysAgo` days ago; answers its id. */
   place(ext: string, daysAgo: number, extra?: Record<string, unknown>): Promise<number>;
   /** Update an order in the shop. */
@@ -80,7 +80,7 @@ export async function followWorld(): Promise<FollowWorld> {
     erp,
     logs,
     run: (follow = true) =>
-      runPipeline({ name: 'orders-in', direction: 'pull', resource: 'orders', mapping: 'orders-to-erp.yaml', sink: { connection: 'erp' }, options: { shopTimeZone: 'UTC' }, ...(follow ? { follow: FOLLOW } : {}) }, { state: f.state, shop: f.shop, mapping, sink, logger }),
+      runPipeline({ name: 'orders-in', direction: 'pull', resource: 'orders', mapping: 'orders-to-erp.yaml', sink: { connection: 'erp' }, options: { shopTimeZone: 'UTC' }, ...(follow ? { follow: { ...FOLLOW, ...(follow === true ? {} : follow) } } : {}) }, { state: f.state, shop: f.shop, mapping, sink, logger }),
     async place(ext, daysAgo, extra = {}) {
       const result = await f.shop.create('orders', [{
         customers_id: 0,
