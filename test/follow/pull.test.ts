@@ -6,15 +6,8 @@
  * only the follow pass reads them again.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { postgresAvailable } from '../state/backends.js';
 import { followWorld, shopDate, type FollowWorld } from './support.js';
-
-let w: FollowWorld;
-beforeEach(async () => {
-  w = await followWorld();
-});
-afterEach(async () => {
-  await w.close();
-});
 
 /** The run's follow log line. */
 const followedLine = (w: FollowWorld) => w.logs.filter((l) => l.followed !== undefined).at(-1)?.followed as Record<string, unknown> | undefined;
@@ -28,7 +21,19 @@ async function delivered(w: FollowWorld): Promise<number> {
   return id;
 }
 
-describe('orders after checkout: follow', () => {
+describe.each([
+  { backend: 'sqlite' as const, available: true },
+  { backend: 'postgres' as const, available: postgresAvailable },
+])('orders after checkout: follow (state on $backend)', ({ backend, available }) => {
+  let w: FollowWorld;
+  beforeEach(async (ctx) => {
+    if (!available) ctx.skip();
+    w = await followWorld(backend);
+  });
+  afterEach(async () => {
+    await w?.close();
+  });
+
   it('delivers an order cancelled in the shop three days after it was placed as cancelled, once: one change row, the order\'s Status 4, and nothing more on the next run', async () => {
     const id = await delivered(w);
     expect(w.order(id)).toMatchObject({ Status: 1 });
@@ -49,7 +54,7 @@ describe('orders after checkout: follow', () => {
     w.erp.prepare('UPDATE erp_order_changes SET "Verarbeitet" = ? WHERE "Shop_BestellNr" = ?').run('2026-12-02', id);
     expect((await w.run()).counts).toMatchObject({ created: 0, updated: 0 });
     expect(w.changes(id)).toEqual([expect.objectContaining({ Nr: 1, Art: 'cancelled', Verarbeitet: '2026-12-02' })]);
-    const row = (await w.f.state.followed.get('orders-in', [String(id)])).get(String(id));
+    const row = (await w.state.followed.get('orders-in', [String(id)])).get(String(id));
     expect(row).toMatchObject({ status: 4, cancelled: true, doneReason: 'final', changes: [expect.objectContaining({ seq: 1, kind: 'cancelled' })] });
   });
 
@@ -65,7 +70,7 @@ describe('orders after checkout: follow', () => {
       [3, 'return', null, 'RET-1', 'DHL'],
     ]);
     // Shipped is not final: the order stays followed for the return until its age limit.
-    expect((await w.f.state.followed.get('orders-in', [String(id)])).get(String(id))?.doneAt).toBeUndefined();
+    expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))?.doneAt).toBeUndefined();
   });
 
   it('delivers an order cancelled before its first pull once, as cancelled, with no change rows', async () => {
@@ -77,7 +82,7 @@ describe('orders after checkout: follow', () => {
     expect(w.changes(id)).toEqual([]);
     expect((await w.run()).counts).toMatchObject({ created: 0, updated: 0 });
     expect(w.changes()).toEqual([]);
-    expect((await w.f.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ doneReason: 'final', changes: [] });
+    expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ doneReason: 'final', changes: [] });
   });
 
   it('stops following an order at its final status: no more requests for it', async () => {
@@ -102,7 +107,7 @@ describe('orders after checkout: follow', () => {
     const id = await w.place('E-OLD', 3);
     await w.place('E-NEW', 0);
     expect((await w.run(false)).counts).toMatchObject({ created: 2 });
-    expect((await w.f.state.followed.get('orders-in', [String(id)])).size).toBe(0);
+    expect((await w.state.followed.get('orders-in', [String(id)])).size).toBe(0);
     await w.traffic();
 
     // The delta reads today; the first pass reads each of the 14 days before in pages.
@@ -111,8 +116,8 @@ describe('orders after checkout: follow', () => {
     expect(await w.traffic()).toBe(15);
     // Adopted: the old order by the pass, today's by the delta.
     expect(followedLine(w)).toMatchObject({ first: true, adopted: 2, days: { pages: 14, ids: 0 } });
-    expect((await w.f.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ status: 1, changes: [] });
-    expect((await w.f.state.followed.summary('orders-in')).open).toBe(2);
+    expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ status: 1, changes: [] });
+    expect((await w.state.followed.summary('orders-in')).open).toBe(2);
 
     await w.update(id, { orders_status: 4 });
     expect((await w.run()).counts).toMatchObject({ updated: 1 });
@@ -121,15 +126,15 @@ describe('orders after checkout: follow', () => {
 
   it('releases the reservation of an order cancelled in the shop', async () => {
     const id = await delivered(w);
-    const shop = w.f.state.shop;
+    const shop = w.state.shop;
     // The stock push's ledger read the order's line (src/reservations/refresh.ts records them so).
-    await w.f.state.reservations.record([{ shop, ordersId: id, pos: 1, article: 'X-1', quantity: 1, placedAt: shopDate(3).replace(' ', 'T'), seenAt: new Date().toISOString() }]);
-    expect((await w.f.state.reservations.unbooked(shop)).map((l) => l.ordersId)).toEqual([id]);
+    await w.state.reservations.record([{ shop, ordersId: id, pos: 1, article: 'X-1', quantity: 1, placedAt: shopDate(3).replace(' ', 'T'), seenAt: new Date().toISOString() }]);
+    expect((await w.state.reservations.unbooked(shop)).map((l) => l.ordersId)).toEqual([id]);
     await w.run();
-    expect((await w.f.state.reservations.unbooked(shop)).map((l) => l.ordersId)).toEqual([id]);
+    expect((await w.state.reservations.unbooked(shop)).map((l) => l.ordersId)).toEqual([id]);
     await w.update(id, { orders_status: 4 });
     await w.run();
-    expect(await w.f.state.reservations.unbooked(shop)).toEqual([]);
+    expect(await w.state.reservations.unbooked(shop)).toEqual([]);
   });
 
   it('reports an order deleted in the shop as a warning and no longer follows it', async () => {
@@ -139,7 +144,7 @@ describe('orders after checkout: follow', () => {
     const run = await w.run();
     expect(run.counts.warnings).toBe(1);
     expect(w.logs.some((l) => l.level === 40 && String(l.msg).includes('no longer returns') && (l.keys as string[]).includes(String(id)))).toBe(true);
-    expect((await w.f.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ doneReason: 'deleted' });
+    expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ doneReason: 'deleted' });
     await w.traffic();
     expect((await w.run()).counts).toMatchObject({ requests: 1, warnings: 0 });
     expect(await w.traffic()).toBe(1);
@@ -161,7 +166,7 @@ describe('orders after checkout: follow', () => {
     const id = await w.place('E-ANCIENT', 20);
     await w.place('E-NEW', 0);
     await w.run();
-    expect((await w.f.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ doneReason: 'age' });
+    expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ doneReason: 'age' });
     await w.update(id, { orders_status: 4 });
     await w.traffic();
     expect((await w.run()).counts).toMatchObject({ updated: 0, requests: 1 });

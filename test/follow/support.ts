@@ -9,6 +9,8 @@ import { createSink } from '../../src/erp/index.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { loadMapping } from '../../src/mapping/index.js';
 import { runPipeline } from '../../src/pipeline/index.js';
+import { openState, type StateStore } from '../../src/state/index.js';
+import { postgresLocation } from '../state/backends.js';
 import type { RunSummary } from '../../src/pipeline/types.js';
 import { pushFixture, type PushFixture } from '../pipeline/support.js';
 
@@ -36,6 +38,8 @@ export function shopDate(daysAgo: number, at = new Date()): string {
 
 export interface FollowWorld {
   readonly f: PushFixture;
+  /** The state the runs use (the fixture's SQLite file, or a PostgreSQL schema). */
+  readonly state: StateStore;
   readonly erp: Database.Database;
   /** JSON log lines of every run. */
   readonly logs: Record<string, unknown>[];
@@ -52,9 +56,10 @@ export interface FollowWorld {
   close(): Promise<void>;
 }
 
-/** Open a fresh world. */
-export async function followWorld(): Promise<FollowWorld> {
+/** Open a fresh world, its state on SQLite or PostgreSQL. */
+export async function followWorld(backend: 'sqlite' | 'postgres' = 'sqlite'): Promise<FollowWorld> {
   const f = await pushFixture();
+  const state = backend === 'sqlite' ? f.state : await openState(postgresLocation());
   const sinkFile = join(f.dir, 'erp-in.sqlite');
   const erp = new Database(sinkFile);
   createImportTables(erp);
@@ -77,10 +82,11 @@ export async function followWorld(): Promise<FollowWorld> {
   };
   return {
     f,
+    state,
     erp,
     logs,
     run: (follow = true) =>
-      runPipeline({ name: 'orders-in', direction: 'pull', resource: 'orders', mapping: 'orders-to-erp.yaml', sink: { connection: 'erp' }, options: { shopTimeZone: 'UTC' }, ...(follow ? { follow: { ...FOLLOW, ...(follow === true ? {} : follow) } } : {}) }, { state: f.state, shop: f.shop, mapping, sink, logger }),
+      runPipeline({ name: 'orders-in', direction: 'pull', resource: 'orders', mapping: 'orders-to-erp.yaml', sink: { connection: 'erp' }, options: { shopTimeZone: 'UTC' }, ...(follow ? { follow: { ...FOLLOW, ...(follow === true ? {} : follow) } } : {}) }, { state, shop: f.shop, mapping, sink, logger }),
     async place(ext, daysAgo, extra = {}) {
       const result = await f.shop.create('orders', [{
         customers_id: 0,
@@ -107,6 +113,7 @@ export async function followWorld(): Promise<FollowWorld> {
     order: (id) => erp.prepare('SELECT * FROM erp_orders WHERE "Shop_BestellNr" = ?').get(id) as Record<string, unknown> | undefined,
     async close() {
       erp.close();
+      if (state !== f.state) await state.close();
       await f.close();
     },
   };
