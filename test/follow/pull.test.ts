@@ -150,6 +150,21 @@ describe.each([
     expect(await w.traffic()).toBe(1);
   });
 
+  it('follows a done order again when a day read sees it move out of its final status', async () => {
+    const id = await delivered(w);
+    // Another open order of the same day keeps the day read in pages, so the done one is seen too.
+    await w.place('E-SAME-DAY', 3);
+    await w.update(id, { orders_status: 4 });
+    await w.run();
+    expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ doneReason: 'final' });
+    await w.update(id, { orders_status: 2, comments: 'Storno zurückgenommen' });
+    expect((await w.run()).counts).toMatchObject({ updated: 1 });
+    expect(w.changes(id).map((c) => [c.Nr, c.Art, c.Vorher, c.Status])).toEqual([[1, 'cancelled', 1, 4], [2, 'status', 4, 2]]);
+    const row = (await w.state.followed.get('orders-in', [String(id)])).get(String(id));
+    expect(row).toMatchObject({ status: 2, cancelled: false });
+    expect(row?.doneAt).toBeUndefined();
+  });
+
   it('passes only when the last pass is older than every: a run in between reads new orders only', async () => {
     const id = await delivered(w);
     // The first run's pass was just now: with every 1h, this run makes the delta's request only.
