@@ -188,8 +188,8 @@ describe.each([
     expect(await w.traffic()).toBe(1);
   });
 
-  it('reads a day with many orders and one open by id, a day with few in pages', async () => {
-    // 251 orders of one day, 250 of them cancelled before the first pull: two pages, or one request by id.
+  /** 251 orders of one day 3 days ago, 250 of them cancelled before the first pull: two pages, or one request by id. Answers the open one. */
+  async function manyOneOpen(): Promise<number> {
     const day = shopDate(3);
     const orders = Array.from({ length: 251 }, (_, i) => ({
       customers_id: 0, auto_stock: false, date_purchased: day, ...(i > 0 ? { orders_status: 4 } : {}),
@@ -199,7 +199,22 @@ describe.each([
     }));
     const created = await w.f.shop.create('orders', orders);
     expect(created.outcomes.every((o) => o.ok)).toBe(true);
-    const open = Number(created.outcomes[0]!.data!.orders_id);
+    return Number(created.outcomes[0]!.data!.orders_id);
+  }
+
+  it('reports an open order the by-id read no longer finds as deleted', async () => {
+    const open = await manyOneOpen();
+    await w.place('E-NEW', 0);
+    await w.run();
+    await w.f.shop.delete('orders', open);
+    const run = await w.run();
+    expect(followedLine(w)).toMatchObject({ days: { pages: 0, ids: 1 }, deleted: 1 });
+    expect(run.counts.warnings).toBe(1);
+    expect((await w.state.followed.get('orders-in', [String(open)])).get(String(open))).toMatchObject({ doneReason: 'deleted' });
+  });
+
+  it('reads a day with many orders and one open by id, a day with few in pages', async () => {
+    const open = await manyOneOpen();
     const few = await w.place('E-FEW', 5);
     await w.place('E-NEW', 0);
     expect((await w.run()).counts).toMatchObject({ created: 253, failed: 0 });
