@@ -73,6 +73,18 @@ describe.each([
     expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))?.doneAt).toBeUndefined();
   });
 
+  it('delivers a changed delivery address and a comment on the same status as their own changes', async () => {
+    const id = await delivered(w);
+    await w.update(id, { delivery: { firstname: 'Erika', lastname: 'Neu', street_address: 'Elbchaussee 5', postcode: '22763', city: 'Hamburg', country_iso_code_2: 'DE' } });
+    await w.update(id, { comments: 'Bitte klingeln' });
+    expect((await w.run()).counts).toMatchObject({ updated: 1 });
+    expect(w.order(id)).toMatchObject({ LI_Ort: 'Hamburg', Status: 1 });
+    expect(w.changes(id).map((c) => [c.Nr, c.Art, c.Feld ?? null, c.Kommentar ?? null])).toEqual([
+      [1, 'comment', null, 'Bitte klingeln'],
+      [2, 'address', 'delivery', null],
+    ]);
+  });
+
   it('delivers an order cancelled before its first pull once, as cancelled, with no change rows', async () => {
     const id = await w.place('E-GONE', 3);
     await w.update(id, { orders_status: 4, comments: 'storniert vor dem Import' });
