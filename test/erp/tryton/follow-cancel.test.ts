@@ -8,7 +8,9 @@
  * order is a dead letter naming the sale, its number and its state. An order cancelled before its
  * first pull arrives once, as a cancelled sale (created and cancelled in the same batch). A cancel
  * whose answer is lost (a proxy of the test's own drops it after trytond committed) is read back and
- * not sent again.
+ * not sent again; a sale confirmed by a person between the sink's search and its cancel call (Tryton's
+ * button skips it silently) is read back and refused with its state. A later change of a cancelled
+ * order (a comment) finds the sale cancelled and calls nothing.
  *
  * The re-delivery here is the pull's normal delta re-read: the orders are placed today, so the next
  * run reads today again and sees their new hash. The follow pass (issue 44, src/follow/pass.ts)
@@ -70,10 +72,11 @@ fields:
 `;
 
 /** A proxy in front of trytond counting the methods called, which can drop the answer to the next cancel after trytond committed it. */
-async function countingProxy(target: string): Promise<{ url: string; calls: Map<string, number>; dropNextCancelAnswer(): void; dropped(): number; close(): Promise<void> }> {
+async function countingProxy(target: string): Promise<{ url: string; calls: Map<string, number>; dropNextCancelAnswer(): void; dropped(): number; beforeNextCancel(hook: () => Promise<void>): void; close(): Promise<void> }> {
   const calls = new Map<string, number>();
   let drop = false;
   let dropped = 0;
+  let before: (() => Promise<void>) | undefined;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -82,6 +85,11 @@ async function countingProxy(target: string): Promise<{ url: string; calls: Map<
         const body = Buffer.concat(chunks);
         const method = String((JSON.parse(body.toString('utf8')) as { method?: unknown }).method ?? '');
         calls.set(method, (calls.get(method) ?? 0) + 1);
+        if (before && method === 'model.sale.sale.cancel') {
+          const hook = before;
+          before = undefined;
+          await hook();
+        }
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (req.headers.authorization) headers.authorization = req.headers.authorization;
         const upstream = await fetch(new URL(req.url ?? '/', target), { method: 'POST', headers, body });
@@ -106,6 +114,7 @@ async function countingProxy(target: string): Promise<{ url: string; calls: Map<
     calls,
     dropNextCancelAnswer: () => void (drop = true),
     dropped: () => dropped,
+    beforeNextCancel: (hook) => void (before = hook),
     close: () => new Promise<void>((r) => (server.close(() => r()), server.closeAllConnections())),
   };
 }
@@ -200,6 +209,13 @@ describe.skipIf(!tryton.available || !pgService.available)('a shop cancellation 
     expect(await pull()).toMatchObject({ status: 'succeeded', counts: { created: 0, updated: 0, deadLettered: 0 } });
     expect(cancelCalls()).toBe(calls + 1);
     expect(await salesOf(order)).toMatchObject([{ id: sale!.id, state: 'cancelled' }]);
+
+    // A later change of the cancelled order (a comment) is delivered again: the sale is found cancelled, the button is not called.
+    const commented = await f.shop.update('orders', [{ orders_id: order, status_history: [{ orders_status_id: CANCELLED, comments: 'refund sent' }] }]);
+    expect(commented.outcomes[0]!.ok, JSON.stringify(commented.outcomes[0]!.error)).toBe(true);
+    expect(await pull()).toMatchObject({ status: 'succeeded', counts: { created: 0, updated: 0, unchanged: 1, deadLettered: 0 } });
+    expect(cancelCalls()).toBe(calls + 1);
+    expect(await salesOf(order)).toMatchObject([{ id: sale!.id, state: 'cancelled' }]);
   });
 
   it("refuses to open with a cancel state Tryton's sale.sale does not have (Odoo's `sent`), naming Tryton's states", async () => {
@@ -248,16 +264,35 @@ describe.skipIf(!tryton.available || !pgService.available)('a shop cancellation 
     expect(await salesOf(order)).toMatchObject([{ state: 'cancelled' }]);
   });
 
-  it("leaves a sale confirmed in Tryton untouched and dead-letters the order with the sale's id, number and state", async () => {
+  it('refuses, with the state read back, a sale a person confirmed between the sink reading it and the cancel call (Tryton skips it without an error)', async () => {
     const order = await place();
     expect(await pull()).toMatchObject({ status: 'succeeded', counts: { created: 1 } });
+    const [draft] = await salesOf(order);
+    await cancelInShop(order);
+    let confirmed: { state: string; number: string } | undefined;
+    proxy.beforeNextCancel(async () => void (confirmed = await python('advance', String(draft!.id), 'confirm')));
+    const calls = cancelCalls();
+    expect(await pull()).toMatchObject({ status: 'partial', counts: { updated: 0, deadLettered: 1 } });
+    expect(confirmed?.state).toBe('processing');
+    expect(cancelCalls()).toBe(calls + 1);
+    expect(await salesOf(order)).toMatchObject([{ id: draft!.id, state: 'processing' }]);
+    const letter = await f.state.deadLetters.getByKey('orders-into-tryton', String(order));
+    expect(letter?.code).toBe('JSONRPC_CANCEL_REFUSED');
+    expect(letter?.reason).toContain(`sale.sale.cancel did not cancel sale.sale ${draft!.id}`);
+    expect(letter?.reason).toContain('Tryton holds it as processing');
+  });
+
+  it("leaves a sale confirmed in Tryton untouched and dead-letters the order with the sale's id, number and state", async () => {
+    // The order of the test before is a letter read again on every run: counts here are this order's, the run is partial anyway.
+    const order = await place();
+    expect(await pull()).toMatchObject({ counts: { created: 1 } });
     const [draft] = await salesOf(order);
     const confirmed = await python<{ state: string; number: string; shipments: number }>('advance', String(draft!.id), 'confirm');
     // Without a queue worker trytond processes the confirmed sale at once: its customer shipment is made, the sale is processing.
     expect(confirmed).toMatchObject({ state: 'processing', shipments: 1 });
     await cancelInShop(order);
     const calls = cancelCalls();
-    expect(await pull()).toMatchObject({ status: 'partial', counts: { updated: 0, deadLettered: 1 } });
+    expect(await pull()).toMatchObject({ status: 'partial', counts: { created: 0, updated: 0, deadLettered: 2 } });
     expect(cancelCalls()).toBe(calls);
     expect(await salesOf(order)).toMatchObject([{ id: draft!.id, number: confirmed.number, state: confirmed.state }]);
     const letter = await f.state.deadLetters.getByKey('orders-into-tryton', String(order));
@@ -266,7 +301,7 @@ describe.skipIf(!tryton.available || !pgService.available)('a shop cancellation 
     expect(letter?.reason).toContain(`sale.sale ${draft!.id} (${confirmed.number}) is ${confirmed.state} in Tryton`);
     expect(letter?.reason).toContain('cancel it in Tryton');
     // Every run reads the order again (its hash is not settled) and refuses it again, without calling the button.
-    expect(await pull()).toMatchObject({ status: 'partial', counts: { deadLettered: 1 } });
+    expect(await pull()).toMatchObject({ status: 'partial', counts: { created: 0, updated: 0, deadLettered: 2 } });
     expect(cancelCalls()).toBe(calls);
     expect(await salesOf(order)).toMatchObject([{ state: confirmed.state }]);
   });
