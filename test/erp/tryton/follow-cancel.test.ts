@@ -10,7 +10,8 @@
  * whose answer is lost (a proxy of the test's own drops it after trytond committed) is read back and
  * not sent again; a sale confirmed by a person between the sink's search and its cancel call (Tryton's
  * button skips it silently) is read back and refused with its state. A later change of a cancelled
- * order (a comment) finds the sale cancelled and calls nothing.
+ * order (a comment) finds the sale cancelled and calls nothing. A letter's way out: a person cancels
+ * the sale in Tryton, `dlq retry` finds it cancelled and resolves the letter without a call.
  *
  * The re-delivery here is the pull's normal delta re-read: the orders are placed today, so the next
  * run reads today again and sees their new hash. The follow pass (issue 44, src/follow/pass.ts)
@@ -28,7 +29,7 @@ import { createSink, type ConnectionInput } from '../../../src/erp/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { loadMapping } from '../../../src/mapping/index.js';
 import { lookupConnections } from '../../../src/pipeline/lookups/index.js';
-import { runPipeline, type PipelineDefinitionInput } from '../../../src/pipeline/index.js';
+import { retryDeadLetters, runPipeline, type PipelineDefinitionInput } from '../../../src/pipeline/index.js';
 import { pushFixture, type PushFixture } from '../../pipeline/support.js';
 import { requireService } from '../../support/services.js';
 import { requireTryton, trytonDatabase, type TrytonDatabase, type TrytonServer } from '../../support/tryton.js';
@@ -161,14 +162,14 @@ describe.skipIf(!tryton.available || !pgService.available)('a shop cancellation 
     unit_by_code: { connection: 'tryton', model: 'product.product', field: 'code', returns: 'default_uom' },
   };
   const def: PipelineDefinitionInput = { name: 'orders-into-tryton', direction: 'pull', sink: { connection: 'tryton' }, lookups: LOOKUPS, mapping: 'orders-into-tryton.yaml', resource: 'orders', options: { sinkBatchSize: 5 } };
-  async function deps() {
+  async function deps(states?: string[]) {
     const ctx = { logger: silentLogger, baseDir: f.dir, env: {} };
     return {
       state: f.state,
       shop: f.shop,
       mapping: await loadMapping(join(f.dir, 'orders-into-tryton.yaml')),
       lookups: () => lookupConnections({ tryton: connection }, ctx),
-      sink: () => createSink(connection, { model: 'sale.sale', reference: { field: 'reference' }, one2many: ['lines'], cancel: { from: 'shop_status', values: [CANCELLED] } }, ctx),
+      sink: () => createSink(connection, { model: 'sale.sale', reference: { field: 'reference' }, one2many: ['lines'], cancel: { from: 'shop_status', values: [CANCELLED], ...(states ? { states } : {}) } }, ctx),
     };
   }
   const pull = async () => runPipeline(def, await deps());
@@ -262,6 +263,27 @@ describe.skipIf(!tryton.available || !pgService.available)('a shop cancellation 
     expect(proxy.dropped()).toBe(1);
     expect(cancelCalls()).toBe(calls + 1);
     expect(await salesOf(order)).toMatchObject([{ state: 'cancelled' }]);
+  });
+
+  it('dead-letters a sale past the configured states, and the retry after a person cancelled it in Tryton resolves the letter without a call', async () => {
+    // Only drafts may be cancelled by this pipeline (its own state: the earlier orders are found in Tryton, cancelled, and kept).
+    const strict: PipelineDefinitionInput = { ...def, name: 'orders-into-tryton-drafts' };
+    const order = await place();
+    expect(await runPipeline(strict, await deps(['draft']))).toMatchObject({ counts: { created: 1, deadLettered: 0 } });
+    const [draft] = await salesOf(order);
+    const quoted = await python<{ state: string; number: string }>('advance', String(draft!.id), 'quote');
+    await cancelInShop(order);
+    const calls = cancelCalls();
+    expect(await runPipeline(strict, await deps(['draft']))).toMatchObject({ status: 'partial', counts: { updated: 0, deadLettered: 1 } });
+    const letter = await f.state.deadLetters.getByKey('orders-into-tryton-drafts', String(order));
+    expect(letter?.reason).toContain(`sale.sale ${draft!.id} (${quoted.number}) is quotation in Tryton`);
+    expect(letter?.reason).toContain('The sink cancels only draft sales');
+
+    expect(await python<{ state: string }>('advance', String(draft!.id), 'cancel')).toMatchObject({ state: 'cancelled' });
+    expect(await retryDeadLetters(strict, await deps(['draft']))).toMatchObject({ counts: { deadLettered: 0, failed: 0 } });
+    expect(await f.state.deadLetters.getByKey('orders-into-tryton-drafts', String(order))).toBeUndefined();
+    expect(cancelCalls()).toBe(calls);
+    expect(await salesOf(order)).toMatchObject([{ id: draft!.id, state: 'cancelled' }]);
   });
 
   it('refuses, with the state read back, a sale a person confirmed between the sink reading it and the cancel call (Tryton skips it without an error)', async () => {

@@ -4,10 +4,11 @@ usage: python3 tryton_follow.py <trytond.conf> <database> <action> [args...]
 actions:
   customer <email> <name>   a party with an e-mail contact mechanism and an address (tryton_orders_rpc.py's)
   sales                     every sale: id, reference, number, state, lines (as Tryton holds them)
-  advance <sale id> <quote|confirm>
+  advance <sale id> <quote|confirm|cancel>
                             what a person does in Tryton: the sale's addresses from its party, then
                             click quote (and confirm: trytond, without a queue worker, processes it at once
-                            and makes its customer shipment; invoicing manual, as no accounts exist)
+                            and makes its customer shipment; invoicing manual, as no accounts exist),
+                            or click cancel
 
 Every action prints one JSON object on its last line.  No SQL is written here.
 """
@@ -34,6 +35,10 @@ def sales():
 def advance(sale_id, until):
     Sale = Model.get('sale.sale')
     sale = Sale(int(sale_id))
+    if until == 'cancel':
+        sale.click('cancel')
+        sale.reload()
+        return {'id': sale.id, 'number': sale.number, 'state': sale.state}
     address = sale.party.addresses[0]
     sale.invoice_address = address
     sale.shipment_address = address
