@@ -68,19 +68,21 @@ function statusKind(status: number | undefined, previous: number | undefined, st
 }
 
 /**
- * The changes of `record` since `before` (what was delivered), numbered from `lastSeq` + 1, stamped
- * `at` (ISO). Nothing when the record is as delivered.
+ * The changes of `record` since `before` (what was delivered) that `known` (the row's changes,
+ * those still on their way to the ERP included) does not hold yet, numbered on from the last of
+ * `known`, stamped `at` (ISO). Nothing when the record is as delivered.
  */
-export function changesSince(def: FollowDef, statuses: FollowStatuses, record: Rec, before: FollowSnapshot, lastSeq: number, at: string): FollowChange[] {
+export function changesSince(def: FollowDef, statuses: FollowStatuses, record: Rec, before: FollowSnapshot, known: readonly FollowChange[], at: string): FollowChange[] {
   const out: Omit<FollowChange, 'seq' | 'detected_at'>[] = [];
   const history = listOf(record, def.history.list);
   let previous = before.status;
   // The log is append-only: entries past the count delivered are new, in the shop's order.
-  for (const entry of history.slice(before.history)) {
+  for (const [i, entry] of history.slice(before.history).entries()) {
     const status = statusOf(entry[def.history.status]);
     const comment = entry[def.history.comment];
     const when = entry[def.history.at];
     out.push({
+      id: `h${before.history + i + 1}`,
       kind: statusKind(status, previous, statuses),
       ...(status !== undefined ? { status } : {}),
       ...(previous !== undefined ? { previous_status: previous } : {}),
@@ -92,21 +94,25 @@ export function changesSince(def: FollowDef, statuses: FollowStatuses, record: R
   // A status set without a log entry (or a log that shrank) is a change all the same.
   const status = statusOf(record[def.status]);
   if (status !== undefined && status !== previous) {
-    out.push({ kind: statusKind(status, previous, statuses), status, ...(previous !== undefined ? { previous_status: previous } : {}) });
+    out.push({ id: `s${status}@${history.length}`, kind: statusKind(status, previous, statuses), status, ...(previous !== undefined ? { previous_status: previous } : {}) });
   }
-  const known = new Set(before.tracking);
+  const delivered = new Set(before.tracking);
   for (const entry of listOf(record, def.tracking.list)) {
     const key = trackingKey(def, entry);
-    if (known.has(key)) continue;
-    known.add(key);
+    if (delivered.has(key)) continue;
+    delivered.add(key);
     const provider = firstText(entry, def.tracking.provider);
-    out.push({ kind: entry[def.tracking.returnFlag] === true ? 'return' : 'tracking', tracking_code: key, ...(provider !== undefined ? { service_provider: provider } : {}) });
+    out.push({ id: `t:${key}`, kind: entry[def.tracking.returnFlag] === true ? 'return' : 'tracking', tracking_code: key, ...(provider !== undefined ? { service_provider: provider } : {}) });
   }
   for (const block of def.addresses) {
-    if (contentHash(record[block] ?? null) !== before.addresses[block]) out.push({ kind: 'address', field: block });
+    const hash = contentHash(record[block] ?? null);
+    if (hash !== before.addresses[block]) out.push({ id: `a:${block}:${hash.slice(0, 16)}`, kind: 'address', field: block });
   }
-  if (contentHash(record[def.items] ?? null) !== before.items) out.push({ kind: 'items' });
-  return out.map((c, i) => ({ seq: lastSeq + i + 1, ...c, detected_at: at }));
+  const items = contentHash(record[def.items] ?? null);
+  if (items !== before.items) out.push({ id: `i:${items.slice(0, 16)}`, kind: 'items' });
+  const ids = new Set(known.map((c) => c.id));
+  const lastSeq = known.reduce((n, c) => Math.max(n, c.seq), 0);
+  return out.filter((c) => !ids.has(c.id)).map((c, i) => ({ seq: lastSeq + i + 1, ...c, detected_at: at }));
 }
 
 /**

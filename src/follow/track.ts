@@ -84,6 +84,20 @@ export class FollowTracker {
     if (this.adoptions.length >= this.batchSize) await this.writeAdoptions();
   }
 
+  /**
+   * Before a batch goes to the sink: the changes found in it are stored on their rows (the rows'
+   * snapshots stay as delivered), so if the sink commits and its answer is lost, the next read finds
+   * the same changes under the same numbers and the ERP's appended rows match them, never a change
+   * under another's number. One state write per batch with changes.
+   */
+  async beforeSend(prepared: readonly Stored[]): Promise<void> {
+    const pending = prepared.filter((p) => p.before && p.row.changes.length > p.before.changes.length);
+    if (pending.length === 0) return;
+    await this.state.write((tx) => {
+      for (const { row, before } of pending) tx.followed.put({ ...before!, changes: row.changes });
+    });
+  }
+
   /** Write the adoptions queued. */
   async writeAdoptions(): Promise<void> {
     const rows = this.adoptions;
@@ -117,9 +131,8 @@ export class FollowTracker {
   /** The row after this read: snapshot, changes so far, and whether it is still followed. */
   private next(key: string, record: Readonly<Record<string, unknown>>, before: FollowedRecord | undefined, at: string): FollowedRecord {
     const snapshot = snapshotOf(this.def, record);
-    const lastSeq = before?.changes.at(-1)?.seq ?? 0;
     // The first delivery has no changes: what the order is now arrives as the order itself.
-    const fresh = before ? changesSince(this.def, this.config, record, before.snapshot, lastSeq, at) : [];
+    const fresh = before ? changesSince(this.def, this.config, record, before.snapshot, before.changes, at) : [];
     const status = snapshot.status;
     const final = status !== undefined && this.config.until.includes(status);
     // Final: done (since the first time it was seen final). An aged-out order stays done; any other

@@ -29,6 +29,12 @@ export type FollowChangeKind =
  */
 export interface FollowChange {
   readonly seq: number;
+  /**
+   * What the change is, the same on every read of the record (`h3`: the status log's third entry,
+   * `t:<code>`: a tracking entry, `a:<block>:<hash>`, `i:<hash>`, `s<status>@<entries>`): a change
+   * found again after a lost answer keeps its `seq` instead of being numbered anew.
+   */
+  readonly id: string;
   readonly kind: FollowChangeKind;
   /** ISO: when shopsync saw it. */
   readonly detected_at: string;

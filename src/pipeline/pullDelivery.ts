@@ -160,6 +160,8 @@ export class PullDelivery {
     const { state } = deps;
     const id = `${def.name}:${createHash('sha256').update(batch.map((p) => `${p.key}:${p.hash}`).join('|')).digest('hex').slice(0, 32)}`;
     // Rows the sink holds already are updates of our own earlier delivery, counted so, never a second create.
+    // Changes found in this batch are stored before it leaves: a lost answer must not renumber them (track.ts).
+    if (this.follow) await this.follow.beforeSend(batch.flatMap((p) => (p.follow ? [p.follow] : [])));
     const guarded = this.guard ? await this.guard.before(batch) : undefined;
     const held = guarded?.held ?? new Set<string>();
     let result: void | SinkResult;

@@ -6,6 +6,8 @@ import { getResource } from '../../src/shop/registry/index.js';
 const def = getResource('orders').follow!;
 const statuses = { cancelled: [4], returned: [5] };
 const AT = '2026-12-02T10:00:00.000Z';
+/** `n` changes the row already holds (delivered before). */
+const known = (n: number) => Array.from({ length: n }, (_, i) => ({ seq: i + 1, id: `x${i + 1}`, kind: 'comment' as const, detected_at: AT }));
 
 const entry = (status: number, comments = '', date = '2026-11-29 10:00:00') => ({ orders_status_id: status, comments, date_added: date });
 const base = () => ({
@@ -22,15 +24,15 @@ const base = () => ({
 describe('follow changes', () => {
   it('finds nothing in a record read again as it was delivered', () => {
     const r = base();
-    expect(changesSince(def, statuses, r, snapshotOf(def, r), 0, AT)).toEqual([]);
+    expect(changesSince(def, statuses, r, snapshotOf(def, r), [], AT)).toEqual([]);
   });
 
   it('numbers a cancellation after the record\'s last change and says the status before it', () => {
     const r = base();
     const before = snapshotOf(def, r);
     const cancelled = { ...r, orders_status: 4, status_history: [...r.status_history, entry(4, 'customer called', '2026-12-01 08:00:00')] };
-    expect(changesSince(def, statuses, cancelled, before, 3, AT)).toEqual([
-      { seq: 4, kind: 'cancelled', status: 4, previous_status: 1, comment: 'customer called', history_at: '2026-12-01 08:00:00', detected_at: AT },
+    expect(changesSince(def, statuses, cancelled, before, known(3), AT)).toEqual([
+      { seq: 4, id: 'h2', kind: 'cancelled', status: 4, previous_status: 1, comment: 'customer called', history_at: '2026-12-01 08:00:00', detected_at: AT },
     ]);
   });
 
@@ -38,7 +40,7 @@ describe('follow changes', () => {
     const r = base();
     const before = snapshotOf(def, r);
     const later = { ...r, orders_status: 5, status_history: [...r.status_history, entry(2), entry(2, 'paid'), entry(3), entry(5)] };
-    const kinds = changesSince(def, statuses, later, before, 0, AT).map((c) => [c.seq, c.kind, c.previous_status, c.status]);
+    const kinds = changesSince(def, statuses, later, before, [], AT).map((c) => [c.seq, c.kind, c.previous_status, c.status]);
     expect(kinds).toEqual([[1, 'status', 1, 2], [2, 'comment', 2, 2], [3, 'status', 2, 3], [4, 'return', 3, 5]]);
   });
 
@@ -46,7 +48,7 @@ describe('follow changes', () => {
     const r = { ...base(), tracking: [{ code: 'P1', service_provider: 'DHL' }] };
     const before = snapshotOf(def, r);
     const later = { ...r, tracking: [...r.tracking, { tracking_number: 'R9', method: 'DHL Retoure', is_retoure: true }, { code: 'P2', service_provider: 'UPS' }] };
-    expect(changesSince(def, statuses, later, before, 1, AT).map((c) => [c.seq, c.kind, c.tracking_code, c.service_provider])).toEqual([
+    expect(changesSince(def, statuses, later, before, known(1), AT).map((c) => [c.seq, c.kind, c.tracking_code, c.service_provider])).toEqual([
       [2, 'return', 'R9', 'DHL Retoure'],
       [3, 'tracking', 'P2', 'UPS'],
     ]);
@@ -56,18 +58,29 @@ describe('follow changes', () => {
     const r = base();
     const before = snapshotOf(def, r);
     const later = { ...r, delivery: { firstname: 'A', city: 'Hamburg' }, products: [{ products_id: 1, quantity: 2 }] };
-    expect(changesSince(def, statuses, later, before, 0, AT).map((c) => [c.kind, c.field])).toEqual([['address', 'delivery'], ['items', undefined]]);
+    expect(changesSince(def, statuses, later, before, [], AT).map((c) => [c.kind, c.field])).toEqual([['address', 'delivery'], ['items', undefined]]);
   });
 
   it('sees a status set without a log entry', () => {
     const r = base();
-    expect(changesSince(def, statuses, { ...r, orders_status: 4 }, snapshotOf(def, r), 0, AT)).toEqual([{ seq: 1, kind: 'cancelled', status: 4, previous_status: 1, detected_at: AT }]);
+    expect(changesSince(def, statuses, { ...r, orders_status: 4 }, snapshotOf(def, r), [], AT)).toEqual([{ seq: 1, id: 's4@1', kind: 'cancelled', status: 4, previous_status: 1, detected_at: AT }]);
+  });
+
+  it("finds a change again under the same number when the row already holds it (its delivery's answer was lost), and numbers only new ones on", () => {
+    const r = { ...base(), tracking: [] as Record<string, unknown>[] };
+    const before = snapshotOf(def, r);
+    // First read: a tracking entry; its batch reached the ERP but the answer was lost, so the snapshot stayed.
+    const first = changesSince(def, statuses, { ...r, tracking: [{ code: 'P1' }] }, before, [], AT);
+    expect(first.map((c) => [c.seq, c.id])).toEqual([[1, 't:P1']]);
+    // Next read, a status entry added meanwhile: the tracking change keeps number 1, the status gets 2.
+    const later = { ...r, orders_status: 4, status_history: [...r.status_history, entry(4)], tracking: [{ code: 'P1' }] };
+    expect(changesSince(def, statuses, later, before, first, AT).map((c) => [c.seq, c.id, c.kind])).toEqual([[2, 'h2', 'cancelled']]);
   });
 
   it('gives the mapping every change under _changes and the placement day from date_purchased', () => {
     // Without changes the record maps as without follow (same hash: nothing re-delivered when follow is turned on).
     expect(withChanges({ a: 1 }, [])).toEqual({ a: 1 });
-    const change = { seq: 1, kind: 'status' as const, status: 2, detected_at: AT };
+    const change = { seq: 1, id: 'h2', kind: 'status' as const, status: 2, detected_at: AT };
     expect(withChanges({ a: 1 }, [change])).toEqual({ a: 1, [FOLLOW_CHANGES_FIELD]: [change] });
     expect(FOLLOW_CHANGES_FIELD).toBe('_changes');
     expect(placedDayOf(def, base())).toBe('2026-11-29');

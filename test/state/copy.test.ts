@@ -24,7 +24,7 @@ async function fill(state: StateStore): Promise<void> {
     tx.intents.put({ resource: 'products', erpKey: 'NEW-1', pipeline: 'products', hash: 'h', naturalKey: { products_model: 'NEW-1' }, runId: done });
     tx.seen.put('orders-in', 'O-1', 'seen-hash');
     // Followed orders (issue 44): the cancelled flag is BOOLEAN on PostgreSQL, 0/1 on SQLite.
-    tx.followed.put({ pipeline: 'orders-in', shop: 'default', key: '7', placedDay: '2026-01-02', status: 4, cancelled: true, snapshot: { status: 4, history: 2, tracking: ['T-1'], addresses: { billing: 'b' }, items: 'i' }, changes: [{ seq: 1, kind: 'cancelled', detected_at: '2026-01-03T00:00:00.000Z', status: 4, previous_status: 1 }], firstAt: '2026-01-02T10:00:00.000Z', changedAt: '2026-01-03T00:00:00.000Z', doneAt: '2026-01-03T00:00:00.000Z', doneReason: 'final' });
+    tx.followed.put({ pipeline: 'orders-in', shop: 'default', key: '7', placedDay: '2026-01-02', status: 4, cancelled: true, snapshot: { status: 4, history: 2, tracking: ['T-1'], addresses: { billing: 'b' }, items: 'i' }, changes: [{ seq: 1, id: 'h2', kind: 'cancelled', detected_at: '2026-01-03T00:00:00.000Z', status: 4, previous_status: 1 }], firstAt: '2026-01-02T10:00:00.000Z', changedAt: '2026-01-03T00:00:00.000Z', doneAt: '2026-01-03T00:00:00.000Z', doneReason: 'final' });
     tx.followed.put({ pipeline: 'orders-in', shop: 'default', key: '8', placedDay: '2026-01-02', cancelled: false, snapshot: { history: 0, tracking: [], addresses: {}, items: 'i' }, changes: [], firstAt: '2026-01-02T10:00:00.000Z' });
   });
   await state.runs.finish(done, 'partial', { ...emptyCounts(), read: 250, created: 249, deadLettered: 1 });

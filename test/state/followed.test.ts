@@ -30,8 +30,8 @@ forEachBackend('followed records', (backend) => {
       cancelled: true,
       snapshot: { status: 4, history: 3, tracking: ['DHL-1', 'RET-1'], addresses: { billing: 'b2', delivery: 'd1' }, items: 'i9' },
       changes: [
-        { seq: 1, kind: 'tracking', detected_at: '2026-12-02T08:00:00.000Z', tracking_code: 'DHL-1', service_provider: 'DHL' },
-        { seq: 2, kind: 'cancelled', detected_at: '2026-12-03T08:00:00.000Z', status: 4, previous_status: 1, comment: 'Kunde storniert "sofort" ü', history_at: '2026-12-03 07:59:00' },
+        { seq: 1, id: 't:DHL-1', kind: 'tracking', detected_at: '2026-12-02T08:00:00.000Z', tracking_code: 'DHL-1', service_provider: 'DHL' },
+        { seq: 2, id: 'h2', kind: 'cancelled', detected_at: '2026-12-03T08:00:00.000Z', status: 4, previous_status: 1, comment: 'Kunde storniert "sofort" ü', history_at: '2026-12-03 07:59:00' },
       ],
       changedAt: '2026-12-03T08:00:00.000Z',
       doneAt: '2026-12-03T08:00:00.000Z',
@@ -59,7 +59,7 @@ forEachBackend('followed records', (backend) => {
     await state.write((tx) => tx.followed.put(row('7', '2026-12-01', { status: 3, doneAt: '2026-12-02T00:00:00.000Z', doneReason: 'final', changedAt: '2026-12-02T00:00:00.000Z' })));
     const again = row('7', '2026-12-01', {
       status: 2,
-      changes: [{ seq: 1, kind: 'status', detected_at: '2026-12-04T00:00:00.000Z', status: 2, previous_status: 3 }],
+      changes: [{ seq: 1, id: 'h2', kind: 'status', detected_at: '2026-12-04T00:00:00.000Z', status: 2, previous_status: 3 }],
       changedAt: '2026-12-04T00:00:00.000Z',
     });
     await state.write((tx) => tx.followed.put(again));

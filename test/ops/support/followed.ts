@@ -25,7 +25,7 @@ export function followedRow(pipeline: string, key: string, placedDay: string, ex
 
 /** A status change seen at `at`. */
 export function statusChange(seq: number, status: number, at: string): FollowChange {
-  return { seq, kind: 'status', detected_at: at, status, previous_status: status - 1 };
+  return { seq, id: `h${seq + 1}`, kind: 'status', detected_at: at, status, previous_status: status - 1 };
 }
 
 /** Store the rows as the settle of a delivery does: one `state.write`. */
