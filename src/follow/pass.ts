@@ -111,7 +111,7 @@ export async function followPass(o: FollowPassOptions): Promise<FollowPassReport
   const first = stored === undefined;
   const pageSize = o.resource.ops.export?.paging.maxLimit ?? 250;
   // Settled orders (they only wait for a final status) are not read by day or id: the status reads below find those that reached one.
-  const split = !first && o.config.settled.length > 0 ? await settledSplit(o, openDays) : { days: openDays, settled: [] as string[] };
+  const split = !first && (o.config.settled?.length ?? 0) > 0 ? await settledSplit(o, openDays) : { days: openDays, settled: [] as string[] };
   const lastDay = addDays(upTo, -1);
   // The first pass reads the whole window as one range in pages: orders delivered before `follow:` was on are adopted.
   const reads: PassRead[] = first
@@ -150,7 +150,7 @@ export async function followPass(o: FollowPassOptions): Promise<FollowPassReport
 /** The open days without their settled orders (their statuses from the followed rows). */
 async function settledSplit(o: FollowPassOptions, days: readonly FollowDay[]): Promise<SettledSplit> {
   const rows = await o.deps.state.followed.get(o.pipeline, days.flatMap((d) => d.open));
-  const settled = new Set(o.config.settled);
+  const settled = new Set(o.config.settled ?? []);
   return splitSettled(days, (key) => {
     const status = rows.get(key)?.status;
     return status !== undefined && settled.has(status);

@@ -48,8 +48,8 @@ describe('splitSettled', () => {
 });
 
 describe('follow.settled', () => {
-  it('defaults to none and refuses a status that is final too', () => {
-    expect(followSchema.parse({ until: [4, 5] }).settled).toEqual([]);
+  it('is absent unless given (none settled) and refuses a status that is final too', () => {
+    expect(followSchema.parse({ until: [4, 5] }).settled).toBeUndefined();
     expect(followSchema.parse({ until: [4, 5], settled: [3] }).settled).toEqual([3]);
     const bad = followSchema.safeParse({ until: [3, 4], settled: [3] });
     expect(bad.success).toBe(false);
