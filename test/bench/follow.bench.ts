@@ -12,7 +12,8 @@
  * - a rolling window for comparison: the 14 days read again in pages every pass.
  * Two configs of final statuses: `until: [4, 5]` (cancelled, returned: shipped orders are followed
  * for returns until maxAgeDays) and `until: [3, 4, 5]` (shipped is final too: returns after
- * shipping are not seen). BENCH_QUICK=1: 200 orders a day.
+ * shipping are not seen); and `until: [4, 5], settled: [3]` (shipped orders are found returned by
+ * one read per final status instead of their days). BENCH_QUICK=1: 200 orders a day.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
