@@ -1,9 +1,11 @@
 /**
  * The follow pass (DESIGN-44 point 4): at the end of a sync run of a pull with `follow:`, when the
  * last pass is older than `every`, read the followed orders again — per placement day in pages or
- * each by id, whichever costs fewer requests — and deliver what changed through the run's own
- * delivery (mapping, hash, sink, settle). Days the run's delta read just now are skipped. Orders
- * placed before the age limit are no longer followed; open orders the shop no longer returns are
+ * each by id, whichever costs fewer requests, consecutive days in pages as one range when that
+ * saves requests (days.ts) — and deliver what changed through the run's own delivery (mapping,
+ * hash, sink, settle). Orders in a `settled` status are not read so: one read per final status
+ * finds those that reached one. Days the run's delta read just now are skipped. Orders placed
+ * before the age limit are no longer followed; open orders a day or id read no longer finds are
  * reported deleted. The pass time is kept in the pipeline's cursor lane `follow`.
  */
 import type { Logger } from '../log.js';
@@ -12,8 +14,9 @@ import type { PipelineDefinition } from '../pipeline/schema.js';
 import type { LaneRunOptions, PipelineDeps } from '../pipeline/types.js';
 import type { FollowDef, ResourceDef } from '../shop/registry/types.js';
 import type { RunCounts } from '../state/index.js';
-import { addDays, chooseRead, daysFrom, type DayRead } from './days.js';
+import { addDays, daysFrom, planReads, splitSettled, type PassRead, type SettledSplit } from './days.js';
 import type { FollowConfig } from './schema.js';
+import type { FollowDay } from './types.js';
 
 /** The cursor lane holding the last pass's time (ISO). */
 export const FOLLOW_LANE = 'follow';
@@ -44,8 +47,10 @@ export interface FollowPassReport {
   /** Records the pass read. */
   read: number;
   requests: number;
-  /** Days read in pages and by id. */
-  readonly days: { pages: number; ids: number };
+  /** Open rows left to the status reads (`follow.settled`). */
+  readonly settled: number;
+  /** Days read in pages and by id; range reads (a run of days in pages is one) and status reads. */
+  readonly days: { pages: number; ids: number; ranges: number; statuses: number };
   aged: number;
   deleted: number;
   /** The first pass of the pipeline (reads the whole age window: adoption). */
@@ -105,18 +110,32 @@ export async function followPass(o: FollowPassOptions): Promise<FollowPassReport
   const openDays = await state.followed.openDays(o.pipeline, { fromDay: oldest, toDay: upTo });
   const first = stored === undefined;
   const pageSize = o.resource.ops.export?.paging.maxLimit ?? 250;
-  // The first pass reads every day of the window in pages: orders delivered before `follow:` was on are adopted.
-  const reads: (DayRead & { open: readonly string[] })[] = first
-    ? daysFrom(oldest, upTo).map((day) => ({ day, how: 'pages' as const, requests: 1, open: openDays.find((d) => d.day === day)?.open ?? [] }))
-    : openDays.map((d) => ({ ...chooseRead(d, pageSize), open: d.open }));
-  const report: FollowPassReport = { open: openDays.reduce((n, d) => n + d.open.length, 0), read: 0, requests: 0, days: { pages: 0, ids: 0 }, aged: aged.length, deleted: 0, first };
+  // Settled orders (they only wait for a final status) are not read by day or id: the status reads below find those that reached one.
+  const split = !first && (o.config.settled?.length ?? 0) > 0 ? await settledSplit(o, openDays) : { days: openDays, settled: [] as string[] };
+  const lastDay = addDays(upTo, -1);
+  // The first pass reads the whole window as one range in pages: orders delivered before `follow:` was on are adopted.
+  const reads: PassRead[] = first
+    ? oldest <= lastDay ? [{ how: 'range', from: oldest, to: lastDay, days: daysFrom(oldest, upTo), requests: 1, open: openDays.flatMap((d) => d.open) }] : []
+    : planReads(split.days, pageSize);
+  const report: FollowPassReport = { open: openDays.reduce((n, d) => n + d.open.length, 0), settled: split.settled.length, read: 0, requests: 0, days: { pages: 0, ids: 0, ranges: 0, statuses: 0 }, aged: aged.length, deleted: 0, first };
+  // Every open order of a day read in pages, settled ones too: the day's answer holds every order of it.
+  const openOf = new Map(openDays.map((d) => [d.day, d.open]));
+  const seen = new Set<string>();
   const gone: string[] = [];
   for (const read of reads) {
     if (o.signal?.aborted) break;
-    const returned = read.how === 'pages' ? await readDay(o, read.day, pageSize, report) : await readIds(o, read.open, report);
-    report.days[read.how]++;
-    for (const key of read.open) if (!returned.has(key)) gone.push(key);
+    if (read.how === 'range') {
+      const returned = await readRange(o, read.from, read.to, pageSize, report, seen);
+      report.days.pages += read.days.length;
+      report.days.ranges++;
+      for (const day of read.days) for (const key of openOf.get(day) ?? []) if (!returned.has(key)) gone.push(key);
+    } else {
+      const returned = await readIds(o, read.open, report, seen);
+      report.days.ids++;
+      for (const key of read.open) if (!returned.has(key)) gone.push(key);
+    }
   }
+  if (split.oldestDay !== undefined) await readFinal(o, split.oldestDay, lastDay, pageSize, report, seen);
   await o.delivery.flush();
   if (o.signal?.aborted) return report;
   if (gone.length > 0) await deleted(o, gone, at, report);
@@ -124,24 +143,53 @@ export async function followPass(o: FollowPassOptions): Promise<FollowPassReport
   await state.cursors.set(o.pipeline, FOLLOW_LANE, { value: at, key: null });
   const tally = o.delivery.followed;
   // `changed`/`done` count the whole run (the delta's reads deliver changes of recent orders too).
-  o.logger.info({ followed: { open: report.open, read: report.read, changed: tally.changed, done: tally.done + report.aged + report.deleted, adopted: tally.adopted, deleted: report.deleted, aged: report.aged, requests: report.requests, days: report.days, first } }, first ? `first follow pass: read ${reads.length} day(s) of the age window in pages (a one-time cost) to follow the orders delivered before` : 'follow pass');
+  o.logger.info({ followed: { open: report.open, settled: report.settled, read: report.read, changed: tally.changed, done: tally.done + report.aged + report.deleted, adopted: tally.adopted, deleted: report.deleted, aged: report.aged, requests: report.requests, days: report.days, first } }, first ? `first follow pass: read the ${daysFrom(oldest, upTo).length} day(s) of the age window as one range in pages (a one-time cost) to follow the orders delivered before` : 'follow pass');
   return report;
 }
 
-/** Read one placement day in pages; answers the keys returned. */
-async function readDay(o: FollowPassOptions, day: string, pageSize: number, report: FollowPassReport): Promise<Set<string>> {
+/** The open days without their settled orders (their statuses from the followed rows). */
+async function settledSplit(o: FollowPassOptions, days: readonly FollowDay[]): Promise<SettledSplit> {
+  const rows = await o.deps.state.followed.get(o.pipeline, days.flatMap((d) => d.open));
+  const settled = new Set(o.config.settled ?? []);
+  return splitSettled(days, (key) => {
+    const status = rows.get(key)?.status;
+    return status !== undefined && settled.has(status);
+  });
+}
+
+/** Read the placement days from..to (inclusive) in pages; answers the keys returned. */
+async function readRange(o: FollowPassOptions, from: string, to: string, pageSize: number, report: FollowPassReport, seen: Set<string>): Promise<Set<string>> {
   const { byDay } = o.resource.follow;
+  return readPages(o, { [byDay.from]: from, [byDay.to]: to }, pageSize, report, seen);
+}
+
+/**
+ * Per final status, the orders placed from the oldest settled order's day to the last day the pass
+ * reads that are in it now (`orders_status=F`, in pages): a settled order that reached one is
+ * delivered with its change; those that were final already are dropped by their hash.
+ */
+async function readFinal(o: FollowPassOptions, from: string, to: string, pageSize: number, report: FollowPassReport, seen: Set<string>): Promise<void> {
+  const { byDay, byStatus } = o.resource.follow;
+  for (const status of o.config.until) {
+    if (o.signal?.aborted) return;
+    await readPages(o, { [byStatus]: status, [byDay.from]: from, [byDay.to]: to }, pageSize, report, seen);
+    report.days.statuses++;
+  }
+}
+
+/** Read an export filtered so, in pages; answers the keys returned. */
+async function readPages(o: FollowPassOptions, filters: Record<string, string | number>, pageSize: number, report: FollowPassReport, seen: Set<string>): Promise<Set<string>> {
   const keys = new Set<string>();
-  for await (const page of o.deps.shop.exportPages(o.resource.name as never, { filters: { [byDay.from]: day, [byDay.to]: day }, pageSize, ...(o.signal ? { signal: o.signal } : {}) })) {
+  for await (const page of o.deps.shop.exportPages(o.resource.name as never, { filters, pageSize, ...(o.signal ? { signal: o.signal } : {}) })) {
     count(o, report);
-    await deliver(o, page.records, keys, report);
+    await deliver(o, page.records, keys, report, seen);
     if (o.signal?.aborted) break;
   }
   return keys;
 }
 
 /** Read open records one by one by id (the export's id filter; whether it takes a list is not shown: docs/spec-gaps.md). */
-async function readIds(o: FollowPassOptions, open: readonly string[], report: FollowPassReport): Promise<Set<string>> {
+async function readIds(o: FollowPassOptions, open: readonly string[], report: FollowPassReport, seen: Set<string>): Promise<Set<string>> {
   const keys = new Set<string>();
   let ignored = 0;
   for (const id of open) {
@@ -155,7 +203,7 @@ async function readIds(o: FollowPassOptions, open: readonly string[], report: Fo
         keys.add(id);
         ignored++;
       }
-      await deliver(o, mine, keys, report);
+      await deliver(o, mine, keys, report, seen);
       break;
     }
   }
@@ -171,11 +219,17 @@ function count(o: FollowPassOptions, report: FollowPassReport): void {
   report.requests++;
 }
 
-async function deliver(o: FollowPassOptions, records: readonly Record<string, unknown>[], keys: Set<string>, report: FollowPassReport): Promise<void> {
-  await o.delivery.prefetch(records);
-  for (const record of records) {
-    const key = o.delivery.keyOf(record);
+/** Deliver the records read; a record an earlier read of the pass delivered already (a status read after its day's) is not accepted twice. */
+async function deliver(o: FollowPassOptions, records: readonly Record<string, unknown>[], keys: Set<string>, report: FollowPassReport, seen: Set<string>): Promise<void> {
+  const fresh = records.filter((r) => {
+    const key = o.delivery.keyOf(r);
     keys.add(key);
+    return !seen.has(key);
+  });
+  await o.delivery.prefetch(fresh);
+  for (const record of fresh) {
+    const key = o.delivery.keyOf(record);
+    seen.add(key);
     o.counts.read++;
     report.read++;
     await o.delivery.accept(record, key);

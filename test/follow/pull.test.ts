@@ -7,7 +7,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../state/backends.js';
-import { followWorld, shopDate, type FollowWorld } from './support.js';
+import { followWorld, shopDate, type FOLLOW, type FollowWorld } from './support.js';
+
+/** The tests' follow with shipped (3) settled: a shipped order only waits for a return or a cancellation. */
+const SETTLED = { settled: [3] } as Partial<typeof FOLLOW>;
 
 /** The run's follow log line. */
 const followedLine = (w: FollowWorld) => w.logs.filter((l) => l.followed !== undefined).at(-1)?.followed as Record<string, unknown> | undefined;
@@ -122,12 +125,12 @@ describe.each([
     expect((await w.state.followed.get('orders-in', [String(id)])).size).toBe(0);
     await w.traffic();
 
-    // The delta reads today; the first pass reads each of the 14 days before in pages.
+    // The delta reads today; the first pass reads the 14 days before as one range in pages (one page: few orders).
     const first = await w.run();
-    expect(first.counts).toMatchObject({ created: 0, updated: 0, requests: 15 });
-    expect(await w.traffic()).toBe(15);
+    expect(first.counts).toMatchObject({ created: 0, updated: 0, requests: 2 });
+    expect(await w.traffic()).toBe(2);
     // Adopted: the old order by the pass, today's by the delta.
-    expect(followedLine(w)).toMatchObject({ first: true, adopted: 2, days: { pages: 14, ids: 0 } });
+    expect(followedLine(w)).toMatchObject({ first: true, adopted: 2, days: { pages: 14, ids: 0, ranges: 1 } });
     expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ status: 1, changes: [] });
     expect((await w.state.followed.summary('orders-in')).open).toBe(2);
 
@@ -252,5 +255,71 @@ describe.each([
     await w.update(few, { orders_status: 2 });
     expect((await w.run()).counts).toMatchObject({ updated: 2 });
     expect(w.changes().map((c) => [c.Shop_BestellNr, c.Art])).toEqual([[open, 'cancelled'], [few, 'status']].sort((a, b) => Number(a[0]) - Number(b[0])));
+  });
+
+  it('reads a run of consecutive days as one range (one request for three days) and reports an order of its middle day deleted', async () => {
+    const ids = [await w.place('E-5', 5), await w.place('E-4', 4), await w.place('E-3', 3)];
+    await w.place('E-NEW', 0);
+    expect((await w.run()).counts).toMatchObject({ created: 4 });
+    await w.traffic();
+    // The delta's page and one page for the three days (three apart).
+    expect((await w.run()).counts.requests).toBe(2);
+    expect(await w.traffic()).toBe(2);
+    expect(followedLine(w)).toMatchObject({ open: 3, days: { pages: 3, ids: 0, ranges: 1, statuses: 0 }, requests: 1 });
+    await w.f.shop.delete('orders', ids[1]!);
+    await w.update(ids[2]!, { orders_status: 4 });
+    const run = await w.run();
+    expect(run.counts).toMatchObject({ updated: 1, warnings: 1, requests: 2 });
+    expect(followedLine(w)).toMatchObject({ deleted: 1, days: { ranges: 1 } });
+    expect((await w.state.followed.get('orders-in', [String(ids[1])])).get(String(ids[1]))).toMatchObject({ doneReason: 'deleted' });
+    expect((await w.state.followed.get('orders-in', [String(ids[0])])).get(String(ids[0]))?.doneAt).toBeUndefined();
+    expect(w.changes().map((c) => [c.Shop_BestellNr, c.Art])).toEqual([[ids[2], 'cancelled']]);
+  });
+
+  it('settled: a shipped order costs no day or id read, one request per final status finds it returned, and the return arrives once with its tracking', async () => {
+    const id = await delivered(w);
+    await w.update(id, { orders_status: 3, tracking: [{ code: 'PKG-1', service_provider: 'DHL' }] });
+    // Not settled yet as last delivered (status 1): its day is read and the shipment arrives.
+    expect((await w.run(SETTLED)).counts).toMatchObject({ updated: 1 });
+    await w.traffic();
+    // Shipped now: the delta's page, and one request each for status 4 and 5; no read of its day or id.
+    expect((await w.run(SETTLED)).counts).toMatchObject({ updated: 0, requests: 3 });
+    expect(await w.traffic()).toBe(3);
+    expect(followedLine(w)).toMatchObject({ open: 1, settled: 1, days: { pages: 0, ids: 0, ranges: 0, statuses: 2 }, requests: 2 });
+    // A change that does not reach a final status is not seen while settled (the trade-off).
+    await w.update(id, { comments: 'Paket beschädigt?' });
+    expect((await w.run(SETTLED)).counts).toMatchObject({ updated: 0 });
+
+    await w.update(id, { orders_status: 5, comments: 'Retoure', tracking: [{ code: 'RET-1', service_provider: 'DHL', is_retoure: true }] });
+    expect((await w.run(SETTLED)).counts).toMatchObject({ updated: 1 });
+    expect(w.changes(id).map((c) => [c.Nr, c.Art, c.Status ?? null, c.Sendung ?? null])).toEqual([
+      [1, 'status', 3, null],
+      [2, 'tracking', null, 'PKG-1'],
+      // The comment written while settled reaches the ERP only now, with the return that made the order read again.
+      [3, 'comment', 3, null],
+      [4, 'return', 5, null],
+      [5, 'return', null, 'RET-1'],
+    ]);
+    expect((await w.state.followed.get('orders-in', [String(id)])).get(String(id))).toMatchObject({ status: 5, doneReason: 'final' });
+    // Once: done, nothing settled is left, so the run reads the delta only and delivers nothing.
+    await w.traffic();
+    expect((await w.run(SETTLED)).counts).toMatchObject({ created: 0, updated: 0, requests: 1 });
+    expect(await w.traffic()).toBe(1);
+    expect(w.changes(id)).toHaveLength(5);
+  });
+
+  it('settled: an order of a day read for another open order is delivered once in the pass, not again by the status read', async () => {
+    const shipped = await delivered(w);
+    const open = await w.place('E-SAME-DAY', 3);
+    await w.update(shipped, { orders_status: 3 });
+    await w.run(SETTLED);
+    await w.update(shipped, { orders_status: 4, comments: 'storniert nach Versand' });
+    await w.traffic();
+    // The day (for the open one, 1 request) returns the cancelled one too; the status reads (2) see it again and skip it.
+    const run = await w.run(SETTLED);
+    expect(run.counts).toMatchObject({ updated: 1, failed: 0, requests: 4 });
+    expect(followedLine(w)).toMatchObject({ open: 2, settled: 1, days: { pages: 1, ranges: 1, statuses: 2 } });
+    expect(w.changes(shipped).map((c) => [c.Nr, c.Art, c.Status])).toEqual([[1, 'status', 3], [2, 'cancelled', 4]]);
+    expect((await w.state.followed.get('orders-in', [String(open)])).get(String(open))?.doneAt).toBeUndefined();
   });
 });

@@ -340,4 +340,6 @@ export interface FollowDef {
   readonly byId: string;
   /** Export filters of one placement day (inclusive, YYYY-MM-DD). */
   readonly byDay: { readonly from: string; readonly to: string };
+  /** Export filter taking one status id: a pass asks for the orders that reached a final status (`follow.settled`). */
+  readonly byStatus: string;
 }

@@ -155,6 +155,7 @@ export const orders = {
     placedAt: 'date_purchased',
     byId: 'orders_id',
     byDay: { from: 'date_from', to: 'date_to' },
+    byStatus: 'orders_status',
   },
   naturalKeys: [{ fields: ['external_reference'], enforced: true }],
   requiredOnCreate: [
