@@ -110,10 +110,3 @@ export function parseStatusList(text: string): number[] | string {
   const bad = parts.filter((_, i) => !Number.isInteger(ids[i]) || (ids[i] as number) < 0);
   return bad.length ? `expected status ids such as 4, 5; not ${bad.join(', ')}` : ids;
 }
-
-/** The orders pull with the follow answer in it: its `follow:` block, and the config's comment beside its own. */
-export async function followOrdersPull<P extends { readonly pipeline: Record<string, unknown>; readonly note: string }>(orders: P, answers: Answers, hooks: InitHooks, say: (line: string) => void): Promise<P> {
-  const plan = await followPlanOf(answers, hooks);
-  say(plan.line);
-  return { ...orders, pipeline: { ...orders.pipeline, ...(plan.block ? { follow: plan.block } : {}) }, note: `${orders.note}. ${plan.note}` };
-}
