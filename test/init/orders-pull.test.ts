@@ -19,6 +19,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
+import { sqlSinkSchema } from '../../src/erp/index.js';
 import { requireService, type ServiceProbe } from '../support/services.js';
 import { useSandbox } from '../support/sandbox.js';
 import { ensureBuilt, runCli, tempDir } from '../cli/support.js';
@@ -245,6 +246,10 @@ describe.each(dbs)('shopsync init --orders-pull on $name (spawned)', (db) => {
     const loaded = (await loadConfig(file, { env: {} })).config.pipelines.find((p) => p.name === 'orders-to-erp')!;
     expect(loaded.follow).toMatchObject({ every: 3_600_000, cancelled: [4] });
     expect((loaded.sink as unknown as { children: { field: string; append?: boolean }[] }).children.map((c) => [c.field, c.append === true])).toEqual([['lines', false], ['addresses', false], ['changes', true]]);
+    // The loader keeps the sink block as written; the SQL sink's own schema (what a run parses) takes it too.
+    const sink = sqlSinkSchema.safeParse(loaded.sink);
+    expect(sink.success, JSON.stringify(sink.error?.issues)).toBe(true);
+    expect(sink.data?.children.map((c) => [c.field, c.append])).toEqual([['lines', false], ['addresses', false], ['changes', true]]);
     const mapping = readFileSync(join(dir, 'mappings/orders-to-erp.yaml'), 'utf8');
     for (const erpColumn of ['status', 'imported_at', 'erp_reference', 'import_error']) expect(mapping).not.toMatch(new RegExp(`^  ${erpColumn}:`, 'm'));
     expect(mapping).toMatch(/^  changes:\n    each: _changes$/m);
@@ -292,7 +297,7 @@ describe.each(dbs)('shopsync init --orders-pull on $name (spawned)', (db) => {
     const text = readFileSync(file, 'utf8');
     expect(text).toMatch(/^      every: 1h$/m);
     writeFileSync(file, text.replace(/^      every: 1h$/m, '      every: 0s'));
-    const changesOf = (id: number) => db.rows(dir, `SELECT orders_id, seq, kind, orders_status, previous_status, comment, field, status, imported_at, detected_at FROM ${db.tables.changes} WHERE orders_id = ${id} ORDER BY seq`);
+    const changesOf = (id: number) => db.rows(dir, `SELECT orders_id, seq, kind, orders_status, previous_status, comment, field, status, imported_at, detected_at, history_at FROM ${db.tables.changes} WHERE orders_id = ${id} ORDER BY seq`);
 
     // Nothing changed yet: the pass reads the old order's day and writes no change.
     await sync();
@@ -309,6 +314,8 @@ describe.each(dbs)('shopsync init --orders-pull on $name (spawned)', (db) => {
     // detected_at is the run's time in UTC (whole seconds): within the run, not an hour off.
     expect(time(rows[0]!.detected_at)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
     expect(time(rows[0]!.detected_at)).toBeLessThanOrEqual(after);
+    // history_at is the shop's status log entry's date, as date_purchased (the shop's own zone).
+    expect(Number.isFinite(time(rows[0]!.history_at))).toBe(true);
     expect(Number((await db.rows(dir, `SELECT orders_status FROM ${db.tables.orders} WHERE orders_id = ${old}`))[0]?.orders_status)).toBe(4);
 
     // The ERP acts on (orders_id, seq) once and marks it; the next runs add nothing and keep the mark.
