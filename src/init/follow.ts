@@ -79,7 +79,7 @@ export function planFollow(answer: FollowAnswer | undefined, question: FollowQue
     return {
       follow: false,
       asked,
-      note: 'Follow: off, as answered. The orders pull sees new orders only: a cancellation, a status change, new tracking or a return in the shop after the pull never reaches the ERP. To follow them, add to the pull e.g.  follow: { until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 }  (docs/pipelines-and-state.md "Orders after checkout")',
+      note: 'Follow: off, as answered. The orders pull sees new orders only: a cancellation, a status change, new tracking or a return in the shop after the pull never reaches the ERP. To follow them, add to the pull e.g.  follow: { until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 }  and, for the changes as rows of their own, the changes table and its appended child that init writes with --follow yes (docs/init.md "The changes table", docs/pipelines-and-state.md "Orders after checkout")',
       line: 'follow: no (the orders pull sees new orders only)',
     };
   }

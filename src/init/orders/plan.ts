@@ -44,7 +44,7 @@ export function planOrdersPull(answers: Answers, configDir: string, follow?: Fol
   const layout = stagingLayout(kind, answers.stagingSchema, follow?.follow === true);
   // The message and note name the three order tables as they always did (a test of the Tryton import reads them); the changes table is said on its own.
   const names = [layout.orders, layout.lines, layout.addresses].map((t) => t.name).join(', ');
-  const changes = layout.changes ? `; the changes of followed orders are appended to ${layout.changes.name}, one row per order and seq (the ERP marks each done in its imported_at)` : '';
+  const changes = layout.changes ? `; the changes of followed orders are appended to ${layout.changes.name}, one row per order and seq, never rewritten (the ERP acts on each once and marks it in its imported_at; docs/init.md "The changes table")` : '';
   const where = layout.schema ? `${kind === 'postgres' ? 'the schema' : 'the database'} ${layout.schema}, which init created` : 'the ERP database (created by init)';
   const owner = sinkTakesOwnerColumn()
     ? `the sink's ownerColumn ${OWNER_COLUMN} proves a row is this pipeline's`
