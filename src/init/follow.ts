@@ -79,7 +79,7 @@ export function planFollow(answer: FollowAnswer | undefined, question: FollowQue
     return {
       follow: false,
       asked,
-      note: 'Follow: off, as answered. The orders pull sees new orders only: a cancellation, a status change, new tracking or a return in the shop after the pull never reaches the ERP. To follow them, add to the pull e.g.  follow: { until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 }  (docs/pipelines-and-state.md "Orders after checkout")',
+      note: 'Follow: off, as answered. The orders pull sees new orders only: a cancellation, a status change, new tracking or a return in the shop after the pull never reaches the ERP. To follow them, add to the pull e.g.  follow: { until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 }  and, for the changes as rows of their own, the changes table and its appended child that init writes with --follow yes (docs/init.md "The changes table", docs/pipelines-and-state.md "Orders after checkout")',
       line: 'follow: no (the orders pull sees new orders only)',
     };
   }
@@ -109,11 +109,4 @@ export function parseStatusList(text: string): number[] | string {
   const ids = parts.map(Number);
   const bad = parts.filter((_, i) => !Number.isInteger(ids[i]) || (ids[i] as number) < 0);
   return bad.length ? `expected status ids such as 4, 5; not ${bad.join(', ')}` : ids;
-}
-
-/** The orders pull with the follow answer in it: its `follow:` block, and the config's comment beside its own. */
-export async function followOrdersPull<P extends { readonly pipeline: Record<string, unknown>; readonly note: string }>(orders: P, answers: Answers, hooks: InitHooks, say: (line: string) => void): Promise<P> {
-  const plan = await followPlanOf(answers, hooks);
-  say(plan.line);
-  return { ...orders, pipeline: { ...orders.pipeline, ...(plan.block ? { follow: plan.block } : {}) }, note: `${orders.note}. ${plan.note}` };
 }

@@ -13,10 +13,10 @@ import { sourceQuery } from './cursor.js';
 import { INIT_CODES, InitError } from './errors.js';
 import { introspect, type IntrospectResult } from './introspect/index.js';
 import { planMissing } from './missing.js';
-import { planOrdersPull } from './orders/plan.js';
+import { ordersPullOf } from './orders/plan.js';
 import { propose } from './propose.js';
 import { stockPlanOf, type StockChoice } from './stock.js';
-import { followOrdersPull, type FollowAnswer, type FollowQuestion } from './follow.js';
+import type { FollowAnswer, FollowQuestion } from './follow.js';
 import { runRecipeInit } from './recipes/run.js';
 import { ENCODING_GUESS_NOTE, renderConfig, renderMapping } from './render.js';
 import { checkShop, type ShopCheck } from './shop.js';
@@ -148,8 +148,7 @@ export async function runInit(input: AnswersInput, io: InitIo, hooks: InitHooks 
   if (missing) io.say(`onMissing: deactivate, completeSchedule "${missing.pipeline.completeSchedule}" (see the comment in shopsync.yaml)`);
 
   if (answers.ordersPull && answers.source.kind === 'file') throw new InitError(INIT_CODES.input, '--orders-pull needs a database source (--db-url or --sqlite): the staging tables are created there');
-  const planned = answers.ordersPull && answers.source.kind !== 'file' ? planOrdersPull(answers, configDir) : undefined;
-  const orders = planned ? await followOrdersPull(planned, answers, hooks, io.say) : undefined;
+  const orders = answers.ordersPull && answers.source.kind !== 'file' ? await ordersPullOf(answers, configDir, hooks, io.say) : undefined;
   const stock = await stockPlanOf(answers, hooks, resource, proposal.fields, orders?.layout);
   if (stock) io.say(`stock: ${stock.choice}${stock.asked ? '' : ' (not asked: the default; --stock available if the ERP figure already subtracts open shop orders)'}`);
   const pipeline = { name, direction: 'push', resource: resource.name, mapping: `mappings/${name}.yaml`, source: sourceBlock(answers, source, proposal), ...(missing ? missing.pipeline : {}), ...(stock?.reservations ? { reservations: stock.reservations } : {}) };

@@ -61,6 +61,9 @@ describe('init proposes following orders after checkout', () => {
     expect(r.comment).toContain('init did not ask (no terminal, or --yes) and turned it on; --follow no leaves it out.');
     expect(r.comment).toContain("the shop's default status ids (its API lists none, so init could not read yours)");
     expect(r.comment).toContain('Cost: one request per page of 250 orders');
+    // Followed: the changes go into their own table, through an appended child.
+    expect((r.written as unknown as { sink: { children: Record<string, unknown>[] } }).sink.children.at(-1)).toEqual({ field: 'changes', table: 'shopsync_in_order_changes', key: ['orders_id', 'seq'], parentKey: 'orders_id', append: true });
+    expect(readFileSync(join(dir, 'mappings/orders-to-erp.yaml'), 'utf8')).toMatch(/^  changes:\n    each: _changes$/m);
     expect(r.result.verification?.checkOk).toBe(true);
     expect(r.result.ok).toBe(true);
     rmSync(dir, { recursive: true, force: true });
@@ -90,6 +93,10 @@ describe('init proposes following orders after checkout', () => {
     expect(r.lines).toContain('follow: no (the orders pull sees new orders only)');
     expect(r.comment).toContain('Follow: off, as answered');
     expect(r.comment).toContain('follow: { until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 }');
+    expect(r.comment).toContain('docs/init.md "The changes table"');
+    // No changes table, list or child without follow:.
+    expect((r.written as unknown as { sink: { children: { field: string }[] } }).sink.children.map((c) => c.field)).toEqual(['lines', 'addresses']);
+    expect(readFileSync(join(dir, 'mappings/orders-to-erp.yaml'), 'utf8')).not.toContain('_changes');
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -5,10 +5,10 @@
  * (docs/connectors.md "Orders into your ERP"; docs/erp/tryton.md for Tryton's proteus import).
  */
 import { sqlSinkSchema } from '../../erp/index.js';
-import { ADDRESSES_FIELD, LINES_FIELD, ORDERS_PULL_NAME, OWNER_COLUMN, type StagingLayout } from './layout.js';
+import { ADDRESSES_FIELD, CHANGES_FIELD, LINES_FIELD, ORDERS_PULL_NAME, OWNER_COLUMN, type StagingLayout } from './layout.js';
 
 export { createStaging, missingColumns, NOW_SQL, stagingDdl } from './ddl.js';
-export { ADDRESSES_FIELD, DEFAULT_STAGING_SCHEMA, DELIVERED_COLUMN, LINES_FIELD, ORDERS_PULL_NAME, OWNER_COLUMN, stagingLayout, stagingTables, type StagingLayout, type StagingTable } from './layout.js';
+export { ADDRESSES_FIELD, CHANGES_FIELD, DEFAULT_STAGING_SCHEMA, DELIVERED_COLUMN, LINES_FIELD, ORDERS_PULL_NAME, OWNER_COLUMN, stagingLayout, stagingTables, type StagingLayout, type StagingTable } from './layout.js';
 export { renderOrdersMapping } from './mapping.js';
 
 /**
@@ -33,7 +33,8 @@ export function ordersPipeline(layout: StagingLayout): Record<string, unknown> {
       table: layout.orders.name,
       key: 'orders_id',
       ...(sinkTakesOwnerColumn() ? { ownerColumn: OWNER_COLUMN } : {}),
-      children: [child(LINES_FIELD, layout.lines), child(ADDRESSES_FIELD, layout.addresses)],
+      // The changes child is appended: a row under a new (orders_id, seq) is inserted, one already there is never rewritten (the ERP's marks on it stay).
+      children: [child(LINES_FIELD, layout.lines), child(ADDRESSES_FIELD, layout.addresses), ...(layout.changes ? [{ ...child(CHANGES_FIELD, layout.changes), append: true }] : [])],
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The staging layout `shopsync init --orders-pull` creates: three tables of shopsync's own
- * (orders, their lines, their billing and delivery addresses as rows), where the ERP side picks
- * the orders up (docs/connectors.md "Orders into your ERP").
+ * (orders, their lines, their billing and delivery addresses as rows), and with `follow:` a fourth,
+ * the changes of followed orders, where the ERP side picks the orders up (docs/connectors.md "Orders into your ERP").
  *
  * Where they live: PostgreSQL, a schema of their own (`shopsync_in`, or `--staging-schema`);
  * MariaDB/MySQL, a database of their own when `--staging-schema` names one (init creates it, which
@@ -25,6 +25,8 @@ export const DEFAULT_STAGING_SCHEMA = 'shopsync_in';
 /** The mapping's list fields that fill the child tables. */
 export const LINES_FIELD = 'lines';
 export const ADDRESSES_FIELD = 'addresses';
+/** The mapping's list of a followed order's changes (from the record's `_changes`), filling the changes table. */
+export const CHANGES_FIELD = 'changes';
 
 /** The owner column (`ownerColumn:` of the sink) and the delivery time column. */
 export const OWNER_COLUMN = 'shopsync_pipeline';
@@ -66,6 +68,20 @@ export const ADDRESS_COLUMNS: readonly StagingColumn[] = [
   shop('country_code', 'text'), shop('email', 'text'), shop('telephone', 'text'),
 ];
 
+/**
+ * The changes table of a pull with `follow:`, unique on `orders_id, seq`: one row per change a
+ * followed order went through after its first delivery (src/follow/types.ts FollowChange), appended
+ * by the sink (`append: true`) and never rewritten, so the ERP acts on each (orders_id, seq) once and
+ * its own columns survive every re-delivery. The change's `status` is `orders_status` here, as in
+ * the orders table: `status` is the ERP's claim column in every staging table.
+ */
+export const CHANGE_COLUMNS: readonly StagingColumn[] = [
+  shop('orders_id', 'id'), shop('seq', 'id'), shop('kind', 'text'), shop('detected_at', 'stamp'), shop('orders_status', 'id'), shop('previous_status', 'id'),
+  shop('comment', 'long'), shop('history_at', 'time'), shop('tracking_code', 'text'), shop('service_provider', 'text'), shop('field', 'text'),
+  { name: DELIVERED_COLUMN, type: 'stamp', owner: 'delivered' },
+  erp('status', 'text'), erp('imported_at', 'stamp'), erp('import_error', 'long'),
+];
+
 /** One staging table: its (qualified) name, columns and unique key. */
 export interface StagingTable {
   readonly name: string;
@@ -73,7 +89,7 @@ export interface StagingTable {
   readonly key: readonly string[];
 }
 
-/** Where the three tables live on one database. */
+/** Where the tables live on one database. */
 export interface StagingLayout {
   readonly kind: SqlKind;
   /** The schema (PostgreSQL) or database (MariaDB) init creates; undefined: the ERP database's own. */
@@ -81,10 +97,12 @@ export interface StagingLayout {
   readonly orders: StagingTable;
   readonly lines: StagingTable;
   readonly addresses: StagingTable;
+  /** The changes of followed orders: only for a pull with `follow:`. */
+  readonly changes?: StagingTable;
 }
 
-/** The layout for a database kind; `schema` is `--staging-schema` (SQLite has none). */
-export function stagingLayout(kind: SqlKind, schema?: string): StagingLayout {
+/** The layout for a database kind; `schema` is `--staging-schema` (SQLite has none); `follow`: the pull follows orders, so it has the changes table. */
+export function stagingLayout(kind: SqlKind, schema?: string, follow = false): StagingLayout {
   const own = kind === 'postgres' ? (schema ?? DEFAULT_STAGING_SCHEMA) : kind === 'mysql' ? schema : undefined;
   const name = (table: string) => (own ? `${own}.${table}` : `${DEFAULT_STAGING_SCHEMA}_${table}`);
   return {
@@ -93,10 +111,11 @@ export function stagingLayout(kind: SqlKind, schema?: string): StagingLayout {
     orders: { name: name('orders'), columns: ORDER_COLUMNS, key: ['orders_id'] },
     lines: { name: name('order_lines'), columns: LINE_COLUMNS, key: ['orders_id', 'pos'] },
     addresses: { name: name('order_addresses'), columns: ADDRESS_COLUMNS, key: ['orders_id', 'kind'] },
+    ...(follow ? { changes: { name: name('order_changes'), columns: CHANGE_COLUMNS, key: ['orders_id', 'seq'] } } : {}),
   };
 }
 
-/** The three tables, parent first. */
+/** The tables, parent first (the changes table last, when there is one). */
 export function stagingTables(layout: StagingLayout): readonly StagingTable[] {
-  return [layout.orders, layout.lines, layout.addresses];
+  return [layout.orders, layout.lines, layout.addresses, ...(layout.changes ? [layout.changes] : [])];
 }

@@ -1,6 +1,7 @@
 /** The mapping init writes for the orders pull: shop orders into the staging layout (layout.ts). */
+import { FOLLOW_CHANGES_FIELD } from '../../follow/changes.js';
 import { schemaLine } from '../render.js';
-import { ADDRESSES_FIELD, LINES_FIELD, ORDERS_PULL_NAME, type StagingLayout } from './layout.js';
+import { ADDRESSES_FIELD, CHANGES_FIELD, LINES_FIELD, ORDERS_PULL_NAME, type StagingLayout, type StagingTable } from './layout.js';
 
 // One row per address block present: billing and delivery become rows of the addresses table
 // (key orders_id, kind), so the ERP side reads both the same way. JSONata, because the declarative
@@ -17,11 +18,37 @@ const ADDRESSES_EXPR = [
   '})]',
 ];
 
+/**
+ * The changes list of a pull with `follow:`: every change of the order so far (`_changes`, old and
+ * new); the sink appends the rows whose (orders_id, seq) is new. detected_at is shopsync's ISO time,
+ * written in UTC like the database's own stamps; history_at is the shop's time, as date_purchased.
+ */
+function changesRules(table: StagingTable): string {
+  return `  # What changed in the shop after checkout (the pull's follow:), into ${table.name}: one row per
+  # change, numbered per order (seq); the sink appends them and never rewrites one, so the ERP acts on
+  # each (orders_id, seq) once. Never map status, imported_at or import_error here either.
+  ${CHANGES_FIELD}:
+    each: ${FOLLOW_CHANGES_FIELD}
+    fields:
+      orders_id: { from: $root.orders_id, type: integer }
+      seq: { from: seq, type: integer }
+      kind: kind                                   # status | cancelled | return | comment | tracking | address | items
+      detected_at: { from: detected_at, type: datetime, format: iso, output_format: "YYYY-MM-DD HH:mm:ss", output_timezone: UTC }
+      orders_status: { from: status, type: integer }   # the status after the change
+      previous_status: { from: previous_status, type: integer }
+      comment: comment
+      history_at: { from: history_at, type: datetime, output_format: "YYYY-MM-DD HH:mm:ss" }
+      tracking_code: tracking_code
+      service_provider: service_provider
+      field: field                                 # address: billing | delivery
+`;
+}
+
 /** The mapping file's text. */
 export function renderOrdersMapping(dir: string, layout: StagingLayout): string {
   return `${schemaLine(dir, 'mapping.schema.json')}
 # Shop orders → shopsync's staging tables ${layout.orders.name}, ${layout.lines.name} and
-# ${layout.addresses.name}, written by \`shopsync init --orders-pull\` (docs/connectors.md
+# ${layout.addresses.name}${layout.changes ? ` (and ${layout.changes.name}, the changes of followed orders)` : ''}, written by \`shopsync init --orders-pull\` (docs/connectors.md
 # "Orders into your ERP"). A re-read order updates its own row by orders_id; its lines and
 # addresses are replaced. Never map status, imported_at, erp_reference or import_error: the ERP
 # side sets them, and a column the mapping does not write is never touched by a re-delivery.
@@ -65,5 +92,5 @@ fields:
   ${ADDRESSES_FIELD}:
     expr: |-
 ${ADDRESSES_EXPR.map((line) => `      ${line}`).join('\n')}
-`;
+${layout.changes ? changesRules(layout.changes) : ''}`;
 }

@@ -16,8 +16,7 @@ import { getResource } from '../../shop/registry/index.js';
 import { checkShop } from '../shop.js';
 import { shopLine, summariseDryRun } from '../summary.js';
 import type { Proposal } from '../types.js';
-import { planOrdersPull } from '../orders/plan.js';
-import { followOrdersPull } from '../follow.js';
+import { ordersPullOf } from '../orders/plan.js';
 import { verify } from '../verify.js';
 import { secretFiles, writeFiles } from '../write.js';
 import { checkRecipeTables, recipeParams, RECIPES } from './index.js';
@@ -80,8 +79,7 @@ export async function runRecipeInit(answers: Answers, io: InitIo, hooks: InitHoo
     options: { onMissing: 'deactivate' },
   };
   // The orders pull of a recipe is the same staging layout as everywhere: the ERP imports from there through its own API (docs/erp/<name>.md).
-  const planned = answers.ordersPull ? planOrdersPull(answers, configDir) : undefined;
-  const orders = planned ? await followOrdersPull(planned, answers, hooks, io.say) : undefined;
+  const orders = answers.ordersPull ? await ordersPullOf(answers, configDir, hooks, io.say) : undefined;
   const stock = await stockPlanOf(answers, hooks, getResource('products'), proposalOf(recipe, answers.language).fields, orders?.layout);
   if (stock) io.say(`stock: ${stock.choice}${stock.asked ? '' : ' (not asked: the default; --stock available if the ERP figure already subtracts open shop orders)'}`);
   const withStock = stock?.reservations ? { ...pipeline, reservations: stock.reservations } : pipeline;
