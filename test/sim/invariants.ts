@@ -8,6 +8,7 @@ import { processAlive, type RunRecord } from '../../src/state/index.js';
 import { DEFAULT_LOOKBACK_MS, msOf, projectionOf, validPrice, type Model, type Projection } from './model.js';
 import type { Observation, Outcome, Snapshot } from './sim.js';
 import { IMPORT_NAME_LIMIT } from './world.js';
+import { changeRowsAreNeverRewritten, followedChangesReachErpOnce, followedChangesSurviveStateLoss } from './followInvariants.js';
 
 /** What an invariant sees. */
 export interface Seen {
@@ -355,6 +356,9 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   pullDeliversEachOrderOnce,
   runCountsMatchWhatArrived,
   pullCountsTheTablesSplit,
+  followedChangesReachErpOnce,
+  followedChangesSurviveStateLoss,
+  changeRowsAreNeverRewritten,
 };
 
 /** Check every invariant; then forget tolerated shop values the shop no longer shows (they cannot come back). */

@@ -6,7 +6,8 @@
 import type { RunSummary } from '../../src/pipeline/index.js';
 import type { DeadLetter, RunRecord, StoredCursor } from '../../src/state/index.js';
 import { checkInvariants } from './invariants.js';
-import { STEP_MS, type ErpProduct, type Model, type Projection, type ShopOrder } from './model.js';
+import { STEP_MS, reservedFigure, type ErpProduct, type Model, type Projection, type ShopOrder } from './model.js';
+import type { ChangeRow } from './follow.js';
 import type { World } from './world.js';
 
 /** What the model said just before a run started: the run is held to this. */
@@ -69,6 +70,14 @@ export interface Observation {
   readonly inserts: ReadonlyMap<number, number>;
   /** Receipts of the import table after `seq`, for the counts of one run. */
   receiptsAfter(seq: number): { inserts: number; updates: number };
+  /** The ERP's change table (issue 44), by order, in seq order. */
+  readonly changes: ReadonlyMap<number, readonly ChangeRow[]>;
+  /** The status column of the import table, by order. */
+  readonly erpStatus: ReadonlyMap<number, number | null>;
+  /** The status each order had when the import table first inserted it. */
+  readonly firstStatus: ReadonlyMap<number, number | null>;
+  /** Change rows the ERP had that were later rewritten or deleted (they are append-only), with what happened. */
+  readonly changeRewrites: readonly string[];
 }
 
 /** An invariant that did not hold, with the step and what was seen. */
@@ -124,12 +133,19 @@ export class Sim {
   async snapshot(m: Model): Promise<Snapshot> {
     const seq = this.world.erp.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM receipts').get() as { s: number };
     const f = m.faults;
+    // A cancellation a pull that did not settle may have delivered (issue 44): shopsync may have released its lines, or not.
+    const unsure = new Map<string, number>();
+    for (const r of m.reservations.values()) if (r.releaseUnsure && !r.released && !r.booked) for (const l of r.lines) unsure.set(l.sku, (unsure.get(l.sku) ?? 0) + l.qty);
+    for (const [sku, units] of unsure) {
+      const row = m.products.get(sku);
+      if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) - units));
+    }
     return {
       deliverable: m.deliverable(),
       refused: m.refused(),
       keyless: [...m.keyless],
       orders: [...m.orders],
-      unbooked: new Map([...m.products.keys()].map((sku) => [sku, m.unbooked(sku)] as const).filter(([, units]) => units > 0)),
+      unbooked: new Map([...m.products.keys()].map((sku) => [sku, m.unbooked(sku) - (unsure.get(sku) ?? 0)] as const).filter(([, units]) => units > 0)),
       // From the last observation: reading the shop again would lift the faults and start their counters anew before the run.
       shopModels: new Set(this.shopModels),
       receiptSeq: seq.s,
@@ -158,6 +174,12 @@ export class Sim {
     const inserts = new Map<number, number>();
     for (const r of world.erp.prepare("SELECT orders_id AS id, COUNT(*) AS n FROM receipts WHERE op = 'insert' GROUP BY orders_id").all() as { id: number; n: number }[]) inserts.set(r.id, r.n);
     const receipts = world.erp.prepare("SELECT SUM(op = 'insert') AS inserts, SUM(op = 'update') AS updates FROM receipts WHERE seq > ?");
+    const changes = new Map<number, ChangeRow[]>();
+    for (const r of world.erp.prepare('SELECT orders_id, seq, kind, status, comment, code, field FROM shop_order_changes ORDER BY orders_id, seq').all() as ChangeRow[]) changes.set(r.orders_id, [...(changes.get(r.orders_id) ?? []), r]);
+    const erpStatus = new Map((world.erp.prepare('SELECT orders_id AS id, status FROM shop_orders').all() as { id: number; status: number | null }[]).map((r) => [r.id, r.status] as const));
+    const firstStatus = new Map<number, number | null>();
+    for (const r of world.erp.prepare("SELECT orders_id AS id, status FROM receipts WHERE op = 'insert' ORDER BY seq").all() as { id: number; status: number | null }[]) if (!firstStatus.has(r.id)) firstStatus.set(r.id, r.status);
+    const changeRewrites = (world.erp.prepare('SELECT orders_id, nr, op FROM change_receipts ORDER BY seq').all() as { orders_id: number; nr: number; op: string }[]).map((r) => `order ${r.orders_id} change ${r.nr}: ${r.op}`);
     return {
       products,
       orders,
@@ -168,6 +190,10 @@ export class Sim {
       inserts,
       lostAcks: world.infra.lostAcks,
       stateFaults: world.infra.fired['state-write'],
+      changes,
+      erpStatus,
+      firstStatus,
+      changeRewrites,
       receiptsAfter: (seq) => {
         const r = receipts.get(seq) as { inserts: number | null; updates: number | null };
         return { inserts: r.inserts ?? 0, updates: r.updates ?? 0 };

@@ -9,6 +9,7 @@ import { stampOf, type Model } from '../model.js';
 import type { CliExit, Outcome, Sim, Snapshot } from '../sim.js';
 import { SimCommand } from './base.js';
 import type { ShopLink } from '../link.js';
+import { afterOrdersRun, beforeOrdersRun } from './follow.js';
 
 /** The CLI as users run it (over dist/; a mutation's copy of the repo has its own). */
 export const BIN = resolve(import.meta.dirname, '../../../bin/shopsync.js');
@@ -28,7 +29,9 @@ export class Sync extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
+    if (this.pipeline === 'orders') beforeOrdersRun(m);
     const summary = await underFaults(m, sim, this.pipeline, before, () => sim.world.runtime.run(this.pipeline, { mode: 'sync', ...RUN_OPTIONS }));
+    if (this.pipeline === 'orders') afterOrdersRun(m, !('kind' in summary) && (summary.status === 'succeeded' || summary.status === 'partial'));
     if ('kind' in summary) return summary;
     if (this.pipeline === 'files') pickedUp(m, sim);
     if (this.pipeline === 'products' && (summary.status === 'succeeded' || summary.status === 'partial')) m.killInFlight = false;

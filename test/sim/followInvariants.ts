@@ -1,0 +1,103 @@
+/**
+ * Issue 44's promise, "every change of a followed order reaches the ERP once", held to what the
+ * sim recorded of the shop's side (follow.ts) and what the ERP's tables hold: the change table
+ * (one row per change, appended), the import table's status and the status each order was first
+ * inserted with. shopsync's followed rows are never the truth here.
+ */
+import { STATUS, changeKey, type FollowedOrder } from './follow.js';
+import type { Observation, Outcome } from './sim.js';
+import type { Model } from './model.js';
+
+interface Seen {
+  readonly m: Model;
+  readonly o: Outcome;
+  readonly obs: Observation;
+}
+
+const settledOrdersSync = (o: Outcome) => o.kind === 'run' && o.pipeline === 'orders' && (o.summary.status === 'succeeded' || o.summary.status === 'partial');
+
+function count<T>(items: readonly T[], key: (t: T) => string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of items) out.set(key(t), (out.get(key(t)) ?? 0) + 1);
+  return out;
+}
+
+/** A state write lost or an ERP commit whose answer was lost: the state may not know an order the ERP has (and so not its snapshot). */
+const stateMayHaveLost = (obs: Observation) => obs.stateFaults + obs.lostAcks > 0;
+
+/**
+ * What the ERP lacks of the changes an order must have delivered by now: after a settled orders
+ * sync, every change the shop made after the ERP had the order, while the follow surely still read
+ * it (younger than maxAgeDays) and before its status was final; an address block changed more
+ * than once between two reads may arrive as one change.
+ */
+function missing(m: Model, obs: Observation, fo: FollowedOrder): string[] {
+  if (!m.follow.surelyFollowed(fo)) return [];
+  const rows = count(obs.changes.get(fo.ordersId) ?? [], changeKey);
+  const must = count(
+    fo.changes.filter((c) => c.afterDelivery && !c.afterFinal),
+    changeKey,
+  );
+  const out: string[] = [];
+  for (const [key, n] of must) {
+    const want = key.startsWith('address ') ? 1 : n;
+    const have = rows.get(key) ?? 0;
+    if (have < want) out.push(`order ${fo.ordersId}: the shop's change "${key}" is ${have === 0 ? 'not' : `${have} times, not ${want} times`} in the ERP's change table after a settled orders run (ERP has ${describeRows(obs, fo.ordersId)})`);
+  }
+  return out;
+}
+
+function describeRows(obs: Observation, id: number): string {
+  const rows = obs.changes.get(id) ?? [];
+  return rows.length === 0 ? 'no change of it' : rows.map((r) => `#${r.seq} ${changeKey(r)}`).join('; ');
+}
+
+/**
+ * Every change of a followed order reaches the ERP once: no change row twice or made up (each row
+ * is one the shop made after the ERP had the order, at most as often as it made it); after a
+ * settled orders sync, every change that must have been read is there, the ERP's status is the
+ * shop's, and an order cancelled before its first pull was first inserted as cancelled.
+ */
+export function followedChangesReachErpOnce(s: Seen): string[] {
+  const out: string[] = [];
+  for (const fo of s.m.follow.orders.values()) {
+    if (fo.refused) continue;
+    const rows = s.obs.changes.get(fo.ordersId) ?? [];
+    const made = count(
+      fo.changes.filter((c) => c.afterDelivery),
+      changeKey,
+    );
+    for (const [key, n] of count(rows, changeKey)) {
+      const k = made.get(key) ?? 0;
+      if (n > k) out.push(`order ${fo.ordersId}: "${key}" is in the ERP's change table ${n} times, the shop made it ${k} times after the ERP had the order (rows: ${describeRows(s.obs, fo.ordersId)})`);
+    }
+  }
+  // Rows of orders the shop never changed after checkout are made up.
+  for (const [id, rows] of s.obs.changes) if (!s.m.follow.orders.has(id)) out.push(`order ${id}: the ERP's change table has ${rows.map((r) => `#${r.seq} ${changeKey(r)}`).join('; ')}, the shop never changed it`);
+  if (!settledOrdersSync(s.o)) return out;
+  const shop = new Map(s.obs.orders.map((o) => [Number(o.orders_id), o] as const));
+  for (const fo of s.m.follow.orders.values()) {
+    if (fo.refused || !s.obs.imported.has(fo.ordersId)) continue;
+    if (fo.cancelledBeforeFirstPull && s.obs.firstStatus.get(fo.ordersId) !== STATUS.cancelled) out.push(`order ${fo.ordersId} was cancelled before its first pull, but the ERP first got it with status ${s.obs.firstStatus.get(fo.ordersId)}`);
+    if (!s.m.follow.surelyFollowed(fo)) continue;
+    if (!stateMayHaveLost(s.obs)) out.push(...missing(s.m, s.obs, fo));
+    const status = Number(shop.get(fo.ordersId)?.orders_status);
+    if (s.obs.erpStatus.get(fo.ordersId) !== status) out.push(`order ${fo.ordersId}: the ERP's status is ${s.obs.erpStatus.get(fo.ordersId)}, the shop's ${status}, after a settled orders run`);
+  }
+  return out;
+}
+
+/**
+ * The same promise after the state lost a write or an ERP commit's answer was lost: a change the
+ * shop made after the ERP had the order still arrives (the state may have had no record of
+ * having delivered the order, so the next read takes it for a first delivery).
+ */
+export function followedChangesSurviveStateLoss(s: Seen): string[] {
+  if (!settledOrdersSync(s.o) || !stateMayHaveLost(s.obs)) return [];
+  return [...s.m.follow.orders.values()].filter((fo) => !fo.refused && s.obs.imported.has(fo.ordersId)).flatMap((fo) => missing(s.m, s.obs, fo));
+}
+
+/** A change row the ERP got is never rewritten or deleted (append: the ERP's own processed mark stays). */
+export function changeRowsAreNeverRewritten(s: Seen): string[] {
+  return s.obs.changeRewrites.map((r) => `the ERP's change table row ${r}`);
+}
