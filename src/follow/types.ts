@@ -109,7 +109,7 @@ export interface FollowStore {
   get(pipeline: string, keys: readonly string[]): Promise<Map<string, FollowedRecord>>;
   /** The newest row of each key in a shop, whichever pipeline follows it (the push guard). */
   ofShop(shop: string, keys: readonly string[]): Promise<Map<string, FollowedRecord>>;
-  /** Open rows grouped by placement day, oldest day first; days before `fromDay` (inclusive) and before `toDay` (exclusive) only when given. */
+  /** Open rows grouped by placement day, oldest day first; only days in [fromDay, toDay) when given. */
   openDays(pipeline: string, range?: { readonly fromDay?: string; readonly toDay?: string }): Promise<FollowDay[]>;
   /** No longer follow these keys (`at` ISO). */
   finish(pipeline: string, keys: readonly string[], reason: FollowDoneReason, at: string): Promise<void>;

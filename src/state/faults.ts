@@ -136,6 +136,7 @@ export function guardStore(store: StateStore, translate: (err: unknown) => unkno
     streaks: part(store.streaks),
     reservations: part(store.reservations),
     stockSent: part(store.stockSent),
+    followed: part(store.followed),
     retention: part(store.retention),
     dump: part(store.dump),
     write: guard(store.write, store),

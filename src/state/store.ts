@@ -10,6 +10,7 @@
  */
 import type { ReservationStore, StockSent, StockSentStore } from '../reservations/types.js';
 import type { CursorValue } from '../erp/types.js';
+import type { FollowStore, FollowWriter } from '../follow/types.js';
 
 import type { PruneReport, RetentionPolicy } from './retentionPolicy.js';
 import type { DeadLetter, Intent, NewDeadLetter, NewRecordEvent, RecordEvent, Reference, RunCounts, RunMode, RunRecord, RunStatus, ShopId, StoredCursor } from './types.js';
@@ -159,6 +160,8 @@ export interface StateWriter {
     /** Before a figure leaves: until its answer is settled, what the shop holds is unknown, and nothing may be dropped as unchanged against it. */
     forget(pipeline: string, recordKey: string, field: string): void;
   };
+  /** A followed record's row (issue 44), in the same commit as its seen hash: upsert by (pipeline, key), every column replaced. */
+  readonly followed: FollowWriter;
 }
 
 /** Cursors per pipeline and lane. */
@@ -457,7 +460,8 @@ export type TableCounts = Readonly<Record<StateTable, number>>;
 /** The tables a state copy moves. */
 // state_marks moves too: a restore nobody accepted yet must still hold the pulls back after the move.
 // The reservation ledger and the stock sent move too: without them the new state would raise stock the shop sold (issue 43).
-export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries', 'state_marks', 'reservations', 'reservation_cursors', 'reservation_deliveries', 'stock_sent'] as const;
+// Followed records move too: without them the ERP would hear an order's changes again from seq 1, or never (issue 44).
+export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries', 'state_marks', 'reservations', 'reservation_cursors', 'reservation_deliveries', 'stock_sent', 'followed'] as const;
 export type StateTable = (typeof STATE_TABLES)[number];
 
 /** Raw rows of one table, in the neutral form both backends read and write (epoch ms, JSON as text). */
@@ -504,6 +508,8 @@ export interface StateStore {
   readonly reservations: ReservationStore;
   /** The last stock figure sent per pipeline, record and stock field (issue 43). */
   readonly stockSent: StockSentStore;
+  /** Records a pull with `follow:` keeps reading until they are done (issue 44; `ofShop` takes the shop). */
+  readonly followed: FollowStore;
   /** Restore marks and the user's say-so after a state went back in time (not scoped to `shop`). */
   readonly rewinds: RewindStore;
   readonly retention: RetentionStore;

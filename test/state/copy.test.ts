@@ -23,6 +23,9 @@ async function fill(state: StateStore): Promise<void> {
     tx.deadLetters.add({ pipeline: 'products', resource: 'products', erpKey: 'A-13', record: { sku: 'A-13', qty: 'viele' }, code: 'INVALID_PAYLOAD', reason: 'bad qty', runId: done, origin: { file: 'erp.csv', line: 14 } });
     tx.intents.put({ resource: 'products', erpKey: 'NEW-1', pipeline: 'products', hash: 'h', naturalKey: { products_model: 'NEW-1' }, runId: done });
     tx.seen.put('orders-in', 'O-1', 'seen-hash');
+    // Followed orders (issue 44): the cancelled flag is BOOLEAN on PostgreSQL, 0/1 on SQLite.
+    tx.followed.put({ pipeline: 'orders-in', shop: 'default', key: '7', placedDay: '2026-01-02', status: 4, cancelled: true, snapshot: { status: 4, history: 2, tracking: ['T-1'], addresses: { billing: 'b' }, items: 'i' }, changes: [{ seq: 1, kind: 'cancelled', detected_at: '2026-01-03T00:00:00.000Z', status: 4, previous_status: 1 }], firstAt: '2026-01-02T10:00:00.000Z', changedAt: '2026-01-03T00:00:00.000Z', doneAt: '2026-01-03T00:00:00.000Z', doneReason: 'final' });
+    tx.followed.put({ pipeline: 'orders-in', shop: 'default', key: '8', placedDay: '2026-01-02', cancelled: false, snapshot: { history: 0, tracking: [], addresses: {}, items: 'i' }, changes: [], firstAt: '2026-01-02T10:00:00.000Z' });
   });
   await state.runs.finish(done, 'partial', { ...emptyCounts(), read: 250, created: 249, deadLettered: 1 });
   await outlet.runs.start({ pipeline: 'orders', mode: 'sync', lane: 'orders' });
@@ -64,7 +67,7 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const report = await copyState(source, target, { pageSize: 100, onTable: (t, n) => copied.push(`${t}:${n}`) });
     expect(report.counts).toEqual(await source.dump.counts());
     expect(await target.dump.counts()).toEqual(report.counts);
-    expect(report.counts).toMatchObject({ refs: 251, sent_hashes: 250, events: 250, runs: 2, dead_letters: 1, intents: 1, seen: 1, cursors: 1, history_entries: 1, state_marks: 1 });
+    expect(report.counts).toMatchObject({ refs: 251, sent_hashes: 250, events: 250, runs: 2, dead_letters: 1, intents: 1, seen: 1, cursors: 1, history_entries: 1, state_marks: 1, followed: 2 });
     expect(copied).toContain('events:250');
     expect(await everything(target)).toEqual(await everything(source));
 
@@ -74,6 +77,8 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     expect(await target.deadLetters.getByKey('products', 'A-13')).toEqual(await source.deadLetters.getByKey('products', 'A-13'));
     expect(await target.events.list({ limit: 300 })).toEqual(await source.events.list({ limit: 300 }));
     expect(await target.cursors.get('products')).toEqual(await source.cursors.get('products'));
+    expect(await target.followed.get('orders-in', ['7', '8'])).toEqual(await source.followed.get('orders-in', ['7', '8']));
+    expect((await target.followed.get('orders-in', ['7'])).get('7')?.cancelled).toBe(true);
     // A restore nobody accepted yet still holds the pulls back after the move.
     expect(await target.rewinds.restored()).toEqual({ restoredAt: 1000, file: '/backups/monday.db' });
 
@@ -91,6 +96,7 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const back = await BACKENDS.sqlite.open();
     await copyState(middle, back);
     expect(await everything(back)).toEqual(await everything(original));
+    expect(await back.followed.get('orders-in', ['7', '8'])).toEqual(await original.followed.get('orders-in', ['7', '8']));
     const maxRun = Math.max(...(await original.runs.list()).map((r) => r.id));
     expect(await back.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' })).toBe(maxRun + 1);
   });
@@ -161,7 +167,7 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const dry = await cli([...args, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^events\s+250$/m);
-    expect(dry.stdout).toContain(`would copy ${251 + 250 + 250 + 2 + 1 + 1 + 1 + 1 + 1 + 1} rows`);
+    expect(dry.stdout).toContain(`would copy ${251 + 250 + 250 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 2} rows`);
 
     const done = await cli([...args, '--json']);
     expect(done.code, done.stderr).toBe(0);

@@ -20,7 +20,22 @@ const KEYS: Readonly<Record<StateTable, readonly string[]>> = {
   reservation_cursors: ['shop'],
   reservation_deliveries: ['shop', 'orders_id'],
   stock_sent: ['pipeline', 'record_key', 'field'],
+  followed: ['pipeline', 'record_key'],
 };
+
+/**
+ * A row in the neutral form (StateRow): BOOLEAN columns (followed.cancelled) as 0/1, what SQLite
+ * stores and takes; PostgreSQL reads 0/1 back into BOOLEAN on insert.
+ */
+function neutral(row: Record<string, unknown>): StateRow {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(row)) {
+    if (typeof v !== 'boolean') continue;
+    out ??= { ...row };
+    out[k] = v ? 1 : 0;
+  }
+  return (out ?? row) as StateRow;
+}
 
 /** Tables whose ids come from a sequence. */
 const WITH_IDS = ['runs', 'events', 'dead_letters'] as const;
@@ -47,7 +62,7 @@ export class PgDump implements StateDump {
       if (page.length === 0) return;
       const last = page[page.length - 1]!;
       after = key.map((k) => last[k] ?? null);
-      yield page;
+      yield page.map(neutral);
       if (page.length < pageSize) return;
     }
   }

@@ -28,6 +28,7 @@ import { PgIntents, PgReferences, PgSeen, PgSentHashes } from './refs.js';
 import { PgIncidents } from './incidents.js';
 import { PgStreaks } from './streaks.js';
 import { PgReservations, PgStockSent } from './reservations.js';
+import { PgFollowed } from './followed.js';
 import { PgReplicas } from './replicas.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
@@ -65,6 +66,7 @@ interface Shared {
   readonly streaks: PgStreaks;
   readonly reservations: PgReservations;
   readonly stockSent: PgStockSent;
+  readonly followed: PgFollowed;
   readonly rewinds: MarkedRewinds;
   readonly retention: PgRetention;
   readonly dump: PgDump;
@@ -106,6 +108,7 @@ function view(shared: Shared, shop: string): StateStore {
     streaks: shared.streaks,
     reservations: shared.reservations,
     stockSent: shared.stockSent,
+    followed: shared.followed,
     rewinds: shared.rewinds,
     retention: shared.retention,
     dump: shared.dump,
@@ -221,6 +224,7 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     streaks: new PgStreaks(pool),
     reservations: new PgReservations(pool),
     stockSent: new PgStockSent(pool),
+    followed: new PgFollowed(pool),
     rewinds: new MarkedRewinds({
       get: async (name) => (await query<{ value: string }>(pool, 'SELECT value FROM state_marks WHERE name = $1', [name]))[0]?.value,
       put: async (name, value) => void (await query(pool, 'INSERT INTO state_marks (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value])),

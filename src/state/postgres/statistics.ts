@@ -1,6 +1,6 @@
 /**
  * Planner statistics of the tables the push and pull read by key in every batch (references,
- * sent hashes, pull hashes, history entries).
+ * sent hashes, pull hashes, history entries, followed records).
  *
  * Why: PostgreSQL plans from table statistics, which autovacuum refreshes only after a minute's
  * nap and 10 % of a table changed. A state that grows by thousands of rows within a run (a first
@@ -19,7 +19,8 @@ import type { Logger } from '../../log.js';
 import { one } from './db.js';
 
 /** Tables whose batch reads depend on their statistics. */
-export const KEYED_TABLES = ['refs', 'sent_hashes', 'seen', 'history_entries'] as const;
+// followed: a pull with `follow:` reads it per batch, and its first pass adopts a whole age window of orders at once.
+export const KEYED_TABLES = ['refs', 'sent_hashes', 'seen', 'history_entries', 'followed'] as const;
 export type KeyedTable = (typeof KEYED_TABLES)[number];
 
 /** Rows written to a table before its statistics are looked at. */

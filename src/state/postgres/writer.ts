@@ -14,11 +14,12 @@
  */
 import { EVENT_COLUMNS, eventValues, LETTER_COLUMNS, letterValues } from '../rows.js';
 import type { StateWriter } from '../store.js';
+import { followedValues } from '../followedRows.js';
 import { COUNT_COLUMNS, countValues } from '../filters.js';
 import type { Param } from './db.js';
 
 type Value = string | number | null;
-type Col = readonly [name: string, type: 'text' | 'bigint'];
+type Col = readonly [name: string, type: 'text' | 'bigint' | 'boolean'];
 
 /** The later of a folded change time and a new one (either may be absent). */
 function laterOf(previous: Value | undefined, next: number | undefined): Value {
@@ -37,6 +38,7 @@ interface Spec {
 
 const t = (name: string): Col => [name, 'text'];
 const n = (name: string): Col => [name, 'bigint'];
+const b = (name: string): Col => [name, 'boolean'];
 const excluded = (cols: readonly Col[]) => cols.map(([c]) => `${c} = excluded.${c}`).join(', ');
 
 function spec(table: string, key: readonly Col[], cols: readonly Col[], update?: string): Spec {
@@ -61,6 +63,12 @@ const SPECS = {
   intents: spec('intents', [t('shop'), t('resource'), t('erp_key')], [t('pipeline'), t('hash'), t('natural_key'), n('run_id'), n('created_at')]),
   seen: spec('seen', [t('pipeline'), t('record_key')], [t('hash'), n('seen_at')]),
   stockSent: spec('stock_sent', [t('pipeline'), t('record_key'), t('field')], [t('erp'), t('reserved'), t('sent'), t('at')]),
+  // Columns in followedValues order after the key; cancelled goes as 0/1, which boolean[] takes.
+  followed: spec(
+    'followed',
+    [t('pipeline'), t('record_key')],
+    [t('shop'), t('placed_day'), n('status'), b('cancelled'), t('snapshot'), t('changes'), t('first_at'), t('changed_at'), t('done_at'), t('done_reason')],
+  ),
   history: spec('history_entries', [t('shop'), t('resource'), t('shop_id'), t('identity')], [t('state'), t('entry'), n('run_id'), n('updated_at')]),
   deadLetters: spec(
     'dead_letters',
@@ -202,6 +210,12 @@ export class PgWriter {
       stockSent: {
         put: (r) => put('stockSent', [r.pipeline, r.recordKey, r.field], () => [r.erp, r.reserved, r.sent, r.at]),
         forget: (pipeline, recordKey, field) => del('stockSent', [pipeline, recordKey, field]),
+      },
+      followed: {
+        put: (r) => {
+          const [pipeline, key, ...rest] = followedValues(r);
+          put('followed', [pipeline!, key!], () => rest);
+        },
       },
       events: {
         add: (e) => {

@@ -20,6 +20,7 @@ import { SqliteIntents, SqliteReferences, SqliteSeen, SqliteSentHashes } from '.
 import { SqliteIncidents } from './incidents.js';
 import { SqliteStreaks } from './streaks.js';
 import { SqliteReservations, SqliteStockSent } from './reservations.js';
+import { SqliteFollowed } from './followed.js';
 import { SqliteReplicas } from './replicas.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteRuns } from './runs.js';
@@ -41,6 +42,7 @@ interface Shared {
   readonly streaks: SqliteStreaks;
   readonly reservations: SqliteReservations;
   readonly stockSent: SqliteStockSent;
+  readonly followed: SqliteFollowed;
   readonly rewinds: MarkedRewinds;
   readonly retention: SqliteRetention;
   readonly dump: SqliteDump;
@@ -69,6 +71,7 @@ function view(shared: Shared, shop: string): StateStore {
     cursors: { set: (pipeline, name, cursor) => shared.cursors.setNow(pipeline, name, cursor) },
     runs: { saveCounts: (id, counts) => runs.saveCountsNow(id, counts) },
     stockSent: { put: (row) => shared.stockSent.putNow([row]), forget: (pipeline, recordKey, field) => shared.stockSent.forgetNow(pipeline, recordKey, field) },
+    followed: { put: (row) => shared.followed.putNow(row) },
   };
   const store: StateStore = {
     backend: 'sqlite',
@@ -90,6 +93,7 @@ function view(shared: Shared, shop: string): StateStore {
     streaks: shared.streaks,
     reservations: shared.reservations,
     stockSent: shared.stockSent,
+    followed: shared.followed,
     rewinds: shared.rewinds,
     retention: shared.retention,
     dump: shared.dump,
@@ -170,6 +174,7 @@ export function openSqliteState(path: string, options: SqliteStateOptions = {}):
     streaks: new SqliteStreaks(db),
     reservations: new SqliteReservations(db),
     stockSent: new SqliteStockSent(db),
+    followed: new SqliteFollowed(db),
     rewinds: new MarkedRewinds({
       get: async (name) => db.prepare<[string], { value: string }>('SELECT value FROM state_marks WHERE name = ?').get(name)?.value,
       put: async (name, value) => void db.prepare('INSERT INTO state_marks (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(name, value),
