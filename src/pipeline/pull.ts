@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import type { Sink } from '../erp/types.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import { deltaCeiling, deltaFilterValue, deltaFuture } from './delta.js';
+import { followDue } from '../follow/pass.js';
 import { PullDelivery } from './pullDelivery.js';
 import { checkRestore } from './rewind.js';
 import type { PipelineDefinition } from './schema.js';
@@ -103,6 +104,8 @@ export async function pullRun(def: PipelineDefinition, deps: PipelineDeps, resou
     }
     // Everything since the cursor was read and delivered: the state knows its deliveries again.
     if (!dryRun && !o.signal?.aborted && o.mode === 'sync') await state.rewinds.caughtUp(def.name);
+    // Orders after checkout: the delivered ones are read again until they are done (`follow:`).
+    if (!dryRun && !o.signal?.aborted && o.mode === 'sync') await followDue({ def, deps, resource, delivery, o, today: ceiling.slice(0, 10), deltaFilters: filters, started });
     return dryRun ? delivery.plan : undefined;
   } finally {
     await closeDelivery();

@@ -17,6 +17,7 @@ import { ErpLookups } from './lookups/resolver.js';
 import type { MappingContext, MappingResult } from '../mapping/types.js';
 import { issueOf } from './push/issues.js';
 import { SinkRewindGuard } from './rewind.js';
+import { FollowTracker, rowMoved, type FollowPrepared } from '../follow/track.js';
 import type { PipelineDefinition } from './schema.js';
 import type { PipelineDeps, PlannedRecord } from './types.js';
 
@@ -30,6 +31,18 @@ interface Pending {
   readonly record: Record<string, unknown>;
   /** Delivered before in another version (the seen-hash store knows the key): counted as `updated` once committed. */
   readonly known: boolean;
+  /** A following pipeline: the record's followed row, stored with its hash, and the row it replaces. */
+  readonly follow?: Pick<FollowPrepared, 'row' | 'before'>;
+}
+
+/** What the follow of a delivery did (the run's `followed` log line). */
+export interface FollowTally {
+  /** Records delivered with a change. */
+  changed: number;
+  /** Rows that stopped being followed (a final status). */
+  done: number;
+  /** Records delivered before the follow was on, now followed. */
+  adopted: number;
 }
 
 /** What a delivery needs. */
@@ -57,6 +70,9 @@ export class PullDelivery {
   private readonly guard: SinkRewindGuard | undefined;
   /** The pipeline's ERP lookups (`lookups:`), when it declares any. */
   private readonly lookups: ErpLookups | undefined;
+  /** A pull with `follow:` of a resource the registry can follow: the records' followed rows. */
+  private readonly follow: FollowTracker | undefined;
+  readonly followed: FollowTally = { changed: 0, done: 0, adopted: 0 };
 
   constructor(private readonly o: DeliveryOptions) {
     this.references = new ReferenceCache(o.deps.state);
@@ -65,6 +81,7 @@ export class PullDelivery {
       this.lookups = new ErpLookups(o.def.lookups, o.deps.lookups(), !o.sink);
     }
     this.guard = o.sink ? new SinkRewindGuard(o.deps.state, o.def.name, o.sink) : undefined;
+    this.follow = o.def.follow && o.resource.follow ? new FollowTracker(o.resource.follow, o.def.follow, o.def.name, o.deps.state) : undefined;
   }
 
   /** Read the seen hashes of a page of shop records in one query before they are accepted one by one. */
@@ -72,6 +89,7 @@ export class PullDelivery {
     this.seen.clear();
     const found = await this.o.deps.state.seen.getMany(this.o.def.name, keys);
     for (const key of keys) this.seen.set(key, found.get(key));
+    await this.follow?.prefetch(keys);
   }
 
   /** The key a shop record is known by (its id field, or the mapping's key). */
@@ -84,7 +102,10 @@ export class PullDelivery {
     const { def, deps, counts } = this.o;
     const { state, mapping } = deps;
     // Export views (registry): data the shop exports in another shape than it imports, converted for the mapping.
-    const input = withExportViews(this.o.resource, record);
+    const viewed = withExportViews(this.o.resource, record);
+    // A followed record: what changed since its last delivery, and every change so far as `_changes`.
+    const followed = this.follow ? await this.follow.prepare(key, record, viewed, new Date().toISOString()) : undefined;
+    const input = followed?.input ?? viewed;
     const apply = async (lookupErp?: MappingContext['lookupErp']): Promise<MappingResult> =>
       (await withReferences(this.references, (ctx) => {
         const c = lookupErp ? { ...ctx, lookupErp } : ctx;
@@ -102,6 +123,7 @@ export class PullDelivery {
       counts.unchanged++;
       if (!this.o.sink) this.plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
       else if (this.o.resolveUnchanged) await state.write((tx) => tx.deadLetters.resolve(def.name, key));
+      if (this.o.sink && followed) await this.adopt(followed);
       return false;
     }
     // The key was delivered before in another version: a re-delivery updates, it does not create.
@@ -114,10 +136,11 @@ export class PullDelivery {
     }
     // The same record twice in one export (it changed while we paged): keep only the latest version.
     const dup = this.keysInBatch.get(key);
-    if (dup !== undefined) this.batch[dup] = { key, hash, row: result.payload, record, known: this.batch[dup]!.known };
+    const follow = followed ? { follow: { row: followed.row, ...(followed.before ? { before: followed.before } : {}) } } : {};
+    if (dup !== undefined) this.batch[dup] = { key, hash, row: result.payload, record, known: this.batch[dup]!.known, ...follow };
     else {
       this.keysInBatch.set(key, this.batch.length);
-      this.batch.push({ key, hash, row: result.payload, record, known });
+      this.batch.push({ key, hash, row: result.payload, record, known, ...follow });
     }
     if (this.batch.length >= def.options.sinkBatchSize) await this.flush();
     return true;
@@ -209,13 +232,40 @@ export class PullDelivery {
         tx.seen.put(def.name, p.key, p.hash);
         tx.deadLetters.resolve(def.name, p.key);
         tx.events.add({ runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', payloadHash: p.hash, ...(kept.has(p.key) ? { warnings: [kept.get(p.key)!] } : {}), ...(def.options.storePayloads ? { payload: p.row } : {}) });
+        // The changes it carried reached the ERP in this commit: from now on they are the row's, never found again.
+        if (p.follow) tx.followed.put(p.follow.row);
       }
       tx.runs.saveCounts(runId, counts);
     });
     // Orders book stock: from now on they are in the ERP, and a stock record that changes later booked them (`booked: { changedAfter: true }`).
     if (resource.books) await state.reservations.delivered(state.shop, batch.map((p) => Number(p.key)).filter(Number.isFinite), new Date().toISOString());
     for (const p of batch) if (this.seen.has(p.key)) this.seen.set(p.key, p.hash);
+    if (this.follow) await this.followSettled(batch.flatMap((p) => (p.follow ? [p.follow] : [])));
     for (const p of batch) deps.events?.emit({ type: 'record-settled', runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', codes: [] });
+  }
+
+  /**
+   * An unchanged record whose followed row moved on (none yet: delivered before `follow:` was on;
+   * or a change the mapping does not carry) gets its row in a small write of its own.
+   */
+  private async adopt(followed: FollowPrepared): Promise<void> {
+    if (!rowMoved(followed.before, followed.row)) return;
+    await this.o.deps.state.write((tx) => tx.followed.put(followed.row));
+    if (!followed.before) this.followed.adopted++;
+    await this.followSettled([followed]);
+  }
+
+  /** Rows just stored: tallied, and a cancelled order's reservation released (idempotent). */
+  private async followSettled(rows: readonly Pick<FollowPrepared, 'row' | 'before'>[]): Promise<void> {
+    const { state } = this.o.deps;
+    const cancelled: number[] = [];
+    for (const { row, before } of rows) {
+      if (row.changes.length > (before?.changes.length ?? 0)) this.followed.changed++;
+      if (row.doneAt !== undefined && before?.doneAt === undefined) this.followed.done++;
+      if (row.cancelled && Number.isFinite(Number(row.key))) cancelled.push(Number(row.key));
+      this.follow!.stored(row);
+    }
+    if (cancelled.length > 0 && this.o.resource.books) await state.reservations.release(state.shop, cancelled, new Date().toISOString());
   }
 
   /** A record the mapping or the sink refused: kept with the shop record as its payload, the rest goes on. */

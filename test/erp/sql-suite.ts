@@ -340,6 +340,43 @@ export function sqlSuite(h: () => SqlHarness): void {
     expect(rows).toEqual([{ id: 1, customer: 'theirs', shopsync_pipeline: 'erp-import' }, { id: 2, customer: 'ours again', shopsync_pipeline: 'orders-in' }]);
   });
 
+  it('appends the rows of an append child whose key is new, and never deletes or rewrites one there (the ERP\'s own column on it survives)', async () => {
+    const { exec, q, types } = h();
+    const parents = `erp_followed_${suffix}`;
+    const events = `erp_changes_${suffix}`;
+    await exec(`CREATE TABLE ${q(parents)} (id ${types.int} PRIMARY KEY, status ${types.int})`);
+    await exec(`CREATE TABLE ${q(events)} (order_id ${types.int} NOT NULL, seq ${types.int} NOT NULL, kind ${types.text} NOT NULL, processed ${types.int}, PRIMARY KEY (order_id, seq))`);
+    const cfg = { table: parents, key: 'id', children: [{ field: 'changes', table: events, key: ['order_id', 'seq'], parentKey: 'order_id', append: true }] };
+    const sink = await createSink(h().connection, cfg, ctx());
+    await sink.write({ id: 'a1', records: [{ id: 1, status: 2, changes: [{ seq: 1, kind: 'status' }] }, { id: 2, status: 1, changes: [] }] });
+    // The ERP acts on change 1 and marks it.
+    await exec(`UPDATE ${q(events)} SET processed = 1 WHERE order_id = 1 AND seq = 1`);
+    // The next delivery carries every change so far (1 again, with another kind as a rewrite would) and a new one; order 2 gets its first.
+    const again = await sink.write({ id: 'a2', records: [{ id: 1, status: 4, changes: [{ seq: 1, kind: 'rewritten' }, { seq: 2, kind: 'cancelled' }] }, { id: 2, status: 5, changes: [{ seq: 1, kind: 'return' }] }], owned: [true, true] });
+    expect(again?.outcomes).toEqual([{ kind: 'updated' }, { kind: 'updated' }]);
+    // A list without an entry deletes nothing; an entry the table refuses still fails the batch (no silent skip).
+    await sink.write({ id: 'a3', records: [{ id: 1, status: 4, changes: [] }], owned: [true] });
+    await expect(sink.write({ id: 'a4', records: [{ id: 1, status: 4, changes: [{ seq: 3, kind: null }] }], owned: [true] })).rejects.toMatchObject({ code: 'SINK_ROW_REFUSED' });
+    await sink.close();
+    const source = await createSource(h().connection, {
+      query: `SELECT id, status FROM ${q(parents)}`, cursor: 'id', key: 'id',
+      children: [{ field: 'changes', query: `SELECT order_id, seq, kind, processed FROM ${q(events)} WHERE order_id IN (:keys) ORDER BY order_id, seq`, parentKey: 'order_id' }],
+    }, ctx());
+    const got = (await collect(source, {})).map((i) => i.record);
+    await source.close();
+    await exec(`DROP TABLE ${q(events)}`);
+    await exec(`DROP TABLE ${q(parents)}`);
+    expect(got).toEqual([
+      { id: 1, status: 4, changes: [{ order_id: 1, seq: 1, kind: 'status', processed: 1 }, { order_id: 1, seq: 2, kind: 'cancelled', processed: null }] },
+      { id: 2, status: 5, changes: [{ order_id: 2, seq: 1, kind: 'return', processed: null }] },
+    ]);
+  });
+
+  it('refuses an append child whose key lacks its parent key columns', async () => {
+    const cfg = { table: orders, key: 'id', children: [{ field: 'changes', table: lines, key: 'line_no', parentKey: 'order_id', append: true }] };
+    await expect(createSink(h().connection, cfg, ctx())).rejects.toThrow(/append child's key must hold its parentKey columns \(order_id missing\)/);
+  });
+
   it('refuses at start-up a sink whose key no unique index covers, naming a staging table as the fix', async () => {
     const { exec, q, types } = h();
     const loose = `erp_loose_${suffix}`;

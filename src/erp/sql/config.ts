@@ -116,6 +116,17 @@ export const sqlSinkChildSchema = z.strictObject({
   key: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
   /** Child columns holding the parent's key values, in the order of the parent's `key`. */
   parentKey: z.union([identifierSchema, z.array(identifierSchema).min(1)]),
+  /**
+   * `true`: a row is inserted when its key is new and never deleted or rewritten (an event log such
+   * as an order's changes, whose rows the ERP marks processed). `false`: the parent's children are
+   * replaced on every write. @default false
+   */
+  append: z.boolean().default(false),
+}).superRefine((child, ctx) => {
+  // An append child keeps a row whose key is taken: a key without the parent's columns could keep another parent's row and drop this one silently.
+  const key = keyList(child.key);
+  const missing = keyList(child.parentKey).filter((c) => !key.includes(c));
+  if (child.append && missing.length > 0) ctx.addIssue({ code: 'custom', path: ['key'], message: `an append child's key must hold its parentKey columns (${missing.join(', ')} missing), e.g. key: [${[...keyList(child.parentKey), ...key.filter((c) => !keyList(child.parentKey).includes(c))].join(', ')}]` });
 });
 
 /** SQL sink: insert new keys into a (staging) table, update only the rows it wrote. */

@@ -5,7 +5,7 @@
  * overwritten), updates only rows it wrote (src/erp/sql/ownership.ts) and refuses the others
  * (SINK_FOREIGN_ROW, leaving them and their children alone). Children of its rows are replaced
  * (deleted by parent key, then inserted), so a removed order line disappears and a failed batch
- * leaves no half-written order behind. Each record's outcome says what happened: created, updated, refused.
+ * leaves no half-written order behind; an `append` child only gains the rows whose key is new. Each record's outcome says what happened: created, updated, refused.
  * A batch the table refuses for a row's data (too long, a constraint, a wrong type) fails with
  * SINK_ROW_REFUSED, which the pipeline splits down to the record; anything else fails as before.
  */
@@ -35,8 +35,19 @@ interface Row extends WrittenRow {
   readonly values: unknown[];
 }
 
-/** Insert rows grouped by their column set, in chunks that fit the parameter limit. */
-async function insertRows(driver: SqlDriver, tx: Executor, table: string, rows: readonly Row[]): Promise<void> {
+/**
+ * What an insert does with a row whose key the table holds: fail (the batch), or keep the row there
+ * (an append child). MariaDB keeps it with a no-op ON DUPLICATE KEY UPDATE rather than INSERT IGNORE,
+ * which would also turn a too-long value or a NULL into a warning and store the row cut.
+ */
+function conflictClause(driver: SqlDriver, keep: boolean, columns: readonly string[]): string {
+  if (!keep) return '';
+  if (driver.kind === 'mysql') return ` ON DUPLICATE KEY UPDATE ${driver.quote(columns[0]!)} = ${driver.quote(columns[0]!)}`;
+  return ' ON CONFLICT DO NOTHING';
+}
+
+/** Insert rows grouped by their column set, in chunks that fit the parameter limit; `keep`: a taken key keeps its row. */
+async function insertRows(driver: SqlDriver, tx: Executor, table: string, rows: readonly Row[], keep = false): Promise<void> {
   const byShape = new Map<string, Row[]>();
   for (const row of rows) {
     const shape = row.columns.join(',');
@@ -49,7 +60,7 @@ async function insertRows(driver: SqlDriver, tx: Executor, table: string, rows: 
     const perChunk = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
     for (let i = 0; i < list.length; i += perChunk) {
       const chunk = list.slice(i, i + perChunk);
-      await tx.query(`INSERT INTO ${driver.quote(table)} (${columns.map((c) => driver.quote(c)).join(', ')}) VALUES ${valuesClause(driver.style, columns.length, chunk.length)}`, chunk.flatMap((r) => r.values));
+      await tx.query(`INSERT INTO ${driver.quote(table)} (${columns.map((c) => driver.quote(c)).join(', ')}) VALUES ${valuesClause(driver.style, columns.length, chunk.length)}${conflictClause(driver, keep, columns)}`, chunk.flatMap((r) => r.values));
     }
   }
 }
@@ -218,7 +229,7 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, context: SqlSinkC
     return outcomes;
   }
 
-  /** Replace each written parent's children: delete by parent key, insert the record's list (absent: leave them). */
+  /** Replace each written parent's children: delete by parent key, insert the record's list (absent: leave them); an append child only gains rows under new keys. */
   async function writeChildren(tx: Executor, parents: readonly ErpRecord[], at: (table: string, rows: readonly Row[]) => void): Promise<void> {
     for (const child of cfg.children) {
       const parentCols = keyList(child.parentKey);
@@ -232,7 +243,8 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, context: SqlSinkC
         const where = `${child.table} of ${JSON.stringify(keys.map((k) => parent[k]))}`;
         if (!Array.isArray(list)) throw invalid(`${where}: field ${child.field} must be an array`);
         const conditions = parentCols.map((c) => `${driver.quote(c)} = ${driver.style === 'dollar' ? `$${parentCols.indexOf(c) + 1}` : '?'}`);
-        await tx.query(`DELETE FROM ${driver.quote(child.table)} WHERE ${conditions.join(' AND ')}`, keys.map((k) => dbValue(parent[k])));
+        // Append: the rows there stay as they are (the ERP's own columns on them too); a removed entry is not deleted.
+        if (!child.append) await tx.query(`DELETE FROM ${driver.quote(child.table)} WHERE ${conditions.join(' AND ')}`, keys.map((k) => dbValue(parent[k])));
         for (const item of list) {
           if (!recordSchema.safeParse(item).success) throw invalid(`${where}: every element of ${child.field} must be an object`);
           const withParent: Record<string, unknown> = { ...(item as Record<string, unknown>) };
@@ -241,7 +253,8 @@ export function sqlSink(driver: SqlDriver, cfg: SqlSinkConfig, context: SqlSinkC
         }
       }
       // A plain INSERT: a child key another parent holds fails the batch instead of moving that row to this parent.
-      await insertRows(driver, tx, child.table, rows);
+      // An append child's key holds the parent's (config), so a taken key is this parent's own row, kept.
+      await insertRows(driver, tx, child.table, rows, child.append);
     }
   }
 

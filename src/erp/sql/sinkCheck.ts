@@ -86,6 +86,8 @@ export async function inspectSqlSink(driver: SqlDriver, cfg: SqlSinkConfig, fiel
     else if (owner.kind === 'number') problems.push(`${cfg.table}.${owner.name} (ownerColumn) is ${owner.type}; it holds the marker text`);
   }
   const childFields = new Set(cfg.children.map((c) => c.field));
+  const replaced = cfg.children.filter((c) => !c.append);
+  const appended = cfg.children.filter((c) => c.append);
   if (fields !== undefined) {
     const top = fields.filter((f) => !childFields.has(f.name) && (cfg.columns === undefined || cfg.columns.includes(f.name)));
     problems.push(...columnProblems(cfg.table, parentColumns, top));
@@ -106,18 +108,18 @@ export async function inspectSqlSink(driver: SqlDriver, cfg: SqlSinkConfig, fiel
     await driver.transaction(async (tx) => {
       const written = (fields ?? []).filter((f) => !childFields.has(f.name) && parentColumns.some((c) => c.name.toLowerCase() === f.name.toLowerCase())).map((f) => f.name);
       await probeWrites(driver, tx, cfg.table, keys, written, false);
-      for (const child of cfg.children) await probeWrites(driver, tx, child.table, keyList(child.key), [], true);
+      for (const child of cfg.children) await probeWrites(driver, tx, child.table, keyList(child.key), [], !child.append);
       throw new RolledBack();
     });
   } catch (err) {
-    if (!(err instanceof RolledBack)) out.push({ what: 'write', ok: false, detail: `the sink may not write: ${errorLine(err)}. Grant INSERT, UPDATE${cfg.children.length > 0 ? ' and DELETE (children)' : ''} on the sink's tables to the connection's user` });
-    else out.push({ what: 'write', ok: true, detail: `may insert and update ${cfg.table}${cfg.children.length > 0 ? ` and replace rows of ${cfg.children.map((c) => c.table).join(', ')}` : ''} (tried in a transaction rolled back, nothing written)` });
+    if (!(err instanceof RolledBack)) out.push({ what: 'write', ok: false, detail: `the sink may not write: ${errorLine(err)}. Grant INSERT, UPDATE${replaced.length > 0 ? ' and DELETE (children)' : ''} on the sink's tables to the connection's user` });
+    else out.push({ what: 'write', ok: true, detail: `may insert and update ${cfg.table}${replaced.length > 0 ? ` and replace rows of ${replaced.map((c) => c.table).join(', ')}` : ''}${appended.length > 0 ? ` and insert into ${appended.map((c) => c.table).join(', ')}` : ''} (tried in a transaction rolled back, nothing written)` });
   }
 
   const own = cfg.ownerColumn !== undefined
     ? `rows whose ${cfg.ownerColumn} is ${cfg.ownerMarker ?? pipeline ?? 'the pipeline name'} (it writes that on insert)`
     : 'rows under keys its state delivered (no ownerColumn: after a deleted or restored state, held rows are letters until `shopsync state accept-restore`)';
-  const children = cfg.children.length > 0 ? `, replaces the children in ${cfg.children.map((c) => c.table).join(', ')} of the rows it writes` : '';
+  const children = `${replaced.length > 0 ? `, replaces the children in ${replaced.map((c) => c.table).join(', ')} of the rows it writes` : ''}${appended.length > 0 ? `, adds rows under new keys to ${appended.map((c) => c.table).join(', ')} and never changes or deletes one there (append)` : ''}`;
   out.push({
     what: 'plan',
     ok: true,
