@@ -6,7 +6,8 @@
  */
 import { STATUS, changeKey, type FollowedOrder } from './follow.js';
 import type { Observation, Outcome } from './sim.js';
-import type { Model } from './model.js';
+import { reservedFigure, type Model } from './model.js';
+import { completedPush, settled } from './invariants.js';
 
 interface Seen {
   readonly m: Model;
@@ -100,4 +101,24 @@ export function followedChangesSurviveStateLoss(s: Seen): string[] {
 /** A change row the ERP got is never rewritten or deleted (append: the ERP's own processed mark stays). */
 export function changeRowsAreNeverRewritten(s: Seen): string[] {
   return s.obs.changeRewrites.map((r) => `the ERP's change table row ${r}`);
+}
+
+/**
+ * A cancellation that reached the ERP releases the order's stock: after a stock run that settled,
+ * no article shows the ERP's figure less the lines of a cancelled order a settled pull delivered
+ * (shopsync released them; the model no longer counts them as unbooked).
+ */
+export function cancelledOrderStockIsReleased(s: Seen): string[] {
+  const done = completedPush(s);
+  if (!done || !settled(done.status)) return [];
+  const shop = new Map(s.obs.products.map((p) => [String(p.products_model), Number(p.products_quantity)] as const));
+  const out: string[] = [];
+  for (const { row, projection } of done.before.deliverable) {
+    const units = done.before.released.get(row.sku);
+    if (!units) continue;
+    const subtracted = reservedFigure(Number(row.qty), (done.before.unbooked.get(row.sku) ?? 0) + units);
+    const have = shop.get(row.sku);
+    if (have === subtracted && have !== projection.quantity) out.push(`${row.sku}: the shop shows ${have}, the ERP's ${row.qty} less ${units} units of cancelled orders whose cancellation reached the ERP (want ${projection.quantity})`);
+  }
+  return out;
 }

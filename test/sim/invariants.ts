@@ -8,7 +8,7 @@ import { processAlive, type RunRecord } from '../../src/state/index.js';
 import { DEFAULT_LOOKBACK_MS, msOf, projectionOf, validPrice, type Model, type Projection } from './model.js';
 import type { Observation, Outcome, Snapshot } from './sim.js';
 import { IMPORT_NAME_LIMIT } from './world.js';
-import { changeRowsAreNeverRewritten, followedChangesReachErpOnce, followedChangesSurviveStateLoss } from './followInvariants.js';
+import { cancelledOrderStockIsReleased, changeRowsAreNeverRewritten, followedChangesReachErpOnce, followedChangesSurviveStateLoss } from './followInvariants.js';
 
 /** What an invariant sees. */
 export interface Seen {
@@ -56,7 +56,7 @@ function drift(m: Model, want: Projection, shop: Record<string, unknown> | undef
 }
 
 /** The run a completed push step left, when it completed: in-process, by the CLI (not killed) or a repair. */
-function completedPush(s: Seen): { status: string; before: Snapshot } | undefined {
+export function completedPush(s: Seen): { status: string; before: Snapshot } | undefined {
   const { o } = s;
   if (o.kind === 'run' && o.pipeline === 'products') return { status: o.summary.status, before: o.before };
   if (o.kind === 'repair') return { status: o.status, before: o.before };
@@ -71,7 +71,7 @@ function runsOf(obs: Observation, pid: number): RunRecord[] {
   return obs.runs.filter((r) => r.pid === pid);
 }
 
-const settled = (status: string) => status === 'succeeded' || status === 'partial';
+export const settled = (status: string) => status === 'succeeded' || status === 'partial';
 
 /** After a push run that ended succeeded (or partial: every record settled), every committed row the mapping takes is in the shop as the mapping makes it. */
 export function shopHoldsTheProjection(s: Seen): string[] {
@@ -333,6 +333,8 @@ export function pullCountsTheTablesSplit(s: Seen): string[] {
  * until the fix lands (then take the name out here).
  */
 export const KNOWN_BROKEN: Readonly<Record<string, string>> = {
+  cancelledOrderStockIsReleased:
+    'a cancellation that reached the ERP does not give the stock back in the shop (issue 44): the release sets released_at but does not make the article due, so the next stock run reads nothing and the shop keeps the ERP figure less the cancelled order until the ERP row changes (2026-12-02-cancelled-order-stock-stays-subtracted); and a release before any stock run read the order stamps no line, so the ledger records its lines later as unbooked, for good (2026-12-02-cancelled-before-stock-run)',
   pullCountsTheTablesSplit: 'the pull counts created from its seen hashes, not from what the sink did: a state write that failed after the sink committed (or a commit whose answer was lost) makes the next pull count the update as a create (bookkeeping only; found by the simulation, StateFault then a pull)',
 };
 
@@ -359,6 +361,7 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   followedChangesReachErpOnce,
   followedChangesSurviveStateLoss,
   changeRowsAreNeverRewritten,
+  cancelledOrderStockIsReleased,
 };
 
 /** Check every invariant; then forget tolerated shop values the shop no longer shows (they cannot come back). */

@@ -18,6 +18,8 @@ export interface Snapshot {
   readonly orders: readonly ShopOrder[];
   /** Units per article the shop's orders took and the ERP had not booked when the run started. */
   readonly unbooked: ReadonlyMap<string, number>;
+  /** Units per article of cancelled orders whose cancellation a settled pull delivered (shopsync must no longer subtract them). */
+  readonly released: ReadonlyMap<string, number>;
   /** Product models in the shop before the run. */
   readonly shopModels: ReadonlySet<string>;
   /** The last receipt of the import table before the run. */
@@ -140,11 +142,20 @@ export class Sim {
       const row = m.products.get(sku);
       if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) - units));
     }
+    // Known broken (invariants.ts KNOWN_BROKEN, cancelledOrderStockIsReleased): lines the stock run's ledger first read after the
+    // cancellation was released stay reserved, so the shop may show the figure with them subtracted; that invariant holds it strictly.
+    const released = new Map<string, number>();
+    for (const r of m.reservations.values()) if (r.released && !r.booked) for (const l of r.lines) released.set(l.sku, (released.get(l.sku) ?? 0) + l.qty);
+    for (const [sku, units] of released) {
+      const row = m.products.get(sku);
+      if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) + units));
+    }
     return {
       deliverable: m.deliverable(),
       refused: m.refused(),
       keyless: [...m.keyless],
       orders: [...m.orders],
+      released,
       unbooked: new Map([...m.products.keys()].map((sku) => [sku, m.unbooked(sku) - (unsure.get(sku) ?? 0)] as const).filter(([, units]) => units > 0)),
       // From the last observation: reading the shop again would lift the faults and start their counters anew before the run.
       shopModels: new Set(this.shopModels),

@@ -6,7 +6,7 @@
  * placed and records in the model what the shop did and whether the ERP had the order then.
  */
 import { FOLLOW, STATUS, isFinal, statusKind, type FollowedOrder, type ShopChange } from '../follow.js';
-import { reservedFigure, stampOf, type Model, type ShopOrder } from '../model.js';
+import { stampOf, type Model, type ShopOrder } from '../model.js';
 import type { Outcome, Sim } from '../sim.js';
 import { IMPORT_NAME_LIMIT } from '../world.js';
 import { SimCommand, type Args } from './base.js';
@@ -187,18 +187,14 @@ export function beforeOrdersRun(m: Model): void {
 
 /**
  * An orders run ended: a cancellation it must have delivered (the order followed, or delivered for
- * the first time) released the order's lines when the run settled; otherwise it may have, or not.
- * Either way the shop may show the figure with those lines subtracted until the article is sent again.
+ * the first time) released the order's lines when the run settled; otherwise it may have, or not
+ * (Sim.snapshot tolerates both figures then).
  */
 export function afterOrdersRun(m: Model, settled: boolean): void {
   for (const r of m.reservations.values()) {
     if (!r.cancelled || r.released || r.booked) continue;
     const fo = m.follow.orders.get(r.ordersId);
     if (!fo || fo.refused) continue;
-    for (const l of r.lines) {
-      const row = m.products.get(l.sku);
-      if (row) m.tolerate(l.sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(l.sku)));
-    }
     if (settled && (fo.cancelledBeforeFirstPull || m.follow.surelyFollowed(fo))) r.released = true;
     else r.releaseUnsure = true;
   }
