@@ -54,6 +54,8 @@ export class FollowModel {
   readonly orders = new Map<number, FollowedOrder>();
   /** The latest clock (shopsync's, ms) an orders run started at: an order placed days before that may have aged out. */
   latestRunClockMs = 0;
+  /** The last orders run started with shopsync's clock behind an earlier run's (a ClockStep back): its follow pass may have been taken for not due. */
+  clockBehind = false;
   /** Orders runs started (any outcome): a backdated order placed after one would be outside the delta window. */
   runs = 0;
   /** Counter that makes every comment, tracking code and street the sim writes unique. */
