@@ -6,6 +6,7 @@
  * never to shopsync's followed rows.
  */
 import type { FollowChangeKind } from '../../src/follow/types.js';
+import { reservedFigure, type Model } from './model.js';
 
 /** The orders pull's `follow:` block in the sim's config (world.ts): every run follows, until cancelled or returned, 3 days. */
 export const FOLLOW = { every: '0s', until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 3 } as const;
@@ -108,4 +109,30 @@ export function changeKey(c: { kind: string; status?: number | null; comment?: s
     default:
       return `${c.kind} ${c.status ?? ''} ${c.comment ?? ''}`;
   }
+}
+
+/**
+ * The stock figures the shop may show besides the projection because of cancelled orders: a
+ * cancellation a pull that did not settle may have delivered (shopsync may have released its
+ * lines, or not), and, known broken (invariants.ts KNOWN_BROKEN, cancelledOrderStockIsReleased,
+ * which holds it strictly), a released order's lines still subtracted. Tolerated again before every
+ * run and after a repair (which forgets tolerated values); answers the units per article of each.
+ */
+export function tolerateReleases(m: Model): { unsure: Map<string, number>; released: Map<string, number> } {
+  const unsure = new Map<string, number>();
+  const released = new Map<string, number>();
+  for (const r of m.reservations.values()) {
+    if (r.booked) continue;
+    const into = r.released ? released : r.releaseUnsure ? unsure : undefined;
+    if (into) for (const l of r.lines) into.set(l.sku, (into.get(l.sku) ?? 0) + l.qty);
+  }
+  for (const [sku, units] of unsure) {
+    const row = m.products.get(sku);
+    if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) - units));
+  }
+  for (const [sku, units] of released) {
+    const row = m.products.get(sku);
+    if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) + units));
+  }
+  return { unsure, released };
 }

@@ -6,8 +6,8 @@
 import type { RunSummary } from '../../src/pipeline/index.js';
 import type { DeadLetter, RunRecord, StoredCursor } from '../../src/state/index.js';
 import { checkInvariants } from './invariants.js';
-import { STEP_MS, reservedFigure, type ErpProduct, type Model, type Projection, type ShopOrder } from './model.js';
-import type { ChangeRow } from './follow.js';
+import { STEP_MS, type ErpProduct, type Model, type Projection, type ShopOrder } from './model.js';
+import { tolerateReleases, type ChangeRow } from './follow.js';
 import type { World } from './world.js';
 
 /** What the model said just before a run started: the run is held to this. */
@@ -135,21 +135,8 @@ export class Sim {
   async snapshot(m: Model): Promise<Snapshot> {
     const seq = this.world.erp.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM receipts').get() as { s: number };
     const f = m.faults;
-    // A cancellation a pull that did not settle may have delivered (issue 44): shopsync may have released its lines, or not.
-    const unsure = new Map<string, number>();
-    for (const r of m.reservations.values()) if (r.releaseUnsure && !r.released && !r.booked) for (const l of r.lines) unsure.set(l.sku, (unsure.get(l.sku) ?? 0) + l.qty);
-    for (const [sku, units] of unsure) {
-      const row = m.products.get(sku);
-      if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) - units));
-    }
-    // Known broken (invariants.ts KNOWN_BROKEN, cancelledOrderStockIsReleased): lines the stock run's ledger first read after the
-    // cancellation was released stay reserved, so the shop may show the figure with them subtracted; that invariant holds it strictly.
-    const released = new Map<string, number>();
-    for (const r of m.reservations.values()) if (r.released && !r.booked) for (const l of r.lines) released.set(l.sku, (released.get(l.sku) ?? 0) + l.qty);
-    for (const [sku, units] of released) {
-      const row = m.products.get(sku);
-      if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) + units));
-    }
+    // Cancelled orders (issue 44): figures with or without their lines the shop may show (follow.ts, tolerateReleases).
+    const { unsure, released } = tolerateReleases(m);
     return {
       deliverable: m.deliverable(),
       refused: m.refused(),

@@ -10,6 +10,7 @@ import type { CliExit, Outcome, Sim, Snapshot } from '../sim.js';
 import { SimCommand } from './base.js';
 import type { ShopLink } from '../link.js';
 import { afterOrdersRun, beforeOrdersRun } from './follow.js';
+import { tolerateReleases } from '../follow.js';
 
 /** The CLI as users run it (over dist/; a mutation's copy of the repo has its own). */
 export const BIN = resolve(import.meta.dirname, '../../../bin/shopsync.js');
@@ -185,6 +186,7 @@ export class Reconcile extends SimCommand {
     // Whatever the shop showed besides the projection of an ERP row (staff edits, names under the old mapping) was drift, and is
     // repaired now; the files pipeline's articles are not the products pipeline's to reconcile.
     if (status === 'succeeded' || status === 'partial') for (const sku of before.deliverable.map((d) => d.row.sku)) m.tolerated.delete(sku);
+    tolerateReleases(m);
     return { kind: 'repair', status, ...(report.repair?.error ? { error: report.repair.error.code } : {}), before };
   }
 }
