@@ -126,13 +126,14 @@ export function tolerateReleases(m: Model): { unsure: Map<string, number>; relea
     const into = r.released ? released : r.releaseUnsure ? unsure : undefined;
     if (into) for (const l of r.lines) into.set(l.sku, (into.get(l.sku) ?? 0) + l.qty);
   }
+  // Some of the orders of an article may be stuck and others not: every figure in between.
   for (const [sku, units] of unsure) {
     const row = m.products.get(sku);
-    if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) - units));
+    for (let u = 1; row && u <= units; u++) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) - u));
   }
   for (const [sku, units] of released) {
     const row = m.products.get(sku);
-    if (row) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) + units));
+    for (let u = 1; row && u <= units; u++) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) + u));
   }
   return { unsure, released };
 }

@@ -1,6 +1,7 @@
 /**
  * The real system a history drives: a temporary folder with a SQLite ERP (products to push, an
- * order import table to pull into), the mappings and a generated shopsync.yaml, a state (SQLite
+ * order import table to pull into, with its lines and, appended, the changes the orders pull's
+ * follow finds after checkout: issue 44), the mappings and a generated shopsync.yaml, a state (SQLite
  * file, or a PostgreSQL schema of its own), the in-process runtime the CLI itself uses
  * (`openRuntime`), and the sandbox shop over HTTP, shared by the histories of one process and
  * emptied between them. The CLI steps spawn `bin/shopsync.js` on the same config and state.

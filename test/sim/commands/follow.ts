@@ -5,7 +5,7 @@
  * marks the change rows it acted on. Each command picks one of the orders the sim's customers
  * placed and records in the model what the shop did and whether the ERP had the order then.
  */
-import { FOLLOW, STATUS, isFinal, statusKind, type FollowedOrder, type ShopChange } from '../follow.js';
+import { FOLLOW, STATUS, isFinal, statusKind, tolerateReleases, type FollowedOrder, type ShopChange } from '../follow.js';
 import { stampOf, type Model, type ShopOrder } from '../model.js';
 import type { Outcome, Sim } from '../sim.js';
 import { IMPORT_NAME_LIMIT } from '../world.js';
@@ -182,6 +182,7 @@ export class ErpProcessesChanges extends SimCommand {
 /** An orders run is about to start: shopsync's clock (for the age limit) and that a run happened (late orders are no longer drawn). */
 export function beforeOrdersRun(m: Model): void {
   m.follow.runs++;
+  m.follow.clockBehind = Date.now() < m.follow.latestRunClockMs;
   m.follow.latestRunClockMs = Math.max(m.follow.latestRunClockMs, Date.now());
 }
 
@@ -198,4 +199,6 @@ export function afterOrdersRun(m: Model, settled: boolean): void {
     if (settled && (fo.cancelledBeforeFirstPull || m.follow.surelyFollowed(fo))) r.released = true;
     else r.releaseUnsure = true;
   }
+  // The promises checked after every step (cursorWithinReach) see the released figure at once.
+  tolerateReleases(m);
 }
