@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { DEFAULT_SHOP } from '../state/store.js';
 import { documentData, documentLocator, issueProblems, problemsError, validateTyped, type ConfigDocument, type ConfigProblem, type Locate, type Place } from './document.js';
 import { configSchema, shopsOf, type Config } from './schema.js';
+import { fillShopStatus } from '../follow/shopStatus.js';
 import type { BrokenShop, ShopFile } from './shopFiles.js';
 import { blame, expandTemplates, shopVariables, templatesSchema, unknownShops, type Expanded, type ShopEntry, type TemplateConfig } from './templates.js';
 
@@ -147,6 +148,8 @@ function attempt(
     // A written pipeline sees its shop's variables under its own; an expanded one has them already.
     if (origins[i]?.kind === 'written') p.vars = shopVariables(p.shop, shops[p.shop]?.vars ?? {}, p.vars);
   });
+  // A status push without `shopStatus:` takes the cancelled statuses of the shop's following pull (one list for both ways).
+  fillShopStatus(config.pipelines);
   return { config, origins, locate, written: writtenPipelines };
 }
 

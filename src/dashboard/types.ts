@@ -40,6 +40,8 @@ export interface DashboardPipeline {
   readonly reconcileSchedule?: string;
   /** A stock push's `reservations:` (issue 43): the record page shows its article's unbooked orders. */
   readonly reservations?: { readonly alertAfterMs: number; readonly warehouse?: number };
+  /** A pull's `follow:` (issue 44): its page and card show the orders it still follows. */
+  readonly follow?: { readonly everyMs: number; readonly until: readonly number[]; readonly maxAgeDays: number };
   /** When the scheduler will run it next; undefined when unscheduled or stopped. */
   nextRun(): Date | undefined;
 }

@@ -109,9 +109,13 @@ export function changesSince(def: FollowDef, statuses: FollowStatuses, record: R
   return out.map((c, i) => ({ seq: lastSeq + i + 1, ...c, detected_at: at }));
 }
 
-/** The mapping input of a followed record: the record with every change so far under `_changes`. */
+/**
+ * The mapping input of a followed record: the record with every change so far under `_changes`.
+ * A record without changes gets none, so it maps as it did before `follow:` was on: its hash stays
+ * equal, and turning the follow on re-delivers nothing (the order is adopted instead).
+ */
 export function withChanges(input: Rec, changes: readonly FollowChange[]): Record<string, unknown> {
-  return { ...input, [FOLLOW_CHANGES_FIELD]: changes };
+  return changes.length === 0 ? { ...input } : { ...input, [FOLLOW_CHANGES_FIELD]: changes };
 }
 
 /** The placement day (YYYY-MM-DD) of a record, as the day filter compares it; undefined when it has none. */

@@ -21,16 +21,35 @@ export interface FollowPrepared {
   readonly fresh: number;
 }
 
+/** What the follow of a delivery did (the run's `followed` log line). */
+export interface FollowTally {
+  /** Records delivered with a change. */
+  changed: number;
+  /** Rows that stopped being followed (a final status). */
+  done: number;
+  /** Records delivered before the follow was on, now followed. */
+  adopted: number;
+}
+
+/** A row stored, and the one it replaced. */
+type Stored = Pick<FollowPrepared, 'row' | 'before'>;
+
 /** Follows the records one pipeline delivers. */
 export class FollowTracker {
   /** Followed rows of the page being delivered (`prefetch`); a key mapped to undefined has none. */
   private readonly rows = new Map<string, FollowedRecord | undefined>();
+  readonly tally: FollowTally = { changed: 0, done: 0, adopted: 0 };
+  /** Followed rows of unchanged records, written together (a first pass adopts a whole age window). */
+  private adoptions: FollowPrepared[] = [];
 
   constructor(
     private readonly def: FollowDef,
     private readonly config: FollowConfig,
     private readonly pipeline: string,
     private readonly state: StateStore,
+    /** The records book stock: a cancelled one's reservation is released. */
+    private readonly books: boolean,
+    private readonly batchSize: number,
   ) {}
 
   /** Read the followed rows of a page's keys in one query. */
@@ -54,9 +73,40 @@ export class FollowTracker {
     return { input: withChanges(input, row.changes), row, ...(before ? { before } : {}), fresh };
   }
 
-  /** A row stored (settled or adopted): later reads of this delivery compare against it. */
-  stored(row: FollowedRecord): void {
-    if (this.rows.has(row.key)) this.rows.set(row.key, row);
+  /**
+   * An unchanged record whose followed row moved on (none yet: delivered before `follow:` was on;
+   * or a change the mapping does not carry) gets its row without a delivery, a batch of them in one
+   * state write (at the latest by `writeAdoptions` at the delivery's flush).
+   */
+  async adopt(prepared: FollowPrepared): Promise<void> {
+    if (!rowMoved(prepared.before, prepared.row)) return;
+    this.adoptions.push(prepared);
+    if (this.adoptions.length >= this.batchSize) await this.writeAdoptions();
+  }
+
+  /** Write the adoptions queued. */
+  async writeAdoptions(): Promise<void> {
+    const rows = this.adoptions;
+    this.adoptions = [];
+    if (rows.length === 0) return;
+    await this.state.write((tx) => {
+      for (const r of rows) tx.followed.put(r.row);
+    });
+    this.tally.adopted += rows.filter((r) => !r.before).length;
+    await this.settled(rows);
+  }
+
+  /** Rows just stored (settled with their delivery, or adopted): tallied, and a cancelled order's reservation released (idempotent). */
+  async settled(rows: readonly Stored[]): Promise<void> {
+    const cancelled: number[] = [];
+    for (const { row, before } of rows) {
+      if (row.changes.length > (before?.changes.length ?? 0)) this.tally.changed++;
+      if (row.doneAt !== undefined && before?.doneAt === undefined) this.tally.done++;
+      if (row.cancelled && Number.isFinite(Number(row.key))) cancelled.push(Number(row.key));
+      // Later reads of this page compare against it.
+      if (this.rows.has(row.key)) this.rows.set(row.key, row);
+    }
+    if (cancelled.length > 0 && this.books) await this.state.reservations.release(this.state.shop, cancelled, new Date().toISOString());
   }
 
   /** Whether a status means cancelled (reservations are released, the push guard holds the order). */

@@ -8,6 +8,7 @@ import { tableNameSchema } from '../erp/connection.js';
 import { isResourceName, resources } from '../shop/registry/index.js';
 import { RECIPE_NAMES } from './recipes/types.js';
 import { STOCK_CHOICES } from './stock.js';
+import { FOLLOW_CHOICES } from './follow.js';
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name such as SHOP_TOKEN');
 
@@ -117,8 +118,14 @@ export const answersSchema = z.strictObject({
    * booked are subtracted); `available`, it already is what the shop may sell. @default asked; reserved without a terminal
    */
   stock: z.enum(STOCK_CHOICES, { error: 'expected reserved (the ERP figure is on hand) or available (it already subtracts open shop orders)' }).optional(),
+  /**
+   * With the orders pull: `yes`, the pull keeps following the orders it delivered after checkout
+   * (`follow:`, src/init/follow.ts); `no`, it sees new orders only. @default asked; yes without a terminal
+   */
+  follow: z.enum(FOLLOW_CHOICES, { error: 'expected yes (follow orders after checkout: cancellations, status changes, returns) or no (new orders only)' }).optional(),
 }).superRefine((a, ctx) => {
   const s = a.source;
+  if (a.follow && !a.ordersPull) ctx.addIssue({ code: 'custom', path: ['follow'], message: '--follow says whether the orders pull follows orders after checkout: give --orders-pull too' });
   if (a.stagingSchema && !a.ordersPull) ctx.addIssue({ code: 'custom', path: ['stagingSchema'], message: '--staging-schema names where --orders-pull puts its staging tables: give --orders-pull too' });
   if (s.kind === 'file') {
     if (a.erp) ctx.addIssue({ code: 'custom', path: ['erp'], message: `--erp ${a.erp} reads the ERP's database: give --db-url instead of --file` });

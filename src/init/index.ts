@@ -16,6 +16,7 @@ import { planMissing } from './missing.js';
 import { planOrdersPull } from './orders/plan.js';
 import { propose } from './propose.js';
 import { stockPlanOf, type StockChoice } from './stock.js';
+import { followOrdersPull, type FollowAnswer, type FollowQuestion } from './follow.js';
 import { runRecipeInit } from './recipes/run.js';
 import { ENCODING_GUESS_NOTE, renderConfig, renderMapping } from './render.js';
 import { checkShop, type ShopCheck } from './shop.js';
@@ -27,6 +28,7 @@ import { secretFiles, writeFiles, type PlannedFile } from './write.js';
 export { answersSchema, type Answers, type AnswersInput } from './answers.js';
 export { InitError, INIT_CODES } from './errors.js';
 export { STOCK_CHOICES, type StockChoice } from './stock.js';
+export { DEFAULT_FOLLOW_STATUSES, FOLLOW_CHOICES, type FollowAnswer, type FollowChoice, type FollowQuestion, type FollowStatuses } from './follow.js';
 export type { Proposal, Introspection, Column } from './types.js';
 
 /** Where init talks and what it runs in. */
@@ -55,6 +57,8 @@ export interface InitHooks {
   review?(ctx: ReviewContext): Promise<Proposal>;
   /** The mapping writes stock (`fields`) and no `--stock` was given: is the ERP's figure on hand or available? */
   askStock?(ctx: StockQuestion): Promise<StockChoice>;
+  /** Init writes the orders pull and no `--follow` was given: follow the orders after checkout, and until which statuses? */
+  askFollow?(ctx: FollowQuestion): Promise<FollowAnswer>;
 }
 
 /** What the stock question shows. */
@@ -144,7 +148,8 @@ export async function runInit(input: AnswersInput, io: InitIo, hooks: InitHooks 
   if (missing) io.say(`onMissing: deactivate, completeSchedule "${missing.pipeline.completeSchedule}" (see the comment in shopsync.yaml)`);
 
   if (answers.ordersPull && answers.source.kind === 'file') throw new InitError(INIT_CODES.input, '--orders-pull needs a database source (--db-url or --sqlite): the staging tables are created there');
-  const orders = answers.ordersPull && answers.source.kind !== 'file' ? planOrdersPull(answers, configDir) : undefined;
+  const planned = answers.ordersPull && answers.source.kind !== 'file' ? planOrdersPull(answers, configDir) : undefined;
+  const orders = planned ? await followOrdersPull(planned, answers, hooks, io.say) : undefined;
   const stock = await stockPlanOf(answers, hooks, resource, proposal.fields, orders?.layout);
   if (stock) io.say(`stock: ${stock.choice}${stock.asked ? '' : ' (not asked: the default; --stock available if the ERP figure already subtracts open shop orders)'}`);
   const pipeline = { name, direction: 'push', resource: resource.name, mapping: `mappings/${name}.yaml`, source: sourceBlock(answers, source, proposal), ...(missing ? missing.pipeline : {}), ...(stock?.reservations ? { reservations: stock.reservations } : {}) };

@@ -14,6 +14,7 @@ import { initOrigin, planConnection, planShop } from './connection.js';
 import { InitError, INIT_CODES } from './errors.js';
 import { targetFields } from './fields.js';
 import type { InitIo, ReviewContext, StockQuestion } from './index.js';
+import { parseStatusList, type FollowAnswer, type FollowQuestion } from './follow.js';
 import type { StockChoice } from './stock.js';
 import { propose } from './propose.js';
 import { checkShop, type ShopCheck } from './shop.js';
@@ -127,6 +128,31 @@ export async function askStock(q: StockQuestion, context?: { readonly input?: No
     ],
     default: 'reserved' as const,
   }, context);
+}
+
+/**
+ * Ask whether the orders pull follows orders after checkout (yes on Enter), then its final,
+ * cancelled and returned statuses, each proposed as the default.
+ */
+export async function askFollow(q: FollowQuestion, context?: { readonly input?: NodeJS.ReadableStream; readonly output?: NodeJS.WritableStream }): Promise<FollowAnswer> {
+  const follow = await confirm({ message: 'Follow orders after checkout (cancellations, status changes, new tracking, returns in the shop reach the ERP; about one request per 250 open orders of a day, hourly)?', default: true }, context);
+  if (!follow) return { follow };
+  const whose = q.fromShop ? "the shop's" : "the shop's default ids; check yours in its administration";
+  const ids = async (message: string, proposed: readonly number[], check?: (ids: number[]) => string | true): Promise<number[]> => {
+    const typed = await input({
+      message: `${message} (${whose})`,
+      default: proposed.join(', '),
+      validate: (v) => {
+        const parsed = parseStatusList(v);
+        return typeof parsed === 'string' ? parsed : check ? check(parsed) : true;
+      },
+    }, context);
+    return parseStatusList(typed) as number[];
+  };
+  const until = await ids('Final statuses: an order in one is no longer read again', q.defaults.until, (l) => l.length > 0 || 'name at least one final status, e.g. 4 (cancelled)');
+  const cancelled = await ids('Statuses that mean cancelled (must be final)', q.defaults.cancelled.filter((id) => until.includes(id)), (l) => l.every((id) => until.includes(id)) || `a cancelled status must be final: ${l.filter((id) => !until.includes(id)).join(', ')} is not in ${until.join(', ')}`);
+  const returned = await ids('Statuses that mean returned', q.defaults.returned);
+  return { follow, statuses: { until, cancelled, returned } };
 }
 
 /** Show the proposal; on request, place the left-over columns and choose key and cursor. */

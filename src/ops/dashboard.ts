@@ -18,6 +18,7 @@ export function dashboardDeps(runtime: Runtime, scheduler: Scheduler, server: { 
       ...((p.timezone ?? runtime.loaded.config.timezone) ? { timezone: (p.timezone ?? runtime.loaded.config.timezone)! } : {}),
       ...(p.reconcile?.schedule ? { reconcileSchedule: p.reconcile.schedule } : {}),
       ...(p.reservations ? { reservations: { alertAfterMs: p.reservations.alertAfter, ...(p.reservations.warehouse !== undefined ? { warehouse: p.reservations.warehouse } : {}) } } : {}),
+      ...(p.follow ? { follow: { everyMs: p.follow.every, until: p.follow.until, maxAgeDays: p.follow.maxAgeDays } } : {}),
       nextRun: () => scheduler.nextRun(p.name) ?? undefined,
     })),
     // With replicas, "Run now" adds a job that any replica may take; without, the run starts here.

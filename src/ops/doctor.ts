@@ -17,6 +17,7 @@ import { errorLine } from '../errors.js';
 import { checkSourceColumns } from './columns.js';
 import { loadMapping } from '../mapping/index.js';
 import { stockChoiceProblem } from '../reservations/choice.js';
+import { shopStatusWarnings } from '../follow/guardCheck.js';
 import { resolveMappingPath } from './runtime.js';
 import { silentLogger, type Logger } from '../log.js';
 import { getResource, type OperationDef } from '../shop/registry/index.js';
@@ -247,6 +248,8 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
     const stock = await stockChoiceCheck(loaded, p);
     if (stock) checks.push(stock);
   }
+  // A status push that could re-open an order the shop cancelled is a warning of every run: reported, the check stays ok.
+  for (const w of await shopStatusWarnings(loaded)) checks.push({ name: `pipeline ${w.pipeline}: shop status guard`, ok: true, pipeline: w.pipeline, detail: `[${w.code}] ${w.message}` });
   // A NOTIFY trigger whose pipeline is gone still costs the ERP the commit lock on every write.
   checks.push(...(await orphanedNotifyTriggers(loaded, logger)));
   return checks;

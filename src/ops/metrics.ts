@@ -11,6 +11,8 @@ import { DEFAULT_SHOP } from '../state/index.js';
 import { LATENCY_BUCKETS } from '../pipeline/latency.js';
 import { registerErpQueryMetrics } from '../erp/sql/sharedReads.js';
 import type { UnbookedFigures } from './reservationMetrics.js';
+import type { FollowFigures } from './followFigures.js';
+import { registerFollowGauges } from './followMetrics.js';
 
 /** Metric families and the hooks that feed them. */
 export interface Metrics {
@@ -55,6 +57,10 @@ export interface MetricsOptions {
   readonly reservedPipelines?: readonly string[];
   /** Per shop, the orders the ERP has not booked (`unbookedFigures`), read when scraped. */
   readonly unbooked?: () => Promise<Readonly<Record<string, UnbookedFigures>>>;
+  /** Pipelines with `follow:` (issue 44); their followed orders are read when scraped. */
+  readonly followedPipelines?: readonly string[];
+  /** Per pipeline with `follow:`, its followed orders (`followFigures`), read when scraped. */
+  readonly followed?: () => Promise<Readonly<Record<string, FollowFigures>>>;
   /** Include process metrics (CPU, memory, event loop lag). @default true */
   readonly processMetrics?: boolean;
 }
@@ -234,6 +240,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     });
   shopGauge('shopsync_unbooked_orders', 'Shop orders that booked stock in the shop and that the ERP has not booked yet', (f) => f.orders);
   shopGauge('shopsync_unbooked_oldest_seconds', 'How long the oldest unbooked order has waited for the ERP to book it, since shopsync first read it (0: none); alerts as STOCK_UNBOOKED_STUCK after reservations.alertAfter', (f) => f.oldestSeconds);
+  const followedSource = options.followed;
+  if (followedSource) registerFollowGauges(registry, { pipelines: options.followedPipelines ?? [], shopOf, figures: followedSource });
   for (const p of known) records.inc({ shop: shopOf(p), pipeline: p, outcome: 'failed' }, 0);
 
   return {

@@ -19,6 +19,7 @@ import { openState, processAlive, type StateStore } from '../state/index.js';
 import { reconcilePipeline, ReportStore, reportsFolder, type ReconcileReport } from '../reconcile/index.js';
 import { createMetrics, type CursorTimes, type Metrics } from './metrics.js';
 import { unbookedFigures } from './reservationMetrics.js';
+import { followFigures } from './followFigures.js';
 import { cursorTime } from '../erp/sql/lookback.js';
 import { WATERMARK_LANE, watermarkView } from '../pipeline/sourceWatermark.js';
 import { markCrashedRuns, runOwner } from '../pipeline/crashed.js';
@@ -125,6 +126,8 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     cursors: () => cursorTimesOf(state, names),
     reservedPipelines: config.pipelines.filter((p) => p.reservations).map((p) => p.name),
     unbooked: () => unbookedFigures(state, config.pipelines.filter((p) => p.reservations).map((p) => p.shop)),
+    followedPipelines: config.pipelines.filter((p) => p.follow).map((p) => p.name),
+    followed: () => followFigures(state, config.pipelines.filter((p) => p.follow).map((p) => p.name)),
   });
   const shopHealth = trackShopHealth(Object.keys(shopsOf(config)));
   const events = new SyncEvents();

@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import type { PipelineConfig } from '../config/index.js';
 import type { MappedField } from '../erp/index.js';
+import { FOLLOW_CHANGES_FIELD } from '../follow/changes.js';
 import { resolveMappingPath } from './runtime.js';
 
 const ruleSchema: z.ZodType<{ type?: string; output_format?: string; each?: unknown; fields?: Record<string, unknown> }> = z.looseObject({
@@ -34,5 +35,12 @@ export async function sinkFields(baseDir: string, p: PipelineConfig): Promise<Ma
   if (p.direction !== 'pull') return undefined;
   const doc = parse(await readFile(resolveMappingPath(p.mapping, baseDir), 'utf8')) as unknown;
   const fields = z.object({ fields: z.record(z.string(), z.unknown()) }).safeParse(doc);
-  return fields.success ? fieldsOf(fields.data.fields) : undefined;
+  if (!fields.success) return undefined;
+  // A list of the follow's changes exists only when the pipeline follows (`follow:`); without, it is never written.
+  const written = p.follow ? fields.data.fields : Object.fromEntries(Object.entries(fields.data.fields).filter(([, rule]) => !isChangesList(rule)));
+  return fieldsOf(written);
+}
+
+function isChangesList(rule: unknown): boolean {
+  return rule !== null && typeof rule === 'object' && (rule as { each?: unknown }).each === FOLLOW_CHANGES_FIELD;
 }

@@ -17,7 +17,7 @@ import { ErpLookups } from './lookups/resolver.js';
 import type { MappingContext, MappingResult } from '../mapping/types.js';
 import { issueOf } from './push/issues.js';
 import { SinkRewindGuard } from './rewind.js';
-import { FollowTracker, rowMoved, type FollowPrepared } from '../follow/track.js';
+import { FollowTracker, type FollowPrepared, type FollowTally } from '../follow/track.js';
 import type { PipelineDefinition } from './schema.js';
 import type { PipelineDeps, PlannedRecord } from './types.js';
 
@@ -33,16 +33,6 @@ interface Pending {
   readonly known: boolean;
   /** A following pipeline: the record's followed row, stored with its hash, and the row it replaces. */
   readonly follow?: Pick<FollowPrepared, 'row' | 'before'>;
-}
-
-/** What the follow of a delivery did (the run's `followed` log line). */
-export interface FollowTally {
-  /** Records delivered with a change. */
-  changed: number;
-  /** Rows that stopped being followed (a final status). */
-  done: number;
-  /** Records delivered before the follow was on, now followed. */
-  adopted: number;
 }
 
 /** What a delivery needs. */
@@ -72,7 +62,6 @@ export class PullDelivery {
   private readonly lookups: ErpLookups | undefined;
   /** A pull with `follow:` of a resource the registry can follow: the records' followed rows. */
   private readonly follow: FollowTracker | undefined;
-  readonly followed: FollowTally = { changed: 0, done: 0, adopted: 0 };
 
   constructor(private readonly o: DeliveryOptions) {
     this.references = new ReferenceCache(o.deps.state);
@@ -81,7 +70,12 @@ export class PullDelivery {
       this.lookups = new ErpLookups(o.def.lookups, o.deps.lookups(), !o.sink);
     }
     this.guard = o.sink ? new SinkRewindGuard(o.deps.state, o.def.name, o.sink) : undefined;
-    this.follow = o.def.follow && o.resource.follow ? new FollowTracker(o.resource.follow, o.def.follow, o.def.name, o.deps.state) : undefined;
+    this.follow = o.def.follow && o.resource.follow ? new FollowTracker(o.resource.follow, o.def.follow, o.def.name, o.deps.state, o.resource.books !== undefined, o.def.options.sinkBatchSize) : undefined;
+  }
+
+  /** What the follow did in this delivery (nothing without `follow:`). */
+  get followed(): Readonly<FollowTally> {
+    return this.follow?.tally ?? { changed: 0, done: 0, adopted: 0 };
   }
 
   /** Read the seen hashes of a page of shop records in one query before they are accepted one by one. */
@@ -123,7 +117,8 @@ export class PullDelivery {
       counts.unchanged++;
       if (!this.o.sink) this.plan.push({ erpKey: key, action: 'skip', reason: 'already delivered in this version' });
       else if (this.o.resolveUnchanged) await state.write((tx) => tx.deadLetters.resolve(def.name, key));
-      if (this.o.sink && followed) await this.adopt(followed);
+      // Delivered before (`follow:` turned on, or a change the mapping does not carry): its followed row is written on its own.
+      if (this.o.sink && followed) await this.follow!.adopt(followed);
       return false;
     }
     // The key was delivered before in another version: a re-delivery updates, it does not create.
@@ -157,6 +152,7 @@ export class PullDelivery {
     this.batch = [];
     this.keysInBatch.clear();
     if (done.length > 0) await this.write(done);
+    await this.follow?.writeAdoptions();
   }
 
   private async write(batch: Pending[]): Promise<void> {
@@ -240,32 +236,8 @@ export class PullDelivery {
     // Orders book stock: from now on they are in the ERP, and a stock record that changes later booked them (`booked: { changedAfter: true }`).
     if (resource.books) await state.reservations.delivered(state.shop, batch.map((p) => Number(p.key)).filter(Number.isFinite), new Date().toISOString());
     for (const p of batch) if (this.seen.has(p.key)) this.seen.set(p.key, p.hash);
-    if (this.follow) await this.followSettled(batch.flatMap((p) => (p.follow ? [p.follow] : [])));
+    if (this.follow) await this.follow.settled(batch.flatMap((p) => (p.follow ? [p.follow] : [])));
     for (const p of batch) deps.events?.emit({ type: 'record-settled', runId, pipeline: def.name, resource: resource.name, erpKey: p.key, shopId: p.key, outcome: 'delivered', codes: [] });
-  }
-
-  /**
-   * An unchanged record whose followed row moved on (none yet: delivered before `follow:` was on;
-   * or a change the mapping does not carry) gets its row in a small write of its own.
-   */
-  private async adopt(followed: FollowPrepared): Promise<void> {
-    if (!rowMoved(followed.before, followed.row)) return;
-    await this.o.deps.state.write((tx) => tx.followed.put(followed.row));
-    if (!followed.before) this.followed.adopted++;
-    await this.followSettled([followed]);
-  }
-
-  /** Rows just stored: tallied, and a cancelled order's reservation released (idempotent). */
-  private async followSettled(rows: readonly Pick<FollowPrepared, 'row' | 'before'>[]): Promise<void> {
-    const { state } = this.o.deps;
-    const cancelled: number[] = [];
-    for (const { row, before } of rows) {
-      if (row.changes.length > (before?.changes.length ?? 0)) this.followed.changed++;
-      if (row.doneAt !== undefined && before?.doneAt === undefined) this.followed.done++;
-      if (row.cancelled && Number.isFinite(Number(row.key))) cancelled.push(Number(row.key));
-      this.follow!.stored(row);
-    }
-    if (cancelled.length > 0 && this.o.resource.books) await state.reservations.release(state.shop, cancelled, new Date().toISOString());
   }
 
   /** A record the mapping or the sink refused: kept with the shop record as its payload, the rest goes on. */

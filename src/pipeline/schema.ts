@@ -6,6 +6,7 @@ import { triggerSchema } from '../triggers/schema.js';
 import { lookupsSchema } from './lookups/schema.js';
 import { reservationsSchema } from '../reservations/schema.js';
 import { followSchema } from '../follow/schema.js';
+import { shopStatusSchema } from '../follow/shopStatus.js';
 
 const connectorRef = z.looseObject({
   /** Name of a connection under `connections:`; the other keys are the connector's own config. */
@@ -121,6 +122,8 @@ export const pipelineSchema = z
     reservations: reservationsSchema.optional(),
     /** Pull of orders: keep reading delivered orders until a final status or an age limit, and deliver each change once (issue 44; docs/pipelines-and-state.md "Orders after checkout"). */
     follow: followSchema.optional(),
+    /** Push of order statuses: the shop's cancelled statuses and what a status both sides changed does (issue 44; docs/pipelines-and-state.md "Back-sync"). @default from the same shop's following pull */
+    shopStatus: shopStatusSchema.optional(),
     options: pipelineOptionsSchema.prefault({}),
     /** The config template this pipeline was expanded from (set by the config loader); absent for a pipeline written out. */
     template: z.string().optional(),
@@ -142,6 +145,10 @@ export const pipelineSchema = z
     if (p.follow && (p.direction !== 'pull' || !(isResourceName(p.resource) && getResource(p.resource).follow))) {
       const followed = Object.values(resources).filter((r) => 'follow' in r).map((r) => r.name);
       ctx.addIssue({ code: 'custom', path: ['follow'], message: `follow belongs to a pull pipeline of a resource that lives on after it is created (${followed.join(', ')})` });
+    }
+    if (p.shopStatus && (p.direction !== 'push' || !(isResourceName(p.resource) && getResource(p.resource).follow))) {
+      const followed = Object.values(resources).filter((r) => 'follow' in r).map((r) => r.name);
+      ctx.addIssue({ code: 'custom', path: ['shopStatus'], message: `shopStatus belongs to a push pipeline of a resource whose status the shop changes too (${followed.join(', ')})` });
     }
     if (p.direction === 'push' && p.lookups) ctx.addIssue({ code: 'custom', path: ['lookups'], message: 'lookups belong to pull pipelines (shop → ERP): a push maps ERP records to shop ids by `lookup: { reference: <resource> }`' });
     if (p.direction === 'push' && !p.source) ctx.addIssue({ code: 'custom', path: ['source'], message: 'a push pipeline needs `source: { connection: <name>, ... }`' });

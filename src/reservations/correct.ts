@@ -3,7 +3,7 @@
  * shop took after the last run read its orders and before that run wrote the article was booked by
  * the shop and then overwritten by the write. Nothing in the ERP changed, so the delta read would
  * never bring the record again. So every article with ledger lines this refresh read for the first
- * time, and a figure this pipeline sent, is checked: when `max(0, erp − unbooked now)` differs from
+ * time or that were released lately (an order cancelled in the shop), and a figure this pipeline sent, is checked: when `max(0, erp − unbooked now)` differs from
  * what was sent, its ERP record is read again by key and pushed like any other record (mapped,
  * reserved, hashed, remembered), so the window lasts until the next run, not until the ERP changes.
  */
@@ -29,7 +29,7 @@ export interface CorrectionDeps {
   readonly warehouse?: number;
 }
 
-/** What the refresh of this run found: lines first read now, the shop product ids per article, and all unbooked lines. */
+/** What the refresh of this run found: lines first read now (and lines released lately), the shop product ids per article, and all unbooked lines. */
 export interface Fresh {
   readonly fresh: readonly ReservationLine[];
   readonly products: ReadonlyMap<string, readonly number[]>;
@@ -84,6 +84,8 @@ async function erpKeysOf(deps: CorrectionDeps, articles: readonly string[], prod
       if (deps.def.options.keyIsShopId) keys.add(String(id));
       else for (const ref of await deps.state.refs.byShopId(deps.resource.name, id)) keys.add(ref.erpKey);
     }
+    // An order read before this run (released by a follow days later) left no product ids here: a record keyed by the article number itself is found by it.
+    if (keys.size === 0 && !deps.def.options.keyIsShopId && (await deps.state.refs.get(deps.resource.name, article))) keys.add(article);
     if (keys.size > 0) out.set(article, [...keys]);
   }
   return out;

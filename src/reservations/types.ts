@@ -25,7 +25,7 @@ export interface ReservationLine {
   readonly deliveredAt?: string;
   /** ISO, when the ERP said it booked it. */
   readonly bookedAt?: string;
-  /** ISO, cancelled/deleted (issue 44 will set it). */
+  /** ISO, cancelled or deleted in the shop (issue 44). */
   readonly releasedAt?: string;
 }
 
@@ -64,8 +64,10 @@ export interface ReservationStore {
   markBooked(shop: string, ordersIds: readonly number[], at: string): Promise<void>;
   /** The orders pull delivered these orders to the ERP at `at` (ISO); only the first delivery counts. */
   delivered(shop: string, ordersIds: readonly number[], at: string): Promise<void>;
-  /** These orders no longer hold stock (cancelled, deleted) since `at` (ISO). */
+  /** These orders no longer hold stock (cancelled, deleted) since `at` (ISO); lines recorded later are released too. */
   release(shop: string, ordersIds: readonly number[], at: string): Promise<void>;
+  /** Unbooked lines released at or after `since` (ISO): their articles' last figure subtracted them. */
+  released(shop: string, since: string): Promise<ReservationLine[]>;
   /** The unbooked line seen first (the oldest reservation), for the stuck-import alert. */
   oldestUnbooked(shop: string): Promise<ReservationLine | undefined>;
   /** Sum of unbooked units of the shop. */

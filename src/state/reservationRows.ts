@@ -77,6 +77,10 @@ export const UPSERT_TAIL = `ON CONFLICT (shop, orders_id, pos) DO UPDATE SET art
   booked_at = COALESCE(reservations.booked_at, excluded.booked_at),
   released_at = COALESCE(reservations.released_at, excluded.released_at)`;
 
+/** After lines were recorded: those of orders released (cancelled, deleted) before they were read are released too. */
+export const RELEASED_FILL = `UPDATE reservations SET released_at = (SELECT r.at FROM reservation_releases r WHERE r.shop = reservations.shop AND r.orders_id = reservations.orders_id)
+  WHERE released_at IS NULL AND EXISTS (SELECT 1 FROM reservation_releases r WHERE r.shop = reservations.shop AND r.orders_id = reservations.orders_id)`;
+
 /** After lines were recorded: those the orders pull delivered before they were read take its time. */
 export const DELIVERED_FILL = `UPDATE reservations SET delivered_at = (SELECT d.at FROM reservation_deliveries d WHERE d.shop = reservations.shop AND d.orders_id = reservations.orders_id)
   WHERE delivered_at IS NULL AND EXISTS (SELECT 1 FROM reservation_deliveries d WHERE d.shop = reservations.shop AND d.orders_id = reservations.orders_id)`;

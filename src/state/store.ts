@@ -461,7 +461,7 @@ export type TableCounts = Readonly<Record<StateTable, number>>;
 // state_marks moves too: a restore nobody accepted yet must still hold the pulls back after the move.
 // The reservation ledger and the stock sent move too: without them the new state would raise stock the shop sold (issue 43).
 // Followed records move too: without them the ERP would hear an order's changes again from seq 1, or never (issue 44).
-export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries', 'state_marks', 'reservations', 'reservation_cursors', 'reservation_deliveries', 'stock_sent', 'followed'] as const;
+export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries', 'state_marks', 'reservations', 'reservation_cursors', 'reservation_deliveries', 'reservation_releases', 'stock_sent', 'followed'] as const;
 export type StateTable = (typeof STATE_TABLES)[number];
 
 /** Raw rows of one table, in the neutral form both backends read and write (epoch ms, JSON as text). */

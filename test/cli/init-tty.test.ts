@@ -110,4 +110,26 @@ describe.skipIf(!hasScript)('shopsync init on a terminal (pseudo-terminal via sc
       term.kill();
     }
   });
+  it('with --orders-pull, asks whether to follow orders after checkout and their statuses, proposing the defaults, and writes what was typed', async () => {
+    const dir = tempDir('shopsync-init-tty-follow-');
+    const db = new Database(join(dir, 'erp.sqlite'));
+    db.exec("CREATE TABLE artikel (artnr TEXT PRIMARY KEY, bezeichnung TEXT, preis TEXT, geaendert TEXT NOT NULL); INSERT INTO artikel VALUES ('T-1', 'Tisch', '199.00', '2026-01-02 10:00:00');");
+    db.close();
+    const env: NodeJS.ProcessEnv = { ...process.env, SHOP_URL: undefined, SHOP_TOKEN: undefined, SHOPSYNC_CONFIG: undefined, LOG_LEVEL: undefined };
+    const term = onTerminal(['init', '--shop-url', sandbox.url, '--shop-token', sandbox.token, '--sqlite', 'erp.sqlite', '--table', 'artikel', '--orders-pull', '--no-verify'], dir, env);
+    try {
+      await term.answer('Which shop records should the ERP write?', ENTER);
+      await term.answer('Write the files with this mapping?', ENTER);
+      await term.answer('Follow orders after checkout', ENTER);
+      await term.answer('Final statuses', `3, 4, 5${ENTER}`);
+      await term.answer('Statuses that mean cancelled', ENTER);
+      await term.answer('Statuses that mean returned', ENTER);
+      expect(await term.exited, term.screen().slice(-3000)).toBe(0);
+      expect(term.screen()).toContain('follow: yes (until 3, 4, 5, cancelled 4, returned 5, 14 days, every 1h)');
+      const config = parse(readFileSync(join(dir, 'shopsync.yaml'), 'utf8')) as { pipelines: { name: string; follow?: unknown }[] };
+      expect(config.pipelines.find((p) => p.name === 'orders-to-erp')?.follow).toEqual({ every: '1h', until: [3, 4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 });
+    } finally {
+      term.kill();
+    }
+  });
 });

@@ -65,7 +65,10 @@ describe('follow changes', () => {
   });
 
   it('gives the mapping every change under _changes and the placement day from date_purchased', () => {
-    expect(withChanges({ a: 1 }, [])).toEqual({ a: 1, [FOLLOW_CHANGES_FIELD]: [] });
+    // Without changes the record maps as without follow (same hash: nothing re-delivered when follow is turned on).
+    expect(withChanges({ a: 1 }, [])).toEqual({ a: 1 });
+    const change = { seq: 1, kind: 'status' as const, status: 2, detected_at: AT };
+    expect(withChanges({ a: 1 }, [change])).toEqual({ a: 1, [FOLLOW_CHANGES_FIELD]: [change] });
     expect(FOLLOW_CHANGES_FIELD).toBe('_changes');
     expect(placedDayOf(def, base())).toBe('2026-11-29');
     expect(placedDayOf(def, { orders_id: 1 })).toBeUndefined();

@@ -17,8 +17,9 @@ const pgService = await requireService('postgres');
 const myService = await requireService('mariadb');
 
 /** The import tables' columns, read from the shipped mapping so both stay in step. */
-export const shipped = parse(readFileSync(resolve('mappings/orders-to-erp.yaml'), 'utf8')) as { fields: Record<string, { fields?: Record<string, unknown> }> };
-const ORDER_COLUMNS = Object.keys(shipped.fields).filter((c) => c !== 'Positionen');
+export const shipped = parse(readFileSync(resolve('mappings/orders-to-erp.yaml'), 'utf8')) as { fields: Record<string, { each?: string; fields?: Record<string, unknown> }> };
+// Child lists are no columns: Positionen has its table; Aenderungen (follow changes) is written only by a pipeline with follow:.
+const ORDER_COLUMNS = Object.keys(shipped.fields).filter((c) => shipped.fields[c]?.each === undefined);
 const LINE_COLUMNS = Object.keys(shipped.fields.Positionen?.fields ?? {});
 const INTEGERS = new Set(['Shop_BestellNr', 'Shop_KundenNr', 'Status', 'Pos']);
 

@@ -49,6 +49,17 @@ forEachBackend('reservations', (backend) => {
     ]);
   });
 
+  it('keeps an order released before its lines were read released once they are recorded, and names lines released lately', async () => {
+    const { reservations } = await backend.open();
+    await reservations.release('main', [21], '2026-12-01T09:00:00.000Z');
+    await reservations.record([line(21, 1, 'ART-1', 2), line(22, 1, 'ART-1', 1)]);
+    expect((await reservations.unbooked('main', ['ART-1'])).map((l) => l.ordersId)).toEqual([22]);
+    await reservations.release('main', [22], '2026-12-01T13:00:00.000Z');
+    expect((await reservations.released('main', '2026-12-01T12:00:00.000Z')).map((l) => l.ordersId)).toEqual([22]);
+    expect((await reservations.released('main', '2026-12-01T08:00:00.000Z')).map((l) => l.ordersId)).toEqual([21, 22]);
+    expect(await reservations.released('other', '2026-12-01T08:00:00.000Z')).toEqual([]);
+  });
+
   it('names the oldest unbooked line and keeps the read cursor per shop', async () => {
     const { reservations } = await backend.open();
     await reservations.record([line(9, 2, 'ART-1', 1), line(10, 1, 'ART-3', 4)]);

@@ -5,6 +5,7 @@ import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../exit.js';
 import type { Draft } from '../../init/answers.js';
 import { STOCK_CHOICES, type StockChoice } from '../../init/stock.js';
+import { FOLLOW_CHOICES, type FollowChoice } from '../../init/follow.js';
 import { RECIPE_NAMES, type RecipeName } from '../../init/recipes/types.js';
 
 /** The flags as commander hands them over. */
@@ -46,6 +47,7 @@ interface InitFlags {
   ordersPull?: boolean;
   stagingSchema?: string;
   stock?: StockChoice;
+  follow?: FollowChoice;
 }
 
 function parseMap(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -117,6 +119,7 @@ function draftOf(f: InitFlags, env: NodeJS.ProcessEnv): Draft {
       ...(f.ordersPull ? { ordersPull: true } : {}),
       ...(f.stagingSchema ? { stagingSchema: f.stagingSchema } : {}),
       ...(f.stock ? { stock: f.stock } : {}),
+      ...(f.follow ? { follow: f.follow } : {}),
       ...(f.name ? { name: f.name } : {}),
       ...(f.language ? { language: f.language } : {}),
       ...(f.key ? { key: f.key } : {}),
@@ -178,6 +181,7 @@ export function initCommand(ctx: CliContext): Command {
     .option('--orders-pull', 'databases: also write the orders pull (shop orders with lines and addresses into staging tables init creates: PostgreSQL schema shopsync_in, else tables shopsync_in_*)')
     .option('--staging-schema <name>', 'with --orders-pull: the staging schema (PostgreSQL, default shopsync_in) or database of its own (MariaDB, default: tables shopsync_in_* in the ERP database)')
     .addOption(new Option('--stock <choice>', "when the mapping writes stock: reserved (the ERP's figure is on hand; shop orders it has not booked are subtracted) or available (it already subtracts them); asked on a terminal, else reserved").choices([...STOCK_CHOICES]))
+    .addOption(new Option('--follow <choice>', 'with --orders-pull: yes (the pull keeps following the orders it delivered until a final status or 14 days: cancellations, status changes, returns reach the ERP) or no (new orders only); asked on a terminal, else yes').choices([...FOLLOW_CHOICES]))
     .addHelpText('after', '\nOn a terminal, init asks for what the flags leave open. Exit code 0 when the files are written, the mapping checks and the dry run refuses no record; 1 when the shop or the source fails or the dry run refuses records; 2 for missing or invalid answers and files that exist without --force.')
     .action(async (flags: InitFlags, cmd: Command) => {
       const { runInit, InitError, INIT_CODES } = await import('../../init/index.js');
@@ -193,10 +197,10 @@ export function initCommand(ctx: CliContext): Command {
         const missing = interactive ? [] : missingFlags(draft);
         if (missing.length > 0) throw new UsageError(`init: without a terminal to ask on, give ${missing.join('; ')} (see shopsync init --help)`);
         if (interactive) {
-          const { askAnswers, askStock, reviewProposal } = await import('../../init/prompts.js');
+          const { askAnswers, askFollow, askStock, reviewProposal } = await import('../../init/prompts.js');
           const asked = await askAnswers(draft, io);
           input = asked.input;
-          hooks = { shopChecked: asked.shopChecked, review: reviewProposal, askStock };
+          hooks = { shopChecked: asked.shopChecked, review: reviewProposal, askStock, askFollow };
         }
         const result = await runInit(input, io, hooks);
         ctx.print(result.ok ? `done: try \`shopsync sync ${input.name ?? input.resource}${result.configFile === `${process.cwd()}/shopsync.yaml` ? '' : ` --config ${result.configFile}`}\` (see docs/init.md)` : 'the files are written, but the check or the dry run found problems (above): fix the mapping, then run `shopsync mappings check` and `shopsync sync <pipeline> --dry-run`');

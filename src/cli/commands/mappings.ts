@@ -24,6 +24,7 @@ export function mappingsCommand(ctx: CliContext): Command {
       const lines: string[] = [];
       const { exitCode, report } = await mappingsCheckCommand(files, (l) => (opts.json ? lines.push(l) : ctx.print(l)), { dir });
       const sources = opts.source ? await sourceColumns(ctx, cmd, files) : [];
+      const guards = await statusGuardWarnings(ctx, cmd, files);
       if (opts.json) {
         ctx.print(
           JSON.stringify(
@@ -31,12 +32,14 @@ export function mappingsCommand(ctx: CliContext): Command {
               ok: report.ok && sources.every((s) => !s.problem),
               files: report.files.map((f) => ({ file: f.file, ok: f.ok, name: f.name, problems: f.problems.map((p) => ({ code: p.code, message: p.message, line: p.line, column: p.column, field: p.field })) })),
               ...(opts.source ? { sources } : {}),
+              ...(guards.length > 0 ? { pipelineWarnings: guards.map((w) => ({ pipeline: w.pipeline, file: w.file, code: w.code, message: w.message })) } : {}),
             },
             null,
             2,
           ),
         );
       } else {
+        for (const w of guards) ctx.print(`warning [${w.code}] pipeline ${w.pipeline} (${w.file}): ${w.message}`);
         for (const s of sources) {
           const problem = 'unreadable' in s ? s.problem : `[MAPPING_SOURCE_COLUMN_MISSING] ${s.problem}`;
           ctx.print(s.problem ? `source columns: pipeline ${s.pipeline}: ${problem}` : `source columns: pipeline ${s.pipeline}: every column ${s.mapping} reads is there (${s.records} record(s) looked at)`);
@@ -74,6 +77,22 @@ export function mappingsCommand(ctx: CliContext): Command {
       });
     });
   return mappings;
+}
+
+/**
+ * SHOP_STATUS_GUARD_MISSING of the config's status pushes (those whose mapping is among `files`,
+ * when given). It is a pipeline's warning, so only where a config loads: checking mapping files
+ * without one (or with a config that does not load, which `config check` reports) shows none.
+ */
+async function statusGuardWarnings(ctx: CliContext, cmd: Command, files: readonly string[]) {
+  let loaded;
+  try {
+    loaded = await ctx.config(cmd);
+  } catch {
+    return [];
+  }
+  const { shopStatusWarnings } = await import('../../follow/guardCheck.js');
+  return shopStatusWarnings(loaded, new Set(files.map((f) => resolve(f))));
 }
 
 /** The column reports of the config's push pipelines (those whose mapping is among `files`, when given). */

@@ -17,6 +17,7 @@ import type { CliContext } from '../context.js';
 import { table, when } from '../format.js';
 import { withRuntime } from '../session.js';
 import { readReplicas } from './jobs.js';
+import { followFiguresOf, type FollowFigures } from '../../ops/followFigures.js';
 
 /** One pipeline's status (the `--json` shape). */
 export interface PipelineStatus {
@@ -48,6 +49,8 @@ export interface PipelineStatus {
   /** Whether the pipeline is failing, and why (src/pipeline/failing.ts). */
   readonly failing: boolean;
   readonly reasons: readonly FailingReason[];
+  /** A pull with `follow:` (issue 44): the orders it still follows, the oldest open one and its age in days, done ones, the last change delivered; null without `follow:`. */
+  readonly follow: FollowFigures | null;
 }
 
 /** What decides staleness and given-up jobs, beside the state. */
@@ -91,6 +94,7 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
     failingCtx,
   );
   const cursors = await state.cursors.list(p.name);
+  const follow = p.follow ? await followFiguresOf(state, p.name, new Date(failingCtx.now)) : null;
   const incremental = cursors.find((c) => c.name === 'incremental');
   return {
     name: p.name,
@@ -111,7 +115,16 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
     deadLetters,
     failing: reasons.length > 0,
     reasons,
+    follow,
   };
+}
+
+/** `orders-to-erp: following 3 order(s), oldest #4711 placed 2026-11-28 (4 days), 12 done, last change …` (the FOLLOWED lines). */
+export function followLine(s: Pick<PipelineStatus, 'name' | 'follow'>): string | undefined {
+  const f = s.follow;
+  if (!f) return undefined;
+  const oldest = f.oldest ? `, oldest #${f.oldest.key} placed ${f.oldest.placedDay} (${f.oldestAgeDays ?? 0} day(s))` : '';
+  return `  ${s.name}: following ${f.open} order(s)${oldest}, ${f.done} done, last change ${f.lastChangeAt ? when(f.lastChangeAt) : 'none yet'}`;
 }
 
 /** `10 read, 8 written`, and the records the source could not use said apart, so a partly read file never looks clean. */
@@ -181,6 +194,12 @@ export function statusCommand(ctx: CliContext): Command {
             ]),
           ),
         );
+        const followed = pipelines.map(followLine).filter((l): l is string => l !== undefined);
+        if (followed.length > 0) {
+          ctx.print('');
+          ctx.print('FOLLOWED (orders after checkout):');
+          for (const l of followed) ctx.print(l);
+        }
         const failing = pipelines.filter((s) => s.failing);
         if (failing.length > 0) {
           ctx.print('');

@@ -12,6 +12,7 @@ import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult 
 import { previewHref } from './preview.js';
 import { replicasPanel } from './replicas.js';
 import { lastHourLatency, latencyText } from './latency.js';
+import { followedLine, followedOf } from './followed.js';
 import type { DashboardTrigger } from '../types.js';
 
 /** How a card names what wakes its pipeline. */
@@ -49,6 +50,7 @@ async function card(ctx: PageContext, v: PipelineView): Promise<{ markup: SafeHt
   const cursor = v.cursors.get('incremental');
   const held = watermarkView(v.cursors.get(WATERMARK_LANE));
   const latency = p.direction === 'push' ? (await lastHourLatency(ctx)).get(p.name) : undefined;
+  const followed = await followedOf(ctx, p);
   const shown = running ?? last;
   const errorLine = last && !running ? runErrorLine(last.error) : undefined;
   const triggers = (ctx.triggers?.() ?? []).filter((t) => t.pipeline === p.name);
@@ -66,6 +68,7 @@ ${shown ? html`<dt>Records</dt><dd>${countsLine(shown)}</dd>` : ''}
 ${errorLine ? html`<dt>Error</dt><dd class="issue error">${errorLine}</dd>` : ''}
 ${v.failing ? html`<dt>Failing</dt><dd class="issue error" data-failing="${v.reasons.map((r) => r.code).join(' ')}">${v.reasons.map((r, i) => html`${i ? html`<br>` : ''}${r.text}`)}</dd>` : ''}
 ${p.direction === 'push' ? html`<dt>Change latency</dt><dd>${latencyText(latency)}</dd>` : ''}
+${followed ? html`<dt>Followed</dt><dd data-followed>${followedLine(followed, now)}</dd>` : ''}
 <dt>Cursor</dt><dd>${cursorText(cursor)}</dd>
 ${held ? html`<dt>Watermark</dt><dd data-watermark="${held.by}"${held.by === 'transactions' && held.heldForSeconds >= 60 ? html` class="issue warning"` : ''}>${watermarkText(held)}</dd>` : ''}
 <dt>Next run</dt><dd>${v.paused ? html`<span class="issue error" data-paused>skipped: shop ${v.paused.shop} is paused; resume: <code>${resumeCommand(v.paused.shop)}</code></span>` : p.schedule ? html`${timeCell(p.nextRun(), now)} <span class="muted small">(<code>${p.schedule}</code>)</span>` : html`<span class="muted">not scheduled</span>`}</dd>

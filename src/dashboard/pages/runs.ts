@@ -5,6 +5,7 @@ import { html, type SafeHtml } from '../html.js';
 import { badge } from '../layout.js';
 import { shopSelect } from './shops.js';
 import { dateOf, runDurationMs, type PageContext, type PageResult } from './context.js';
+import { followedOf, followedSection } from './followed.js';
 
 const PAGE_SIZE = 50;
 
@@ -91,7 +92,11 @@ export async function runsPage(ctx: PageContext): Promise<PageResult> {
   const runs = rows.slice(0, PAGE_SIZE);
   const offset = filter.offset ?? 0;
   const since = await ctx.state.retention.historySince();
+  // The page of one pipeline: a pull that follows its orders says how many and the oldest.
+  const pipeline = ctx.pipelines.find((p) => p.name === query.pipeline);
+  const followed = pipeline ? await followedOf(ctx, pipeline) : undefined;
   const body = html`<h1>Runs</h1>
+${pipeline && followed ? followedSection(pipeline, followed, ctx.now) : ''}
 <p class="muted small" data-history-since>${since ? html`Record history goes back to ${since.replace('T', ' ').slice(0, 16)} UTC; older events are pruned by state.retention.` : 'No record history kept yet.'}</p>
 <form class="panel filters" method="get" action="/runs">
 <label>Pipeline<select name="pipeline"><option value="">all pipelines</option>${ctx.pipelines.map((p) => html`<option value="${p.name}"${query.pipeline === p.name ? html` selected` : ''}>${p.name}</option>`)}</select></label>

@@ -9,6 +9,7 @@ import { shopRows } from '../pages/shops.js';
 import { toMinutePoints } from '../pages/charts.js';
 import { lookupRecord } from '../pages/records.js';
 import { runFilterFromQuery } from '../pages/runs.js';
+import { followedOf } from '../pages/followed.js';
 import { recentLatency } from '../../pipeline/latency.js';
 import { firstValues } from './pages.js';
 import type { RouteEnv } from './env.js';
@@ -31,6 +32,8 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
     const shop = q.shop || undefined;
     const { views } = await pipelineViews({ ...deps, now: new Date() }, { ...(shop !== undefined ? { shop } : {}), ...(status !== undefined ? { status } : {}) });
     const latency = await recentLatency(deps.state);
+    const now = new Date();
+    const followed = new Map(await Promise.all(views.map(async (v) => [v.pipeline.name, await followedOf({ state: deps.state, now }, v.pipeline)] as const)));
     const rates = Object.entries(deps.shopRates?.() ?? {}).filter(([name]) => shop === undefined || name === shop);
     const triggers = deps.triggers?.() ?? [];
     return {
@@ -55,6 +58,8 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
         triggers: triggers.filter((t) => t.pipeline === v.pipeline.name),
         // p50/p95 of the last hour's delivered changes (change timestamp → shop answer), from every replica's runs.
         changeLatency: latency.get(v.pipeline.name) ?? null,
+        // A pull with follow: (issue 44): open and done orders, the oldest open one and its age, the last change delivered.
+        followed: followed.get(v.pipeline.name) ?? null,
       })),
     };
   });

@@ -17,6 +17,7 @@ import { checkShop } from '../shop.js';
 import { shopLine, summariseDryRun } from '../summary.js';
 import type { Proposal } from '../types.js';
 import { planOrdersPull } from '../orders/plan.js';
+import { followOrdersPull } from '../follow.js';
 import { verify } from '../verify.js';
 import { secretFiles, writeFiles } from '../write.js';
 import { checkRecipeTables, recipeParams, RECIPES } from './index.js';
@@ -79,7 +80,8 @@ export async function runRecipeInit(answers: Answers, io: InitIo, hooks: InitHoo
     options: { onMissing: 'deactivate' },
   };
   // The orders pull of a recipe is the same staging layout as everywhere: the ERP imports from there through its own API (docs/erp/<name>.md).
-  const orders = answers.ordersPull ? planOrdersPull(answers, configDir) : undefined;
+  const planned = answers.ordersPull ? planOrdersPull(answers, configDir) : undefined;
+  const orders = planned ? await followOrdersPull(planned, answers, hooks, io.say) : undefined;
   const stock = await stockPlanOf(answers, hooks, getResource('products'), proposalOf(recipe, answers.language).fields, orders?.layout);
   if (stock) io.say(`stock: ${stock.choice}${stock.asked ? '' : ' (not asked: the default; --stock available if the ERP figure already subtracts open shop orders)'}`);
   const withStock = stock?.reservations ? { ...pipeline, reservations: stock.reservations } : pipeline;

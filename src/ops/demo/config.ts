@@ -78,10 +78,15 @@ export function demoConfig(o: DemoConfigOptions): string {
         connection: 'erp',
         table: ORDER_IMPORT.table,
         key: ORDER_IMPORT.key,
-        children: [{ field: ORDER_IMPORT.linesField, table: ORDER_IMPORT.lines, key: [...ORDER_IMPORT.lineKey], parentKey: ORDER_IMPORT.key }],
+        children: [
+          { field: ORDER_IMPORT.linesField, table: ORDER_IMPORT.lines, key: [...ORDER_IMPORT.lineKey], parentKey: ORDER_IMPORT.key },
+          { field: ORDER_IMPORT.changesField, table: ORDER_IMPORT.changes, key: [...ORDER_IMPORT.changeKey], parentKey: ORDER_IMPORT.key, append: true },
+        ],
       },
       // The sandbox writes its dates in UTC: an exact ceiling for the delta cursor.
       options: { shopTimeZone: 'UTC' },
+      // Cancellations, returns and tracking after checkout reach erp_order_changes (sandbox statuses: 4 cancelled, 5 returned).
+      follow: { every: '1h', until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 },
       schedule: every,
     });
   }

@@ -20,8 +20,17 @@ export interface DemoErp {
   readonly created: boolean;
 }
 
-/** ERP tables shopsync's order pull writes into: the order import and its lines. */
-export const ORDER_IMPORT = { table: 'erp_orders', key: 'Shop_BestellNr', lines: 'erp_order_lines', lineKey: ['Shop_BestellNr', 'Pos'], linesField: 'Positionen' } as const;
+/** ERP tables shopsync's order pull writes into: the order import, its lines and the changes after checkout (appended). */
+export const ORDER_IMPORT = {
+  table: 'erp_orders',
+  key: 'Shop_BestellNr',
+  lines: 'erp_order_lines',
+  lineKey: ['Shop_BestellNr', 'Pos'],
+  linesField: 'Positionen',
+  changes: 'erp_order_changes',
+  changeKey: ['Shop_BestellNr', 'Nr'],
+  changesField: 'Aenderungen',
+} as const;
 
 /** ERP tables the variants-to-erp pull writes into: the shop's variants in the ERP's layout, with each SKU's shop id. */
 export const VARIANT_IMPORT = { table: 'shop_artikel', key: 'ARTNR', rows: 'shop_varianten', rowKey: ['VARNR', 'MerkmalPos'], rowsField: 'Varianten' } as const;
@@ -30,10 +39,11 @@ export const VARIANT_IMPORT = { table: 'shop_artikel', key: 'ARTNR', rows: 'shop
 export const INBOX_TABLES = ['warengruppen', 'hersteller'] as const;
 
 /** Column names of the order import, taken from the shipped mapping so both stay in step. */
-function importColumns(mappingFile: string): { orders: string[]; lines: string[] } {
+function importColumns(mappingFile: string): { orders: string[]; lines: string[]; changes: string[] } {
   const doc = parse(readFileSync(mappingFile, 'utf8')) as { fields: Record<string, unknown> };
-  const lines = doc.fields[ORDER_IMPORT.linesField] as { fields: Record<string, unknown> } | undefined;
-  return { orders: Object.keys(doc.fields).filter((f) => f !== ORDER_IMPORT.linesField), lines: Object.keys(lines?.fields ?? {}) };
+  const child = (field: string) => Object.keys((doc.fields[field] as { fields?: Record<string, unknown> } | undefined)?.fields ?? {});
+  const nested: readonly string[] = [ORDER_IMPORT.linesField, ORDER_IMPORT.changesField];
+  return { orders: Object.keys(doc.fields).filter((f) => !nested.includes(f)), lines: child(ORDER_IMPORT.linesField), changes: child(ORDER_IMPORT.changesField) };
 }
 
 const quote = (c: string) => `"${c}"`;
@@ -59,6 +69,8 @@ export async function createDemoErp(dir: string, ordersToErpMapping: string): Pr
       const cols = importColumns(ordersToErpMapping);
       db.exec(`CREATE TABLE IF NOT EXISTS ${ORDER_IMPORT.table} (${cols.orders.map((c) => `${quote(c)} ${c === ORDER_IMPORT.key ? 'INTEGER PRIMARY KEY' : 'TEXT'}`).join(', ')})`);
       db.exec(`CREATE TABLE IF NOT EXISTS ${ORDER_IMPORT.lines} (${cols.lines.map((c) => `${quote(c)} ${ORDER_IMPORT.lineKey.includes(c as never) ? 'INTEGER' : 'TEXT'}`).join(', ')}, PRIMARY KEY (${ORDER_IMPORT.lineKey.map(quote).join(', ')}))`);
+      // The ERP's own column beside shopsync's: the append sink never rewrites a change row, so the mark stays.
+      if (cols.changes.length > 0) db.exec(`CREATE TABLE IF NOT EXISTS ${ORDER_IMPORT.changes} (${cols.changes.map((c) => `${quote(c)} ${ORDER_IMPORT.changeKey.includes(c as never) ? 'INTEGER' : 'TEXT'}`).join(', ')}, "Verarbeitet" TEXT, PRIMARY KEY (${ORDER_IMPORT.changeKey.map(quote).join(', ')}))`);
     })();
   } finally {
     db.close();

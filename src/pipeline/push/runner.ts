@@ -27,6 +27,7 @@ import { sourceFingerprint } from './sourceHash.js';
 import type { Settlement, WorkItem } from './work.js';
 import { ChangeLatencyRecorder, type ChangeLatencyOptions } from './latency.js';
 import { DUPLICATE_KEY, DuplicateGuard, type DuplicateRefusal } from './duplicates.js';
+import { StatusGuard } from '../../follow/guard.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -88,6 +89,8 @@ export class PushEngine {
   readonly lookback: LookbackTally = { rechecked: 0, late: 0 };
   private readonly latency: ChangeLatencyRecorder | undefined;
   private readonly duplicates: DuplicateGuard;
+  /** Order statuses the shop cancelled or changed meanwhile are not overwritten (issue 44, src/follow/guard.ts). */
+  private readonly statusGuard: StatusGuard | undefined;
 
   constructor(options: PushEngineOptions) {
     const references = new ReferenceCache(options.state);
@@ -99,6 +102,7 @@ export class PushEngine {
     this.settleTarget = settleTargetOf(options);
     this.duplicates = new DuplicateGuard({ mapping: options.mapping, resource: options.resource, references, ...(options.source ? { source: options.source } : {}) });
     const { state, runId, def, resource, events, logger } = options;
+    this.statusGuard = StatusGuard.open({ def, resource, mapping: options.mapping, state, shop: options.shop, logger, counts: options.counts });
     this.latency = options.changeLatency && !options.dryRun ? new ChangeLatencyRecorder({ ...options.changeLatency, state, runId, pipeline: def.name, resource: resource.name, logger, ...(events ? { events } : {}) }) : undefined;
   }
 
@@ -245,7 +249,10 @@ export class PushEngine {
     // A dry run creates nothing, so a reference it misses stays missing: it plans the failure at once.
     if (prepared.kind === 'waiting' && !this.o.dryRun && this.waiting.add({ input, settlement: prepared.settlement, missing: prepared.missing }, this.o.mapping.recordKey?.(input.erpKey, input.record))) return;
     if (prepared.kind === 'send') {
-      this.o.counts.requests += await planSend(this.o, this.plan, prepared.item);
+      // A dry run shows what the status guard would refuse, from the shop's current records.
+      const refused = (await this.statusGuard?.screen([prepared.item]))?.refused[0];
+      if (refused) planSettled(this.o.counts, this.plan, refused);
+      else this.o.counts.requests += await planSend(this.o, this.plan, prepared.item);
       return;
     }
     if (this.o.dryRun) planSettled(this.o.counts, this.plan, prepared.settlement);
@@ -352,13 +359,18 @@ export class PushEngine {
 
   private async send(op: Op, batch: WorkItem[]): Promise<void> {
     const { state, shop, resource, def, runId } = this.o;
-    const items = op === 'create' ? await this.verifyCreates(batch) : batch;
+    let items = op === 'create' ? await this.verifyCreates(batch) : batch;
     if (items.length === 0) return;
     for (const item of items) {
       if (!item.reconcile || item.shopId === undefined) continue;
       // The entries are marked pending: this reads the record back and drops those the shop already holds.
       this.o.counts.requests += await pruneSentHistory(item, item.shopId, appendOnlyFields(resource, this.o.mapping), { state, shop, resource, runId, dryRun: false });
       item.reconcile = false;
+    }
+    if (op === 'update' && this.statusGuard) {
+      const pass = await this.screenStatus(items);
+      if (pass === undefined || pass.length === 0) return;
+      items = pass;
     }
     // A process frozen while it held the lane may find it taken over on waking: then nothing more leaves.
     await this.o.fence?.();
@@ -397,6 +409,27 @@ export class PushEngine {
     await this.settle([...this.immediate.splice(0), ...settled]);
     this.latency?.delivered(settled, answeredAt);
     for (const s of settled) this.lanes.release(s.item.erpKey);
+  }
+
+  /**
+   * The status guard's screen of an update batch: refused orders are dead-lettered at once (before
+   * anything of the batch leaves) and their keys freed; returns the items to send. A shop that
+   * could not be read (retryable) sends nothing blind: the batch is queued again (undefined).
+   */
+  private async screenStatus(items: WorkItem[]): Promise<WorkItem[] | undefined> {
+    let screened: Awaited<ReturnType<StatusGuard['screen']>>;
+    try {
+      screened = await this.statusGuard!.screen(items);
+    } catch (err) {
+      if (!(err instanceof ShopApiError) || !err.retryable || err instanceof ShopUnreachableError) throw err;
+      for (const item of items) this.judge('update', item, { kind: 'retry', error: issueOf(err), countsAttempt: true });
+      return undefined;
+    }
+    if (screened.refused.length > 0) {
+      await this.settle(screened.refused);
+      for (const s of screened.refused) this.lanes.release(s.item.erpKey);
+    }
+    return screened.pass;
   }
 
   /** Forget the references and hashes of records the shop no longer has, then queue them as creates. */

@@ -19,6 +19,7 @@ const KEYS: Readonly<Record<StateTable, readonly string[]>> = {
   reservations: ['shop', 'orders_id', 'pos'],
   reservation_cursors: ['shop'],
   reservation_deliveries: ['shop', 'orders_id'],
+  reservation_releases: ['shop', 'orders_id'],
   stock_sent: ['pipeline', 'record_key', 'field'],
   followed: ['pipeline', 'record_key'],
 };

@@ -1,7 +1,7 @@
 /** The reservation ledger and the stock sent per field (PostgreSQL): one statement per change, so replicas lose nothing. */
 import type pg from 'pg';
 import type { ReservationLine, ReservationStore, StockSent, StockSentStore } from '../../reservations/types.js';
-import { byRecord, DELIVERED_FILL, lineOf, lineValues, stockSentOf, UPSERT_TAIL, type ReservationRow, type StockSentRow } from '../reservationRows.js';
+import { byRecord, DELIVERED_FILL, RELEASED_FILL, lineOf, lineValues, stockSentOf, UPSERT_TAIL, type ReservationRow, type StockSentRow } from '../reservationRows.js';
 import { execute, query, transaction } from './db.js';
 
 const OPEN = 'booked_at IS NULL AND released_at IS NULL';
@@ -22,6 +22,7 @@ export class PgReservations implements ReservationStore {
         );
       }
       await execute(client, DELIVERED_FILL);
+      await execute(client, RELEASED_FILL);
     });
   }
 
@@ -48,7 +49,13 @@ export class PgReservations implements ReservationStore {
   }
 
   async release(shop: string, ordersIds: readonly number[], at: string): Promise<void> {
+    if (ordersIds.length === 0) return;
+    await execute(this.pool, 'INSERT INTO reservation_releases (shop, orders_id, at) SELECT $1, id, $3 FROM unnest($2::bigint[]) AS id ON CONFLICT (shop, orders_id) DO NOTHING', [shop, [...new Set(ordersIds)], at]);
     await this.stamp('released_at', shop, ordersIds, at);
+  }
+
+  async released(shop: string, since: string): Promise<ReservationLine[]> {
+    return (await query<ReservationRow>(this.pool, 'SELECT * FROM reservations WHERE shop = $1 AND booked_at IS NULL AND released_at >= $2 ORDER BY orders_id, pos', [shop, since])).map(lineOf);
   }
 
   async oldestUnbooked(shop: string): Promise<ReservationLine | undefined> {

@@ -1,6 +1,6 @@
 /** The reservation ledger and the stock sent per field (SQLite): one statement per change. */
 import type { ReservationLine, ReservationStore, StockSent, StockSentStore } from '../../reservations/types.js';
-import { byRecord, DELIVERED_FILL, lineOf, lineValues, stockSentOf, UPSERT_TAIL, type ReservationRow, type StockSentRow } from '../reservationRows.js';
+import { byRecord, DELIVERED_FILL, RELEASED_FILL, lineOf, lineValues, stockSentOf, UPSERT_TAIL, type ReservationRow, type StockSentRow } from '../reservationRows.js';
 import { cached, chunks, marks, type Db } from './db.js';
 
 const OPEN = 'booked_at IS NULL AND released_at IS NULL';
@@ -16,7 +16,10 @@ export class SqliteReservations implements ReservationStore {
     );
     this.db.transaction(() => {
       for (const l of lines) stmt.run(...lineValues(l));
-      if (lines.length > 0) cached(this.db, DELIVERED_FILL).run();
+      if (lines.length > 0) {
+        cached(this.db, DELIVERED_FILL).run();
+        cached(this.db, RELEASED_FILL).run();
+      }
     })();
   }
 
@@ -49,7 +52,15 @@ export class SqliteReservations implements ReservationStore {
   }
 
   async release(shop: string, ordersIds: readonly number[], at: string): Promise<void> {
-    this.stamp('released_at', shop, ordersIds, at);
+    const keep = cached(this.db, 'INSERT INTO reservation_releases (shop, orders_id, at) VALUES (?, ?, ?) ON CONFLICT (shop, orders_id) DO NOTHING');
+    this.db.transaction(() => {
+      for (const id of new Set(ordersIds)) keep.run(shop, id, at);
+      this.stamp('released_at', shop, ordersIds, at);
+    })();
+  }
+
+  async released(shop: string, since: string): Promise<ReservationLine[]> {
+    return cached<[string, string], ReservationRow>(this.db, 'SELECT * FROM reservations WHERE shop = ? AND booked_at IS NULL AND released_at >= ? ORDER BY orders_id, pos').all(shop, since).map(lineOf);
   }
 
   async oldestUnbooked(shop: string): Promise<ReservationLine | undefined> {

@@ -4,7 +4,10 @@
  * itself is not installed here: these tables were written for the test, not copied from
  * Dolibarr's install scripts.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import mysql from 'mysql2/promise';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli, tempDir } from '../../cli/support.js';
 import { shopEnv, useSandbox } from '../../support/sandbox.js';
@@ -101,6 +104,16 @@ describe.skipIf(!my.available)('init --erp dolibarr against Dolibarr-layout fixt
 
   it('stops before writing anything when the database lacks the tables, naming each', async () => {
     await missingTables('dolibarr', ['--db-url', url(empty)], sandbox, ['llx_product_stock', 'llx_entrepot', 'llx_product.price', `database ${empty}`]);
+  });
+
+  it('with --orders-pull, proposes following orders after checkout on the pull: written with the default statuses and said so, without a terminal', async () => {
+    const dir = tempDir('shopsync-recipe-follow-');
+    const init = await runCli(['init', '--yes', '--erp', 'dolibarr', '--db-url', url(database), '--orders-pull', '--no-verify'], { cwd: dir, env: shopEnv(sandbox), timeoutMs: 120_000 });
+    expect(init.code, init.stdout + init.stderr).toBe(0);
+    expect(init.stdout).toContain('follow: yes (until 4, 5, cancelled 4, returned 5, 14 days, every 1h) (not asked: the default; --follow no leaves it out)');
+    const config = parse(readFileSync(join(dir, 'shopsync.yaml'), 'utf8')) as { pipelines: { name: string; follow?: unknown }[] };
+    expect(config.pipelines.find((p) => p.name === 'orders-to-erp')?.follow).toEqual({ every: '1h', until: [4, 5], cancelled: [4], returned: [5], maxAgeDays: 14 });
+    expect(config.pipelines.find((p) => p.name === 'products')?.follow).toBeUndefined();
   });
 
   it('refuses a parameter the recipe does not have, naming the ones it has', async () => {
