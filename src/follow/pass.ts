@@ -95,7 +95,8 @@ export async function followPass(o: FollowPassOptions): Promise<FollowPassReport
   const { state } = o.deps;
   const stored = await state.cursors.get(o.pipeline, FOLLOW_LANE);
   const last = typeof stored?.value === 'string' ? Date.parse(stored.value) : undefined;
-  if (last !== undefined && Number.isFinite(last) && o.now.getTime() - last < o.config.every) return undefined;
+  // A last pass in the future (the clock was stepped back since) is no reason to wait: the pass would stop until the clock catches up.
+  if (last !== undefined && Number.isFinite(last) && o.now.getTime() >= last && o.now.getTime() - last < o.config.every) return undefined;
   const at = o.now.toISOString();
   const oldest = addDays(o.today, -o.config.maxAgeDays);
   const aged = await state.followed.ageOut(o.pipeline, oldest, at);

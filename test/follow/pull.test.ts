@@ -189,6 +189,17 @@ describe.each([
     expect(w.changes(id)).toEqual([expect.objectContaining({ Art: 'cancelled' })]);
   });
 
+  it('passes when the last pass lies in the future (the clock was stepped back) instead of waiting for the clock to catch up', async () => {
+    const id = await delivered(w);
+    await w.update(id, { orders_status: 4 });
+    // As a pass stored by a clock running a day ahead, then set right.
+    await w.state.cursors.set('orders-in', 'follow', { value: new Date(Date.now() + 86_400_000).toISOString(), key: null });
+    expect((await w.run({ every: '1h' })).counts).toMatchObject({ updated: 1, requests: 2 });
+    expect(w.changes(id)).toEqual([expect.objectContaining({ Art: 'cancelled' })]);
+    // The pass stored now's time: the next run within the hour reads new orders only.
+    expect((await w.run({ every: '1h' })).counts.requests).toBe(1);
+  });
+
   it('no longer follows an order placed before maxAgeDays, whatever its status', async () => {
     const id = await w.place('E-ANCIENT', 20);
     await w.place('E-NEW', 0);

@@ -66,6 +66,30 @@ export const jsonrpcSinkSchema = z.strictObject({
    * fails the whole call) is created again record by record either way, so only the bad one is refused. @default false
    */
   perRecord: z.boolean().default(false),
+  /**
+   * Cancel the ERP's record when the shop's order is cancelled (issue 44): a mapped record whose
+   * `from` value is in `values` has its sale cancelled through the model's cancel button while the
+   * sale is in one of `states`; a sale past them (confirmed, shipped) is left untouched and the record
+   * becomes a dead letter naming it (a human decides). Absent: a re-delivered order is `kept` as before.
+   */
+  cancel: z
+    .strictObject({
+      /** Dotted path of the mapped record's value saying the order is cancelled (e.g. `shop_status`); read here, never sent to the ERP. */
+      from: z.string().min(1),
+      /** The values of `from` that mean "cancelled" (the shop's cancelled status ids, e.g. `[4]`); compared as text. */
+      values: z.array(z.union([z.string(), z.number()])).min(1),
+      /** The model's cancel button, called as `<model>.<button>([ids])`. @default cancel (Tryton), action_cancel (Odoo) */
+      button: z.string().regex(/^[a-z_][a-z0-9_]*$/, 'expected a method name such as cancel or action_cancel').optional(),
+      /** States in which the sink may cancel. @default [draft, quotation] (Tryton), [draft, sent] (Odoo) */
+      states: z.array(z.string().min(1)).min(1).optional(),
+      /** The state of a cancelled record. @default cancelled (Tryton), cancel (Odoo) */
+      cancelled: z.string().min(1).optional(),
+      /** The model's state field. @default state */
+      stateField: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('state'),
+      /** The field naming the record for people (in letters). @default number (Tryton), name (Odoo) */
+      numberField: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+    })
+    .optional(),
 });
 
 /** What a pipeline's `source:` on a jsonrpc connection meets: a refusal that says why. */

@@ -18,6 +18,12 @@ export const JSONRPC_CODES = {
   recordRefused: 'JSONRPC_RECORD_REFUSED',
   /** A mapped record has no value for the sink's reference: it could not be created idempotently, so it is not created. */
   referenceMissing: 'JSONRPC_REFERENCE_MISSING',
+  /**
+   * The shop cancelled an order whose ERP record is past the states the sink may cancel (a confirmed,
+   * shipped sale), or the ERP's cancel button left it uncancelled: the record is untouched and the
+   * order a dead letter naming it; cancel (or return) it in the ERP, then retry or drop the letter.
+   */
+  cancelRefused: 'JSONRPC_CANCEL_REFUSED',
   /** The sink's model or one of its fields does not exist on the server, or the user may not create there. */
   modelMismatch: 'JSONRPC_MODEL_MISMATCH',
 } as const;

@@ -196,6 +196,25 @@ describe('an order placed between a stock run reading the orders and writing the
     expect(await shopStock('CAP-W')).toBe(7);
   });
 
+  it("gives a cancelled order's units back to the shop on the next stock run, with no change in the ERP", async () => {
+    await createShopProduct('ART-C');
+    f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?)').run('ART-C', '10.00', '10', '2026-01-01 00:00:01');
+    await push();
+    const order = await customerOrders('ART-C', 3);
+    await push();
+    expect(await shopStock('ART-C')).toBe(7);
+    // The shop cancels the order (its stock stays booked in the shop); the orders pull's follow releases it (issue 44).
+    expect((await f.shop.update('orders', [{ orders_id: order, orders_status: 4, comments: 'Storno' }])).outcomes[0]!.error).toBeUndefined();
+    await f.state.reservations.release(f.state.shop, [order], new Date().toISOString());
+
+    const next = await push();
+    expect(next.counts.updated).toBe(1);
+    expect(await shopStock('ART-C')).toBe(10);
+    expect((await f.state.stockSent.of('stock', 'ART-C')).find((r) => r.field === 'products_quantity')).toMatchObject({ erp: '10', reserved: '0', sent: '10' });
+    // Once: the run after it has nothing to send.
+    expect((await push()).counts.updated).toBe(0);
+  });
+
   it('warns STOCK_CORRECTION_UNAVAILABLE, naming the articles, when the source cannot read records by key', async () => {
     await createShopProduct('ART-U');
     f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?)').run('ART-U', '10.00', '10', '2026-01-01 00:00:01');
