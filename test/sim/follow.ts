@@ -114,16 +114,18 @@ export function changeKey(c: { kind: string; status?: number | null; comment?: s
 /**
  * The stock figures the shop may show besides the projection because of cancelled orders: a
  * cancellation a pull that did not settle may have delivered (shopsync may have released its
- * lines, or not), and, known broken (invariants.ts KNOWN_BROKEN, cancelledOrderStockIsReleased,
- * which holds it strictly), a released order's lines still subtracted. Tolerated again before every
+ * lines, or not), and, known broken (invariants.ts KNOWN_BROKEN, cancelledBeforeStockRunIsReleased,
+ * which holds it strictly), the lines of an order released before a stock run had them in its
+ * ledger, still subtracted (`released`: released after, held strictly by cancelledOrderStockIsReleased). Tolerated again before every
  * run and after a repair (which forgets tolerated values); answers the units per article of each.
  */
-export function tolerateReleases(m: Model): { unsure: Map<string, number>; released: Map<string, number> } {
+export function tolerateReleases(m: Model): { unsure: Map<string, number>; released: Map<string, number>; unledgered: Map<string, number> } {
   const unsure = new Map<string, number>();
   const released = new Map<string, number>();
+  const unledgered = new Map<string, number>();
   for (const r of m.reservations.values()) {
     if (r.booked) continue;
-    const into = r.released ? released : r.releaseUnsure ? unsure : undefined;
+    const into = r.released ? (r.releasedUnledgered ? unledgered : released) : r.releaseUnsure ? unsure : undefined;
     if (into) for (const l of r.lines) into.set(l.sku, (into.get(l.sku) ?? 0) + l.qty);
   }
   // Some of the orders of an article may be stuck and others not: every figure in between.
@@ -131,9 +133,9 @@ export function tolerateReleases(m: Model): { unsure: Map<string, number>; relea
     const row = m.products.get(sku);
     for (let u = 1; row && u <= units; u++) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) - u));
   }
-  for (const [sku, units] of released) {
+  for (const [sku, units] of unledgered) {
     const row = m.products.get(sku);
     for (let u = 1; row && u <= units; u++) m.tolerate(sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(sku) + u));
   }
-  return { unsure, released };
+  return { unsure, released, unledgered };
 }

@@ -126,22 +126,31 @@ export function changeRowsAreNeverRewritten(s: Seen): string[] {
   return s.obs.changeRewrites.map((r) => `the ERP's change table row ${r}`);
 }
 
+function stillSubtracted(s: Seen, which: 'released' | 'unledgered', why: string): string[] {
+  const done = completedPush(s);
+  if (!done || !settled(done.status)) return [];
+  const shop = new Map(s.obs.products.map((p) => [String(p.products_model), Number(p.products_quantity)] as const));
+  const out: string[] = [];
+  for (const { row, projection } of done.before.deliverable) {
+    const units = done.before[which].get(row.sku);
+    if (!units) continue;
+    const subtracted = reservedFigure(Number(row.qty), (done.before.unbooked.get(row.sku) ?? 0) + units);
+    const have = shop.get(row.sku);
+    if (have === subtracted && have !== projection.quantity) out.push(`${row.sku}: the shop shows ${have}, the ERP's ${row.qty} less ${units} units of cancelled orders whose cancellation reached the ERP${why} (want ${projection.quantity})`);
+  }
+  return out;
+}
+
 /**
  * A cancellation that reached the ERP releases the order's stock: after a stock run that settled,
  * no article shows the ERP's figure less the lines of a cancelled order a settled pull delivered
  * (shopsync released them; the model no longer counts them as unbooked).
  */
 export function cancelledOrderStockIsReleased(s: Seen): string[] {
-  const done = completedPush(s);
-  if (!done || !settled(done.status)) return [];
-  const shop = new Map(s.obs.products.map((p) => [String(p.products_model), Number(p.products_quantity)] as const));
-  const out: string[] = [];
-  for (const { row, projection } of done.before.deliverable) {
-    const units = done.before.released.get(row.sku);
-    if (!units) continue;
-    const subtracted = reservedFigure(Number(row.qty), (done.before.unbooked.get(row.sku) ?? 0) + units);
-    const have = shop.get(row.sku);
-    if (have === subtracted && have !== projection.quantity) out.push(`${row.sku}: the shop shows ${have}, the ERP's ${row.qty} less ${units} units of cancelled orders whose cancellation reached the ERP (want ${projection.quantity})`);
-  }
-  return out;
+  return stillSubtracted(s, 'released', '');
+}
+
+/** The same for an order cancelled and delivered before any stock run had read it into its ledger. */
+export function cancelledBeforeStockRunIsReleased(s: Seen): string[] {
+  return stillSubtracted(s, 'unledgered', ' before any stock run had read the order');
 }

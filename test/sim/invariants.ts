@@ -8,7 +8,7 @@ import { processAlive, type RunRecord } from '../../src/state/index.js';
 import { DEFAULT_LOOKBACK_MS, msOf, projectionOf, validPrice, type Model, type Projection } from './model.js';
 import type { Observation, Outcome, Snapshot } from './sim.js';
 import { IMPORT_NAME_LIMIT } from './world.js';
-import { cancelledOrderStockIsReleased, changeRowsAreNeverRewritten, followedChangesReachErpOnce, followedChangesSurviveStateLoss, followPassDueAfterClockStepBack } from './followInvariants.js';
+import { cancelledBeforeStockRunIsReleased, cancelledOrderStockIsReleased, changeRowsAreNeverRewritten, followedChangesReachErpOnce, followedChangesSurviveStateLoss, followPassDueAfterClockStepBack } from './followInvariants.js';
 
 /** What an invariant sees. */
 export interface Seen {
@@ -335,10 +335,8 @@ export function pullCountsTheTablesSplit(s: Seen): string[] {
 export const KNOWN_BROKEN: Readonly<Record<string, string>> = {
   followedChangesSurviveStateLoss:
     "a change's seq is shopsync's counter, not the change's identity: after an ERP commit whose answer was lost (the change rows committed, the followed row not stored), the next read numbers the changes again from the old row, and a new change under a seq the ERP already has is dropped by the append child while the old one is inserted a second time under the next seq (2026-12-02-follow-lost-ack-renumbers); a state write lost after the sink committed presumably makes the next read a first delivery whose changes never arrive (not yet shown by a history)",
-  followPassDueAfterClockStepBack:
-    "the follow pass is due when now − last pass ≥ every (src/follow/pass.ts): after shopsync's wall clock stepped back, now − last is negative and `every: 0s` (every run) skips the pass until the clock passes the last pass again, so a settled run leaves a cancellation undelivered (2026-12-02-follow-clock-step-back)",
-  cancelledOrderStockIsReleased:
-    'a cancellation that reached the ERP does not give the stock back in the shop (issue 44): the release sets released_at but does not make the article due, so the next stock run reads nothing and the shop keeps the ERP figure less the cancelled order until the ERP row changes (2026-12-02-cancelled-order-stock-stays-subtracted); and a release before any stock run read the order stamps no line, so the ledger records its lines later as unbooked, for good (2026-12-02-cancelled-before-stock-run)',
+  cancelledBeforeStockRunIsReleased:
+    'a cancellation the orders pull delivers before any stock run read the order into its ledger is lost: reservations.release stamps only lines the ledger has (delivered keeps reservation_deliveries for this case, release keeps nothing), so the next stock run records the lines as unbooked and subtracts the cancelled order for good (issue 44; 2026-12-02-cancelled-before-stock-run)',
   pullCountsTheTablesSplit: 'the pull counts created from its seen hashes, not from what the sink did: a state write that failed after the sink committed (or a commit whose answer was lost) makes the next pull count the update as a create (bookkeeping only; found by the simulation, StateFault then a pull)',
 };
 
@@ -367,6 +365,7 @@ export const INVARIANTS: Readonly<Record<string, Invariant>> = {
   followPassDueAfterClockStepBack,
   changeRowsAreNeverRewritten,
   cancelledOrderStockIsReleased,
+  cancelledBeforeStockRunIsReleased,
 };
 
 /** Check every invariant; then forget tolerated shop values the shop no longer shows (they cannot come back). */

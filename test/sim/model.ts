@@ -63,6 +63,10 @@ export interface Reservation {
   cancelled?: boolean;
   /** A settled orders pull delivered the cancellation: shopsync no longer subtracts its lines. */
   released?: boolean;
+  /** A stock run that settled started after the order was placed: its ledger has the order's lines. */
+  ledgered?: boolean;
+  /** The cancellation was released before any stock run had put the lines in the ledger (known broken: they stay reserved). */
+  releasedUnledgered?: boolean;
   /** A pull that may have delivered the cancellation did not settle (or the order may have aged out of the follow first): either figure may be sent. */
   releaseUnsure?: boolean;
 }

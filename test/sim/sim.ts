@@ -20,6 +20,8 @@ export interface Snapshot {
   readonly unbooked: ReadonlyMap<string, number>;
   /** Units per article of cancelled orders whose cancellation a settled pull delivered (shopsync must no longer subtract them). */
   readonly released: ReadonlyMap<string, number>;
+  /** The same of cancellations released before any stock run had the order's lines in its ledger. */
+  readonly unledgered: ReadonlyMap<string, number>;
   /** Product models in the shop before the run. */
   readonly shopModels: ReadonlySet<string>;
   /** The last receipt of the import table before the run. */
@@ -136,13 +138,14 @@ export class Sim {
     const seq = this.world.erp.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM receipts').get() as { s: number };
     const f = m.faults;
     // Cancelled orders (issue 44): figures with or without their lines the shop may show (follow.ts, tolerateReleases).
-    const { unsure, released } = tolerateReleases(m);
+    const { unsure, released, unledgered } = tolerateReleases(m);
     return {
       deliverable: m.deliverable(),
       refused: m.refused(),
       keyless: [...m.keyless],
       orders: [...m.orders],
       released,
+      unledgered,
       unbooked: new Map([...m.products.keys()].map((sku) => [sku, m.unbooked(sku) - (unsure.get(sku) ?? 0)] as const).filter(([, units]) => units > 0)),
       // From the last observation: reading the shop again would lift the faults and start their counters anew before the run.
       shopModels: new Set(this.shopModels),

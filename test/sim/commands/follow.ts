@@ -179,6 +179,14 @@ export class ErpProcessesChanges extends SimCommand {
   }
 }
 
+/** A stock run that settled read the shop's orders into its ledger at its start: every order placed before it (`placed`, their ids). */
+export function ledgered(m: Model, placed: ReadonlySet<number>): void {
+  for (const id of placed) {
+    const r = m.reservations.get(id);
+    if (r) r.ledgered = true;
+  }
+}
+
 /** An orders run is about to start: shopsync's clock (for the age limit) and that a run happened (late orders are no longer drawn). */
 export function beforeOrdersRun(m: Model): void {
   m.follow.runs++;
@@ -196,8 +204,10 @@ export function afterOrdersRun(m: Model, settled: boolean): void {
     if (!r.cancelled || r.released || r.booked) continue;
     const fo = m.follow.orders.get(r.ordersId);
     if (!fo || fo.refused) continue;
-    if (settled && (fo.cancelledBeforeFirstPull || m.follow.surelyFollowed(fo))) r.released = true;
-    else r.releaseUnsure = true;
+    if (settled && (fo.cancelledBeforeFirstPull || m.follow.surelyFollowed(fo))) {
+      r.released = true;
+      r.releasedUnledgered = !r.ledgered;
+    } else r.releaseUnsure = true;
   }
   // The promises checked after every step (cursorWithinReach) see the released figure at once.
   tolerateReleases(m);
