@@ -6,7 +6,7 @@
  * placed and records in the model what the shop did and whether the ERP had the order then.
  */
 import { FOLLOW, STATUS, isFinal, statusKind, tolerateReleases, type FollowedOrder, type ShopChange } from '../follow.js';
-import { stampOf, type Model, type ShopOrder } from '../model.js';
+import { reservedFigure, stampOf, type Model, type ShopOrder } from '../model.js';
 import type { Outcome, Sim } from '../sim.js';
 import { IMPORT_NAME_LIMIT } from '../world.js';
 import { SimCommand, type Args } from './base.js';
@@ -205,6 +205,12 @@ export function afterOrdersRun(m: Model, settled: boolean): void {
     const fo = m.follow.orders.get(r.ordersId);
     if (!fo || fo.refused) continue;
     if (settled && (fo.cancelledBeforeFirstPull || m.follow.surelyFollowed(fo))) {
+      // Until the next stock run sends the article again, the shop shows what the last one sent (with these lines subtracted);
+      // cancelledOrderStockIsReleased holds that next run to the released figure.
+      for (const l of r.lines) {
+        const row = m.products.get(l.sku);
+        if (row) m.tolerate(l.sku, 'quantity', reservedFigure(Number(row.qty), m.unbooked(l.sku)));
+      }
       r.released = true;
       r.releasedUnledgered = !r.ledgered;
     } else r.releaseUnsure = true;
