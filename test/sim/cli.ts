@@ -38,6 +38,7 @@ function coverageLine(r: ExploreResult): string {
     `infrastructure faults armed ${c.infraFaults} (${c.infraFailures} statements failed by them), clock steps ${c.clockSteps}, frozen CLI processes ${c.freezes}, state server restarts ${c.stateRestarts}`,
     `file drops ${c.fileDrops} (${c.redeliveries} again under a name picked up before), bad rows ${c.badRows}, shop edits ${c.shopEdits}, shop orders ${c.shopOrders} (${c.refusedOrders} the import table refuses), dlq retries ${c.retries}, repairs ${c.reconciles}, mapping changes ${c.mappingChanges}`,
     `orders that booked stock ${c.bookingOrders} (${c.soldOut} refused: sold out), booked later by the ERP ${c.erpBookings}`,
+    `after checkout (issue 44): shop statuses ${c.shopStatusChanges}, cancellations ${c.cancellations}, tracking entries ${c.trackingEntries}, returns ${c.returnEntries}, address changes ${c.addressChanges}, late orders ${c.backdatedOrders}; change rows the ERP got ${c.changeRows}`,
   ].join('\n  ');
 }
 

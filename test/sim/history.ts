@@ -83,6 +83,7 @@ export async function runHistory(commands: Iterable<fc.AsyncCommand<Model, Sim, 
     m.coverage.rateLimited += (await world.traffic()).rate_limited;
     m.coverage.networkFailures += world.networkFailures;
     m.coverage.infraFailures += world.infra.firedTotal;
+    m.coverage.changeRows += (world.erp.prepare('SELECT COUNT(*) AS n FROM shop_order_changes').get() as { n: number }).n;
   } finally {
     await world.close();
   }

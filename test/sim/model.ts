@@ -4,6 +4,8 @@
  * the simulated clock, what the shop's staff and customers did, and what each mapping makes of a
  * row. The invariants compare the real system with it.
  */
+import { FollowModel } from './follow.js';
+
 /** The two mappings a history can switch between (ChangeMapping): the product's name as it is, or with a mark. */
 export const MAPPING_VERSIONS = ['name', '{ template: "{name} *" }'] as const;
 
@@ -57,6 +59,16 @@ export interface Reservation {
   readonly ordersId: number;
   readonly lines: readonly OrderLine[];
   booked: boolean;
+  /** The shop cancelled the order (issue 44): the ERP never books it, and a pull that delivers the cancellation releases it. */
+  cancelled?: boolean;
+  /** A settled orders pull delivered the cancellation: shopsync no longer subtracts its lines. */
+  released?: boolean;
+  /** A stock run that settled started after the order was placed: its ledger has the order's lines. */
+  ledgered?: boolean;
+  /** The cancellation was released before any stock run had put the lines in the ledger (known broken: they stay reserved). */
+  releasedUnledgered?: boolean;
+  /** A pull that may have delivered the cancellation did not settle (or the order may have aged out of the follow first): either figure may be sent. */
+  releaseUnsure?: boolean;
 }
 
 /** What a history covered, summed up by the runner. */
@@ -95,10 +107,20 @@ export interface Coverage {
   soldOut: number;
   /** Orders the ERP booked later (ErpBooks). */
   erpBookings: number;
+  /** Shop-side changes after checkout (issue 44): statuses, cancellations, tracking entries (returns among them), addresses. */
+  shopStatusChanges: number;
+  cancellations: number;
+  trackingEntries: number;
+  returnEntries: number;
+  addressChanges: number;
+  /** Orders placed days ago (date_purchased in the past). */
+  backdatedOrders: number;
+  /** Changes the ERP's change table received (rows inserted). */
+  changeRows: number;
 }
 
 export function emptyCoverage(): Coverage {
-  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0, infraFaults: 0, infraFailures: 0, clockSteps: 0, freezes: 0, stateRestarts: 0, bookingOrders: 0, soldOut: 0, erpBookings: 0 };
+  return { steps: 0, runs: 0, cliRuns: 0, kills: 0, lateCommits: 0, skewedWrites: 0, badRows: 0, shopEdits: 0, shopOrders: 0, refusedOrders: 0, mappingChanges: 0, retries: 0, fileDrops: 0, redeliveries: 0, reconciles: 0, faultSteps: 0, rateLimited: 0, networkFailures: 0, failedRuns: 0, infraFaults: 0, infraFailures: 0, clockSteps: 0, freezes: 0, stateRestarts: 0, bookingOrders: 0, soldOut: 0, erpBookings: 0, shopStatusChanges: 0, cancellations: 0, trackingEntries: 0, returnEntries: 0, addressChanges: 0, backdatedOrders: 0, changeRows: 0 };
 }
 
 /** A time on the simulated clock as the ERP writes it. */
@@ -148,6 +170,11 @@ export function projectionOf(row: ErpProduct, version: number, unbooked?: number
   return { products_model: row.sku, price: Number(row.price), quantity, name: nameUnder(version, row) };
 }
 
+/** Whether an order's lines still count against the ERP's figure: not booked by the ERP, not released by a delivered cancellation. */
+export function holds(r: Reservation): boolean {
+  return !r.booked && !r.released;
+}
+
 /** The model of one history. */
 export class Model {
   clockMs = SIM_EPOCH_MS;
@@ -168,6 +195,8 @@ export class Model {
   readonly orders: ShopOrder[] = [];
   /** Every order the shop took, by id, with its lines and whether the ERP booked it yet. */
   readonly reservations = new Map<number, Reservation>();
+  /** What the shop did to its orders after checkout (issue 44). */
+  readonly follow = new FollowModel();
   /** Rows of file deliveries a run has picked up, the latest delivery of each SKU: what the shop must show. */
   readonly fileRows = new Map<string, ErpProduct>();
   /** Deliveries waiting in the inbox, by name (a new one under the same name replaces one not picked up). */
@@ -242,13 +271,13 @@ export class Model {
   /** Units of an article the shop's orders took and the ERP has not booked yet. */
   unbooked(sku: string): number {
     let units = 0;
-    for (const r of this.reservations.values()) if (!r.booked) for (const l of r.lines) if (l.sku === sku) units += l.qty;
+    for (const r of this.reservations.values()) if (holds(r)) for (const l of r.lines) if (l.sku === sku) units += l.qty;
     return units;
   }
 
   /** Orders not yet booked by the ERP that have a line of the article (their numbers, for a violation's text). */
   unbookedOrders(sku: string): number[] {
-    return [...this.reservations.values()].filter((r) => !r.booked && r.lines.some((l) => l.sku === sku)).map((r) => r.ordersId);
+    return [...this.reservations.values()].filter((r) => holds(r) && r.lines.some((l) => l.sku === sku)).map((r) => r.ordersId);
   }
 
   /** What the products pipeline (`stock: reserved`) must make of a committed row. */

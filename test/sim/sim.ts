@@ -7,6 +7,7 @@ import type { RunSummary } from '../../src/pipeline/index.js';
 import type { DeadLetter, RunRecord, StoredCursor } from '../../src/state/index.js';
 import { checkInvariants } from './invariants.js';
 import { STEP_MS, type ErpProduct, type Model, type Projection, type ShopOrder } from './model.js';
+import { tolerateReleases, type ChangeRow } from './follow.js';
 import type { World } from './world.js';
 
 /** What the model said just before a run started: the run is held to this. */
@@ -17,6 +18,10 @@ export interface Snapshot {
   readonly orders: readonly ShopOrder[];
   /** Units per article the shop's orders took and the ERP had not booked when the run started. */
   readonly unbooked: ReadonlyMap<string, number>;
+  /** Units per article of cancelled orders whose cancellation a settled pull delivered (shopsync must no longer subtract them). */
+  readonly released: ReadonlyMap<string, number>;
+  /** The same of cancellations released before any stock run had the order's lines in its ledger. */
+  readonly unledgered: ReadonlyMap<string, number>;
   /** Product models in the shop before the run. */
   readonly shopModels: ReadonlySet<string>;
   /** The last receipt of the import table before the run. */
@@ -69,6 +74,14 @@ export interface Observation {
   readonly inserts: ReadonlyMap<number, number>;
   /** Receipts of the import table after `seq`, for the counts of one run. */
   receiptsAfter(seq: number): { inserts: number; updates: number };
+  /** The ERP's change table (issue 44), by order, in seq order. */
+  readonly changes: ReadonlyMap<number, readonly ChangeRow[]>;
+  /** The status column of the import table, by order. */
+  readonly erpStatus: ReadonlyMap<number, number | null>;
+  /** The status each order had when the import table first inserted it. */
+  readonly firstStatus: ReadonlyMap<number, number | null>;
+  /** Change rows the ERP had that were later rewritten or deleted (they are append-only), with what happened. */
+  readonly changeRewrites: readonly string[];
 }
 
 /** An invariant that did not hold, with the step and what was seen. */
@@ -124,12 +137,16 @@ export class Sim {
   async snapshot(m: Model): Promise<Snapshot> {
     const seq = this.world.erp.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM receipts').get() as { s: number };
     const f = m.faults;
+    // Cancelled orders (issue 44): figures with or without their lines the shop may show (follow.ts, tolerateReleases).
+    const { unsure, released, unledgered } = tolerateReleases(m);
     return {
       deliverable: m.deliverable(),
       refused: m.refused(),
       keyless: [...m.keyless],
       orders: [...m.orders],
-      unbooked: new Map([...m.products.keys()].map((sku) => [sku, m.unbooked(sku)] as const).filter(([, units]) => units > 0)),
+      released,
+      unledgered,
+      unbooked: new Map([...m.products.keys()].map((sku) => [sku, m.unbooked(sku) - (unsure.get(sku) ?? 0)] as const).filter(([, units]) => units > 0)),
       // From the last observation: reading the shop again would lift the faults and start their counters anew before the run.
       shopModels: new Set(this.shopModels),
       receiptSeq: seq.s,
@@ -158,6 +175,12 @@ export class Sim {
     const inserts = new Map<number, number>();
     for (const r of world.erp.prepare("SELECT orders_id AS id, COUNT(*) AS n FROM receipts WHERE op = 'insert' GROUP BY orders_id").all() as { id: number; n: number }[]) inserts.set(r.id, r.n);
     const receipts = world.erp.prepare("SELECT SUM(op = 'insert') AS inserts, SUM(op = 'update') AS updates FROM receipts WHERE seq > ?");
+    const changes = new Map<number, ChangeRow[]>();
+    for (const r of world.erp.prepare('SELECT orders_id, seq, kind, status, comment, code, field FROM shop_order_changes ORDER BY orders_id, seq').all() as ChangeRow[]) changes.set(r.orders_id, [...(changes.get(r.orders_id) ?? []), r]);
+    const erpStatus = new Map((world.erp.prepare('SELECT orders_id AS id, status FROM shop_orders').all() as { id: number; status: number | null }[]).map((r) => [r.id, r.status] as const));
+    const firstStatus = new Map<number, number | null>();
+    for (const r of world.erp.prepare("SELECT orders_id AS id, status FROM receipts WHERE op = 'insert' ORDER BY seq").all() as { id: number; status: number | null }[]) if (!firstStatus.has(r.id)) firstStatus.set(r.id, r.status);
+    const changeRewrites = (world.erp.prepare('SELECT orders_id, nr, op FROM change_receipts ORDER BY seq').all() as { orders_id: number; nr: number; op: string }[]).map((r) => `order ${r.orders_id} change ${r.nr}: ${r.op}`);
     return {
       products,
       orders,
@@ -168,6 +191,10 @@ export class Sim {
       inserts,
       lostAcks: world.infra.lostAcks,
       stateFaults: world.infra.fired['state-write'],
+      changes,
+      erpStatus,
+      firstStatus,
+      changeRewrites,
       receiptsAfter: (seq) => {
         const r = receipts.get(seq) as { inserts: number | null; updates: number | null };
         return { inserts: r.inserts ?? 0, updates: r.updates ?? 0 };

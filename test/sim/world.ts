@@ -1,6 +1,7 @@
 /**
  * The real system a history drives: a temporary folder with a SQLite ERP (products to push, an
- * order import table to pull into), the mappings and a generated shopsync.yaml, a state (SQLite
+ * order import table to pull into, with its lines and, appended, the changes the orders pull's
+ * follow finds after checkout: issue 44), the mappings and a generated shopsync.yaml, a state (SQLite
  * file, or a PostgreSQL schema of its own), the in-process runtime the CLI itself uses
  * (`openRuntime`), and the sandbox shop over HTTP, shared by the histories of one process and
  * emptied between them. The CLI steps spawn `bin/shopsync.js` on the same config and state.
@@ -20,6 +21,7 @@ import type { RunRecord } from '../../src/state/index.js';
 import { InfraFaults, useFaults } from './faults.js';
 import { MAPPING_VERSIONS } from './model.js';
 import { stepWallClock } from './clock.js';
+import { FOLLOW } from './follow.js';
 
 /** The PostgreSQL server of the `--state postgres` profile (trust auth, as in the test suite). */
 export const SIM_POSTGRES = process.env.SIM_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -74,6 +76,20 @@ fields:
       pos: { from: $index, type: integer }
       model: products_model
       qty: { from: quantity, type: decimal, locale: point }
+  status: { from: orders_status, type: integer }
+  changes:
+    each: _changes
+    fields:
+      orders_id: { from: $root.orders_id, type: integer }
+      seq: { from: seq, type: integer }
+      kind: kind
+      status: { from: status, type: integer }
+      previous: { from: previous_status, type: integer }
+      comment: comment
+      code: tracking_code
+      provider: service_provider
+      field: field
+      detected_at: detected_at
 `;
 
 /** The longest billing name the ERP's import table takes: a longer one is a row it refuses. */
@@ -135,14 +151,20 @@ export class World {
     await w.control('DELETE', '/sandbox/traffic');
     w.erp.exec(`
       CREATE TABLE products (id INTEGER PRIMARY KEY, sku TEXT UNIQUE, name TEXT, price TEXT, qty TEXT, updated_at TEXT);
-      CREATE TABLE shop_orders (orders_id INTEGER PRIMARY KEY, name TEXT CHECK (length(name) <= ${IMPORT_NAME_LIMIT}));
+      CREATE TABLE shop_orders (orders_id INTEGER PRIMARY KEY, name TEXT CHECK (length(name) <= ${IMPORT_NAME_LIMIT}), status INTEGER);
       CREATE TABLE shop_order_lines (orders_id INTEGER NOT NULL, pos INTEGER NOT NULL, model TEXT, qty TEXT, PRIMARY KEY (orders_id, pos));
       -- What the import table received, row by row: the pull's counts are held to it.
       -- The ERP's own bookings of shop orders (issue 43): written with the stock drop, read by the pipeline's booked.query.
       CREATE TABLE erp_bookings (orders_id INTEGER PRIMARY KEY, booked_at TEXT NOT NULL);
-      CREATE TABLE receipts (seq INTEGER PRIMARY KEY AUTOINCREMENT, orders_id INTEGER, op TEXT);
-      CREATE TRIGGER receipt_insert AFTER INSERT ON shop_orders BEGIN INSERT INTO receipts (orders_id, op) VALUES (new.orders_id, 'insert'); END;
-      CREATE TRIGGER receipt_update AFTER UPDATE ON shop_orders BEGIN INSERT INTO receipts (orders_id, op) VALUES (new.orders_id, 'update'); END;
+      CREATE TABLE receipts (seq INTEGER PRIMARY KEY AUTOINCREMENT, orders_id INTEGER, op TEXT, status INTEGER);
+      CREATE TRIGGER receipt_insert AFTER INSERT ON shop_orders BEGIN INSERT INTO receipts (orders_id, op, status) VALUES (new.orders_id, 'insert', new.status); END;
+      CREATE TRIGGER receipt_update AFTER UPDATE ON shop_orders BEGIN INSERT INTO receipts (orders_id, op, status) VALUES (new.orders_id, 'update', new.status); END;
+      -- What changed in the shop after checkout (issue 44), one row per change, appended by the orders pull; the ERP marks
+      -- a row processed when it acted on it. A row once written is never rewritten or deleted by the pull: change_receipts says if it was.
+      CREATE TABLE shop_order_changes (orders_id INTEGER NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, status INTEGER, previous INTEGER, comment TEXT, code TEXT, provider TEXT, field TEXT, detected_at TEXT, processed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (orders_id, seq));
+      CREATE TABLE change_receipts (seq INTEGER PRIMARY KEY AUTOINCREMENT, orders_id INTEGER, nr INTEGER, op TEXT);
+      CREATE TRIGGER change_rewrite AFTER UPDATE ON shop_order_changes WHEN new.processed IS old.processed BEGIN INSERT INTO change_receipts (orders_id, nr, op) VALUES (old.orders_id, old.seq, 'rewritten'); END;
+      CREATE TRIGGER change_delete AFTER DELETE ON shop_order_changes BEGIN INSERT INTO change_receipts (orders_id, nr, op) VALUES (old.orders_id, old.seq, 'deleted (processed ' || old.processed || ')'); END;
     `);
     if (options.state === 'postgres') {
       w.schema = `sim_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
@@ -194,7 +216,14 @@ pipelines:
     direction: pull
     resource: orders
     mapping: orders.yaml
-    sink: { connection: erp, table: shop_orders, key: orders_id, children: [{ field: lines, table: shop_order_lines, key: [orders_id, pos], parentKey: orders_id }] }
+    sink:
+      connection: erp
+      table: shop_orders
+      key: orders_id
+      children:
+        - { field: lines, table: shop_order_lines, key: [orders_id, pos], parentKey: orders_id }
+        - { field: changes, table: shop_order_changes, key: [orders_id, seq], parentKey: orders_id, append: true }
+    follow: { every: ${FOLLOW.every}, until: [${FOLLOW.until.join(', ')}], cancelled: [${FOLLOW.cancelled.join(', ')}], returned: [${FOLLOW.returned.join(', ')}], maxAgeDays: ${FOLLOW.maxAgeDays} }
     options: { sinkBatchSize: 3, shopTimeZone: UTC }
 state:
 ${state}`,

@@ -224,7 +224,8 @@ export class ErpBooks extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const imported = new Set((sim.world.erp.prepare('SELECT orders_id AS id FROM shop_orders').all() as { id: number }[]).map((r) => r.id));
-    const candidates = [...m.reservations.values()].filter((r) => !r.booked && imported.has(r.ordersId));
+    // A cancelled order is not booked (issue 44): the shop's cancellation reaches the ERP, which drops the order.
+    const candidates = [...m.reservations.values()].filter((r) => !r.booked && !r.cancelled && imported.has(r.ordersId));
     if (candidates.length === 0) return world('no delivered order to book');
     const order = candidates[this.pick % candidates.length]!;
     // A clerk's open transaction holds the row: the booking waits for it (it runs again in a later step).

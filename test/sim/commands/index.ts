@@ -11,6 +11,7 @@ import { Backfill, ChangeMapping, CliSync, Reconcile, RetryDeadLetters, SetRateM
 import { CustomerBuys, FAULT_PROFILES, SetFaults, ShopEdit, ShopOrder } from './shop.js';
 import { ClockStep, CliFault, ErpFault, StateFault, StateRestart, TimePasses } from './infra.js';
 import { SCENARIOS } from './scenarios.js';
+import { ErpProcessesChanges, ShopAddsTracking, ShopCancels, ShopChangesAddress, ShopOrderPlacedEarlier, ShopSetsStatus } from './follow.js';
 import type { FaultError } from '../faults.js';
 import type { LinkAction } from '../link.js';
 
@@ -28,6 +29,8 @@ export interface Weights {
   readonly shop: number;
   /** Customers buying with the shop's stock check, and the ERP booking their orders later (issue 43). */
   readonly stock: number;
+  /** The shop changing orders after checkout (issue 44): statuses, cancellations, tracking and return labels, addresses; late orders. */
+  readonly follow: number;
   readonly files: number;
   readonly faults: number;
   readonly sync: number;
@@ -43,10 +46,12 @@ export interface Weights {
 }
 
 /** The weights of the long exploration; the short profile draws CLI processes less (each costs a node start). */
-export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, stock: 4, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5, scenarios: 10 };
+export const LONG_WEIGHTS: Weights = { erp: 10, lateAndSkew: 4, time: 2.5, badRows: 2, shop: 3, stock: 4, follow: 4, files: 3, faults: 4, sync: 8, cli: 1, kill: 1, repairs: 2, infra: 6, cliFaults: 2.5, scenarios: 10 };
 export const SHORT_WEIGHTS: Weights = { ...LONG_WEIGHTS, cli: 0.4, kill: 0.4, cliFaults: 1, scenarios: 2 };
 
 const n = fc.integer({ min: 0, max: CATALOG - 1 });
+/** Which of the orders the customers placed a shop-side change picks (modulo their number). */
+const pickN = fc.integer({ min: 0, max: 7 });
 /**
  * Wall-clock steps drawn, back and forward. A step back used to stall the shop client: its pacing
  * was booked on Date.now(), so after a step back of 90 minutes a run that was paced before waited
@@ -74,6 +79,12 @@ export function commandArbitrary(w: Weights): fc.Arbitrary<SimCommand> {
     pick(w.shop * 0.6, fc.tuple(fc.integer({ min: 1, max: 3 }), fc.boolean()).map(([lines, long]) => new ShopOrder(lines, long))),
     pick(w.stock * 0.6, fc.tuple(n, fc.integer({ min: 1, max: 4 })).map(([i, qty]) => new CustomerBuys(i, qty))),
     pick(w.stock * 0.4, fc.integer({ min: 0, max: 5 }).map((k) => new ErpBooks(k))),
+    pick(w.follow * 0.3, fc.tuple(pickN, fc.constantFrom(1, 2, 2, 3, 5), fc.constantFrom('staff' as const, 'payment' as const)).map(([k, status, by]) => new ShopSetsStatus(k, status, by))),
+    pick(w.follow * 0.25, pickN.map((k) => new ShopCancels(k))),
+    pick(w.follow * 0.2, fc.tuple(pickN, fc.boolean()).map(([k, retoure]) => new ShopAddsTracking(k, retoure))),
+    pick(w.follow * 0.1, pickN.map((k) => new ShopChangesAddress(k))),
+    pick(w.follow * 0.1, fc.tuple(fc.constantFrom(1, 2, 5), fc.integer({ min: 1, max: 2 })).map(([days, lines]) => new ShopOrderPlacedEarlier(days, lines))),
+    pick(w.follow * 0.05, fc.constant(null).map(() => new ErpProcessesChanges())),
     pick(w.faults, fc.constantFrom(...Object.keys(FAULT_PROFILES)).map((p) => new SetFaults(p))),
     pick(w.files, fc.tuple(fc.constantFrom(...Object.keys(FILE_RANGES)), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 97 }), fc.boolean()).map(([f, count, cents, bad]) => new DropFile(f, count, cents, bad && cents % 3 === 0))),
     pick(w.sync * 0.55, fc.constant(null).map(() => new Sync('products'))),
@@ -129,6 +140,12 @@ export const COMMANDS: Readonly<Record<string, Build>> = {
   TimePasses: (a) => new TimePasses(Number(a.minutes)),
   CliFault: (a) => new CliFault(Number(a.atRequest), a.action as LinkAction),
   StateRestart: () => new StateRestart(),
+  ShopSetsStatus: (a) => new ShopSetsStatus(Number(a.pick), Number(a.status), a.by as 'staff' | 'payment'),
+  ShopCancels: (a) => new ShopCancels(Number(a.pick)),
+  ShopAddsTracking: (a) => new ShopAddsTracking(Number(a.pick), Boolean(a.retoure)),
+  ShopChangesAddress: (a) => new ShopChangesAddress(Number(a.pick)),
+  ShopOrderPlacedEarlier: (a) => new ShopOrderPlacedEarlier(Number(a.daysAgo), Number(a.lines)),
+  ErpProcessesChanges: () => new ErpProcessesChanges(),
 };
 
 /** A saved command back as a command. */

@@ -9,6 +9,8 @@ import { stampOf, type Model } from '../model.js';
 import type { CliExit, Outcome, Sim, Snapshot } from '../sim.js';
 import { SimCommand } from './base.js';
 import type { ShopLink } from '../link.js';
+import { afterOrdersRun, beforeOrdersRun, ledgered } from './follow.js';
+import { tolerateReleases } from '../follow.js';
 
 /** The CLI as users run it (over dist/; a mutation's copy of the repo has its own). */
 export const BIN = resolve(import.meta.dirname, '../../../bin/shopsync.js');
@@ -28,10 +30,16 @@ export class Sync extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
+    const placed = new Set(m.reservations.keys());
+    if (this.pipeline === 'orders') beforeOrdersRun(m);
     const summary = await underFaults(m, sim, this.pipeline, before, () => sim.world.runtime.run(this.pipeline, { mode: 'sync', ...RUN_OPTIONS }));
+    if (this.pipeline === 'orders') afterOrdersRun(m, !('kind' in summary) && (summary.status === 'succeeded' || summary.status === 'partial'));
     if ('kind' in summary) return summary;
     if (this.pipeline === 'files') pickedUp(m, sim);
-    if (this.pipeline === 'products' && (summary.status === 'succeeded' || summary.status === 'partial')) m.killInFlight = false;
+    if (this.pipeline === 'products' && (summary.status === 'succeeded' || summary.status === 'partial')) {
+      m.killInFlight = false;
+      ledgered(m, placed);
+    }
     m.coverage.runs++;
     if (summary.status === 'failed') m.coverage.failedRuns++;
     return { kind: 'run', pipeline: this.pipeline, summary, before };
@@ -127,12 +135,16 @@ export class CliSync extends SimCommand {
   }
   protected async act(m: Model, sim: Sim): Promise<Outcome> {
     const before = await sim.snapshot(m);
+    const placed = new Set(m.reservations.keys());
     const exit = await cliSync(sim, this.killAfterMs);
     exit.runs = await describeCliRuns(sim, exit.pid);
     m.coverage.cliRuns++;
     if (exit.killed) m.coverage.kills++;
     if (exit.killed) m.killInFlight = true;
-    else if (/^run \d+ (succeeded|partial)/.test(exit.runs ?? '')) m.killInFlight = false;
+    else if (/^run \d+ (succeeded|partial)/.test(exit.runs ?? '')) {
+      m.killInFlight = false;
+      ledgered(m, placed);
+    }
     return { kind: 'cli', pipeline: 'products', exit, before };
   }
 }
@@ -182,6 +194,7 @@ export class Reconcile extends SimCommand {
     // Whatever the shop showed besides the projection of an ERP row (staff edits, names under the old mapping) was drift, and is
     // repaired now; the files pipeline's articles are not the products pipeline's to reconcile.
     if (status === 'succeeded' || status === 'partial') for (const sku of before.deliverable.map((d) => d.row.sku)) m.tolerated.delete(sku);
+    tolerateReleases(m);
     return { kind: 'repair', status, ...(report.repair?.error ? { error: report.repair.error.code } : {}), before };
   }
 }

@@ -20,6 +20,7 @@ import { BeginLongTransaction, BulkWrite, CommitLate, ErpBooks, Tick, UpdateProd
 import { CliSync, Sync } from './runs.js';
 import { CustomerBuys, SetFaults, ShopOrder } from './shop.js';
 import { CliFault, ErpFault, StateFault, StateRestart, TimePasses } from './infra.js';
+import { ErpProcessesChanges, ShopAddsTracking, ShopCancels, ShopChangesAddress, ShopSetsStatus } from './follow.js';
 import type { FaultError } from '../faults.js';
 import type { LinkAction } from '../link.js';
 
@@ -130,5 +131,28 @@ const soldBeforeBooked = fc
     return new Scenario('sold-before-booked', parts);
   });
 
+/**
+ * Issue 44's must-show as a drawn moment: a customer buys (the shop books the stock), the order is
+ * pulled on day 0 (or not yet: cancelled before its first pull), days pass and a newer order moves
+ * the orders window past it, then the shop changes it where no delta read looks any more (a
+ * status by its payment module, a tracking entry or a return label, a new delivery address) and
+ * cancels it, perhaps under a sink fault; two pulls: each change must reach the ERP's change table
+ * once, the ERP's status be the shop's, and a stock run no longer subtract the cancelled order.
+ */
+const cancelledAfterWindow = fc
+  .tuple(n, fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.constantFrom(1500, 3000), fc.subarray(['status', 'tracking', 'return', 'address'] as const), fc.option(sinkFault, { nil: undefined }))
+  .map(([i, qty, pulledFirst, minutes, before, fault]) => {
+    const parts: SimCommand[] = [new BulkWrite(i, 1, 3), new UpdateProduct(i, 'qty', String(4 + qty)), new Sync('products'), new CustomerBuys(i, qty)];
+    const pull = [new TimePasses(15), new Sync('orders')];
+    if (pulledFirst) parts.push(...pull, new TimePasses(minutes), new ShopOrder(1, false), ...pull);
+    // A negative pick counts from the newest order placed: the one bought above.
+    const pick = pulledFirst ? -2 : -1;
+    for (const what of before) parts.push(what === 'status' ? new ShopSetsStatus(pick, 2, 'payment') : what === 'address' ? new ShopChangesAddress(pick) : new ShopAddsTracking(pick, what === 'return'));
+    parts.push(new ShopCancels(pick));
+    if (fault) parts.push(new ErpFault(fault[0][0], fault[0][1], fault[1], fault[2]));
+    parts.push(...pull, new Sync('orders'), new ErpProcessesChanges(), new Sync('products'));
+    return new Scenario('cancelled-after-window', parts);
+  });
+
 /** Every scenario the generator draws, each with the same weight. */
-export const SCENARIOS: readonly fc.Arbitrary<SimCommand>[] = [ordersUnderSinkFault, pushKilledInFlight, stateFaultInRun, lateCommitRace, oneOffUnderStorm, stateServerRestarts, soldBeforeBooked];
+export const SCENARIOS: readonly fc.Arbitrary<SimCommand>[] = [ordersUnderSinkFault, pushKilledInFlight, stateFaultInRun, lateCommitRace, oneOffUnderStorm, stateServerRestarts, soldBeforeBooked, cancelledAfterWindow];
