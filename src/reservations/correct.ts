@@ -32,6 +32,8 @@ export interface CorrectionDeps {
 /** What the refresh of this run found: lines first read now (and lines released lately), the shop product ids per article, and all unbooked lines. */
 export interface Fresh {
   readonly fresh: readonly ReservationLine[];
+  /** Lines released lately (cancelled in the shop, deleted); their articles are among `fresh`'s too. */
+  readonly released?: readonly ReservationLine[];
   readonly products: ReadonlyMap<string, readonly number[]>;
   readonly unbooked: readonly ReservationLine[];
 }
@@ -69,10 +71,16 @@ export async function stockCorrections(deps: CorrectionDeps, found: Fresh, sourc
     }
   }
   const due = await wrong(deps, found.unbooked, candidates);
+  // A released order the shop booked after the article's figure went out (first seen since) took its
+  // units off the shop's figure, which no longer is the one sent: equal to it or not, it goes out again.
+  const moved = await bookedSinceSent(deps, found.released ?? [], candidates.filter((c) => !due.includes(c)));
   if (due.length > 0) {
     deps.logger.info({ records: due.length, articles: [...new Set(due.map((c) => c.article))].sort() }, 'shop orders came in while the last stock run wrote these articles: they are pushed again with ERP − unbooked');
   }
-  return due.map((c) => ({ erpKey: c.erpKey, record: c.record, remap: true }));
+  if (moved.length > 0) {
+    deps.logger.info({ records: moved.length, articles: [...new Set(moved.map((c) => c.article))].sort() }, 'orders the shop booked after these articles were sent were cancelled: they are sent again with ERP − unbooked');
+  }
+  return [...due.map((c) => ({ erpKey: c.erpKey, record: c.record, remap: true })), ...moved.map((c) => ({ erpKey: c.erpKey, record: c.record, remap: true, resend: true }))];
 }
 
 /** The ERP keys of the articles' shop products, as the state's references know them. */
@@ -89,6 +97,16 @@ async function erpKeysOf(deps: CorrectionDeps, articles: readonly string[], prod
     if (keys.size > 0) out.set(article, [...keys]);
   }
   return out;
+}
+
+/** The candidates with a released line first seen after one of their figures was sent. */
+async function bookedSinceSent<C extends { readonly recordKey: string; readonly article: string }>(deps: CorrectionDeps, released: readonly ReservationLine[], candidates: readonly C[]): Promise<C[]> {
+  if (released.length === 0 || candidates.length === 0) return [];
+  const sent = await deps.state.stockSent.get(deps.def.name, candidates.map((c) => c.recordKey));
+  return candidates.filter((c) => {
+    const lines = released.filter((l) => l.article === c.article);
+    return lines.length > 0 && (sent.get(c.recordKey) ?? []).some((row) => lines.some((l) => l.seenAt > row.at));
+  });
 }
 
 /** The candidates one of whose last sent figures differs from `max(0, erp − unbooked now)`. */

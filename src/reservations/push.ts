@@ -89,8 +89,9 @@ export class StockPush {
     if (lines.length > 0) deps.logger.info({ unbookedOrders: new Set(lines.map((l) => l.ordersId)).size, units: lines.reduce((n, l) => n + l.quantity, 0) }, 'shop orders the ERP has not booked yet are subtracted from its stock');
     // Orders released lately (cancelled in the shop, deleted): the last figure of their articles subtracted them, and nothing in the ERP changes to send it again.
     const since = new Date(Date.now() - (config.overlapDays + 1) * 86_400_000).toISOString();
-    const fresh = read ? [...lines.filter((l) => l.seenAt === read.seenAt), ...(await reservations.released(shopName, since))] : [];
-    return new StockPush(deps, stock, true, lines, read ? { fresh, products: read.products, unbooked: lines } : undefined);
+    const released = read ? await reservations.released(shopName, since) : [];
+    const fresh = read ? [...lines.filter((l) => l.seenAt === read.seenAt), ...released] : [];
+    return new StockPush(deps, stock, true, lines, read ? { fresh, released, products: read.products, unbooked: lines } : undefined);
   }
 
   /**

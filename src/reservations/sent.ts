@@ -1,6 +1,6 @@
 /**
- * "Stock travels on its own": a stock figure whose outgoing value equals the last one actually sent
- * for that record and field is dropped from the payload, so a price or text change never re-sends
+ * "Stock travels on its own": a stock figure whose outgoing value, ERP figure and reserved units
+ * equal the last ones actually sent for that record and field is dropped from the payload, so a price or text change never re-sends
  * (and never undoes) a booking the shop made meanwhile. The article total and storages[] rows are
  * dropped; options[] entries keep their quantity, because the options import replaces the SKU's
  * data (a SKU entry without quantity could reset it).
@@ -18,8 +18,15 @@ export function dropUnchangedStock(
   last: readonly StockSent[],
   meta: { readonly pipeline: string; readonly recordKey: string; readonly at: string },
 ): { payload: Record<string, unknown>; remember: StockSent[]; dropped: string[] } {
-  const before = new Map(last.map((r) => [r.field, r.sent]));
-  const dropped = new Set(figures.filter((f) => f.kind !== 'skus' && before.get(f.field) === String(f.sent)).map((f) => f.field));
+  const before = new Map(last.map((r) => [r.field, r]));
+  // Equal only when the ERP's figure and the units reserved are as well: a new ERP figure less newly
+  // reserved units can come out at the value sent before while the shop, having booked those orders
+  // since, shows less (ERP 4 sent 4; an order of 3, the shop shows 1; ERP 7 less 3 = 4 must go out).
+  const unchanged = (f: StockFigure): boolean => {
+    const row = before.get(f.field);
+    return row !== undefined && row.sent === String(f.sent) && row.erp === String(f.erp) && row.reserved === String(f.reserved);
+  };
+  const dropped = new Set(figures.filter((f) => f.kind !== 'skus' && unchanged(f)).map((f) => f.field));
   const remember = figures
     .filter((f) => !dropped.has(f.field))
     .map((f) => ({ pipeline: meta.pipeline, recordKey: meta.recordKey, field: f.field, erp: String(f.erp), reserved: String(f.reserved), sent: String(f.sent), at: meta.at }));

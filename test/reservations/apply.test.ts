@@ -41,9 +41,22 @@ describe('stock travels on its own', () => {
     const payload = { products_model: 'ART-1', products_price: 11, products_quantity: 7, storages: [{ storages_id: 1, products_quantity: 5, products_safe_quantity: 1 }], options: [{ model: 'M', quantity: 2, values: [] }] };
     const { figures } = applyReservations(payload, stock, [], { subtract: true });
     const at = '2026-12-01T10:00:00.000Z';
-    const last = ['products_quantity', 'storages[1/0].products_quantity', 'options[M].quantity'].map((field) => ({ pipeline: 'stock', recordKey: 'ART-1', field, erp: '7', reserved: '0', sent: field === 'products_quantity' ? '7' : field.startsWith('storages') ? '5' : '2', at }));
+    const last = ['products_quantity', 'storages[1/0].products_quantity', 'options[M].quantity'].map((field) => {
+      const sent = field === 'products_quantity' ? '7' : field.startsWith('storages') ? '5' : '2';
+      return { pipeline: 'stock', recordKey: 'ART-1', field, erp: sent, reserved: '0', sent, at };
+    });
     const out = dropUnchangedStock(payload, stock, figures, last, { pipeline: 'stock', recordKey: 'ART-1', at });
     expect(out.payload).toEqual({ products_model: 'ART-1', products_price: 11, storages: [{ storages_id: 1, products_safe_quantity: 1 }], options: [{ model: 'M', quantity: 2, values: [] }] });
     expect(out.remember.map((r) => r.field)).toEqual(['options[M].quantity']);
+  });
+
+  it('sends a figure equal to the last one sent when the ERP figure and the reserved units behind it changed (the shop booked those orders since)', () => {
+    const at = '2026-12-01T10:00:00.000Z';
+    // Sent 4 (ERP 4, nothing reserved); an order of 3 came in, the shop shows 1; the ERP now says 7.
+    const { figures } = applyReservations({ products_model: 'ART-1', products_quantity: 7 }, stock, [line(9, 3)], { subtract: true });
+    const last = [{ pipeline: 'stock', recordKey: 'ART-1', field: 'products_quantity', erp: '4', reserved: '0', sent: '4', at }];
+    const out = dropUnchangedStock({ products_model: 'ART-1', products_quantity: 4 }, stock, figures, last, { pipeline: 'stock', recordKey: 'ART-1', at });
+    expect(out.payload.products_quantity).toBe(4);
+    expect(out.remember).toEqual([expect.objectContaining({ field: 'products_quantity', erp: '7', reserved: '3', sent: '4' })]);
   });
 });

@@ -333,10 +333,6 @@ export function pullCountsTheTablesSplit(s: Seen): string[] {
  * until the fix lands (then take the name out here).
  */
 export const KNOWN_BROKEN: Readonly<Record<string, string>> = {
-  followedChangesSurviveStateLoss:
-    "a change's seq is shopsync's counter, not the change's identity: after an ERP commit whose answer was lost (the change rows committed, the followed row not stored), the next read numbers the changes again from the old row, and a new change under a seq the ERP already has is dropped by the append child while the old one is inserted a second time under the next seq (2026-12-02-follow-lost-ack-renumbers); a state write lost after the sink committed presumably makes the next read a first delivery whose changes never arrive (not yet shown by a history)",
-  cancelledBeforeStockRunIsReleased:
-    'a cancellation the orders pull delivers before any stock run read the order into its ledger is lost: reservations.release stamps only lines the ledger has (delivered keeps reservation_deliveries for this case, release keeps nothing), so the next stock run records the lines as unbooked and subtracts the cancelled order for good (issue 44; 2026-12-02-cancelled-before-stock-run)',
   pullCountsTheTablesSplit: 'the pull counts created from its seen hashes, not from what the sink did: a state write that failed after the sink committed (or a commit whose answer was lost) makes the next pull count the update as a create (bookkeeping only; found by the simulation, StateFault then a pull)',
 };
 

@@ -22,6 +22,8 @@ export interface PushInput {
   readonly reread?: boolean;
   /** Mapped even when the source is as last accepted: what goes out depends on more than the source now (the shop's new orders, src/reservations/correct.ts). */
   readonly remap?: boolean;
+  /** Sent even when equal to what was last sent: the shop's figure moved without us (an order it booked since was cancelled, src/reservations/correct.ts). */
+  readonly resend?: boolean;
 }
 
 /** The keys of a run that have a version in progress, each with the later versions held behind it. */

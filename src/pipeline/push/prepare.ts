@@ -107,7 +107,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   // A mapping that addresses records by the shop's own id field (order status back-sync: orders_id) knows the shop id.
   const byId = mapping.shopKey !== undefined && mapping.shopKey === resource.key.id ? payload[mapping.shopKey] : undefined;
   if (shopId === undefined && (typeof byId === 'number' || (typeof byId === 'string' && byId !== ''))) shopId = readShopId(String(byId));
-  if (shopId !== undefined && (await deps.batch.hash(erpKey, hashKey)) === hash) {
+  if (shopId !== undefined && input.resend !== true && (await deps.batch.hash(erpKey, hashKey)) === hash) {
     const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource, sent?.changedAt);
     const stateHolds = referenceStored && !(await deps.batch.hasIntent(erpKey));
     // The first re-read after an upgrade (or of a record mapped before with a lookup) records the source hash for the next.
@@ -140,7 +140,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource, sent?.changedAt);
   if (stocked && deps.stock) {
     // Stock travels on its own: a figure equal to the last one sent stays out, so an unrelated change cannot undo a booking.
-    if (op === 'update') {
+    if (op === 'update' && input.resend !== true) {
       const diffed = await deps.stock.diff(hashKey, stocked, payload);
       item.payload = diffed.payload;
       item.stockSent = diffed.remember;

@@ -215,6 +215,24 @@ describe('an order placed between a stock run reading the orders and writing the
     expect((await push()).counts.updated).toBe(0);
   });
 
+  it('sends the ERP figure again when an order the shop booked after the last send is cancelled before any stock run read it', async () => {
+    await createShopProduct('ART-D');
+    f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?)').run('ART-D', '10.00', '6', '2026-01-01 00:00:01');
+    await push();
+    const order = await customerOrders('ART-D', 2);
+    expect(await shopStock('ART-D')).toBe(4);
+    // Cancelled in the shop and released by the orders pull before a stock run saw the order.
+    expect((await f.shop.update('orders', [{ orders_id: order, orders_status: 4 }])).outcomes[0]!.error).toBeUndefined();
+    await f.state.reservations.release(f.state.shop, [order], new Date().toISOString());
+
+    // ERP − unbooked is 6, the figure sent last: sent again all the same, since the shop booked the order after it.
+    const next = await push();
+    expect(next.counts.updated).toBe(1);
+    expect(await shopStock('ART-D')).toBe(6);
+    expect(await f.state.reservations.unbooked(f.state.shop, ['ART-D'])).toEqual([]);
+    expect((await push()).counts.updated).toBe(0);
+  });
+
   it('warns STOCK_CORRECTION_UNAVAILABLE, naming the articles, when the source cannot read records by key', async () => {
     await createShopProduct('ART-U');
     f.erp.prepare('INSERT INTO artikel VALUES (?, ?, ?, ?)').run('ART-U', '10.00', '10', '2026-01-01 00:00:01');
