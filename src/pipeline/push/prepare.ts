@@ -58,6 +58,9 @@ function dead(seq: number | undefined, erpKey: string, record: ErpRecord, warnin
   return { kind: 'settled', settlement: { kind: 'dead', item: { seq, erpKey, record, warnings, ...extra }, error }, requests: 0 };
 }
 
+/** Where a payload's hash holds its reserved figures (never a shop field: it is not sent). */
+const STOCK_HASH_FIELD = '\u0000stock';
+
 /** Prepare one record. */
 export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prepared> {
   const { def, resource, mapping, state } = deps;
@@ -99,7 +102,12 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const payload = stocked?.payload ?? result.payload;
   if (stocked) for (const w of [...stocked.warnings, ...stocked.extra]) warnings.push({ code: w.code, message: w.message, ...('field' in w ? { field: w.field } : {}) });
   // Create-only fields never travel in an update, so they take no part in change detection either.
-  const hash = contentHash(withoutCreateOnly(payload, mapping.createOnly));
+  // With units reserved, the figure sent is not all the shop's figure depends on: the ERP's figure
+  // and the units behind it are hashed too, so 7 − 3 after 4 − 0 (both 4) is a change (the shop
+  // booked those 3 since). Without reservations the payload alone, as before.
+  const reserved = stocked?.figures.filter((f) => f.reserved > 0) ?? [];
+  const hashed = withoutCreateOnly(payload, mapping.createOnly);
+  const hash = contentHash(reserved.length > 0 ? { ...hashed, [STOCK_HASH_FIELD]: reserved.map((f) => [f.field, f.erp, f.reserved]) } : hashed);
   // Kept only where the payload follows from the record alone: no reference or file looked up, no warning to show again.
   const pureSource = lookups === 0 && warnings.length === 0 && !(result.files && result.files.length > 0) ? sourceHash : undefined;
   let shopId: ShopId | undefined = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
