@@ -1,14 +1,6 @@
 /** The pull pipeline's `follow:` block (issue 44; docs/pipelines-and-state.md "Orders after checkout"). */
 import { z } from 'zod';
-
-const duration = z
-  .string()
-  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration like 0s, 30m, 1h or 1d')
-  .transform((s) => {
-    const n = Number(/^\d+/.exec(s)![0]);
-    const unit = s.slice(String(n).length);
-    return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as 'ms' | 's' | 'm' | 'h' | 'd'];
-  });
+import { durationSchema } from '../erp/sql/lookback.js';
 
 const statusIds = z.array(z.coerce.number().int().min(0));
 
@@ -16,7 +8,7 @@ export const followSchema = z
   .strictObject({
     /** How often a run of the pipeline also reads the delivered orders again (0s: every run). A run between passes reads only new orders. @default 1h */
     // A definition parsed once already (the config loader, then runPipeline) holds milliseconds.
-    every: z.union([z.number().int().min(0), duration]).default(3_600_000),
+    every: durationSchema.default(3_600_000),
     /** Final statuses: an order in one is no longer read again (e.g. delivered, cancelled). */
     until: statusIds.min(1, 'name the final statuses, e.g. until: [3, 4] (shipped, cancelled)'),
     /** Statuses that mean cancelled: the change is `cancelled`, reservations are released, and a push never re-opens the order. @default [] */

@@ -1,15 +1,6 @@
 /** The pipeline's `reservations:` block (issue 43; docs/configuration.md "reservations"). */
 import { z } from 'zod';
-
-const duration = z
-  .string()
-  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration like 30m, 24h or 2d')
-  .transform((s) => {
-    const n = Number(/^\d+/.exec(s)![0]);
-    const unit = s.slice(String(n).length);
-    const ms = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as 'ms' | 's' | 'm' | 'h' | 'd'];
-    return n * ms;
-  });
+import { durationSchema } from '../erp/sql/lookback.js';
 
 /** How the ERP says it booked a shop order. */
 export const bookedSchema = z.union(
@@ -36,7 +27,7 @@ export const reservationsSchema = z.strictObject({
   overlapDays: z.coerce.number().int().min(0).max(60).default(1),
   /** An order unbooked for longer is an alert (STOCK_UNBOOKED_STUCK: the ERP's import is stuck). @default 24h */
   // A definition parsed once already (the config loader, then runPipeline) holds milliseconds.
-  alertAfter: z.union([z.number().int().min(0), duration]).default(24 * 3_600_000),
+  alertAfter: durationSchema.default(24 * 3_600_000),
 });
 
 /** A validated `reservations:` block. */
