@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -6,21 +8,62 @@ import { defineConfig } from 'vitest/config';
  * real outage each; `npm run test:infra` (SHOPSYNC_INFRA_TEST=1) runs those alone, and `.ci/run`
  * runs both. The real-ERP tests (`test/erp/tryton/`: a Tryton database made through trytond-admin
  * and proteus) are left out too unless SHOPSYNC_ERP_TEST=1 (`npm run test:erp`, which `.ci/run`
- * also runs): they need Debian's Tryton packages and minutes for a first database.
+ * also runs): they need Debian's Tryton packages and minutes for a first database. The long versions
+ * of stories `npm test` tells smaller (`*.long.test.ts`: the crash story at 5,000 products) run in
+ * `npm run test:long` (SHOPSYNC_LONG_TEST=1), which `.ci/run` calls too.
+ *
+ * Worker processes are shared between files (`isolate: false`): loading the project's modules again
+ * for each of 330 files was half of the suite's CPU. A file must leave its process as it found it
+ * (test/support/noLeaks.ts fails the one that does not); files that cannot — they use nock, which
+ * patches `fetch` for the process's lifetime, or say `// vitest: alone` — form the `alone` project, a
+ * fresh process each. Three workers on two cores: most tests wait on a server or a child process.
  */
 const infra = process.env.SHOPSYNC_INFRA_TEST === '1';
 const erp = process.env.SHOPSYNC_ERP_TEST === '1';
+/** `npm run test:long`: the long versions of stories `npm test` tells smaller (`*.long.test.ts`). */
+const long = process.env.SHOPSYNC_LONG_TEST === '1';
+
+const root = resolve(import.meta.dirname);
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+/** Test files that need a process of their own: they (or a helper they import from their own folder) import nock, or they say `// vitest: alone`. */
+function aloneFiles(): string[] {
+  const files = tsFiles(join(root, 'test'));
+  const text = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
+  const usesNock = (t: string) => /from 'nock'/.test(t);
+  const nockHelpers = files.filter((f) => !f.endsWith('.test.ts') && usesNock(text.get(f)!));
+  return files
+    .filter((f) => f.endsWith('.test.ts'))
+    .filter((f) => {
+      const t = text.get(f)!;
+      if (usesNock(t) || /^\/\/ vitest: alone/m.test(t)) return true;
+      return nockHelpers.some((h) => dirname(h) === dirname(f) && t.includes(`'./${basename(h, '.ts')}.js'`));
+    })
+    .map((f) => relative(root, f));
+}
+
+const include = infra ? ['test/**/*.infra.test.ts'] : long ? ['test/**/*.long.test.ts'] : ['test/**/*.test.ts'];
+const exclude = ['dist/**', 'node_modules/**', ...(infra ? [] : ['test/**/*.infra.test.ts']), ...(long ? [] : ['test/**/*.long.test.ts']), ...(erp ? [] : ['test/erp/tryton/**'])];
+/** Whether this run (npm test, test:infra or test:long) takes a test file at all; the exclusions below still apply. */
+const inThisRun = (f: string) => (infra ? f.endsWith('.infra.test.ts') : long ? f.endsWith('.long.test.ts') : true);
+const alone = aloneFiles().filter(inThisRun);
 
 export default defineConfig({
   test: {
-    include: infra ? ['test/**/*.infra.test.ts'] : ['test/**/*.test.ts'],
-    exclude: ['dist/**', 'node_modules/**', ...(infra ? [] : ['test/**/*.infra.test.ts']), ...(erp ? [] : ['test/erp/tryton/**'])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: 3,
     // Infrastructure tests stop and start servers of their own: one file at a time.
     ...(infra ? { fileParallelism: false } : {}),
-    // A runtime warning (DeprecationWarning…) fails the test that caused it (issue 31 item 7).
-    setupFiles: ['test/support/failOnWarning.ts'],
+    // A runtime warning (DeprecationWarning…) fails the test that caused it (issue 31 item 7); a file that leaves its process changed fails too.
+    setupFiles: ['test/support/failOnWarning.ts', 'test/support/noLeaks.ts'],
+    projects: [
+      { extends: true, test: { name: 'shared', include, exclude: [...exclude, ...alone], isolate: infra || long } },
+      { extends: true, test: { name: 'alone', include: alone.length > 0 ? alone : ['no-file-is-alone-in-this-run'], exclude, isolate: true, env: { SHOPSYNC_TEST_ALONE: '1' } } },
+    ],
   },
 });

@@ -106,7 +106,14 @@ async function dispatch(deps: ServerDeps, request: FastifyRequest, reply: Fastif
   if (fault.kind === 'rate-limited') {
     return send(reply, { status: 429, headers: { 'Retry-After': String(fault.retryAfterSeconds) }, body: errorBody('RATE_LIMITED', `Too many requests; retry after ${fault.retryAfterSeconds} s`, { retry_after: fault.retryAfterSeconds }) });
   }
-  if (fault.delayMs > 0) await sleep(fault.delayMs);
+  if (fault.delayMs > 0) {
+    const release = deps.traffic.hold(request.method);
+    try {
+      await sleep(fault.delayMs);
+    } finally {
+      release();
+    }
+  }
   if (fault.kind === 'error') return send(reply, { status: fault.status, body: errorBody('INJECTED_FAULT', `Injected fault: status ${fault.status} (the request did not take effect)`) });
   if (fault.kind === 'reset') return destroy(request, reply);
 

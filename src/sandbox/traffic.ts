@@ -15,6 +15,10 @@ export interface TrafficView {
   readonly busiest_second: number;
   /** Most requests let through the rate limit within any 1000 ms. */
   readonly busiest_second_passed: number;
+  /** API requests held by the latency fault right now (arrived, not yet handled): a test can wait for a request on the wire instead of the clock. */
+  readonly held_now: number;
+  /** Of those, writes (every method but GET). */
+  readonly held_writes_now: number;
   /** When counting began (start or the last reset), ISO time. */
   readonly since: string;
 }
@@ -46,6 +50,8 @@ export class TrafficCounter {
   private all = new SlidingPeak(1000);
   private passed = new SlidingPeak(1000);
   private since: number;
+  private held = 0;
+  private heldWrites = 0;
 
   constructor(private readonly clock: () => number) {
     this.since = clock();
@@ -60,9 +66,23 @@ export class TrafficCounter {
     else this.passed.add(now);
   }
 
+  /** Count a request as held by the latency fault until the returned function is called. */
+  hold(method: string): () => void {
+    const write = method !== 'GET';
+    this.held++;
+    if (write) this.heldWrites++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held--;
+      if (write) this.heldWrites--;
+    };
+  }
+
   /** The counts so far. */
   view(): TrafficView {
-    return { requests: this.requests, rate_limited: this.rateLimited, busiest_second: this.all.peak, busiest_second_passed: this.passed.peak, since: new Date(this.since).toISOString() };
+    return { requests: this.requests, rate_limited: this.rateLimited, busiest_second: this.all.peak, busiest_second_passed: this.passed.peak, held_now: this.held, held_writes_now: this.heldWrites, since: new Date(this.since).toISOString() };
   }
 
   /** Start counting afresh. */

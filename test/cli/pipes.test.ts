@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -48,30 +48,59 @@ interface Ended {
   readonly firstLine: string;
 }
 
-/** Spawn the compiled CLI with stdout piped and read as `reader` says; a daemon gets SIGTERM `stopAfterMs` after its reader went away. */
-function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, reader: Reader, stopAfterMs?: number): Promise<Ended> {
+/** When a daemon gets its SIGTERM: once its log (stderr) shows `ready`, and then `again` after its reader went away. */
+interface DaemonStop {
+  readonly ready: RegExp;
+  /** A log line written after the reader left, so the daemon wrote on without it (a run that finished). */
+  readonly again?: RegExp;
+  /** The log file, when the daemon logs to a file rather than stderr (the demo's demo.log); read every 100 ms. */
+  readonly file?: () => string;
+}
+
+/** Spawn the compiled CLI with stdout piped and read as `reader` says; a daemon gets SIGTERM once its log says it went on without its reader. */
+function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, reader: Reader, daemon?: DaemonStop): Promise<Ended> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, LOG_LEVEL: undefined, FORCE_COLOR: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let out = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const stop = () => stopAfterMs !== undefined && setTimeout(() => child.kill('SIGTERM'), stopAfterMs);
+  // Where stderr stood when the reader went away: `again` must come after it.
+  let goneAt: number | undefined;
+  let stopped = false;
+  const logFile = daemon?.file?.();
+  const log = (): string => (logFile === undefined ? stderr : existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const maybeStop = () => {
+    if (!daemon || stopped || goneAt === undefined) return;
+    const text = log();
+    if (!daemon.ready.test(text) || (daemon.again && !daemon.again.test(text.slice(goneAt)))) return;
+    stopped = true;
+    child.kill('SIGTERM');
+  };
+  const gone = () => {
+    goneAt = log().length;
+    maybeStop();
+  };
+  const poll = logFile === undefined ? undefined : setInterval(maybeStop, 100);
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    maybeStop();
+  });
   if (reader === 'before the first write') {
     child.stdout.destroy();
-    stop();
+    gone();
   } else {
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (reader === 'after the first line' && !child.stdout.destroyed) {
         child.stdout.destroy();
-        stop();
+        gone();
       }
     });
-    if (reader === 'to the end' && stopAfterMs !== undefined) stop();
+    if (reader === 'to the end' && daemon) gone();
   }
   const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(killer);
+      clearInterval(poll);
       resolve({ code, signal, stderr, firstLine: out.split('\n')[0] ?? '' });
     });
   });
@@ -84,8 +113,8 @@ const STACK = /node:events|Error: write EPIPE|^\s+at .+[:(].*\d+:\d+\)?$/m;
 interface Case {
   /** Fresh arguments for each run (a new target file, a letter to retry). */
   readonly args: () => Promise<string[]> | string[];
-  /** Runs until stopped: SIGTERM this long after its reader went away. */
-  readonly daemonMs?: number;
+  /** Runs until stopped: SIGTERM once its log says so. */
+  readonly daemon?: DaemonStop;
   /** Working directory. @default the fixture's folder */
   readonly cwd?: string;
   /** Why it cannot run here (a server that is not there). */
@@ -131,6 +160,7 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
     };
     let n = 0;
     const fresh = (name: string) => join(dir, `${name}-${++n}`);
+    let demoDir = '';
     const onPostgres = join(dir, 'shopsync-pg.yaml');
     writeFileSync(onPostgres, readFileSync(config, 'utf8').replace(/^state:\n  path: .*$/m, `state:\n  kind: postgres\n  url: ${pgUrl}\n  schema: ${pgSchema}`));
     const noPostgres = pgService.available ? undefined : `PostgreSQL unreachable (${pgService.reason})`;
@@ -140,7 +170,7 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
 
     const cases: Record<string, Case> = {
       init: { args: () => ['init', '--dir', fresh('init'), '--yes', '--shop-url', sandbox.url, '--shop-token-env', 'SHOP_TOKEN', '--sqlite', join(dir, 'erp.sqlite'), '--table', 'products'] },
-      run: { args: () => ['run', '--port', '0'], daemonMs: 2500 },
+      run: { args: () => ['run', '--port', '0'], daemon: { ready: /shopsync daemon started/, again: /"msg":"run finished"/ } },
       sync: { args: () => ['sync', 'products', '--dry-run'] },
       backfill: { args: () => ['backfill', 'products', '--from', '2020-01-01', '--to', '2030-01-01'] },
       reconcile: { args: () => ['reconcile', 'products'] },
@@ -163,8 +193,11 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
       'erp notify-setup': { args: () => ['erp', 'notify-setup', 'products', '--table', 'products', '--config', onPostgresSource] },
       'mappings check': { args: () => ['mappings', 'check'], cwd: mkdtempSync(join(tmpdir(), 'shopsync-pipes-nomappings-')) },
       'mappings preview': { args: () => ['mappings', 'preview', join(dir, 'products.yaml'), '-i', join(dir, 'sample.csv')] },
-      sandbox: { args: () => ['sandbox', '--port', '0', '--memory'], daemonMs: 1500 },
-      demo: { args: () => ['demo', '--dir', fresh('demo'), '--port', '0', '--sandbox-port', '0', '--interval', '1'], daemonMs: 3000 },
+      sandbox: { args: () => ['sandbox', '--port', '0', '--memory'], daemon: { ready: /sandbox listening/ } },
+      demo: {
+        args: () => ['demo', '--dir', (demoDir = fresh('demo')), '--port', '0', '--sandbox-port', '0', '--interval', '1'],
+        daemon: { ready: /shopsync daemon started/, again: /"msg":"run finished"/, file: () => join(demoDir, 'demo.log') },
+      },
     };
     expect(Object.keys(cases).sort()).toEqual(leafCommands());
     expect((await runCli(['state', 'backup', join(dir, 'backup-for-restore.db')], { cwd: dir, env })).code).toBe(0);
@@ -178,17 +211,14 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
       const cwd = c.cwd ?? dir;
       const runs: [Reader, Ended][] = [];
       for (const reader of ['to the end', 'after the first line', 'before the first write'] as const) {
-        // A daemon's output is never "read to the end"; before the first write it needs time to start.
-        if (c.daemonMs !== undefined && reader === 'to the end') continue;
-        const stopAfter = c.daemonMs === undefined ? undefined : reader === 'before the first write' ? c.daemonMs + 5000 : c.daemonMs;
-        runs.push([reader, await spawnCli(await c.args(), env, cwd, reader, stopAfter)]);
+        // A daemon's output is never "read to the end".
+        if (c.daemon !== undefined && reader === 'to the end') continue;
+        runs.push([reader, await spawnCli(await c.args(), env, cwd, reader, c.daemon)]);
       }
-      const expected = c.daemonMs !== undefined ? 0 : runs[0]![1].code;
+      const expected = c.daemon !== undefined ? 0 : runs[0]![1].code;
       for (const [reader, r] of runs) {
         if (STACK.test(r.stderr)) problems.push(`${name}, reader gone ${reader}: a stack trace on stderr:\n${r.stderr.slice(0, 1500)}`);
-        // Unseen, a daemon on a busy machine may still be starting when SIGTERM comes, before it listens for signals: then Node's default ends it.
-        const stillStarting = c.daemonMs !== undefined && reader === 'before the first write' && r.signal === 'SIGTERM';
-        if (r.code !== expected && !stillStarting) problems.push(`${name}, reader gone ${reader}: exit ${r.code ?? r.signal}, expected ${expected} (${c.daemonMs !== undefined ? 'stopped by SIGTERM' : 'as with the output read to the end'}); stderr:\n${r.stderr.slice(0, 1500)}`);
+        if (r.code !== expected) problems.push(`${name}, reader gone ${reader}: exit ${r.code ?? r.signal}, expected ${expected} (${c.daemon !== undefined ? 'stopped by SIGTERM' : 'as with the output read to the end'}); stderr:\n${r.stderr.slice(0, 1500)}`);
       }
       // The first line is there for the reader that took it.
       const taken = runs.find(([reader]) => reader === 'after the first line')![1];

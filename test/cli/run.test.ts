@@ -101,17 +101,17 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     const own = await startSandbox({ seed: 'empty', dbPath: ':memory:' });
     const env = shopEnv(own);
     const control = (path: string, init: RequestInit = {}) => fetch(`${own.url}${path}`, { ...init, headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' } });
-    const requests = async () => ((await (await control('/sandbox/traffic')).json()) as { requests: number }).requests;
+    const heldWrites = async () => ((await (await control('/sandbox/traffic')).json()) as { held_writes_now: number }).held_writes_now;
     try {
       const daemon = startCli(['run', '--config', config, '--no-dashboard'], { env });
       await until(async () => (await shopProducts(own)).size >= 20);
-      // From now on every answer takes 8 s, and the signal comes only once a request is on the wire: the run cannot
-      // end within a grace period of 0, nor before the process ends a second later. (Waiting on a request, not on
-      // the clock: a batch answered just before the signal used to leave the run idle, and it ended in time.)
-      const slow = await control('/sandbox/faults', { method: 'PUT', body: JSON.stringify({ latency_ms: 8000 }) });
+      // From now on every answer takes 10 s, and the signal comes only once a write is held on the wire by that
+      // latency: a write already sent is answered before the run ends (exactly once), so the run cannot end
+      // within a grace period of 0, nor before the process ends. (Waiting on the shop's count of held writes, not
+      // on the clock or on a request count: a read, unlike a write, is abandoned at once, and its run ended in time.)
+      const slow = await control('/sandbox/faults', { method: 'PUT', body: JSON.stringify({ latency_ms: 10_000 }) });
       expect(slow.ok).toBe(true);
-      const sent = await requests();
-      await until(async () => (await requests()) > sent);
+      await until(async () => (await heldWrites()) > 0);
       daemon.child.kill('SIGTERM');
       const result = await daemon.exited;
       expect(result.code, result.stdout + result.stderr).toBe(4);

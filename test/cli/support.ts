@@ -16,12 +16,14 @@ import { checkAgreement, openLedger } from './agreement.js';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/shopsync.js');
 
-function newestMtime(dir: string): number {
+/** The newest modification time of the files under `dir` whose names end in one of `endings` (default .ts and .sql). */
+function newestMtime(dir: string, ...endings: string[]): number {
+  const ends = endings.length > 0 ? endings : ['.ts', '.sql'];
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p));
-    else if (entry.name.endsWith('.ts') || entry.name.endsWith('.sql')) newest = Math.max(newest, statSync(p).mtimeMs);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p, ...ends));
+    else if (ends.some((e) => entry.name.endsWith(e))) newest = Math.max(newest, statSync(p).mtimeMs);
   }
   return newest;
 }
@@ -48,7 +50,11 @@ export async function ensureBuilt(): Promise<void> {
     // The CLI runs from dist/ and reads its SQL (state migrations) beside the compiled modules.
     const copied = spawnSync(process.execPath, [join(ROOT, 'scripts', 'copy-sql.mjs')], { cwd: ROOT, encoding: 'utf8' });
     if (copied.status !== 0) throw new Error(`scripts/copy-sql.mjs failed:\n${copied.stdout}${copied.stderr}`);
-    const fresh = existsSync(stamp) && statSync(stamp).mtimeMs > newestMtime(join(ROOT, 'src')) && existsSync(join(ROOT, 'dist/src/cli/main.js'));
+    // `npm test` compiles dist/ (tsc -p tsconfig.json) just before vitest starts: that build counts as fresh too, or
+    // every clean run would compile the whole project a second time while the CLI tests wait.
+    const main = join(ROOT, 'dist/src/cli/main.js');
+    const built = Math.max(existsSync(stamp) ? statSync(stamp).mtimeMs : 0, existsSync(main) ? newestMtime(join(ROOT, 'dist', 'src'), '.js') : 0);
+    const fresh = existsSync(main) && built > newestMtime(join(ROOT, 'src'));
     if (fresh) return;
     const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
     if (!existsSync(join(ROOT, 'dist/src/cli/main.js'))) throw new Error(`npm run build produced no dist/src/cli/main.js:\n${r.stdout}${r.stderr}`);

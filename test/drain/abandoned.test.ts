@@ -6,13 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { productsMapping } from '../support/mappings.js';
 import { useSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
+import { childArgs } from '../support/child.js';
 
 const sandbox = useSandbox();
 const CHILD = join(import.meta.dirname, 'never-answers-child.ts');
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...childArgs(CHILD), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { openState } from '../../src/state/index.js';
 import { clientFor, createErp, tempDir } from './support.js';
+import { childArgs } from '../support/child.js';
 
 const CHILD = fileURLToPath(new URL('./crash-creates-child.ts', import.meta.url));
 const MAPPING = fileURLToPath(new URL('../../mappings/manufacturers.yaml', import.meta.url));
@@ -28,7 +29,7 @@ afterAll(async () => {
 });
 
 function run(erpFile: string, stateFile: string, killAt: number): Promise<{ signal: NodeJS.Signals | null; code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, sandbox.url, sandbox.token, erpFile, stateFile, MAPPING, String(killAt)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...childArgs(CHILD), sandbox.url, sandbox.token, erpFile, stateFile, MAPPING, String(killAt)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

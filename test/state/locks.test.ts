@@ -7,6 +7,7 @@ import { StateError } from '../../src/errors.js';
 import { processAlive, type StateLocation } from '../../src/state/index.js';
 import { sleep } from '../support/wait.js';
 import { BACKENDS, forEachBackend, postgresAvailable } from './backends.js';
+import { childArgs } from '../support/child.js';
 
 const HOLDER = join(import.meta.dirname, 'lockHolder.ts');
 const children: ChildProcess[] = [];
@@ -16,7 +17,7 @@ afterEach(() => {
 
 /** Start a process that tries to take `lane`; resolves with it and its one-line answer. */
 function holder(location: StateLocation, lane: string): Promise<{ child: ChildProcess; answer: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, JSON.stringify(location), lane], { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...childArgs(HOLDER), JSON.stringify(location), lane], { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
