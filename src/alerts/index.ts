@@ -77,6 +77,8 @@ export interface AlertWatcher {
   checkShops(): Promise<void>;
   /** Open and resolve `stock-unbooked-stuck:<pipeline>` from the ledger now (every minute and after each run). */
   checkReservations(): Promise<void>;
+  /** Wait until the events so far are handled and their messages are out (the watcher goes on); for tests, which gate on it instead of on time. */
+  idle(): Promise<void>;
   /** Wait for messages in flight and stop. */
   stop(): Promise<void>;
 }
@@ -235,6 +237,10 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     resendOverdue,
     checkShops,
     checkReservations,
+    async idle() {
+      // A handler may start others (a run's shop check): wait until none is left.
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
     async stop() {
       clearInterval(timer);
       unsubscribe();

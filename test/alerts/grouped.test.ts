@@ -11,10 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlertMessage } from '../../src/alerts/index.js';
+import { alertShopsOf, alertsConfigSchema, startAlerts, type AlertMessage } from '../../src/alerts/index.js';
 import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startDaemon } from '../../src/ops/daemon.js';
+import { SyncEvents } from '../../src/pipeline/index.js';
+import { emptyCounts, openState } from '../../src/state/index.js';
 import { productsMapping } from '../support/mappings.js';
 import { useSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
@@ -131,5 +133,104 @@ describe('a shop refusing the token for three pipelines, beside a shop with a pi
     expect([...(recovery.pipelines ?? [])].sort()).toEqual([...AT_PIPELINES].sort());
     for (const p of AT_PIPELINES) expect(recovery.text).toContain(p);
     expect(ofShop('de')).toEqual([['run-failed:broken-de', 'firing']]);
+  });
+});
+
+describe('the causes of a shop, one incident each', () => {
+  /** A watcher over an in-memory state, with runs stored in their shop's state and then reported, one after the other as a lane runs them. */
+  async function watch() {
+    const config = parseConfigText(
+      `shops:\n  at: { baseUrl: "\${AT_URL}", token: "\${TOKEN}" }\n  de: { baseUrl: "http://127.0.0.1:2", token: "\${TOKEN}" }\nconnections: { erp: { kind: sqlite, path: erp.sqlite } }\npipelines:\n${['products-at@at', 'orders-at@at', 'stock-at@at', 'products-de@de']
+        .map((p) => p.split('@') as [string, string])
+        .map(([name, shop]) => `  - { name: ${name}, shop: ${shop}, direction: push, resource: products, mapping: p.yaml, source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku } }`)
+        .join('\n')}\n`,
+      '/etc/shopsync/shopsync.yaml',
+      { env: { TOKEN: 'token-0123456789', AT_URL: 'http://127.0.0.1:1' } },
+    );
+    const state = await openState(':memory:');
+    const events = new SyncEvents();
+    let clock = Date.parse('2026-12-01T10:00:00Z');
+    const sent: AlertMessage[] = [];
+    const watcher = startAlerts(alertsConfigSchema.parse({ staleAfterMinutes: 30 }), {
+      events,
+      state,
+      scheduled: ['products-at', 'orders-at'],
+      secrets: config.secrets,
+      shops: alertShopsOf(config),
+      warnAfterRuns: 2,
+      channels: [{ name: 'test', send: async (m) => void sent.push(m) }],
+      logger: silentLogger,
+      now: () => clock,
+    })!;
+    const run = async (pipeline: string, shop: string, error?: { code: string; message: string }) => {
+      const runs = state.forShop(shop).runs;
+      const runId = await runs.start({ pipeline, mode: 'sync', lane: pipeline });
+      await runs.finish(runId, error ? 'failed' : 'succeeded', emptyCounts(), error);
+      events.emit({ type: 'run-finished', summary: { runId, pipeline, mode: 'sync', status: error ? 'failed' : 'succeeded', counts: emptyCounts(), durationMs: 5, ...(error ? { error } : {}) } });
+      // Each run's alerts are handled before the next run: the next step reads what they wrote.
+      await watcher.idle();
+    };
+    return { state, watcher, sent, run, advance: (ms: number) => (clock += ms), close: async () => (await watcher.stop(), await state.close()) };
+  }
+  const seen = (sent: AlertMessage[]) => sent.map((m) => [m.incident, m.state]);
+
+  it('holds a shop that does not answer in shop-unreachable naming shops.at.baseUrl, folds the opened breaker into it, alerts on a failure of another cause on its own, and one good run ends it', async () => {
+    const w = await watch();
+    try {
+      await w.run('products-at', 'at', { code: 'NETWORK_ERROR', message: 'connect ECONNREFUSED 127.0.0.1:1' });
+      await w.run('orders-at', 'at', { code: 'SHOP_UNAVAILABLE', message: 'the shop answered 503' });
+      await w.run('stock-at', 'at', { code: 'SHOP_CIRCUIT_OPEN', message: 'the circuit breaker is open' });
+      await w.run('products-at', 'at', { code: 'SHOP_CIRCUIT_OPEN', message: 'the circuit breaker is open' });
+      await w.run('orders-at', 'at', { code: 'SOURCE_UNREACHABLE', message: 'the ERP is down' });
+      await w.run('products-de', 'de');
+      expect(seen(w.sent)).toEqual([
+        ['shop-unreachable:at', 'firing'],
+        ['run-failed:orders-at', 'firing'],
+      ]);
+      expect(w.sent[0]).toMatchObject({ cause: 'unreachable', shop: 'at', title: 'shop at is unreachable', pipelines: ['products-at'], text: expect.stringContaining('Check shops.at.baseUrl (/etc/shopsync/shopsync.yaml:2, from AT_URL)') });
+      expect(w.sent[1]).toMatchObject({ pipeline: 'orders-at', text: expect.stringContaining('[SOURCE_UNREACHABLE]') });
+      await w.run('stock-at', 'at');
+      expect(seen(w.sent).slice(2)).toEqual([['shop-unreachable:at', 'resolved']]);
+      expect(w.sent[2]).toMatchObject({ title: 'shop at answers again', pipelines: ['products-at', 'orders-at', 'stock-at'] });
+      // Once it is resolved, the breaker open alone is a cause of its own: its own shop incident.
+      await w.run('products-at', 'at', { code: 'SHOP_CIRCUIT_OPEN', message: 'the circuit breaker is open' });
+      expect(seen(w.sent).slice(3)).toEqual([['shop-circuit-open:at', 'firing']]);
+      expect(w.sent[3]?.text).toContain('shops.at.baseUrl');
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('folds the stale pipelines of a paused shop into shop-paused, and a run failing for the rest of the streak\'s causes into shop-failing', async () => {
+    const w = await watch();
+    try {
+      await w.run('products-at', 'at', { code: 'RATE_LIMITED', message: 'the shop answered 429 beyond the retries' });
+      expect(seen(w.sent)).toEqual([['run-failed:products-at', 'firing']]);
+      await w.state.streaks.failed('at', Date.now(), '[RATE_LIMITED] 429');
+      await w.state.streaks.failed('at', Date.now(), '[RATE_LIMITED] 429');
+      await w.watcher.checkShops();
+      await w.run('orders-at', 'at', { code: 'RATE_LIMITED', message: 'the shop answered 429 beyond the retries' });
+      expect(seen(w.sent)).toEqual([
+        ['run-failed:products-at', 'firing'],
+        ['shop-failing:at', 'firing'],
+      ]);
+      expect(await w.state.incidents.members('shop-failing:at')).toEqual(['orders-at']);
+      expect(await w.state.streaks.pause('at', Date.now(), '3 runs in a row failed')).toBe(true);
+      await w.watcher.checkShops();
+      w.advance(31 * 60_000);
+      await w.watcher.checkStale();
+      await w.watcher.checkStale();
+      expect(seen(w.sent).slice(2)).toEqual([['shop-paused:at', 'firing']]);
+      expect(await w.state.incidents.members('shop-paused:at')).toEqual(['products-at', 'orders-at']);
+      expect(await w.state.streaks.resume('at')).toBe(true);
+      await w.watcher.checkShops();
+      expect(seen(w.sent).slice(3).sort()).toEqual([
+        ['shop-failing:at', 'resolved'],
+        ['shop-paused:at', 'resolved'],
+      ]);
+      expect(w.sent.find((m) => m.incident === 'shop-paused:at' && m.state === 'resolved')?.text).toContain('It held: products-at, orders-at.');
+    } finally {
+      await w.close();
+    }
   });
 });
