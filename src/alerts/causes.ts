@@ -24,7 +24,7 @@ export interface CauseEntry {
   /** An open shop incident of one of these causes holds it first: the breaker opens because the shop was unreachable, one cause, one message. */
   readonly within?: readonly Cause[];
   /**
-   * What a run of the shop that worked does to the incident: `any-run` resolves it (the shop
+   * What a run of the shop that worked, and asked the shop at least once, does to the incident: `any-run` resolves it (the shop
    * answers); `each-pipeline` resolves it unless another of the shop's pipelines failed for this
    * cause in its last run (a token lacking one pipeline's scope); absent: only the shop checks do.
    */

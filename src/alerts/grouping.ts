@@ -25,8 +25,8 @@ export interface GroupedIncidents {
   fireShop(cause: Cause, shop: string, text: string, members?: readonly string[]): Promise<boolean>;
   /** Resolve a shop's incident of a cause; the message lists the pipelines it held. */
   resolveShop(cause: Cause, shop: string, text: string): Promise<boolean>;
-  /** A run of the shop worked: resolve the shop incidents that such a run ends (each cause's `resolvedByRun`). */
-  shopWorked(shop: string, pipeline: string, text: string): Promise<void>;
+  /** A run of the shop worked after `requests` requests to it: resolve the shop incidents that such a run ends (each cause's `resolvedByRun`). */
+  shopWorked(shop: string, pipeline: string, requests: number, text: string): Promise<void>;
   /** The shop-wide cause a pipeline fails for now: its shop is paused, or (with `lastRun`) its last ended run failed for one. */
   causeNow(scope: PipelineScope, options: { readonly lastRun: boolean }): Promise<Cause | undefined>;
 }
@@ -81,7 +81,9 @@ export function groupedIncidents(incidents: Incidents, shops: AlertShops, state:
       }
       await incidents.fire(kind, scope, title, text, { cause });
     },
-    async shopWorked(shop, pipeline, text) {
+    async shopWorked(shop, pipeline, requests, text) {
+      // A run with nothing to send succeeds while the shop is down or refuses the token: it proves nothing (issue 45: incidents opened twice).
+      if (requests === 0) return;
       const open = new Set(await incidents.list());
       for (const cause of CAUSE_NAMES) {
         const entry = CAUSES[cause];

@@ -128,7 +128,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
       jobs.push(grouped.firePipeline('run-failed', scope, causeOf(s.error?.code), `${s.pipeline} failed`, `${where} failed: [${s.error?.code ?? 'ERROR'}] ${s.error?.message ?? ''}`));
     } else if (s.status === 'succeeded' || s.status === 'partial') {
       jobs.push(incidents.resolve('run-failed', scope, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
-      jobs.push(grouped.shopWorked(shop, s.pipeline, `${where} finished ${s.status}.`));
+      jobs.push(grouped.shopWorked(shop, s.pipeline, s.counts.requests, `${where} finished ${s.status}.`));
       jobs.push(incidents.resolve('stale', scope, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
     }
     if (s.missing?.refused) {

@@ -88,7 +88,8 @@ function start(extra: Record<string, unknown> = {}, scheduled: string[] = []): A
 }
 
 function finish(summary: Partial<RunSummary> & Pick<RunSummary, 'pipeline' | 'status'>): void {
-  const full: RunSummary = { runId: 1, mode: 'sync', counts: emptyCounts(), durationMs: 5, ...summary };
+  // A run that asked the shop (one that sent nothing proves nothing about it).
+  const full: RunSummary = { runId: 1, mode: 'sync', counts: { ...emptyCounts(), requests: 1 }, durationMs: 5, ...summary };
   events.emit({ type: 'run-finished', summary: full });
 }
 

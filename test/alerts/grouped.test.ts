@@ -162,11 +162,11 @@ describe('the causes of a shop, one incident each', () => {
       logger: silentLogger,
       now: () => clock,
     })!;
-    const run = async (pipeline: string, shop: string, error?: { code: string; message: string }) => {
+    const run = async (pipeline: string, shop: string, error?: { code: string; message: string }, requests = 1) => {
       const runs = state.forShop(shop).runs;
       const runId = await runs.start({ pipeline, mode: 'sync', lane: pipeline });
       await runs.finish(runId, error ? 'failed' : 'succeeded', emptyCounts(), error);
-      events.emit({ type: 'run-finished', summary: { runId, pipeline, mode: 'sync', status: error ? 'failed' : 'succeeded', counts: emptyCounts(), durationMs: 5, ...(error ? { error } : {}) } });
+      events.emit({ type: 'run-finished', summary: { runId, pipeline, mode: 'sync', status: error ? 'failed' : 'succeeded', counts: { ...emptyCounts(), requests }, durationMs: 5, ...(error ? { error } : {}) } });
       // Each run's alerts are handled before the next run: the next step reads what they wrote.
       await watcher.idle();
     };
@@ -189,6 +189,9 @@ describe('the causes of a shop, one incident each', () => {
       ]);
       expect(w.sent[0]).toMatchObject({ cause: 'unreachable', shop: 'at', title: 'shop at is unreachable', pipelines: ['products-at'], text: expect.stringContaining('Check shops.at.baseUrl (/etc/shopsync/shopsync.yaml:2, from AT_URL)') });
       expect(w.sent[1]).toMatchObject({ pipeline: 'orders-at', text: expect.stringContaining('[SOURCE_UNREACHABLE]') });
+      // A run with nothing to send asked the shop nothing: it proves nothing.
+      await w.run('stock-at', 'at', undefined, 0);
+      expect(seen(w.sent)).toHaveLength(2);
       await w.run('stock-at', 'at');
       expect(seen(w.sent).slice(2)).toEqual([['shop-unreachable:at', 'resolved']]);
       expect(w.sent[2]).toMatchObject({ title: 'shop at answers again', pipelines: ['products-at', 'orders-at', 'stock-at'] });

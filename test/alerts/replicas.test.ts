@@ -65,7 +65,7 @@ afterEach(async () => {
 });
 
 function finish(replica: Replica, summary: Partial<RunSummary> & Pick<RunSummary, 'pipeline' | 'status'>): void {
-  replica.events.emit({ type: 'run-finished', summary: { runId: 1, mode: 'sync', counts: emptyCounts(), durationMs: 5, ...summary } });
+  replica.events.emit({ type: 'run-finished', summary: { runId: 1, mode: 'sync', counts: { ...emptyCounts(), requests: 1 }, durationMs: 5, ...summary } });
 }
 
 /** Let every replica's handlers finish (their messages are out when `stop` returns). */

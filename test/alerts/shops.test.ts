@@ -185,7 +185,7 @@ describe('shop-auth of a shop whose token lacks one pipeline\'s scope', () => {
       const runs = state.forShop(shop).runs;
       const runId = await runs.start({ pipeline, mode: 'sync', lane: pipeline });
       await runs.finish(runId, error ? 'failed' : 'succeeded', emptyCounts(), error);
-      events.emit({ type: 'run-finished', summary: { runId, pipeline, mode: 'sync', status: error ? 'failed' : 'succeeded', counts: emptyCounts(), durationMs: 5, ...(error ? { error } : {}) } });
+      events.emit({ type: 'run-finished', summary: { runId, pipeline, mode: 'sync', status: error ? 'failed' : 'succeeded', counts: { ...emptyCounts(), requests: 1 }, durationMs: 5, ...(error ? { error } : {}) } });
       // One run after the other, as a lane runs them.
       await new Promise((r) => setTimeout(r, 100));
     };
@@ -229,7 +229,7 @@ describe('an incident left by a version with one shop-auth for all shops', () =>
     const before = received.length;
     try {
       for (let i = 0; i < 2; i++) {
-        events.emit({ type: 'run-finished', summary: { runId: i + 1, pipeline: 'products-at', mode: 'sync', status: 'succeeded', counts: emptyCounts(), durationMs: 5 } });
+        events.emit({ type: 'run-finished', summary: { runId: i + 1, pipeline: 'products-at', mode: 'sync', status: 'succeeded', counts: { ...emptyCounts(), requests: 1 }, durationMs: 5 } });
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(await state.incidents.listOpen()).toEqual([]);
