@@ -15,16 +15,17 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { IncidentMessage, IncidentStore } from '../state/index.js';
 import type { AlertChannel } from './channels.js';
+import type { Cause } from './causes.js';
 
 /**
  * The kinds of incident. `mass-delete`: the mass-deletion guard refused a pipeline's onMissing
  * step; `reconcile-drift`: a reconciliation found more drift than `reconcile.alertAbove`;
  * `watermark-held`: an ERP transaction stayed open longer than `alerts.watermarkHeldMinutes` and
- * holds a pipeline's cursor back; `shop-auth`: a shop refuses the credentials; `shop-paused`: a
- * shop failing for long is no longer asked; `shop-failing`: a shop's runs failed `failingShops.warnAfterRuns` times in a row; `shop-broken`: a shop's file did not load at the daemon's start; `stock-unbooked-stuck` (STOCK_UNBOOKED_STUCK): a shop order has waited longer than a stock push's `reservations.alertAfter` for the ERP to book it (src/alerts/stockUnbooked.ts). `shop-auth`, `shop-paused`, `shop-failing` and `shop-broken` concern a shop as a whole
+ * holds a pipeline's cursor back; `shop-auth`: a shop refuses the credentials; `shop-unreachable`: a shop does not answer (or answers 5xx after every retry); `shop-circuit-open`: a shop's circuit breaker is open; `shop-paused`: a
+ * shop failing for long is no longer asked; `shop-failing`: a shop's runs failed `failingShops.warnAfterRuns` times in a row; `shop-broken`: a shop's file did not load at the daemon's start; `stock-unbooked-stuck` (STOCK_UNBOOKED_STUCK): a shop order has waited longer than a stock push's `reservations.alertAfter` for the ERP to book it (src/alerts/stockUnbooked.ts). `shop-auth`, `shop-unreachable`, `shop-circuit-open`, `shop-paused`, `shop-failing` and `shop-broken` concern a shop as a whole
  * (keyed by shop); the others a pipeline (keyed by pipeline, which has one shop).
  */
-export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'pipeline-overdue' | 'shop-auth' | 'shop-paused' | 'shop-failing' | 'shop-broken' | 'mass-delete' | 'reconcile-drift' | 'watermark-held' | 'stock-unbooked-stuck';
+export type IncidentKind = 'run-failed' | 'dead-letters' | 'stale' | 'pipeline-overdue' | 'shop-auth' | 'shop-unreachable' | 'shop-circuit-open' | 'shop-paused' | 'shop-failing' | 'shop-broken' | 'mass-delete' | 'reconcile-drift' | 'watermark-held' | 'stock-unbooked-stuck';
 
 /** What an incident is about: a pipeline (and its shop), or a shop as a whole. */
 export interface IncidentScope {
@@ -49,6 +50,10 @@ export interface AlertMessage {
   readonly pipeline?: string;
   /** The shop it concerns (every incident of a pipeline carries its pipeline's shop): for routing per client. */
   readonly shop?: string;
+  /** Why, when it concerns the shop as a whole (src/alerts/causes.ts): `auth`, `unreachable`, `circuit-open`, `paused`, `failing`. */
+  readonly cause?: Cause;
+  /** A shop-level incident's pipelines folded into it: those it held when it opened (firing), every one it held (resolved). */
+  readonly pipelines?: readonly string[];
   readonly title: string;
   readonly text: string;
   /** When the incident opened. */
@@ -58,6 +63,13 @@ export interface AlertMessage {
 
 /** A message as the state keeps it until it is out (`since` comes from the incident's row). */
 type Stored = Omit<AlertMessage, 'since'>;
+
+/** What a message carries beside its text. */
+export interface IncidentExtras {
+  readonly cause?: Cause;
+  /** Pipelines the incident holds from the start (a shop-level incident opened by a pipeline's). */
+  readonly members?: readonly string[];
+}
 
 /** Options of `Incidents`. */
 export interface IncidentOptions {
@@ -88,34 +100,63 @@ export class Incidents {
     return this.store.listOpen();
   }
 
-  /** Open an incident (a message goes out only from the call that opened it); `where` is a pipeline's name or `{ pipeline?, shop? }`. */
-  async fire(kind: IncidentKind, where: string | undefined | IncidentScope, title: string, text: string): Promise<void> {
+  /** Open an incident (a message goes out only from the call that opened it); `where` is a pipeline's name or `{ pipeline?, shop? }`; true when this call opened it. */
+  async fire(kind: IncidentKind, where: string | undefined | IncidentScope, title: string, text: string, extras: IncidentExtras = {}): Promise<boolean> {
     const scope = scopeOf(where);
     const id = incidentId(kind, scope);
     const at = this.now();
-    const message: Stored = { incident: id, kind, state: 'firing', ...this.fields(scope), title: this.scrub(title), text: this.scrub(text), at: new Date(at).toISOString() };
+    const message: Stored = { incident: id, kind, state: 'firing', ...this.fields(scope, extras.cause, extras.members), title: this.scrub(title), text: this.scrub(text), at: new Date(at).toISOString() };
     const claim = randomUUID();
     let opened: boolean;
     try {
-      opened = await this.store.open(id, at, JSON.stringify(message), claim, this.leaseMs);
+      opened = await this.store.open(id, at, JSON.stringify(message), claim, this.leaseMs, extras.members);
     } catch (err) {
       // A state that cannot be reached is when runs fail: better a message per replica than none.
       this.options.logger.error({ incident: id, err: err instanceof Error ? err.message : String(err) }, 'alert state unreachable: sending the alert without de-duplication');
       await this.send({ ...message, since: message.at });
-      return;
+      return true;
     }
     if (opened) await this.deliver(claim, { ...message, since: message.at });
+    return opened;
   }
 
-  /** Close an incident, if open (one recovery message, from the call that closed it); `where` as in `fire`. */
-  async resolve(kind: IncidentKind, where: string | undefined | IncidentScope, title: string, text: string): Promise<void> {
+  /** Hold a pipeline in an open shop-level incident (no message); false when that incident is not open, or the state cannot be reached (then the caller alerts otherwise). */
+  async join(kind: IncidentKind, shop: string, pipeline: string): Promise<boolean> {
+    const id = incidentId(kind, { shop });
+    try {
+      return await this.store.join(id, pipeline);
+    } catch (err) {
+      this.options.logger.warn({ incident: id, pipeline, err: err instanceof Error ? err.message : String(err) }, 'alert state unreachable: the pipeline is not folded into its shop incident');
+      return false;
+    }
+  }
+
+  /**
+   * Close an incident, if open (one recovery message, from the call that closed it); `where` as in
+   * `fire`. A text given as a function gets the pipelines the incident held, read once it is
+   * resolved (no pipeline joins a resolved incident, so the list is complete).
+   */
+  async resolve(kind: IncidentKind, where: string | undefined | IncidentScope, title: string, text: string | ((held: readonly string[]) => string), extras: Pick<IncidentExtras, 'cause'> = {}): Promise<boolean> {
     const scope = scopeOf(where);
     const id = incidentId(kind, scope);
-    const message: Stored = { incident: id, kind, state: 'resolved', ...this.fields(scope), title: this.scrub(title), text: this.scrub(text), at: new Date(this.now()).toISOString() };
+    const at = new Date(this.now()).toISOString();
+    const build = (held: readonly string[] | undefined): Stored => ({
+      incident: id,
+      kind,
+      state: 'resolved',
+      ...this.fields(scope, extras.cause, held?.length ? held : undefined),
+      title: this.scrub(title),
+      text: this.scrub(typeof text === 'function' ? text(held ?? []) : text),
+      at,
+    });
+    const before = typeof text === 'function' ? await this.store.members(id) : undefined;
     const claim = randomUUID();
-    const since = await this.store.resolve(id, JSON.stringify(message), claim, this.leaseMs);
-    if (since === undefined) return;
-    await this.deliver(claim, { ...message, since: new Date(since).toISOString() });
+    const since = await this.store.resolve(id, JSON.stringify(build(before)), claim, this.leaseMs);
+    if (since === undefined) return false;
+    // A pipeline may have joined between the read and the claim: the list of the resolved row is final.
+    const held = before === undefined ? undefined : await this.store.members(id);
+    await this.deliver(claim, { ...build(held), since: new Date(since).toISOString() });
+    return true;
   }
 
   /** Send the messages whose sender died before it confirmed them (the lease ran out). */
@@ -133,8 +174,8 @@ export class Incidents {
     return { ...(JSON.parse(row.message) as Stored), since: new Date(row.since).toISOString() };
   }
 
-  private fields(scope: IncidentScope): { pipeline?: string; shop?: string } {
-    return { ...(scope.pipeline ? { pipeline: scope.pipeline } : {}), ...(scope.shop ? { shop: scope.shop } : {}) };
+  private fields(scope: IncidentScope, cause?: Cause, pipelines?: readonly string[]): Pick<AlertMessage, 'pipeline' | 'shop' | 'cause' | 'pipelines'> {
+    return { ...(scope.pipeline ? { pipeline: scope.pipeline } : {}), ...(scope.shop ? { shop: scope.shop } : {}), ...(cause ? { cause } : {}), ...(pipelines ? { pipelines: [...pipelines] } : {}) };
   }
 
   private now(): number {

@@ -10,7 +10,9 @@
  * Every message carries its shop (`shop` in the body), and what concerns a shop as a whole is
  * kept per shop: `shop-auth:at` opens on a run of shop at refused for its credentials and closes
  * only on a successful run of shop at, so fifty shops do not take turns opening and closing one
- * incident.
+ * incident. A pipeline's incident for such a cause (credentials, the shop unreachable, its circuit
+ * breaker open, the shop paused) is folded into the shop's incident of that cause, which lists the
+ * pipelines it holds (grouping.ts; the causes' table is causes.ts).
  */
 import type { Logger } from '../log.js';
 import type { RunSummary, SyncEvents } from '../pipeline/index.js';
@@ -19,7 +21,9 @@ import { overdueLanes, type ScheduledLane } from '../pipeline/overdue.js';
 import type { StateStore } from '../state/index.js';
 import { emailChannel, webhookChannel, type AlertChannel } from './channels.js';
 import type { AlertsConfig } from './config.js';
-import { Incidents, type IncidentScope } from './incidents.js';
+import { Incidents } from './incidents.js';
+import { causeOf } from './causes.js';
+import { groupedIncidents, type PipelineScope } from './grouping.js';
 import { singleShop, type AlertShops } from './shops.js';
 import { checkShopStreaks } from './shopStreaks.js';
 import { checkBrokenShops } from './brokenShops.js';
@@ -27,15 +31,11 @@ import type { BrokenShop } from '../config/shopFiles.js';
 import { checkStockUnbooked, type ReservationLane } from './stockUnbooked.js';
 
 export { alertsConfigSchema, type AlertsConfig } from './config.js';
+export { CAUSES, causeOf, type Cause } from './causes.js';
 export { Incidents, incidentId, type AlertMessage, type IncidentKind, type IncidentScope } from './incidents.js';
 export { alertShopsOf, type AlertShops } from './shops.js';
 export type { AlertChannel } from './channels.js';
 export { reservationLanesOf, STOCK_UNBOOKED_STUCK, type ReservationLane } from './stockUnbooked.js';
-
-/** Codes of a shop that refuses shopsync's credentials. */
-const AUTH_CODES = new Set(['UNAUTHORIZED', 'INSUFFICIENT_SCOPE']);
-/** Runs that ended and can tell whether the shop took the credentials. */
-const ENDED = ['succeeded', 'partial', 'failed'] as const;
 
 /** What the alert watcher needs. */
 export interface AlertDeps {
@@ -77,6 +77,8 @@ export interface AlertWatcher {
   checkShops(): Promise<void>;
   /** Open and resolve `stock-unbooked-stuck:<pipeline>` from the ledger now (every minute and after each run). */
   checkReservations(): Promise<void>;
+  /** Wait until the events so far are handled and their messages are out (the watcher goes on); for tests, which gate on it instead of on time. */
+  idle(): Promise<void>;
   /** Wait for messages in flight and stop. */
   stop(): Promise<void>;
 }
@@ -99,7 +101,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   const logger = deps.logger.child({ component: 'alerts' });
   const now = deps.now ?? Date.now;
   const shops = deps.shops ?? singleShop;
-  const scopeOf = (pipeline: string): IncidentScope => ({ pipeline, shop: shops.of(pipeline) });
+  const scopeOf = (pipeline: string): PipelineScope => ({ pipeline, shop: shops.of(pipeline) });
   /** `products-at (shop at, run 12)`; the lone `shop:` is not named. */
   const whereOf = (pipeline: string, shop: string, detail?: string): string => {
     const parts = [...(shops.named(shop) ? [`shop ${shop}`] : []), ...(detail ? [detail] : [])];
@@ -108,44 +110,25 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   const incidents = new Incidents(channels, deps.state.incidents, { maxPerHour: cfg.maxPerHour, secrets: deps.secrets, logger, now, leaseMs: deps.leaseMs ?? leaseFor(cfg) });
   const pending = new Set<Promise<void>>();
   // A failed handler (the state unreachable) is logged; a rejection left unhandled would end the daemon.
-  const track = (work: Promise<void>) => {
-    const p = work.catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'alert handling failed'));
+  const track = (work: Promise<unknown>) => {
+    const p = work.then(() => undefined).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'alert handling failed'));
     pending.add(p);
     void p.finally(() => pending.delete(p));
   };
 
-  /**
-   * Close `shop-auth:<shop>` after a good run of that shop, unless another of its pipelines was
-   * refused in its last run (a token lacking one pipeline's scope): one pipeline's success does not
-   * prove the credentials of another. Read from the state, so it holds across replicas.
-   */
-  const resolveShopAuth = async (shop: string, pipeline: string, where: string, status: string): Promise<void> => {
-    const open = await incidents.list();
-    // `shop-auth` without a shop: opened by a version that kept one incident for all shops.
-    const legacy = open.includes('shop-auth');
-    if (!legacy && !open.includes(`shop-auth:${shop}`)) return;
-    const others = (shops.pipelines(shop) ?? (await deps.state.runs.latestByPipeline()).filter((r) => r.shop === shop).map((r) => r.pipeline)).filter((p) => p !== pipeline);
-    for (const other of others) {
-      const last = (await deps.state.runs.list({ pipeline: other, status: [...ENDED], limit: 1 }))[0];
-      if (last?.status === 'failed' && AUTH_CODES.has(String(last.error?.code))) return;
-    }
-    const label = shops.label(shop);
-    await incidents.resolve('shop-auth', { shop }, `${label} accepts shopsync's credentials again`, `${where} finished ${status}.`);
-    if (legacy) await incidents.resolve('shop-auth', undefined, `${label} accepts shopsync's credentials again`, `${where} finished ${status}.`);
-  };
+  const grouped = groupedIncidents(incidents, shops, deps.state);
 
   const onRun = async (s: RunSummary): Promise<void> => {
     if (s.mode === 'dry-run') return;
-    const jobs: Promise<void>[] = [];
+    const jobs: Promise<unknown>[] = [];
     const shop = shops.of(s.pipeline);
-    const scope: IncidentScope = { pipeline: s.pipeline, shop };
+    const scope: PipelineScope = { pipeline: s.pipeline, shop };
     const where = whereOf(s.pipeline, shop, `run ${s.runId}`);
     if (s.status === 'failed') {
-      jobs.push(incidents.fire('run-failed', scope, `${s.pipeline} failed`, `${where} failed: [${s.error?.code ?? 'ERROR'}] ${s.error?.message ?? ''}`));
-      if (s.error && AUTH_CODES.has(s.error.code)) jobs.push(incidents.fire('shop-auth', { shop }, `${shops.label(shop)} refuses shopsync's credentials`, `${where}: [${s.error.code}] ${s.error.message}. Check ${shops.credentials(shop)} and the token's scopes.`));
+      jobs.push(grouped.firePipeline('run-failed', scope, causeOf(s.error?.code), `${s.pipeline} failed`, `${where} failed: [${s.error?.code ?? 'ERROR'}] ${s.error?.message ?? ''}`));
     } else if (s.status === 'succeeded' || s.status === 'partial') {
       jobs.push(incidents.resolve('run-failed', scope, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
-      jobs.push(resolveShopAuth(shop, s.pipeline, where, s.status));
+      jobs.push(grouped.shopWorked(shop, s.pipeline, s.counts.requests, `${where} finished ${s.status}.`));
       jobs.push(incidents.resolve('stale', scope, `${s.pipeline} runs again`, `${where} finished ${s.status}.`));
     }
     if (s.missing?.refused) {
@@ -203,7 +186,9 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
       const lastMs = last ? Date.parse(last) : undefined;
       if (lastMs !== undefined && now() - lastMs <= limit) continue;
       if (lastMs === undefined && now() - started <= limit) continue;
-      await incidents.fire('stale', scopeOf(pipeline), `${pipeline} has not run successfully for ${cfg.staleAfterMinutes} minutes`, `${whereOf(pipeline, shops.of(pipeline))}: last successful run ${last ?? 'never (since the daemon started)'}; the sync may have stopped silently. Check the dashboard and the log.`);
+      const scope = scopeOf(pipeline);
+      // A pipeline stopped by its shop's cause (refused, unreachable, paused) is held by the shop's incident.
+      await grouped.firePipeline('stale', scope, await grouped.causeNow(scope, { lastRun: true }), `${pipeline} has not run successfully for ${cfg.staleAfterMinutes} minutes`, `${whereOf(pipeline, shops.of(pipeline))}: last successful run ${last ?? 'never (since the daemon started)'}; the sync may have stopped silently. Check the dashboard and the log.`);
     }
   };
   const checkOverdue = async (): Promise<void> => {
@@ -215,7 +200,8 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
       const scope = scopeOf(lane.name);
       const where = whereOf(lane.name, shops.of(lane.name));
       const reason = late?.reasons.find((r) => r.code === 'overdue');
-      if (reason) await incidents.fire('pipeline-overdue', scope, `${lane.name} has not started its scheduled runs`, `${where}: ${reason.text}. Check the daemons (shopsync status, the dashboard's replicas and jobs) and the machine's clock.`);
+      // Overdue is the daemons' cause, not the shop's; a paused shop's lanes are skipped on purpose (and not overdue), kept here by the table's rule all the same.
+      if (reason) await grouped.firePipeline('pipeline-overdue', scope, await grouped.causeNow(scope, { lastRun: false }), `${lane.name} has not started its scheduled runs`, `${where}: ${reason.text}. Check the daemons (shopsync status, the dashboard's replicas and jobs) and the machine's clock.`);
       else await incidents.resolve('pipeline-overdue', scope, `${lane.name} starts its runs again`, `${where}: a run started within its schedule.`);
     }
   };
@@ -223,7 +209,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   const resendOverdue = () => incidents.resendOverdue();
   const warnAfterRuns = deps.warnAfterRuns;
   const checkShops = async (): Promise<void> => {
-    if (warnAfterRuns !== undefined) await checkShopStreaks(incidents, deps.state, shops, warnAfterRuns);
+    if (warnAfterRuns !== undefined) await checkShopStreaks(incidents, grouped, deps.state, shops, warnAfterRuns);
   };
   const checkReservations = async (): Promise<void> => {
     if (deps.reservations?.length) await checkStockUnbooked(incidents, deps.state, deps.reservations, now(), (p, shop) => whereOf(p, shop));
@@ -251,6 +237,10 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
     resendOverdue,
     checkShops,
     checkReservations,
+    async idle() {
+      // A handler may start others (a run's shop check): wait until none is left.
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
     async stop() {
       clearInterval(timer);
       unsubscribe();

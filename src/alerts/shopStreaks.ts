@@ -5,32 +5,34 @@
  * row, `shop-paused:<shop>` while the shop is paused; each resolves when its condition ends.
  */
 import type { StateStore } from '../state/index.js';
+import { causeOfKind } from './causes.js';
+import type { GroupedIncidents } from './grouping.js';
 import type { Incidents } from './incidents.js';
 import type { AlertShops } from './shops.js';
 
-/** Open and resolve the shops' `shop-failing` and `shop-paused` incidents as the state says. */
-export async function checkShopStreaks(incidents: Incidents, state: StateStore, shops: AlertShops, warnAfterRuns: number): Promise<void> {
+/** Open and resolve the shops' `shop-failing` and `shop-paused` incidents as the state says; their recoveries list the pipelines they held. */
+export async function checkShopStreaks(incidents: Incidents, grouped: GroupedIncidents, state: StateStore, shops: AlertShops, warnAfterRuns: number): Promise<void> {
   const streaks = new Map((await state.streaks.list()).map((s) => [s.shop, s]));
   for (const s of streaks.values()) {
     const label = shops.label(s.shop);
     const since = s.failingSince !== null ? new Date(s.failingSince).toISOString() : 'unknown';
     if (s.pausedAt !== null) {
-      await incidents.fire(
-        'shop-paused',
-        { shop: s.shop },
-        `${label} is paused: it kept failing`,
+      await grouped.fireShop(
+        'paused',
+        s.shop,
         `${label} is paused since ${new Date(s.pausedAt).toISOString()}: ${s.pausedReason ?? ''}. Its scheduled runs are skipped and nothing is sent to it; its records wait in the ERP. Fix the cause, then \`shopsync shops resume ${s.shop}\` (a \`shopsync sync\` of one of its pipelines that works resumes it as well).`,
       );
     } else if (s.failures >= warnAfterRuns) {
-      await incidents.fire('shop-failing', { shop: s.shop }, `${label} keeps failing`, `${label}: ${s.failures} runs in a row failed since ${since}; last: ${s.lastError ?? ''}. It is paused if this goes on (failingShops.pauseAfterRuns and pauseAfterHours).`);
+      await grouped.fireShop('failing', s.shop, `${label}: ${s.failures} runs in a row failed since ${since}; last: ${s.lastError ?? ''}. It is paused if this goes on (failingShops.pauseAfterRuns and pauseAfterHours).`);
     }
   }
   for (const id of await incidents.list()) {
     const [kind, shop] = id.split(':', 2) as [string, string | undefined];
-    if (shop === undefined || (kind !== 'shop-paused' && kind !== 'shop-failing')) continue;
+    const cause = causeOfKind(kind);
+    if (shop === undefined || (cause !== 'paused' && cause !== 'failing')) continue;
     const s = streaks.get(shop);
     const label = shops.label(shop);
-    if (kind === 'shop-paused' && s?.pausedAt == null) await incidents.resolve('shop-paused', { shop }, `${label} is no longer paused`, `${label} was resumed; its scheduled runs go ahead again.`);
-    if (kind === 'shop-failing' && (s === undefined || (s.failures < warnAfterRuns && s.pausedAt === null))) await incidents.resolve('shop-failing', { shop }, `${label} works again`, `${label}: a run worked or the shop was resumed.`);
+    if (cause === 'paused' && s?.pausedAt == null) await grouped.resolveShop('paused', shop, `${label} was resumed; its scheduled runs go ahead again.`);
+    if (cause === 'failing' && (s === undefined || (s.failures < warnAfterRuns && s.pausedAt === null))) await grouped.resolveShop('failing', shop, `${label}: a run worked or the shop was resumed.`);
   }
 }

@@ -20,6 +20,8 @@ export interface AlertShops {
   named(shop: string): boolean;
   /** The setting to fix when the shop refuses the credentials: `shops.at.token (shopsync.yaml:12, from AT_TOKEN)`. */
   credentials(shop: string): string;
+  /** The setting of the shop's address, for a shop that does not answer: `shops.at.baseUrl (shopsync.yaml:11, from AT_URL)`. */
+  url(shop: string): string;
 }
 
 /** Without a config (tests of the watcher alone): every pipeline in the shop named default, written as `shop:`. */
@@ -29,6 +31,7 @@ export const singleShop: AlertShops = {
   label: () => 'the shop',
   named: () => false,
   credentials: () => 'shop.token (or shop.oauth)',
+  url: () => 'shop.baseUrl',
 };
 
 /** The shops of a loaded config. */
@@ -39,6 +42,8 @@ export function alertShopsOf(loaded: Pick<LoadedConfig, 'config' | 'origin'>): A
   // `shop:` is the shop named default; `shops: { default: … }` is written under shops.
   const pathOf = (shop: string): string[] => (shop === DEFAULT_SHOP && config.shop ? ['shop'] : ['shops', shop]);
   const byPipeline = new Map(config.pipelines.map((p) => [p.name, p.shop]));
+  /** A setting as the config wrote it, with its file:line and variable when known. */
+  const written = (shop: string, key: string[]) => (loaded.origin ? settingOrigin(loaded.origin, [...pathOf(shop), ...key]) : undefined) ?? [...pathOf(shop), ...key].join('.');
   return {
     of: (pipeline) => byPipeline.get(pipeline) ?? DEFAULT_SHOP,
     pipelines: (shop) => config.pipelines.filter((p) => p.shop === shop).map((p) => p.name),
@@ -47,10 +52,9 @@ export function alertShopsOf(loaded: Pick<LoadedConfig, 'config' | 'origin'>): A
       return this.named(shop) ? `shop ${shop}` : 'the shop';
     },
     credentials(shop) {
-      const path = pathOf(shop);
-      const written = (key: string[]) => (loaded.origin ? settingOrigin(loaded.origin, [...path, ...key]) : undefined) ?? [...path, ...key].join('.');
-      if (shops[shop]?.oauth) return `${written(['oauth', 'clientId'])} and ${written(['oauth', 'clientSecret'])} (the OAuth client${shops[shop]?.oauth?.scopes ? `, and ${path.join('.')}.oauth.scopes` : ''})`;
-      return written(['token']);
+      if (shops[shop]?.oauth) return `${written(shop, ['oauth', 'clientId'])} and ${written(shop, ['oauth', 'clientSecret'])} (the OAuth client${shops[shop]?.oauth?.scopes ? `, and ${pathOf(shop).join('.')}.oauth.scopes` : ''})`;
+      return written(shop, ['token']);
     },
+    url: (shop) => written(shop, ['baseUrl']),
   };
 }

@@ -431,8 +431,12 @@ export interface IncidentMessage {
  * claimed under a lease until `sent`, and is handed to another replica if its sender died.
  */
 export interface IncidentStore {
-  /** Open an incident unless it is open already; true when this call opened it (the caller sends `message`). */
-  open(id: string, since: number, message: string, claim: string, leaseMs: number): Promise<boolean>;
+  /** Open an incident unless it is open already, holding `members` (pipelines folded into a shop-level incident); true when this call opened it (the caller sends `message`). */
+  open(id: string, since: number, message: string, claim: string, leaseMs: number, members?: readonly string[]): Promise<boolean>;
+  /** Record a pipeline as held by an open incident (once); true when the incident is open (the pipeline is held), false when it is not (nothing changed). */
+  join(id: string, member: string): Promise<boolean>;
+  /** The pipelines an incident holds, in the order they joined ([] when none or no such incident). */
+  members(id: string): Promise<string[]>;
   /** Resolve an open incident; its opening time when this call resolved it (the caller sends `message`), else undefined. */
   resolve(id: string, message: string, claim: string, leaseMs: number): Promise<number | undefined>;
   /** The claimed message went out (or was given up): forget it; a resolved incident's row goes. No-op once someone else changed the incident. */

@@ -88,7 +88,8 @@ function start(extra: Record<string, unknown> = {}, scheduled: string[] = []): A
 }
 
 function finish(summary: Partial<RunSummary> & Pick<RunSummary, 'pipeline' | 'status'>): void {
-  const full: RunSummary = { runId: 1, mode: 'sync', counts: emptyCounts(), durationMs: 5, ...summary };
+  // A run that asked the shop (one that sent nothing proves nothing about it).
+  const full: RunSummary = { runId: 1, mode: 'sync', counts: { ...emptyCounts(), requests: 1 }, durationMs: 5, ...summary };
   events.emit({ type: 'run-finished', summary: full });
 }
 
@@ -101,8 +102,9 @@ const messages = () => hooks.map((h) => JSON.parse(h.body) as AlertMessage);
 describe('alerts', () => {
   it('sends one message when a run fails, none for the next failure, one on recovery, through webhook and e-mail', async () => {
     const w = start();
-    finish({ pipeline: 'products', status: 'failed', error: { code: 'SHOP_UNAVAILABLE', message: 'the shop answered 503' } });
-    finish({ pipeline: 'products', status: 'failed', error: { code: 'SHOP_UNAVAILABLE', message: 'the shop answered 503' } });
+    // The ERP down: the pipeline's own cause (a shop-wide one is the shop's incident, test/alerts/grouped.test.ts).
+    finish({ pipeline: 'products', status: 'failed', error: { code: 'SOURCE_UNREACHABLE', message: 'the ERP is down' } });
+    finish({ pipeline: 'products', status: 'failed', error: { code: 'SOURCE_UNREACHABLE', message: 'the ERP is down' } });
     await new Promise((r) => setTimeout(r, 100));
     expect(await w.incidents.list()).toEqual(['run-failed:products']);
     finish({ pipeline: 'products', status: 'succeeded' });
@@ -162,8 +164,10 @@ describe('alerts', () => {
     start();
     finish({ pipeline: 'products', status: 'failed', error: { code: 'UNAUTHORIZED', message: `the shop refused Bearer ${SECRET_TOKEN}` } });
     await settle();
-    expect(messages().map((m) => m.incident).sort()).toEqual(['run-failed:products', 'shop-auth:default']);
-    expect(mails).toHaveLength(2);
+    // One message for the cause: the run's failure is held by the shop's incident, which names the setting to fix.
+    expect(messages().map((m) => m.incident)).toEqual(['shop-auth:default']);
+    expect(messages()[0]).toMatchObject({ cause: 'auth', pipelines: ['products'], text: expect.stringContaining('Check shop.token (or shop.oauth)') });
+    expect(mails).toHaveLength(1);
     expect(mails.join('\n')).toMatch(/Subject: \[shopsync\] ALERT: the shop refuses shopsync's credentials/);
     for (const body of [...hooks.map((h) => h.body), ...mails]) {
       expect(body).not.toContain(SECRET_TOKEN);

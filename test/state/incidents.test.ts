@@ -61,6 +61,24 @@ forEachBackend('alert incidents', (backend) => {
     expect(resolved.filter((r) => r !== undefined)).toEqual([1000]);
   });
 
+  it('records the pipelines an open incident holds, each once, from every connection, and starts afresh when it reopens', async () => {
+    const location = backend.location();
+    const states = await Promise.all([0, 1].map(() => backend.open(location)));
+    const [a, b] = [states[0]!, states[1]!];
+    expect(await a.incidents.join('shop-auth:at', 'orders-at')).toBe(false);
+    expect(await a.incidents.open('shop-auth:at', 1000, '{}', 'c1', 60_000, ['products-at'])).toBe(true);
+    const joined = await Promise.all([a.incidents.join('shop-auth:at', 'orders-at'), b.incidents.join('shop-auth:at', 'orders-at'), b.incidents.join('shop-auth:at', 'stock-at'), a.incidents.join('shop-auth:at', 'products-at')]);
+    expect(joined).toEqual([true, true, true, true]);
+    expect((await b.incidents.members('shop-auth:at')).sort()).toEqual(['orders-at', 'products-at', 'stock-at']);
+    expect(await a.incidents.resolve('shop-auth:at', '{}', 'r1', 60_000)).toBe(1000);
+    // A resolved incident holds no more pipelines; its members stay readable until the recovery is out.
+    expect(await b.incidents.join('shop-auth:at', 'prices-at')).toBe(false);
+    expect(await b.incidents.members('shop-auth:at')).toHaveLength(3);
+    expect(await a.incidents.open('shop-auth:at', 2000, '{}', 'c2', 60_000)).toBe(true);
+    expect(await a.incidents.members('shop-auth:at')).toEqual([]);
+    expect(await a.incidents.members('shop-unreachable:at')).toEqual([]);
+  });
+
   it('counts messages against one hourly budget for every connection', async () => {
     const location = backend.location();
     const states = await Promise.all([0, 1, 2].map(() => backend.open(location)));

@@ -20,16 +20,32 @@ interface Row {
 export class PgIncidents implements IncidentStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async open(id: string, since: number, message: string, claim: string, leaseMs: number): Promise<boolean> {
+  async open(id: string, since: number, message: string, claim: string, leaseMs: number, members: readonly string[] = []): Promise<boolean> {
     const rows = await query<{ id: string }>(
       this.pool,
-      `INSERT INTO alert_incidents (id, state, since, message, claim, lease_until) VALUES ($1, 'open', $2, $3, $4, ${NOW_MS} + $5)
-       ON CONFLICT (id) DO UPDATE SET state = 'open', since = excluded.since, message = excluded.message, claim = excluded.claim, lease_until = excluded.lease_until
+      `INSERT INTO alert_incidents (id, state, since, message, claim, lease_until, members) VALUES ($1, 'open', $2, $3, $4, ${NOW_MS} + $5, $6)
+       ON CONFLICT (id) DO UPDATE SET state = 'open', since = excluded.since, message = excluded.message, claim = excluded.claim, lease_until = excluded.lease_until, members = excluded.members
        WHERE alert_incidents.state = 'resolved'
        RETURNING id`,
-      [id, since, message, claim, leaseMs],
+      [id, since, message, claim, leaseMs, JSON.stringify(members)],
     );
     return rows.length > 0;
+  }
+
+  async join(id: string, member: string): Promise<boolean> {
+    // One statement on the incident's row: replicas joining at once are serialised by its row lock, and none joins a resolved one.
+    const rows = await query<{ id: string }>(
+      this.pool,
+      `UPDATE alert_incidents SET members = CASE WHEN coalesce(members, '[]')::jsonb ? $2 THEN members ELSE (coalesce(members, '[]')::jsonb || to_jsonb($2::text))::text END
+       WHERE id = $1 AND state = 'open' RETURNING id`,
+      [id, member],
+    );
+    return rows.length > 0;
+  }
+
+  async members(id: string): Promise<string[]> {
+    const rows = await query<{ members: string | null }>(this.pool, 'SELECT members FROM alert_incidents WHERE id = $1', [id]);
+    return rows[0]?.members ? (JSON.parse(rows[0].members) as string[]) : [];
   }
 
   async resolve(id: string, message: string, claim: string, leaseMs: number): Promise<number | undefined> {

@@ -16,16 +16,31 @@ interface Row {
 export class SqliteIncidents implements IncidentStore {
   constructor(private readonly db: Db) {}
 
-  async open(id: string, since: number, message: string, claim: string, leaseMs: number): Promise<boolean> {
+  async open(id: string, since: number, message: string, claim: string, leaseMs: number, members: readonly string[] = []): Promise<boolean> {
     const row = this.db
       .prepare(
-        `INSERT INTO alert_incidents (id, state, since, message, claim, lease_until) VALUES (?, 'open', ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET state = 'open', since = excluded.since, message = excluded.message, claim = excluded.claim, lease_until = excluded.lease_until
+        `INSERT INTO alert_incidents (id, state, since, message, claim, lease_until, members) VALUES (?, 'open', ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET state = 'open', since = excluded.since, message = excluded.message, claim = excluded.claim, lease_until = excluded.lease_until, members = excluded.members
          WHERE alert_incidents.state = 'resolved'
          RETURNING id`,
       )
-      .get(id, since, message, claim, Date.now() + leaseMs);
+      .get(id, since, message, claim, Date.now() + leaseMs, JSON.stringify(members));
     return row !== undefined;
+  }
+
+  async join(id: string, member: string): Promise<boolean> {
+    const row = this.db
+      .prepare(
+        `UPDATE alert_incidents SET members = CASE WHEN EXISTS (SELECT 1 FROM json_each(coalesce(alert_incidents.members, '[]')) WHERE value = ?) THEN members ELSE json_insert(coalesce(members, '[]'), '$[#]', ?) END
+         WHERE id = ? AND state = 'open' RETURNING id`,
+      )
+      .get(member, member, id);
+    return row !== undefined;
+  }
+
+  async members(id: string): Promise<string[]> {
+    const row = this.db.prepare<[string], { members: string | null }>('SELECT members FROM alert_incidents WHERE id = ?').get(id);
+    return row?.members ? (JSON.parse(row.members) as string[]) : [];
   }
 
   async resolve(id: string, message: string, claim: string, leaseMs: number): Promise<number | undefined> {
