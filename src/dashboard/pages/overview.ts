@@ -7,7 +7,7 @@ import { badge, csrfField } from '../layout.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
 import { pipelineViews, shopOfPipeline, type PipelineState, type PipelineView } from '../pipeline-views.js';
 import { matchesStatus, parseStatusFilter, resumeCommand, STATUS_FILTERS } from '../../pipeline/failing.js';
-import { rateWords, shopSelect, shopsOf, SHOPS_PATH } from './shops.js';
+import { actualRate, inFlightWords, rateWords, sentTitle, shopSelect, shopsOf, SHOPS_PATH } from './shops.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
 import { previewHref } from './preview.js';
 import { replicasPanel } from './replicas.js';
@@ -85,11 +85,17 @@ ${p.direction === 'push' ? html`<a href="${previewHref(p.name)}" data-preview-li
   return { markup, state: st, dead, name: p.name };
 }
 
-/** A shop client's pace: requests per second and in flight, and whether it is still finding them. */
+/**
+ * A shop client's pace: the requests per second actually sent over the last minute beside the rate
+ * it allows (the hard cap until the shop first said 429: an idle daemon showed "146.7/s" as if it
+ * were traffic), the requests in flight, and whether it is still finding its limits.
+ */
 function rateStat(ctx: PageContext, shop: string, rate: RateSnapshot, named: boolean): SafeHtml {
   const how = rateWords(rate, ctx.shopHealth?.().find((h) => h.name === shop));
   const learnt = rate.learntLimitPerSecond !== undefined ? html` · shop refused above ${String(rate.learntLimitPerSecond)}/s` : '';
-  return html`<div class="panel stat" data-shop-rate="${shop}"><div class="v">${String(rate.requestsPerSecond)}/s</div><div class="k">${named ? html`shop <b>${shop}</b>` : 'shop'} requests (${how}, ${formatCount(rate.concurrency)} in flight${learnt})</div></div>`;
+  const actual = actualRate(rate);
+  const allowed = `${String(rate.requestsPerSecond)}/s allowed`;
+  return html`<div class="panel stat" data-shop-rate="${shop}"><div class="v" title="${sentTitle(rate)}">${actual ? `${actual} actual` : allowed}</div><div class="k">${named ? html`shop <b>${shop}</b>` : 'shop'} requests${actual ? ` of ${allowed}` : ''} (${how}${learnt}), ${inFlightWords(rate)}</div></div>`;
 }
 
 /** The filter form: shop and status (`/?shop=at&status=failing`). */
