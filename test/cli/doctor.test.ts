@@ -28,8 +28,9 @@ describe('shopsync doctor (spawned against the sandbox)', { timeout: 180_000 }, 
     expect(res.stdout).toMatch(/ok {3}state: .* schema version \d+/);
     expect(res.stdout).toMatch(/ok {3}pipeline products: read products \(products:read\): allowed/);
     expect(res.stdout).toMatch(/ok {3}pipeline products: source erp \(sqlite\): reachable/);
-    // The shop's Date header has whole seconds: nothing below a second is called skew.
-    expect(res.stdout).toMatch(/ok {3}clock: this machine's clock is within 1 s of the shop's/);
+    // The shop's Date header has whole seconds and was stamped within the round trip: nothing inside that is called skew
+    // (within 1 s on an idle machine; a slow answer widens it, never into "ahead").
+    expect(res.stdout).toMatch(/ok {3}clock: this machine's clock is within \d+ s of the shop's/);
     expect(res.stdout).toMatch(/all \d+ checks passed/);
   });
 
