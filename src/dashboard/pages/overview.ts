@@ -1,4 +1,5 @@
 /** Overview: every pipeline with its state, last run, counts, cursor, schedule, triggers and dead letters; broken shops first. */
+import { countWords } from '../../pipeline/countWords.js';
 import { WATERMARK_LANE, watermarkText, watermarkView } from '../../pipeline/sourceWatermark.js';
 import type { RunRecord, StoredCursor } from '../../state/index.js';
 import { formatCount, formatDuration, timeCell } from '../format.js';
@@ -35,11 +36,14 @@ function cursorText(cursor: StoredCursor | undefined): SafeHtml {
 function countsLine(run: RunRecord): SafeHtml {
   const c = run.counts;
   const out = c.created + c.updated;
+  // A dry run's counts are what it would do ("would create 185"); a run's what it did ("185 created").
+  const w = countWords(run.mode);
+  const said = (n: number, word: string) => (run.mode === 'dry-run' ? `${word} ${formatCount(n)}` : `${formatCount(n)} ${word}`);
   return html`<span class="counts">
 <span title="records read from the source">in <b>${formatCount(c.read)}</b></span>
-<span title="created + updated">out <b>${formatCount(out)}</b></span>
-<span class="muted">${formatCount(c.created)} created · ${formatCount(c.updated)} updated · ${formatCount(c.unchanged)} unchanged</span>
-${c.failed > 0 ? html`<span class="badge b-bad">${formatCount(c.failed)} failed</span>` : ''}
+<span title="${w.created} + ${w.updated}">out <b>${formatCount(out)}</b></span>
+<span class="muted">${said(c.created, w.created)} · ${said(c.updated, w.updated)} · ${formatCount(c.unchanged)} unchanged</span>
+${c.failed > 0 ? html`<span class="badge b-bad">${said(c.failed, w.failed)}</span>` : ''}
 ${c.warnings > 0 ? html`<span class="badge b-warn">${formatCount(c.warnings)} ${c.warnings === 1 ? 'warning' : 'warnings'}</span>` : ''}
 </span>`;
 }
