@@ -5,6 +5,7 @@
  * carries the record it concerns so that a log line or a dashboard row can say *which*
  * product, order or file failed. Messages say how to fix the problem where we know it.
  */
+import { describeError } from './util/describeError.js';
 
 /** The record an error concerns: where it came from and how it is known on either side. */
 export interface RecordRef {
@@ -161,11 +162,10 @@ export class AbandonedError extends SyncError {
   }
 }
 
-/** Render anything thrown as one log-safe line. */
+/** Render anything thrown as one log-safe line; a foreign error says what its causes said (fetch's "fetch failed: connect ECONNREFUSED …"). */
 export function errorLine(err: unknown): string {
   if (err instanceof SyncError) return err.toLine();
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return String(err);
+  return describeError(err);
 }
 
 /** The stable code of anything thrown (`INTERNAL` for foreign errors). */

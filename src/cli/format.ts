@@ -1,5 +1,6 @@
 /** Plain-text rendering of command output (JSON output goes through `JSON.stringify`). */
 import type { RunSummary } from '../pipeline/index.js';
+import { countsInWords } from '../pipeline/countWords.js';
 import { formatDateTime } from '../util/time.js';
 import { EXIT, type ExitCode } from './exit.js';
 
@@ -11,10 +12,10 @@ export function exitCodeOfRun(summary: { readonly status: string; readonly error
   return EXIT.failed;
 }
 
-/** `products sync succeeded in 1.2 s: read 10, created 3, …`. */
+/** `products sync succeeded in 1.2 s: read 10, created 3, …`; a dry run's `… would create 3, would update 1, …`. */
 export function summaryLine(s: RunSummary): string {
   const c = s.counts;
-  const parts = [`read ${c.read}`, `created ${c.created}`, `updated ${c.updated}`, `unchanged ${c.unchanged}`, `failed ${c.failed}`, `dead-lettered ${c.deadLettered}`];
+  const parts = countsInWords(s.mode, c);
   // Said apart, so a file read only in part never looks like a clean import.
   if (c.unreadable) parts.push(`unreadable ${c.unreadable} (see dlq list)`);
   if (c.warnings) parts.push(`warnings ${c.warnings}`);

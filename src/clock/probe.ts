@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { errorLine } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ClockMetrics } from './metrics.js';
-import { dateHeaderClock, describeSkew, stateSkew, type SkewReading } from './skew.js';
+import { describeSkew, shopDateSkew, stateSkew, type SkewReading } from './skew.js';
 
 /** Skew beyond this is logged as a warning. */
 const WARN_SKEW_MS = 60_000;
@@ -33,16 +33,8 @@ export interface SkewProbe {
   close(): void;
 }
 
-/** The skew against a shop from an answer's `Date` header read now: good to half a second plus half the wire time. */
-export function shopDateSkew(date: string, nowMs: number, wireMs: number): SkewReading | undefined {
-  const header = Date.parse(date);
-  if (!Number.isFinite(header)) return undefined;
-  const shop = dateHeaderClock(header);
-  // The shop stamped the header somewhere between the request's arrival and the answer's departure.
-  const resolutionMs = Math.ceil(shop.resolutionMs + wireMs / 2);
-  const skew = Math.round(nowMs - wireMs / 2 - shop.atMs);
-  return { skewMs: Math.abs(skew) <= resolutionMs ? 0 : skew, resolutionMs };
-}
+/** The skew against a shop from an answer's `Date` header (kept here for the probe's readers; it lives in ./skew.ts, which `doctor` reads too). */
+export { shopDateSkew } from './skew.js';
 
 /** Start reading the state's clock; feed shop answers to `shopAnswered`. */
 export function startSkewProbe(options: SkewProbeOptions): SkewProbe {

@@ -62,12 +62,35 @@ export function dateHeaderClock(headerMs: number): { atMs: number; resolutionMs:
   return { atMs: headerMs + 500, resolutionMs: 500 };
 }
 
+/**
+ * The skew against a shop from an answer's `Date` header read at `nowMs`, `wireMs` after the
+ * request left: the shop stamped the header somewhere between the request's arrival and the
+ * answer's departure, so the reading is good to half the header's second plus half the wire time.
+ * (`doctor` once compared the header with the time after the answer alone and called a shop on
+ * the same machine "1 s ahead" when its answer took a while: issue 45.)
+ */
+export function shopDateSkew(date: string, nowMs: number, wireMs: number): SkewReading | undefined {
+  const header = Date.parse(date);
+  if (!Number.isFinite(header)) return undefined;
+  const shop = dateHeaderClock(header);
+  const resolutionMs = Math.ceil(shop.resolutionMs + wireMs / 2);
+  const skew = Math.round(nowMs - wireMs / 2 - shop.atMs);
+  return { skewMs: Math.abs(skew) <= resolutionMs ? 0 : skew, resolutionMs };
+}
+
 /** Below this a skew is noise to a reader (and below a `Date` header's resolution): "within 1 s". */
 export const SKEW_NOISE_MS = 1000;
 
-/** "3 s ahead of the shop's", "within 1 s of the shop's": a reading in words (`whose`: "the shop's"). */
+/**
+ * "3 s ahead of the shop's", "within 2 s of the shop's": a reading in words (`whose`: "the shop's").
+ * A skew within the reading's uncertainty (`resolutionMs`) or below a second is no skew to tell:
+ * "within N s", N the uncertainty in whole seconds (at least 1).
+ */
 export function describeSkew(reading: SkewReading, whose: string): string {
-  const bound = Math.max(SKEW_NOISE_MS, Math.ceil(reading.resolutionMs / 1000) * 1000);
-  if (Math.abs(reading.skewMs) < bound) return `within ${describeDuration(bound)} of ${whose}`;
-  return `${describeDuration(Math.abs(reading.skewMs))} ${reading.skewMs > 0 ? 'ahead of' : 'behind'} ${whose}`;
+  const skew = Math.abs(reading.skewMs);
+  if (skew <= reading.resolutionMs || skew < SKEW_NOISE_MS) {
+    const bound = Math.max(SKEW_NOISE_MS, Math.ceil(reading.resolutionMs / 1000) * 1000);
+    return `within ${describeDuration(bound)} of ${whose}`;
+  }
+  return `${describeDuration(skew)} ${reading.skewMs > 0 ? 'ahead of' : 'behind'} ${whose}`;
 }

@@ -104,7 +104,7 @@ export interface DashboardDeps {
   readonly reports?: ReconcileReports;
   /** The pipelines' event stream; open pages re-render when runs progress. */
   readonly events: Pick<SyncEvents, 'onAny'>;
-  /** Each shop client's current rate and requests in flight (adaptive or fixed), by shop name. */
+  /** Each shop client's allowed rate and concurrency (adaptive or fixed) and what it actually sent (`sent`), by shop name. */
   readonly shopRates?: () => Readonly<Record<string, RateSnapshot>>;
   /** Each shop's health as this process's clients saw it; without it the shops page derives what it can from the runs. */
   readonly shopHealth?: () => readonly DashboardShopHealth[];

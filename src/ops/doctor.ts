@@ -26,7 +26,7 @@ import { heldBackByRestore } from '../pipeline/rewind.js';
 import { DEFAULT_SHOP, openState } from '../state/index.js';
 import { triggerProblems } from '../triggers/index.js';
 import { orphanedNotifyTriggers } from '../triggers/notify/orphans.js';
-import { dateHeaderClock, describeSkew, stateSkew } from '../clock/skew.js';
+import { describeSkew, shopDateSkew, stateSkew } from '../clock/skew.js';
 
 /** One check's result. */
 export interface DoctorCheck {
@@ -224,17 +224,17 @@ export async function runDoctor(loaded: LoadedConfig, logger: Logger = silentLog
     const key = shopName === DEFAULT_SHOP ? 'shop' : `shops.${shopName}`;
     try {
       const token = await bearer(shop);
+      const sentAt = performance.now();
       const res = await fetch(`${shop.baseUrl.replace(/\/+$/, '')}${getResource('products').ops.export?.path ?? '/'}?limit=1`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(15_000) });
+      const wireMs = performance.now() - sentAt;
       if (res.status === 401) checks.push({ name, ok: false, detail: `${shop.baseUrl} refuses the token (401); check ${key}.token or ${key}.oauth` });
       else checks.push({ name, ok: res.status < 500, detail: `${shop.baseUrl} answers (HTTP ${res.status})` });
       tokens.set(shopName, token);
-      const date = res.headers.get('date');
-      if (date && Number.isFinite(Date.parse(date))) {
-        // The header has whole seconds: the shop's clock lies in the second it names, so below a second there is no skew to tell.
-        const shopClock = dateHeaderClock(Date.parse(date));
-        const skew = Date.now() - shopClock.atMs;
-        const reading = { skewMs: Math.abs(skew) <= shopClock.resolutionMs ? 0 : skew, resolutionMs: shopClock.resolutionMs };
-        checks.push({ name: Object.keys(shops).length === 1 ? 'clock' : `clock ${shopName}`, ok: Math.abs(skew) <= MAX_SKEW_MS, detail: `this machine's clock is ${describeSkew(reading, "the shop's")}${Math.abs(skew) > MAX_SKEW_MS ? '; sync the clock (NTP): delta cursors are capped at the shop clock' : ''}` });
+      // The header has whole seconds and was stamped somewhere in the round trip: within that there is no skew to tell.
+      const reading = shopDateSkew(res.headers.get('date') ?? '', Date.now(), wireMs);
+      if (reading) {
+        const ok = Math.abs(reading.skewMs) <= MAX_SKEW_MS;
+        checks.push({ name: Object.keys(shops).length === 1 ? 'clock' : `clock ${shopName}`, ok, detail: `this machine's clock is ${describeSkew(reading, "the shop's")}${ok ? '' : '; sync the clock (NTP): delta cursors are capped at the shop clock'}` });
       }
     } catch (err) {
       checks.push({ name, ok: false, detail: `${shop.baseUrl}: ${errorLine(err)}; check ${key}.baseUrl and that the shop is reachable from here` });

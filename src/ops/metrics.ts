@@ -6,7 +6,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClientEvent } from '../shop/client/types.js';
-import type { RateSnapshot } from '../shop/rate/index.js';
+import { SENT_WINDOW_SECONDS, type RateSnapshot } from '../shop/rate/index.js';
 import { DEFAULT_SHOP } from '../state/index.js';
 import { LATENCY_BUCKETS } from '../pipeline/latency.js';
 import { registerErpQueryMetrics } from '../erp/sql/sharedReads.js';
@@ -149,11 +149,20 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const shopRates = options.shopRates;
   new Gauge({
     name: 'shopsync_shop_rate_requests_per_second',
-    help: 'Requests per second the shop client allows now (adaptive: what it learnt; fixed: the configured rate, lower after 429)',
+    help: 'Requests per second the shop client allows now, not traffic (adaptive: what it learnt, the hard cap before any 429; fixed: the configured rate, lower after 429)',
     labelNames: ['shop'] as const,
     registers: [registry],
     collect() {
       for (const [shop, rate] of Object.entries(shopRates?.() ?? {})) if (rate) this.set({ shop }, rate.requestsPerSecond);
+    },
+  });
+  new Gauge({
+    name: 'shopsync_shop_rate_sent_per_second',
+    help: 'Requests per second the shop client actually sent, averaged over the last minute (beside the allowed rate of shopsync_shop_rate_requests_per_second)',
+    labelNames: ['shop'] as const,
+    registers: [registry],
+    collect() {
+      for (const [shop, rate] of Object.entries(shopRates?.() ?? {})) if (rate?.sent) this.set({ shop }, rate.sent.lastMinute / SENT_WINDOW_SECONDS);
     },
   });
   new Gauge({

@@ -7,4 +7,5 @@ export { markCrashedRuns, progressOf } from './crashed.js';
 export { SyncEvents, type SyncEvent, type SyncEventType, type SyncEventOf } from './events.js';
 export { contentHash, stableStringify } from './hash.js';
 export { LowWaterMark } from './watermark.js';
+export { countWords, countsInWords, type CountWords } from './countWords.js';
 export type { MissingReport, RunSummary, RunOptions, RunMode, RunRange, RunStatusFinal, PipelineDeps, PlannedRecord, PlannedFinding, SourceProvider, SinkProvider } from './types.js';

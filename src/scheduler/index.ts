@@ -19,7 +19,9 @@
 import { ClockWatchdog, describeStep, systemClock, type ClockSources, type ClockStep } from '../clock/watchdog.js';
 import { StateError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { cronSlots, latestDue, type CronSlots } from './slots.js';
+import { cronSlots, latestDue, scheduleZone, type CronSlots } from './slots.js';
+
+export { scheduleZone } from './slots.js';
 
 /** Longest sleep of the loop: how late a step of the wall clock is noticed at most. @default 1000 */
 export const MAX_SLEEP_MS = 1000;
@@ -209,7 +211,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         const slots = cronSlots(p.schedule, timezone);
         const next = slots.nextAfter(now);
         armed.set(p.name, { slots, next });
-        log.info({ pipeline: p.name, schedule: p.schedule, timezone: timezone ?? 'local', nextRun: next.toISOString() }, 'scheduled');
+        log.info({ pipeline: p.name, schedule: p.schedule, timezone: scheduleZone(timezone), nextRun: next.toISOString() }, 'scheduled');
       }
       if (loopTimer === undefined) {
         watchdog ??= new ClockWatchdog(clock);

@@ -20,6 +20,15 @@ interface Matcher {
   getNextMatch(date: Date): Date;
 }
 
+/**
+ * The zone a schedule runs in, named: the configured one, else the machine's as Intl resolves it
+ * (node-cron's default). The scheduler's log and `status --json` both say this, so they never
+ * disagree ("local" in one, "UTC" in the other: issue 45).
+ */
+export function scheduleZone(timezone?: string): string {
+  return timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
 /** The slots of `expression` in `timezone` (default: the machine's zone). */
 export function cronSlots(expression: string, timezone?: string): CronSlots {
   const task = createTask(expression, () => undefined, timezone ? { timezone } : {});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { missingLine } from '../../src/cli/commands/sync.js';
 import { hintFor, summaryLine } from '../../src/cli/format.js';
 import type { RunSummary } from '../../src/pipeline/index.js';
 
@@ -31,5 +32,15 @@ describe('run summary lines', () => {
   it('adds no hint to errors without a known remedy', () => {
     expect(hintFor('SOURCE_QUERY_FAILED')).toBeUndefined();
     expect(summaryLine(failed('SOURCE_QUERY_FAILED', 'no such table'))).not.toContain('hint:');
+  });
+
+  it('says a dry run\'s counts as what it would do, a sync\'s as what it did (the JSON keeps its keys)', () => {
+    const counts = { read: 188, created: 185, updated: 3, unchanged: 0, failed: 1, deadLettered: 0, unreadable: 0, warnings: 0, requests: 0 };
+    const dry = { runId: 0, pipeline: 'products', mode: 'dry-run', status: 'succeeded', counts, durationMs: 900 } as unknown as RunSummary;
+    expect(summaryLine(dry)).toBe('products dry-run succeeded in 0.9 s: read 188, would create 185, would update 3, unchanged 0, would fail 1, would dead-letter 0');
+    expect(summaryLine({ ...dry, mode: 'sync', runId: 4 })).toBe('products sync succeeded (run 4) in 0.9 s: read 188, created 185, updated 3, unchanged 0, failed 1, dead-lettered 0');
+    const gone = { action: 'deactivate', candidates: 4, total: 190, decided: true, deactivated: 0, deleted: 0, failed: 0 } as unknown as Parameters<typeof missingLine>[0];
+    expect(missingLine(gone, 'dry-run')).toBe('  gone from the ERP (onMissing: deactivate): 4 of 190; would deactivate 4');
+    expect(missingLine({ ...gone, deactivated: 4 }, 'sync')).toBe('  gone from the ERP (onMissing: deactivate): 4 of 190; deactivated 4, deleted 0, failed 0');
   });
 });

@@ -35,6 +35,8 @@ describe('shopsync sync --complete and shopsync reconcile (spawned against the s
     expect(refused.stdout).toContain('gone from the ERP: 3 of 20, REFUSED');
     const dry = await runCli(['sync', 'products', '--dry-run', '--allow-mass-delete', '--config', config], { env });
     expect(dry.stdout).toContain(`deactivate ${sku(1)}`);
+    // The dry run acted on none: it says what it would do.
+    expect(dry.stdout).toContain('gone from the ERP (onMissing: deactivate): 3 of 20; would deactivate 3');
     const allowed = await runCli(['sync', 'products', '--allow-mass-delete', '--config', config], { env });
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toContain('gone from the ERP (onMissing: deactivate): 3 of 20; deactivated 3, deleted 0, failed 0');

@@ -23,7 +23,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     expect(dashboard.status).toBe(200);
     const page = await dashboard.text();
     expect(page).toContain('products');
-    expect(page).toMatch(/data-shop-rate="default"><div class="v">[\d.]+\/s<\/div><div class="k">shop requests \(adaptive/);
+    expect(page).toMatch(/data-shop-rate="default"><div class="v" title="[^"]*">[\d.]+\/s actual<\/div><div class="k">shop requests of [\d.]+\/s allowed \(adaptive/);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
@@ -37,6 +37,7 @@ describe('shopsync run (the daemon, spawned as the container runs it)', { timeou
     expect(metrics).toMatch(/shopsync_shop_request_duration_seconds_count\{shop="default",resource="products",method="POST",status="200"\} [1-9]/);
     expect(metrics).toContain('shopsync_shop_queue_depth{shop="default",state="waiting"}');
     expect(metrics).toMatch(/shopsync_shop_rate_requests_per_second\{shop="default"\} [1-9]/);
+    expect(metrics).toMatch(/shopsync_shop_rate_sent_per_second\{shop="default"\} [\d.]+/);
     expect(metrics).toContain('shopsync_dead_letters{shop="default",pipeline="products"} 0');
     expect(metrics).toContain('# TYPE shopsync_last_success_timestamp_seconds gauge');
     await daemon.waitFor(/skipped scheduled run: the previous run of this pipeline is still in progress/);

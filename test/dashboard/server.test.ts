@@ -145,6 +145,21 @@ describe('dashboard pages', () => {
     expect((await getPage(h.base, `/runs/${clean}`)).body).not.toContain('unreadable');
   });
 
+  it('says a dry run\'s counts as what it would do ("would create 185"), a run\'s as what it did', async () => {
+    const h = await start();
+    const dry = await h.state.runs.start({ pipeline: 'products-push', mode: 'dry-run', lane: 'products-push' });
+    await h.state.runs.finish(dry, 'succeeded', { ...emptyCounts(), read: 188, created: 185, updated: 3 });
+    const page = (await getPage(h.base, `/runs/${dry}`)).body;
+    expect(page).toMatch(/>185<\/div><div class="k">would create</);
+    expect(page).toMatch(/>3<\/div><div class="k">would update</);
+    expect(page).not.toMatch(/<div class="k">created</);
+    expect((await getPage(h.base, '/')).body).toContain('would create 185 · would update 3 · 0 unchanged');
+    const real = await h.state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });
+    await h.state.runs.finish(real, 'succeeded', { ...emptyCounts(), read: 188, created: 185, updated: 3 });
+    expect((await getPage(h.base, `/runs/${real}`)).body).toMatch(/>185<\/div><div class="k">created</);
+    expect((await getPage(h.base, '/')).body).toContain('185 created · 3 updated · 0 unchanged');
+  });
+
   it('says on a run page that its unchanged records are counted, not listed, and says nothing of the kind on a filter that would not hold them', async () => {
     const h = await start();
     const run = await h.state.runs.start({ pipeline: 'products-push', mode: 'sync', lane: 'products-push' });

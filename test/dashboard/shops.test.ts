@@ -167,6 +167,16 @@ describe('the shops page and the overview of several shops', () => {
     expect(/data-shop-rate="ch">[\s\S]*?<\/div><\/div>/.exec(overview.body)?.[0]).toContain('held: not learning while requests fail');
   });
 
+  it('shows the requests actually sent beside the rate allowed, on the overview tile and the shops row', async () => {
+    // de sent one request a moment ago and nothing is running: the allowed rate is no traffic.
+    const tile = /data-shop-rate="de">[\s\S]*?<\/div><\/div>/.exec((await get('/?shop=de')).body)?.[0] ?? '';
+    expect(tile).toMatch(/<div class="v" title="[^"]*">0\.0\/s actual<\/div><div class="k">shop <b>de<\/b> requests of [\d.]+\/s allowed \(adaptive[^)]*\), 0 of \d+ in flight<\/div>/);
+    const cell = /data-shop-rate="de">([\s\S]*?)<\/td>/.exec(rowOf((await get('/shop-health')).body, 'de'))?.[1] ?? '';
+    expect(cell).toMatch(/^<b title="[^"]*">0\.0\/s<\/b> actual of <b>[\d.]+\/s<\/b> allowed <span class="small muted">\(adaptive[^)]*\), 0 of \d+ in flight<\/span>$/);
+    const api = (await (await fetch(`${base}/api/overview?shop=de`)).json()) as { shopRates: Record<string, { sent?: { inFlight: number } }> };
+    expect(api.shopRates.de?.sent?.inFlight).toBe(0);
+  });
+
   it('answers the shops as JSON at /api/shops', async () => {
     const json = (await (await fetch(`${base}/api/shops`)).json()) as { shops: { name: string; health: string; reachable: boolean | null; tokenAccepted: boolean | null; pipelines: number; failingPipelines: string[]; deadLetters: number }[] };
     expect(json.shops.map((s) => [s.name, s.health, s.reachable, s.tokenAccepted, s.pipelines, s.failingPipelines, s.deadLetters])).toEqual([

@@ -76,7 +76,7 @@ describe('startOpsServer', () => {
     const metrics = createMetrics({
       deadLetters: () => ({ products: 3 }),
       pipelines: ['products', 'stock'],
-      shopRates: () => ({ default: { mode: 'adaptive', phase: 'steady', concurrency: 5, requestsPerSecond: 18.5, learntLimitPerSecond: 20 } }),
+      shopRates: () => ({ default: { mode: 'adaptive', phase: 'steady', concurrency: 5, requestsPerSecond: 18.5, learntLimitPerSecond: 20, sent: { lastMinute: 90, perSecond: 1.5, inFlight: 1 } } }),
     });
     metrics.clientEvent({ type: 'request', resource: 'products', method: 'POST', status: 200, durationMs: 120, attempt: 1 });
     metrics.clientEvent({ type: 'request', resource: 'products', method: 'POST', status: 429, durationMs: 4, attempt: 1 });
@@ -97,6 +97,8 @@ describe('startOpsServer', () => {
     expect(text).toContain('shopsync_shop_queue_depth{shop="default",state="running"} 2');
     expect(text).toContain('shopsync_shop_rate_requests_per_second{shop="default"} 18.5');
     expect(text).toContain('shopsync_shop_rate_concurrency{shop="default"} 5');
+    // What was actually sent, beside the allowed rate: 90 requests in the last minute.
+    expect(text).toContain('shopsync_shop_rate_sent_per_second{shop="default"} 1.5');
     expect(text).toContain('shopsync_dead_letters{shop="default",pipeline="products"} 3');
     expect(text).toContain('shopsync_dead_letters{shop="default",pipeline="stock"} 0');
     expect(text).toContain(`shopsync_last_success_timestamp_seconds{shop="default",pipeline="products"} ${Date.parse('2026-01-02T03:04:05Z') / 1000}`);

@@ -77,11 +77,21 @@ export function erpCommand(ctx: CliContext): Command {
         for (const t of done.triggers) ctx.print(`  trigger ${setup.triggerName} on ${t.table}: ${t.did}${mode === 'install' ? ' (AFTER INSERT OR UPDATE OR DELETE, FOR EACH STATEMENT)' : ''}`);
         for (const note of done.notes) ctx.say(note);
         if (mode === 'install' && !pipeline.trigger?.notify) ctx.say(`pipeline "${name}" has no trigger: { notify: true } yet: add it, so the daemon listens on ${setup.channel}`);
-        if (mode === 'drop' && pipeline.trigger?.notify) ctx.say(`pipeline "${name}" still has trigger.notify: without the triggers it wakes only after a reconnect of its listener; give it a schedule or remove notify`);
+        if (mode === 'drop' && pipeline.trigger?.notify) ctx.say(notifyLeftAfterDrop(name, pipeline.schedule));
       } finally {
         await driver.close();
       }
     });
 
   return erp;
+}
+
+/**
+ * What `--drop --apply` says of a pipeline that still has `trigger.notify`, by whether it has a
+ * schedule: one with `*\/5` was told to "give it a schedule" (issue 45).
+ */
+export function notifyLeftAfterDrop(name: string, schedule: string | undefined): string {
+  return schedule !== undefined
+    ? `pipeline "${name}" still has trigger.notify: it still runs on its schedule ${schedule}; notify without triggers only wakes it after a reconnect of its listener: remove trigger.notify`
+    : `pipeline "${name}" still has trigger.notify and no schedule: without the triggers nothing wakes it but a reconnect of its listener; give it a schedule or remove trigger.notify`;
 }

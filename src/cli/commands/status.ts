@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { Command } from 'commander';
-import { nextOccurrence } from '../../scheduler/index.js';
+import { nextOccurrence, scheduleZone } from '../../scheduler/index.js';
 import { processAlive, type StateStore } from '../../state/index.js';
 import { asSeen } from '../../pipeline/crashed.js';
 import { DEFAULT_STALE_AFTER_MINUTES, failingFirst, failingReasons, shopPauseOf, shopStreakView, type FailingReason, type ShopPause, type ShopStreakView } from '../../pipeline/failing.js';
@@ -102,7 +102,7 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
     direction: p.direction,
     resource: p.resource,
     schedule: p.schedule ?? null,
-    timezone: p.schedule ? (tz ?? Intl.DateTimeFormat().resolvedOptions().timeZone) : null,
+    timezone: p.schedule ? scheduleZone(tz) : null,
     nextRun: p.schedule ? (nextOccurrence(p.schedule, tz)?.toISOString() ?? null) : null,
     running,
     lastRun: last

@@ -1,6 +1,7 @@
 /** `shopsync sync <pipeline> [--dry-run]`: one incremental run now. */
 import { Command } from 'commander';
-import type { MissingReport, PlannedRecord } from '../../pipeline/index.js';
+import type { MissingReport, PlannedRecord, RunSummary } from '../../pipeline/index.js';
+import { countWords } from '../../pipeline/countWords.js';
 import type { CliContext } from '../context.js';
 import { exitCodeOfRun, summaryLine } from '../format.js';
 import { withRuntime } from '../session.js';
@@ -14,11 +15,14 @@ function planLine(p: PlannedRecord): string {
   return `  ${p.action.padEnd(6)} ${p.erpKey}${id}${why}${diff}`;
 }
 
-/** What the `onMissing` step did, in one line. */
-export function missingLine(m: MissingReport): string {
-  if (m.refused) return `  gone from the ERP: ${m.candidates} of ${m.total}, REFUSED [${m.refused.code}]: nothing was ${m.action === 'delete' ? 'deleted' : 'deactivated'}`;
+/** What the `onMissing` step did (a dry run: what it would do), in one line. */
+export function missingLine(m: MissingReport, mode: RunSummary['mode'] = 'sync'): string {
+  if (m.refused) return `  gone from the ERP: ${m.candidates} of ${m.total}, REFUSED [${m.refused.code}]: nothing ${mode === 'dry-run' ? 'would be' : 'was'} ${m.action === 'delete' ? 'deleted' : 'deactivated'}`;
   if (!m.decided && m.candidates === 0) return `  gone from the ERP: not decided (${m.why ?? 'incomplete read'})`;
-  return `  gone from the ERP (onMissing: ${m.action}): ${m.candidates} of ${m.total}; deactivated ${m.deactivated}, deleted ${m.deleted}, failed ${m.failed}${m.decided ? '' : ` (${m.why ?? ''})`}`;
+  const why = m.decided ? '' : ` (${m.why ?? ''})`;
+  // A dry run acts on none of them: its plan lists each; the count is of what it would do.
+  if (mode === 'dry-run' && m.action !== 'ignore') return `  gone from the ERP (onMissing: ${m.action}): ${m.candidates} of ${m.total}; ${countWords(mode)[m.action === 'delete' ? 'deleted' : 'deactivated']} ${m.candidates}${why}`;
+  return `  gone from the ERP (onMissing: ${m.action}): ${m.candidates} of ${m.total}; deactivated ${m.deactivated}, deleted ${m.deleted}, failed ${m.failed}${why}`;
 }
 
 /** Register the command. */
@@ -46,7 +50,7 @@ export function syncCommand(ctx: CliContext): Command {
             ctx.print(summaryLine(summary));
             for (const l of letters.slice(0, SHOWN_LETTERS)) ctx.print(`  refused ${l.erpKey}: [${l.code}] ${l.reason}`);
             if (letters.length > SHOWN_LETTERS) ctx.print(`  … and ${letters.length - SHOWN_LETTERS} more: shopsync dlq list ${name}`);
-            if (summary.missing) ctx.print(missingLine(summary.missing));
+            if (summary.missing) ctx.print(missingLine(summary.missing, summary.mode));
             if (summary.plan) for (const p of summary.plan) ctx.print(planLine(p));
           }
           ctx.exitCode = exitCodeOfRun(summary);

@@ -1,4 +1,5 @@
 /** Overview: every pipeline with its state, last run, counts, cursor, schedule, triggers and dead letters; broken shops first. */
+import { countWords } from '../../pipeline/countWords.js';
 import { WATERMARK_LANE, watermarkText, watermarkView } from '../../pipeline/sourceWatermark.js';
 import type { RunRecord, StoredCursor } from '../../state/index.js';
 import { formatCount, formatDuration, timeCell } from '../format.js';
@@ -7,7 +8,7 @@ import { badge, csrfField } from '../layout.js';
 import type { RateSnapshot } from '../../shop/rate/index.js';
 import { pipelineViews, shopOfPipeline, type PipelineState, type PipelineView } from '../pipeline-views.js';
 import { matchesStatus, parseStatusFilter, resumeCommand, STATUS_FILTERS } from '../../pipeline/failing.js';
-import { rateWords, shopSelect, shopsOf, SHOPS_PATH } from './shops.js';
+import { actualRate, inFlightWords, rateWords, sentTitle, shopSelect, shopsOf, SHOPS_PATH } from './shops.js';
 import { dateOf, runDurationMs, runErrorLine, type PageContext, type PageResult } from './context.js';
 import { previewHref } from './preview.js';
 import { replicasPanel } from './replicas.js';
@@ -35,11 +36,14 @@ function cursorText(cursor: StoredCursor | undefined): SafeHtml {
 function countsLine(run: RunRecord): SafeHtml {
   const c = run.counts;
   const out = c.created + c.updated;
+  // A dry run's counts are what it would do ("would create 185"); a run's what it did ("185 created").
+  const w = countWords(run.mode);
+  const said = (n: number, word: string) => (run.mode === 'dry-run' ? `${word} ${formatCount(n)}` : `${formatCount(n)} ${word}`);
   return html`<span class="counts">
 <span title="records read from the source">in <b>${formatCount(c.read)}</b></span>
-<span title="created + updated">out <b>${formatCount(out)}</b></span>
-<span class="muted">${formatCount(c.created)} created · ${formatCount(c.updated)} updated · ${formatCount(c.unchanged)} unchanged</span>
-${c.failed > 0 ? html`<span class="badge b-bad">${formatCount(c.failed)} failed</span>` : ''}
+<span title="${w.created} + ${w.updated}">out <b>${formatCount(out)}</b></span>
+<span class="muted">${said(c.created, w.created)} · ${said(c.updated, w.updated)} · ${formatCount(c.unchanged)} unchanged</span>
+${c.failed > 0 ? html`<span class="badge b-bad">${said(c.failed, w.failed)}</span>` : ''}
 ${c.warnings > 0 ? html`<span class="badge b-warn">${formatCount(c.warnings)} ${c.warnings === 1 ? 'warning' : 'warnings'}</span>` : ''}
 </span>`;
 }
@@ -85,11 +89,17 @@ ${p.direction === 'push' ? html`<a href="${previewHref(p.name)}" data-preview-li
   return { markup, state: st, dead, name: p.name };
 }
 
-/** A shop client's pace: requests per second and in flight, and whether it is still finding them. */
+/**
+ * A shop client's pace: the requests per second actually sent over the last minute beside the rate
+ * it allows (the hard cap until the shop first said 429: an idle daemon showed "146.7/s" as if it
+ * were traffic), the requests in flight, and whether it is still finding its limits.
+ */
 function rateStat(ctx: PageContext, shop: string, rate: RateSnapshot, named: boolean): SafeHtml {
   const how = rateWords(rate, ctx.shopHealth?.().find((h) => h.name === shop));
   const learnt = rate.learntLimitPerSecond !== undefined ? html` · shop refused above ${String(rate.learntLimitPerSecond)}/s` : '';
-  return html`<div class="panel stat" data-shop-rate="${shop}"><div class="v">${String(rate.requestsPerSecond)}/s</div><div class="k">${named ? html`shop <b>${shop}</b>` : 'shop'} requests (${how}, ${formatCount(rate.concurrency)} in flight${learnt})</div></div>`;
+  const actual = actualRate(rate);
+  const allowed = `${String(rate.requestsPerSecond)}/s allowed`;
+  return html`<div class="panel stat" data-shop-rate="${shop}"><div class="v" title="${sentTitle(rate)}">${actual ? `${actual} actual` : allowed}</div><div class="k">${named ? html`shop <b>${shop}</b>` : 'shop'} requests${actual ? ` of ${allowed}` : ''} (${how}${learnt}), ${inFlightWords(rate)}</div></div>`;
 }
 
 /** The filter form: shop and status (`/?shop=at&status=failing`). */

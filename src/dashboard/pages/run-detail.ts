@@ -1,4 +1,5 @@
 /** Run detail: the run's summary and every record it touched, with issues, payloads and changes. */
+import { countWords } from '../../pipeline/countWords.js';
 import type { EventOutcome, RunRecord } from '../../state/index.js';
 import { formatCount, formatDuration, timeCell } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
@@ -22,6 +23,8 @@ function stat(label: string, value: number, tone?: string): SafeHtml {
 
 function summary(run: RunRecord, now: Date): SafeHtml {
   const c = run.counts;
+  // A dry run's counts are what it would have done: "would create", not "created".
+  const w = countWords(run.mode);
   const err = runErrorLine(run.error);
   return html`<dl class="facts">
 <dt>Pipeline</dt><dd><a href="/runs?pipeline=${encodeURIComponent(run.pipeline)}">${run.pipeline}</a> <span class="muted">· ${run.mode}${run.lane !== run.pipeline ? ` · ${run.lane}` : ''}</span></dd>
@@ -32,7 +35,7 @@ ${run.range ? html`<dt>Range</dt><dd><code>${JSON.stringify(run.range)}</code></
 ${err ? html`<dt>Error</dt><dd class="issue error">${err}</dd>` : ''}
 </dl>
 <div class="summary-grid">
-${stat('read', c.read)}${stat('created', c.created)}${stat('updated', c.updated)}${stat('unchanged', c.unchanged)}${stat('failed', c.failed, 'bad')}${stat('dead-lettered', c.deadLettered, 'bad')}${c.unreadable ? stat('unreadable', c.unreadable, 'bad') : ''}${stat('warnings', c.warnings, 'warn')}${stat('requests', c.requests)}
+${stat(w.read, c.read)}${stat(w.created, c.created)}${stat(w.updated, c.updated)}${stat(w.unchanged, c.unchanged)}${stat(w.failed, c.failed, 'bad')}${stat(w.deadLettered, c.deadLettered, 'bad')}${c.unreadable ? stat('unreadable', c.unreadable, 'bad') : ''}${stat('warnings', c.warnings, 'warn')}${stat('requests', c.requests)}
 </div>`;
 }
 

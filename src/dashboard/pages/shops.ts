@@ -44,6 +44,21 @@ export function rateWords(rate: RateSnapshot, health: DashboardShopHealth | unde
   return rate.phase === 'slow-start' ? 'adaptive, growing' : 'adaptive';
 }
 
+/** Requests per second actually sent over the last minute, or undefined when the snapshot does not say (a client without the count). */
+export function actualRate(rate: RateSnapshot): string | undefined {
+  return rate.sent ? `${rate.sent.perSecond.toFixed(1)}/s` : undefined;
+}
+
+/** Requests in flight: "0 of 2 in flight" with the actual count, else the allowed one said as such. */
+export function inFlightWords(rate: RateSnapshot): string {
+  return rate.sent ? `${formatCount(rate.sent.inFlight)} of ${formatCount(rate.concurrency)} in flight` : `${formatCount(rate.concurrency)} allowed in flight`;
+}
+
+/** Tooltip of an actual rate: what it was measured over. */
+export function sentTitle(rate: RateSnapshot): string {
+  return rate.sent ? `${rate.sent.lastMinute} request(s) sent in the last 60 s` : 'this client does not count what it sent';
+}
+
 /** One shop's row: what the state and this process know of it. */
 export interface ShopRow extends ShopStreakView {
   readonly name: string;
@@ -143,6 +158,13 @@ function streakNotes(r: ShopRow, now: Date): SafeHtml {
   return html``;
 }
 
+/** The actual rate beside the allowed one, the pacing in words and the requests in flight. */
+function rateCell(rate: NonNullable<ShopRow['rate']>): SafeHtml {
+  const actual = actualRate(rate);
+  const learnt = rate.learntLimitPerSecond !== undefined ? ` · refused above ${rate.learntLimitPerSecond}/s` : '';
+  return html`${actual ? html`<b title="${sentTitle(rate)}">${actual}</b> actual of ` : ''}<b>${String(rate.requestsPerSecond)}/s</b> allowed <span class="small muted">(${rate.words}${learnt}), ${inFlightWords(rate)}</span>`;
+}
+
 function row(r: ShopRow, now: Date): SafeHtml {
   if (r.broken) return brokenRow({ ...r, broken: r.broken });
   const shopHref = (extra: string) => `/?shop=${encodeURIComponent(r.name)}${extra}`;
@@ -151,7 +173,7 @@ function row(r: ShopRow, now: Date): SafeHtml {
 <td>${streakNotes(r, now)}${badge(r.health)}${r.failingSince ? html`<div class="small muted">since ${timeCell(dateOf(r.failingSince), now)}</div>` : ''}${r.lastError ? html`<div class="small issue error" data-shop-error>${r.lastError}</div>` : ''}</td>
 <td>${yesNo(r.reachable, 'yes', 'no')}</td>
 <td>${yesNo(r.tokenAccepted, 'accepted', 'refused')}</td>
-<td class="nowrap" data-shop-rate="${r.name}">${r.rate ? html`<b>${String(r.rate.requestsPerSecond)}/s</b> <span class="small muted">${r.rate.words}${r.rate.learntLimitPerSecond !== undefined ? ` · refused above ${r.rate.learntLimitPerSecond}/s` : ''}</span>` : html`<span class="muted">–</span>`}</td>
+<td class="nowrap" data-shop-rate="${r.name}">${r.rate ? rateCell(r.rate) : html`<span class="muted">–</span>`}</td>
 <td>${timeCell(dateOf(r.lastSuccessAt ?? undefined), now)}${r.lastAnswerAt ? html`<div class="small muted">last good answer ${timeCell(dateOf(r.lastAnswerAt), now)}</div>` : ''}</td>
 <td class="num">${formatCount(r.pipelines)}${r.running ? html` <span class="small muted">(${r.running} running)</span>` : ''}</td>
 <td class="num">${r.failingPipelines.length ? html`<a href="${shopHref('&status=failing')}" title="${r.failingPipelines.join(', ')}"><span class="badge b-bad">${formatCount(r.failingPipelines.length)}</span></a>` : html`<span class="muted">0</span>`}</td>

@@ -5,6 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { formatDateTime } from '../../util/time.js';
+import { describeError } from '../../util/describeError.js';
 import { ORDER_IMPORT } from './erp.js';
 
 /** Where activity lines go. */
@@ -76,7 +77,7 @@ export function startShopper(shop: { url: string; token: string }, everyMs: numb
         say(`shop     placing a demo order failed: ${answer.error?.code ?? 'error'} ${answer.error?.message ?? ''}`);
       }
     },
-    (err) => say(`shop     placing a demo order failed: ${err instanceof Error ? err.message : String(err)}`),
+    (err) => say(`shop     placing a demo order failed: ${describeError(err)}`),
   );
 }
 

@@ -21,7 +21,7 @@ import PQueue from 'p-queue';
 import type { ClientEvent } from './types.js';
 import { monotonicNow, sleep } from '../../util/time.js';
 import { ShopApiError } from '../errors.js';
-import { AdaptiveRate, type RateSignal, type RateSnapshot, type SharedRateLimiter } from '../rate/index.js';
+import { AdaptiveRate, SentRequests, type RateSignal, type RateSnapshot, type SharedRateLimiter } from '../rate/index.js';
 
 /** Largest slowdown factor after repeated 429s (rate = configured rate / factor). */
 const MAX_SLOWDOWN = 16;
@@ -36,6 +36,8 @@ export interface RequestQueueOptions {
   readonly onEvent: (event: ClientEvent) => void;
   /** The shop's budget shared by every replica: the ceiling across processes. */
   readonly shared?: SharedRateLimiter;
+  /** Clock of the count of requests sent (`rate().sent`), for tests. @default monotonicNow */
+  readonly now?: () => number;
 }
 
 /** A rate-limited queue of HTTP attempts that slows down after 429 and recovers step by step. */
@@ -61,9 +63,14 @@ export class RequestQueue {
   #closed = false;
   /** Aborted by close(): waiting attempts reject with CLIENT_CLOSED instead of hanging forever. */
   readonly #closing = new AbortController();
+  /** Attempts that went out, per second over the last minute: the actual rate beside the allowed one. */
+  readonly #sent: SentRequests;
+  /** Attempts sent and not yet answered (p-queue's `pending` also counts those still held by the brake). */
+  #onWire = 0;
 
   constructor(options: RequestQueueOptions) {
     this.#options = options;
+    this.#sent = new SentRequests(options.now);
     // Every waiting attempt listens on the close signal; thousands may wait by design.
     setMaxListeners(0, this.#closing.signal);
     this.#adaptive =
@@ -72,11 +79,13 @@ export class RequestQueue {
     this.#queue = new PQueue({ concurrency, intervalCap: options.intervalCap, interval: options.intervalMs, strict: true });
   }
 
-  /** Current limits (for the dashboard and metrics). */
+  /** Current limits and what was actually sent (for the dashboard and metrics). */
   rate(): RateSnapshot {
-    if (this.#adaptive) return this.#adaptive.snapshot();
+    const lastMinute = this.#sent.lastMinute();
+    const sent = { lastMinute, perSecond: Math.round(this.#sent.perSecond() * 10) / 10, inFlight: this.#onWire };
+    if (this.#adaptive) return { ...this.#adaptive.snapshot(), sent };
     const perSecond = (this.#options.intervalCap * 1000) / this.#options.intervalMs / this.#slowdown;
-    return { mode: 'fixed', phase: 'fixed', concurrency: this.#queue.concurrency, requestsPerSecond: Math.round(perSecond * 10) / 10 };
+    return { mode: 'fixed', phase: 'fixed', concurrency: this.#queue.concurrency, requestsPerSecond: Math.round(perSecond * 10) / 10, sent };
   }
 
   /** What an answer said about the shop's load; the adaptive controller adjusts its limits. */
@@ -115,7 +124,13 @@ export class RequestQueue {
         if (this.#options.shared) await this.#takeShared(this.#options.shared, stop);
         waiting?.started();
         stop.throwIfAborted();
-        return task();
+        this.#sent.record();
+        this.#onWire++;
+        try {
+          return await task();
+        } finally {
+          this.#onWire--;
+        }
       },
       { signal: stop },
     );

@@ -63,6 +63,12 @@ export interface RateSnapshot {
   readonly phase: 'slow-start' | 'steady' | 'fixed';
   /** Rate the shop accepted when it last answered 429, if it ever did. */
   readonly learntLimitPerSecond?: number;
+  /**
+   * What was actually sent, beside the limits above (the request queue adds it; the controller
+   * alone does not know): requests started in the last minute, that count / 60 (one decimal), and
+   * requests on the wire now.
+   */
+  readonly sent?: { readonly lastMinute: number; readonly perSecond: number; readonly inFlight: number };
 }
 
 /** Latency counts as rising above this multiple of the best smoothed latency seen (plus LATENCY_SLACK_MS). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RequestQueue } from '../../../src/shop/client/queue.js';
 import type { ClientEvent } from '../../../src/shop/index.js';
+import { until } from '../../support/wait.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
@@ -35,6 +36,31 @@ describe('request queue', () => {
     expect(q.depth().size).toBe(1);
     await q.close();
     await expect(runs[2]).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+  });
+
+  it('says what it actually sent beside what it allows: requests of the last minute and those on the wire', async () => {
+    let now = 1_000_000;
+    for (const mode of ['fixed', 'adaptive'] as const) {
+      const q = new RequestQueue({ mode, concurrency: 4, intervalCap: 100, intervalMs: 1000, onEvent: () => undefined, now: () => now });
+      expect(q.rate().sent).toEqual({ lastMinute: 0, perSecond: 0, inFlight: 0 });
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let started = 0;
+      const held = q.run(async () => {
+        started++;
+        await gate;
+      });
+      await until(() => started === 1);
+      expect(q.rate().sent, mode).toEqual({ lastMinute: 1, perSecond: 0, inFlight: 1 });
+      release();
+      await held;
+      await Promise.all(Array.from({ length: 5 }, () => q.run(async () => undefined)));
+      // 6 requests in the last 60 s: 0.1/s actual, whatever the allowed rate (100/s) says.
+      expect(q.rate(), mode).toMatchObject({ requestsPerSecond: 100, sent: { lastMinute: 6, perSecond: 0.1, inFlight: 0 } });
+      now += 60_000;
+      expect(q.rate().sent, mode).toEqual({ lastMinute: 0, perSecond: 0, inFlight: 0 });
+      await q.close();
+    }
   });
 
   it('pauses after a 429 until Retry-After has passed', async () => {

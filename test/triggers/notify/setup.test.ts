@@ -47,6 +47,7 @@ connections:
 pipelines:
   - { name: products, direction: push, resource: products, mapping: p.yaml, ${source.replace('%s', 'erp')}, trigger: { notify: true } }
   - { name: clerk-products, direction: push, resource: products, mapping: p.yaml, ${source.replace('%s', 'clerk')} }
+  - { name: scheduled, direction: push, resource: products, mapping: p.yaml, ${source.replace('%s', 'erp')}, schedule: "*/5 * * * *", trigger: { notify: true } }
   - { name: lite, direction: push, resource: products, mapping: p.yaml, ${source.replace('%s', 'lite')}, trigger: { notify: true } }
 state: { path: state.db }
 `,
@@ -133,6 +134,17 @@ describe.skipIf(!postgres.available)('shopsync erp notify-setup', { timeout: 120
     expect(r.stdout).toMatch(/shopsync_notify"\(\): dropped/);
     expect(await installed()).toEqual([]);
     expect(await functionExists()).toBe(false);
+    // products has no schedule: nothing else wakes it now.
+    expect(r.stderr).toContain('pipeline "products" still has trigger.notify and no schedule: without the triggers nothing wakes it but a reconnect of its listener; give it a schedule or remove trigger.notify');
+  });
+
+  it('--drop --apply of a scheduled pipeline that keeps trigger.notify says it still runs on its schedule, not "give it a schedule"', async () => {
+    await cli('scheduled', '--table', 'artikel', '--apply');
+    const r = await cli('scheduled', '--table', 'artikel', '--drop', '--apply');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('pipeline "scheduled" still has trigger.notify: it still runs on its schedule */5 * * * *; notify without triggers only wakes it after a reconnect of its listener: remove trigger.notify');
+    expect(r.stderr).not.toContain('give it a schedule');
+    expect(await installed()).toEqual([]);
   });
 
   it('asks for --table for a query source, naming the tables its query reads', async () => {
