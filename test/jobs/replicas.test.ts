@@ -37,8 +37,11 @@ describe.skipIf(!postgresAvailable)('replicas on a PostgreSQL state', () => {
         alive.set(r.proc.child.pid!, r);
       };
       await Promise.all(['r1', 'r2', 'r3'].map(add));
-      const hits: { pipeline: string; runId: number; pid: number; at: number }[] = [];
-      for (let k = 0; k < KILLS; k++) {
+      const hits: { pipeline: string; runId: number; pid: number; at: number; lastBeat: number }[] = [];
+      // Until KILLS kills landed mid-run: a run may end in the moment before its kill (short runs on a fast machine),
+      // which then counts as no hit and is tried again, rather than a count of hits a machine's speed decides.
+      for (let k = 0; hits.length < KILLS; k++) {
+        expect(k, `only ${hits.length} of ${KILLS} kills landed in the middle of a run`).toBeLessThan(3 * KILLS);
         if (k > 0) {
           // The ERP moves on between kills: changed products and new orders.
           upsertProducts(d.erp, 1 + k * 200, 200 + k * 200, k + 2, `2026-02-0${k} 00:00:00`);
@@ -62,19 +65,22 @@ describe.skipIf(!postgresAvailable)('replicas on a PostgreSQL state', () => {
         target.proc.child.kill('SIGKILL');
         await target.proc.exited;
         alive.delete(victim!.pid);
-        if ((await d.state.runs.get(victim!.id))?.status === 'running') hits.push({ pipeline: victim!.pipeline, runId: victim!.id, pid: victim!.pid, at });
+        // Its last heartbeat (the row stays until a live replica counts it as dead): the lane is free DEAD_AFTER_MS after it.
+        const row = (await d.state.replicas.list()).find((r) => r.pid === victim!.pid);
+        if ((await d.state.runs.get(victim!.id))?.status === 'running' && row) hits.push({ pipeline: victim!.pipeline, runId: victim!.id, pid: victim!.pid, at, lastBeat: Date.parse(row.heartbeatAt) });
         await add(`r${4 + k}`);
       }
-      expect(hits.length, 'kills that landed in the middle of a run').toBeGreaterThanOrEqual(KILLS - 2);
 
       // Every kill is survived: the lane's next run starts on another replica once the dead one counts as silent.
       for (const hit of hits) {
-        await until(async () => (await d.runs(hit.pipeline)).some((r) => r.id > hit.runId), 30_000, 100);
+        await until(async () => (await d.runs(hit.pipeline)).some((r) => r.id > hit.runId), 60_000, 100);
         const next = (await d.runs(hit.pipeline)).find((r) => r.id > hit.runId)!;
         expect(next.pid).not.toBe(hit.pid);
         const waited = Date.parse(next.startedAt) - hit.at;
-        expect(waited, 'the lane stayed with the dead replica until it counted as dead').toBeGreaterThanOrEqual(DEAD_AFTER_MS - HEARTBEAT_MS - 250);
-        expect(waited, 'the lane came back within the replica timeout, not the engine lock timeout').toBeLessThan(DEAD_AFTER_MS + 10_000);
+        // From its last heartbeat, not from the kill: a busy machine delays beats, so "kill − one beat" is no bound.
+        expect(Date.parse(next.startedAt) - hit.lastBeat, 'the lane stayed with the dead replica until it counted as dead').toBeGreaterThanOrEqual(DEAD_AFTER_MS - 250);
+        // The job engine's own lock timeout is four hours: a minute past the replica timeout is far from both.
+        expect(waited, 'the lane came back within the replica timeout, not the engine lock timeout').toBeLessThan(DEAD_AFTER_MS + 60_000);
         expect(await d.state.runs.get(hit.runId)).toMatchObject({ status: 'crashed' });
         if (process.env.SHOW_FIGURES) console.info(`killed ${hit.pipeline} run #${hit.runId} (pid ${hit.pid}); run #${next.id} continued on pid ${next.pid} after ${waited} ms (read ${next.counts.read}, created ${next.counts.created}, updated ${next.counts.updated})`);
       }

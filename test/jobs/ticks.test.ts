@@ -6,6 +6,11 @@
  * for 40, so the count of runs can be settled while nothing ticks: the runs table must show one run
  * per tick, except ticks that arrived while a run of the lane still waited, which are skipped, logged
  * and counted in `shopsync_skipped_ticks_total` (and none are lost).
+ *
+ * Nothing here depends on how fast the machine is: a replica that comes up late only ticks fewer of
+ * the burst's ticks (the test needs a few ticks all three saw, and says so if the lead was too
+ * short), and how many ticks a busy machine folds is not asserted, only that each folded tick's
+ * job ran after it.
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -16,8 +21,10 @@ import { deployment, overlaps } from './fixture.js';
 import { postgresAvailable, sql } from './support.js';
 
 const TICKS = 20;
-/** Time for three replicas to start before the first tick of the burst. */
-const LEAD_MS = 25_000;
+/** Time for three replicas to start before the first tick of the burst (they usually need 2–8 s; a later start costs ticks, not the test). */
+const LEAD_MS = 12_000;
+/** Ticks of the burst that must come after all three replicas serve: the test is about replicas ticking together. */
+const SHARED_TICKS = 5;
 
 const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
 
@@ -42,7 +49,10 @@ describe.skipIf(!postgresAvailable)('scheduled ticks across replicas', () => {
     const d = await deployment(sandbox, { products: 30, orders: 0, requestsPerSecond: 60, heartbeatMs: 500, deadAfterMs: 5000, schedule: `${burst(first)} * * * * *`, ordersPipeline: false });
     try {
       const replicas = await Promise.all(['t1', 't2', 't3'].map((n) => d.spawn(n)));
-      expect(Date.now(), 'the replicas started before the first tick of the burst (raise LEAD_MS on a slow machine)').toBeLessThan(first.getTime());
+      // Ticks from here on reach all three; the ones before reached those already up (or none).
+      const allUp = Date.now();
+      const shared = Array.from({ length: TICKS }, (_, i) => first.getTime() + i * 1000).filter((t) => t > allUp);
+      expect(shared.length, `ticks of the burst all three replicas saw (they served ${allUp - first.getTime()} ms after its first tick: raise LEAD_MS)`).toBeGreaterThanOrEqual(SHARED_TICKS);
       // The burst, then until every job of it has run (the next burst is 40 s away).
       await sleep(last.getTime() - Date.now() + 500);
       const jobs = pg.escapeIdentifier(`${d.schema}_jobs`);
@@ -56,8 +66,12 @@ describe.skipIf(!postgresAvailable)('scheduled ticks across replicas', () => {
       for (const r of replicas) expect((await r.proc.exited).code).toBe(0);
 
       const claims = await sql<{ tick: Date; claimed_by: string; outcome: string | null }>(`SELECT tick, claimed_by, outcome FROM ${jobs}.ticks WHERE job = 'products' AND tick BETWEEN $1 AND $2 ORDER BY tick`, [first, last]);
-      // Every tick of the burst claimed once: none lost, none twice (the claims' key is (job, tick)).
-      expect(claims.map((c) => c.tick.getTime())).toEqual(Array.from({ length: TICKS }, (_, i) => first.getTime() + i * 1000));
+      // Every tick of the burst claimed once: none lost, none twice (the claims' key is (job, tick)); those before all
+      // three were up only if a replica was up to claim them.
+      const claimed = claims.map((c) => c.tick.getTime());
+      expect(claimed.filter((t) => t >= shared[0]!)).toEqual(shared);
+      expect(claimed.filter((t) => t < first.getTime() || t > last.getTime())).toEqual([]);
+      expect(new Set(claimed).size).toBe(claimed.length);
       expect(claims.filter((c) => c.outcome === null), 'a claimed tick that added no job and was not recorded as skipped').toEqual([]);
       const ran = claims.filter((c) => c.outcome === 'added').length;
       const folded = claims.filter((c) => c.outcome !== 'added').length;
@@ -67,11 +81,15 @@ describe.skipIf(!postgresAvailable)('scheduled ticks across replicas', () => {
       expect(runs.filter((r) => Date.parse(r.startedAt) < first.getTime())).toEqual([]);
       expect(runs.filter((r) => r.status !== 'succeeded').map((r) => `#${r.id} ${r.status}`)).toEqual([]);
       expect(runs).toHaveLength(ran);
-      expect(runs.length + folded).toBe(TICKS);
+      expect(runs.length + folded).toBe(claims.length);
       expect(overlaps(runs)).toEqual([]);
       // Skipped ticks are not silent: each is in the metric of the replica that claimed it.
       expect(skipped).toBe(claims.filter((c) => c.outcome === 'coalesced').length);
-      expect(ran, 'most ticks run (only a tick arriving while a run still waits is skipped)').toBeGreaterThanOrEqual(TICKS - 5);
+      // How many fold depends on how long a run takes here; that none is lost does not: a folded tick joined a job
+      // that waited, and that job ran, so some run started at or after every folded tick.
+      expect(ran).toBeGreaterThan(0);
+      const lastStart = Math.max(...runs.map((r) => Date.parse(r.startedAt)));
+      expect(claims.filter((c) => c.outcome !== 'added' && c.tick.getTime() > lastStart).map((c) => c.tick.toISOString()), 'folded ticks with no run after them').toEqual([]);
       if (process.env.SHOW_FIGURES) {
         const by = new Map<string, number>();
         for (const c of claims) by.set(c.claimed_by, (by.get(c.claimed_by) ?? 0) + 1);

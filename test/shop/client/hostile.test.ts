@@ -2,7 +2,10 @@
  * The shop client against a hostile shop (issue 29 items 2 and 7): every request has ONE deadline
  * (`timeoutMs`) covering connect, headers and body, so a shop dribbling its body a byte a second
  * cannot hold a run; an answer larger than `maxResponseBytes` is refused with its own error instead
- * of filling memory (or being reported as "shop unreachable"). Timings are bounds, never performance.
+ * of filling memory (or being reported as "shop unreachable"). Timings are lower bounds only (the
+ * deadline did not fire early); that it fired at all is proven by the error naming it, and by the
+ * test's own timeout (30 s), far below the two minutes the dribbled body would take: an upper bound
+ * on the wall clock would only measure how busy the machine is.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShopClient, OutcomeUnknownError, ShopApiError, ShopUnreachableError, TransportError, type ShopClient, type ShopClientOptions } from '../../../src/shop/index.js';
@@ -52,7 +55,7 @@ describe('a shop that sends its body one byte per second', () => {
     const started = Date.now();
     const err = await failure(collect(c.exportPages('products', { pageSize: 1 })));
     // 600 bytes at one per 200 ms would take two minutes; the socket is never idle for 500 ms.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
     expect(err).toBeInstanceOf(TransportError);
     expect(err).not.toBeInstanceOf(ShopUnreachableError);
     expect(err).toMatchObject({ code: 'NETWORK_ERROR', details: { networkCode: 'ETIMEDOUT' } });
@@ -63,17 +66,17 @@ describe('a shop that sends its body one byte per second', () => {
     const before = seen('slow-body');
     const c = client('slow-body;intervalMs=200', { timeoutMs: 400, retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 5 } });
     const started = Date.now();
-    await failure(collect(c.exportPages('products', { pageSize: 1 })));
-    expect(Date.now() - started).toBeLessThan(5_000);
+    const err = await failure(collect(c.exportPages('products', { pageSize: 1 })));
+    // Two attempts, each cut at its own 400 ms deadline.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(800);
+    expect(err).toMatchObject({ code: 'NETWORK_ERROR', details: { networkCode: 'ETIMEDOUT' } });
     expect(seen('slow-body') - before).toBe(2);
   });
 
   it('does not repeat a write whose answer did not arrive in time: its outcome is unknown', async () => {
     const before = seen('slow-body');
     const c = client('slow-body;intervalMs=200', { timeoutMs: 400, retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 } });
-    const started = Date.now();
     const result = await c.create('products', [{ products_model: 'HOSTILE-1', products_price: '1.00' }]);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.outcomes[0]?.ok).toBe(false);
     expect(result.outcomes[0]?.error).toBeInstanceOf(OutcomeUnknownError);
     expect(result.outcomes[0]?.error).toMatchObject({ code: 'OUTCOME_UNKNOWN', details: { networkCode: 'ETIMEDOUT' } });
