@@ -10,6 +10,7 @@ import { clientFor, setFaults, shopRecords } from '../pipeline/support.js';
 import { productsMapping } from '../support/mappings.js';
 import { useSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/wait.js';
 
 const sandbox = useSandbox();
 
@@ -52,13 +53,15 @@ dashboard: { port: 0 }
       const runs = await daemon.runtime.state.runs.list();
       const bulkRun = runs.find((r) => r.pipeline === 'bulk');
       expect(bulkRun).toMatchObject({ status: 'succeeded', counts: { created: 600 } });
-      // The woken pipeline got its turns while the long run went on: it was not starved either.
-      const hotDuring = runs.filter((r) => r.pipeline === 'hot' && r.finishedAt !== null && r.finishedAt! <= bulkRun!.finishedAt!);
-      expect(hotDuring.length).toBeGreaterThanOrEqual(3);
+      // The woken pipeline got its turns while the long run went on: it was not starved either. (A starved one
+      // finishes none before the bulk run ends; how many it finishes depends on the machine's speed, so at least one.)
+      const hotDuring = runs.filter((r) => r.pipeline === 'hot' && r.finishedAt !== null && r.startedAt >= bulkRun!.startedAt && r.finishedAt! <= bulkRun!.finishedAt!);
+      expect(hotDuring.length).toBeGreaterThanOrEqual(1);
       expect(hotDuring.every((r) => r.status === 'succeeded')).toBe(true);
       // Wake-ups were coalesced: far fewer runs than wake-ups.
       expect(runs.filter((r) => r.pipeline === 'hot').length).toBeLessThan(qty);
-      await sleep(1500);
+      // The last wake-up's run lands the last figure (waited for, not timed: the machine may be busy).
+      await until(async () => Number((await shopRecords(shop, 'products')).find((r) => r.products_model === 'HOT-1')?.products_quantity) === qty, 60_000);
       const records = await shopRecords(shop, 'products');
       expect(records.filter((r) => String(r.products_model).startsWith('B-'))).toHaveLength(600);
       expect(Number(records.find((r) => r.products_model === 'HOT-1')?.products_quantity)).toBe(qty);
