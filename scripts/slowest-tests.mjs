@@ -6,7 +6,7 @@ import { relative } from 'node:path';
 const [file = '.vitest-report.json', count = '15'] = process.argv.slice(2);
 const report = JSON.parse(readFileSync(file, 'utf8'));
 const rows = report.testResults
-  .map((f) => ({ file: relative(process.cwd(), f.name), seconds: (f.endTime - f.startTime) / 1000, tests: f.assertionResults.length }))
+  .map((f) => ({ file: f.name.includes('/test/') ? f.name.slice(f.name.indexOf('/test/') + 1) : relative(process.cwd(), f.name), seconds: (f.endTime - f.startTime) / 1000, tests: f.assertionResults.length }))
   .sort((a, b) => b.seconds - a.seconds);
 const total = rows.reduce((s, r) => s + r.seconds, 0);
 console.log(`| file | tests | seconds | share of the files' time |\n|---|---:|---:|---:|`);
