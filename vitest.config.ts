@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * `npm test` runs every `*.test.ts` but the infrastructure tests (`*.infra.test.ts`: PostgreSQL
@@ -45,6 +46,42 @@ function aloneFiles(): string[] {
     .map((f) => relative(root, f));
 }
 
+/**
+ * The files that take longest (docs/development.md keeps the report: `node scripts/slowest-tests.mjs`), started
+ * first. vitest orders by the durations of the last run on this machine, and a fresh clone has none: it then
+ * starts the largest files first, and a short file that tells a long story (crash.test.ts calls crashStory) came
+ * last and kept the suite going a minute after the others had finished.
+ */
+const SLOW_FIRST = [
+  'test/init/orders-pull.test.ts',
+  'test/cli/pipes.test.ts',
+  'test/init/erp-layouts.test.ts',
+  'test/sim/short.test.ts',
+  'test/shop/rate/shared/replicas.test.ts',
+  'test/pipeline/crash.test.ts',
+  'test/cli/init-cursor.test.ts',
+  'test/cli/sync.test.ts',
+  'test/cli/throttled-shop.test.ts',
+  'test/jobs/shutdown.test.ts',
+  'test/jobs/replicas.test.ts',
+  'test/docs/run.test.ts',
+  'test/triggers/notify/daemon.test.ts',
+  'test/cli/state-restore.test.ts',
+  'test/jobs/ticks.test.ts',
+];
+
+/** vitest's order, with the known slow files first (in the order above). */
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = SLOW_FIRST.indexOf(relative(root, f.moduleId));
+      return i < 0 ? SLOW_FIRST.length : i;
+    };
+    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+  }
+}
+
 const include = infra ? ['test/**/*.infra.test.ts'] : long ? ['test/**/*.long.test.ts'] : ['test/**/*.test.ts'];
 const exclude = ['dist/**', 'node_modules/**', ...(infra ? [] : ['test/**/*.infra.test.ts']), ...(long ? [] : ['test/**/*.long.test.ts']), ...(erp ? [] : ['test/erp/tryton/**'])];
 /** Whether this run (npm test, test:infra or test:long) takes a test file at all; the exclusions below still apply. */
@@ -57,6 +94,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 3,
+    sequence: { sequencer: SlowFirst },
     // Infrastructure tests stop and start servers of their own: one file at a time.
     ...(infra ? { fileParallelism: false } : {}),
     // A runtime warning (DeprecationWarning…) fails the test that caused it (issue 31 item 7); a file that leaves its process changed fails too.
