@@ -6,11 +6,9 @@
  * local webhook receiver.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { alertShopsOf, alertsConfigSchema, startAlerts, type AlertMessage } from '../../src/alerts/index.js';
 import { parseConfigText } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -20,6 +18,7 @@ import { emptyCounts, openState } from '../../src/state/index.js';
 import { productsMapping } from '../support/mappings.js';
 import { useSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
+import { useWebhookReceiver } from './receiver.js';
 
 const at = useSandbox();
 const de = useSandbox();
@@ -27,25 +26,8 @@ const WRONG = 'not-the-token-of-at';
 const AT_PIPELINES = ['products-at', 'outlet-at', 'archive-at'];
 const OK = ['succeeded', 'partial'];
 
-let received: AlertMessage[];
-let hook: Server;
-let hookUrl: string;
-beforeAll(async () => {
-  received = [];
-  hook = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push(JSON.parse(body) as AlertMessage);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => hook.close(() => resolve()));
-});
+const hook = useWebhookReceiver();
+const received = hook.received;
 
 /** Shop at with three pipelines, shop de with one that works and one whose ERP query fails. */
 function setup(): string {
@@ -73,7 +55,7 @@ ${push('products-de', 'de', 'SELECT * FROM products')}
 ${push('broken-de', 'de', 'SELECT * FROM products_gone')}
 state: { path: state.db }
 dashboard: { port: 0, enabled: false }
-alerts: { webhook: { url: "${hookUrl}", retries: 0 } }
+alerts: { webhook: { url: "${hook.url}", retries: 0 } }
 `,
   );
   return file;

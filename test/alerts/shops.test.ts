@@ -5,11 +5,10 @@
  * a local SMTP server for the mail.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
 import { alertShopsOf, alertsConfigSchema, startAlerts, type AlertMessage } from '../../src/alerts/index.js';
 import { parseConfigText } from '../../src/config/index.js';
@@ -20,30 +19,14 @@ import { emptyCounts, openState } from '../../src/state/index.js';
 import { productsMapping } from '../support/mappings.js';
 import { useSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
+import { useWebhookReceiver } from './receiver.js';
 
 const at = useSandbox();
 const de = useSandbox();
 const WRONG = 'not-the-token-of-at';
 
-let received: AlertMessage[];
-let hook: Server;
-let hookUrl: string;
-beforeAll(async () => {
-  received = [];
-  hook = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push(JSON.parse(body) as AlertMessage);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => hook.close(() => resolve()));
-});
+const hook = useWebhookReceiver();
+const received = hook.received;
 
 /** A config of two shops, each with a products pipeline from one ERP table. */
 function setup(): string {
@@ -67,7 +50,7 @@ pipelines:
   - { name: products-de, shop: de, direction: push, resource: products, mapping: p.yaml, source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku } }
 state: { path: state.db }
 dashboard: { port: 0, enabled: false }
-alerts: { webhook: { url: "${hookUrl}", retries: 0 } }
+alerts: { webhook: { url: "${hook.url}", retries: 0 } }
 `,
   );
   return file;
@@ -178,7 +161,7 @@ describe('shop-auth of a shop whose token lacks one pipeline\'s scope', () => {
     const config = loaded('shops:\n  at: { baseUrl: "http://127.0.0.1:1", token: "${TOKEN}" }\n  de: { baseUrl: "http://127.0.0.1:2", token: "${TOKEN}" }', ['products-at@at', 'orders-at@at', 'products-de@de']);
     const state = await openState(':memory:');
     const events = new SyncEvents();
-    const cfg = alertsConfigSchema.parse({ webhook: { url: hookUrl, retries: 0 }, email: { host: '127.0.0.1', port: (smtp.server.address() as AddressInfo).port, from: 'shopsync@example.test', to: ['ops@example.test'] } });
+    const cfg = alertsConfigSchema.parse({ webhook: { url: hook.url, retries: 0 }, email: { host: '127.0.0.1', port: (smtp.server.address() as AddressInfo).port, from: 'shopsync@example.test', to: ['ops@example.test'] } });
     const watcher = startAlerts(cfg, { events, state, scheduled: [], secrets: config.secrets, shops: alertShopsOf(config), logger: silentLogger })!;
     /** A run as the pipeline leaves it: stored in its shop's state, then reported. */
     const run = async (pipeline: string, shop: string, error?: { code: string; message: string }) => {
@@ -225,7 +208,7 @@ describe('an incident left by a version with one shop-auth for all shops', () =>
     const legacy = { incident: 'shop-auth', kind: 'shop-auth', state: 'firing', title: "the shop refuses shopsync's credentials", text: 'products (run 3): [UNAUTHORIZED] …', at: '2026-11-01T00:00:00.000Z' };
     expect(await state.incidents.open('shop-auth', Date.parse(legacy.at), JSON.stringify(legacy), 'old-version', 60_000)).toBe(true);
     await state.incidents.sent('shop-auth', 'old-version');
-    const watcher = startAlerts(alertsConfigSchema.parse({ webhook: { url: hookUrl, retries: 0 } }), { events, state, scheduled: [], secrets: [], shops: alertShopsOf(config), logger: silentLogger })!;
+    const watcher = startAlerts(alertsConfigSchema.parse({ webhook: { url: hook.url, retries: 0 } }), { events, state, scheduled: [], secrets: [], shops: alertShopsOf(config), logger: silentLogger })!;
     const before = received.length;
     try {
       for (let i = 0; i < 2; i++) {
