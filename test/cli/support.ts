@@ -3,12 +3,13 @@
  * dist/), spawn the CLI, and a fixture with a sandbox shop, an ERP SQLite file and a config.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach } from 'vitest';
 import { productsMapping } from '../support/mappings.js';
 import { tempDir as sharedTempDir } from '../support/tmp.js';
+import { newest } from '../support/child.js';
 import { sleep } from '../support/wait.js';
 import { warningsIn } from '../support/warnings.js';
 import { checkAgreement, openLedger } from './agreement.js';
@@ -16,17 +17,8 @@ import { checkAgreement, openLedger } from './agreement.js';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/shopsync.js');
 
-/** The newest modification time of the files under `dir` whose names end in one of `endings` (default .ts and .sql). */
-function newestMtime(dir: string, ...endings: string[]): number {
-  const ends = endings.length > 0 ? endings : ['.ts', '.sql'];
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p, ...ends));
-    else if (ends.some((e) => entry.name.endsWith(e))) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
+/** The newest modification time of the files under `dir` ending in one of `endings` (default .ts and .sql). */
+const newestMtime = (dir: string, ...endings: string[]): number => newest(dir, ...(endings.length > 0 ? endings : ['.ts', '.sql']));
 
 /**
  * Build dist/ unless it is newer than every source file. Test files run in parallel processes,

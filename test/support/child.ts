@@ -11,13 +11,13 @@ import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** The newest modification time of the files under `dir` whose names end in `ending`. */
-function newest(dir: string, ending: string): number {
+/** The newest modification time of the files under `dir` whose names end in one of `endings`. */
+export function newest(dir: string, ...endings: string[]): number {
   let at = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
-    if (entry.isDirectory()) at = Math.max(at, newest(p, ending));
-    else if (entry.name.endsWith(ending)) at = Math.max(at, statSync(p).mtimeMs);
+    if (entry.isDirectory()) at = Math.max(at, newest(p, ...endings));
+    else if (endings.some((e) => entry.name.endsWith(e))) at = Math.max(at, statSync(p).mtimeMs);
   }
   return at;
 }
