@@ -33,6 +33,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/cli ./dist/cli
 COPY package.json shopsync.example.yaml ./
 COPY bin ./bin
 COPY mappings ./mappings

@@ -242,10 +242,11 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
       if (taken.firstLine === '') problems.push(`${name}: printed nothing on stdout, so the test proves nothing for it`);
     };
     // Commands run side by side (each waits mostly on its own process), except: those that take the products
-    // pipeline's lane, one after another (two at once, one would exit 3: lock held), and the `state` commands,
+    // pipeline's lane, one after another (two at once, one would exit 3: lock held), `dlq drop`, whose letter a
+    // sync beside it would retry and remove first (the drop then exits 2: no such letter), and the `state` commands,
     // which replace the state file under the others, one after another at the end.
     const entries = Object.entries(cases);
-    const LANE = new Set(['run', 'sync', 'backfill', 'reconcile', 'dlq retry']);
+    const LANE = new Set(['run', 'sync', 'backfill', 'reconcile', 'dlq retry', 'dlq drop']);
     const lane = entries.filter(([name]) => LANE.has(name));
     const free = entries.filter(([name]) => !LANE.has(name) && !name.startsWith('state '));
     const drain = async (queue: [string, Case][]) => {

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { bundleIfStale } from '../support/bundle.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -36,12 +37,13 @@ export async function ensureDist(root = ROOT): Promise<void> {
   try {
     spawnSync(process.execPath, [join(root, 'scripts', 'copy-sql.mjs')], { cwd: root, encoding: 'utf8' });
     const fresh = existsSync(stamp) && statSync(stamp).mtimeMs > newestMtime(join(root, 'src')) && existsSync(join(root, 'dist/src/cli/main.js'));
-    if (fresh) return;
+    if (fresh) return bundleIfStale(root);
     process.stderr.write('sim: building dist/ for the CLI steps\n');
     const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
     if (!existsSync(join(root, 'dist/src/cli/main.js'))) throw new Error(`the build produced no dist/src/cli/main.js:\n${r.stdout}${r.stderr}`);
     if (r.status !== 0) process.stderr.write(`sim: tsc reported type errors (dist/ was still emitted):\n${r.stdout.slice(0, 2000)}\n`);
     writeFileSync(stamp, new Date().toISOString());
+    bundleIfStale(root);
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
