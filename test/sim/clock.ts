@@ -37,3 +37,16 @@ export function stepWallClock(ms: number): void {
 export function wallClockOffsetMs(): number {
   return offsetMs;
 }
+
+/**
+ * Put the real Date back (offset 0). A test file that stepped the clock calls it when it is done:
+ * vitest's workers run other files after it in the same process (test/support/noLeaks.ts fails a
+ * file that leaves the global Date replaced), and they would read a clock days ahead.
+ */
+export function restoreWallClock(): void {
+  offsetMs = 0;
+  if (installed) {
+    globalThis.Date = RealDate;
+    installed = false;
+  }
+}

@@ -4,11 +4,12 @@
  * by command. Long explorations are `npm run sim` (docs/development.md, "Simulation").
  */
 import { basename } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../cli/support.js';
 import { useSandbox } from '../support/sandbox.js';
 import { requireService } from '../support/services.js';
 import { SHORT_WEIGHTS } from './commands/index.js';
+import { restoreWallClock } from './clock.js';
 import { HistoryFailure } from './history.js';
 import { KNOWN_BROKEN } from './invariants.js';
 import { explore, readRegression, regressionFiles, replay } from './profile.js';
@@ -17,6 +18,8 @@ import { explore, readRegression, regressionFiles, replay } from './profile.js';
 export const SHORT_PROFILE = { runs: 24, steps: 40, seed: 30 } as const;
 
 const sandbox = useSandbox({}, { before: ensureBuilt, timeoutMs: 300_000 });
+// The histories move this process's Date days ahead (time passes, NTP steps it); the next file in this worker must not inherit that.
+afterAll(restoreWallClock);
 // Histories kept on a PostgreSQL state (a state server restart) need the machine's PostgreSQL.
 const postgres = await requireService('postgres');
 

@@ -14,6 +14,7 @@ const PRISTINE = Symbol.for('shopsync.test.pristine');
 /** What a file must give back. */
 interface Pristine {
   readonly fetch: typeof globalThis.fetch;
+  readonly Date: DateConstructor;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly listeners: Readonly<Record<string, number>>;
@@ -24,6 +25,7 @@ const EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'uncaughtException', 'unhandledRe
 
 const snapshot = (): Pristine => ({
   fetch: globalThis.fetch,
+  Date: globalThis.Date,
   env: { ...process.env },
   cwd: process.cwd(),
   listeners: Object.fromEntries(EVENTS.map((e) => [e, process.listenerCount(e)])),
@@ -41,6 +43,8 @@ afterAll(() => {
   const left: string[] = [];
   if (now.fetch !== before.fetch) left.push('globalThis.fetch is patched (nock/msw?): give the file a process of its own (`alone` in vitest.config.ts)');
   if (vi.isFakeTimers()) left.push('fake timers are still on: call vi.useRealTimers() in afterEach/afterAll');
+  // A stepped wall clock (test/sim/clock.ts) replaces the global Date: the next file would read a clock days off.
+  if (now.Date !== before.Date) left.push('the global Date is replaced (a stepped clock?): put the real one back in afterAll (test/sim/clock.ts restoreWallClock)');
   if (now.cwd !== before.cwd) left.push(`the working folder changed to ${now.cwd}: process.chdir back in afterAll`);
   for (const key of new Set([...Object.keys(before.env), ...Object.keys(now.env)])) {
     // vitest's own (VITEST_WORKER_ID is new for every file).
@@ -51,6 +55,7 @@ afterAll(() => {
   // Put things back, so one leaking file fails alone instead of every file after it.
   globalThis.fetch = before.fetch;
   vi.useRealTimers();
+  globalThis.Date = before.Date;
   for (const key of Object.keys(process.env)) if (!(key in before.env) && !key.startsWith('VITEST')) delete process.env[key];
   for (const [key, value] of Object.entries(before.env)) if (!key.startsWith('VITEST') && value !== undefined) process.env[key] = value;
   if (now.cwd !== before.cwd) process.chdir(before.cwd);
