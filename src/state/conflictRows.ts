@@ -3,7 +3,7 @@
  * times in ms, the shop id as text. One place for the columns, so the SQLite statements and the
  * PostgreSQL writer's folded upsert put them in the same order.
  */
-import { iso, readShopId, toMs, type ConflictResolution, type ConflictStatus, type FieldConflict } from './types.js';
+import { iso, readShopId, toMs, type ConflictResolution, type ConflictStatus, type FieldConflict, type SentValue } from './types.js';
 
 /** The columns of `field_conflicts`, key first (pipeline, erp_key, field). */
 export const CONFLICT_COLUMNS = ['pipeline', 'erp_key', 'field', 'shop', 'resource', 'shop_id', 'erp_value', 'sent_value', 'shop_value', 'status', 'resolution', 'first_seen', 'last_seen', 'resolved_at', 'run_id'] as const;
@@ -94,17 +94,23 @@ export interface SentValueRow {
   readonly record_key: string;
   readonly field: string;
   readonly value: string;
+  readonly erp_value: string | null;
 }
 
 /** Sent values by record key, then field. */
-export function sentValuesOf(rows: readonly SentValueRow[]): Map<string, Map<string, unknown>> {
-  const out = new Map<string, Map<string, unknown>>();
+export function sentValuesOf(rows: readonly SentValueRow[]): Map<string, Map<string, SentValue>> {
+  const out = new Map<string, Map<string, SentValue>>();
   for (const r of rows) {
     let fields = out.get(r.record_key);
     if (!fields) out.set(r.record_key, (fields = new Map()));
-    fields.set(r.field, JSON.parse(r.value) as unknown);
+    fields.set(r.field, { value: JSON.parse(r.value) as unknown, ...(r.erp_value !== null ? { erp: JSON.parse(r.erp_value) as unknown } : {}) });
   }
   return out;
+}
+
+/** The JSON columns of a sent value: the value, and the ERP's it stands for (NULL: the same). */
+export function sentValueColumns(value: unknown, erp?: { readonly value: unknown }): [string, string | null] {
+  return [JSON.stringify(value ?? null), erp === undefined ? null : JSON.stringify(erp.value ?? null)];
 }
 
 /** The ORDER BY of a conflict list: open ones first, then the latest seen. */

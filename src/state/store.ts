@@ -164,8 +164,8 @@ export interface StateWriter {
   readonly followed: FollowWriter;
   /** A field conflict (issue 46): upsert by (pipeline, ERP key, field), every column replaced. */
   readonly conflicts: { put(conflict: FieldConflict): void };
-  /** The value a guard field was accepted with, in the commit of the record's hash (issue 46). */
-  readonly sentValues: { put(pipeline: string, recordKey: string, field: string, value: unknown): void };
+  /** The value a guard field was accepted with, in the commit of the record's hash (issue 46); `erp` the ERP's value it stands for when another (absent: the same). */
+  readonly sentValues: { put(pipeline: string, recordKey: string, field: string, value: unknown, erp?: { readonly value: unknown }): void };
 }
 
 /** Cursors per pipeline and lane. */

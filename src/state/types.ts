@@ -244,8 +244,16 @@ export interface ConflictStore {
   openCounts(): Promise<Map<string, number>>;
 }
 
+/** What the shop holds of a guard field by shopsync's account, and the ERP's value that stands for. */
+export interface SentValue {
+  /** What the shop accepted (or what a person kept of the shop's). */
+  readonly value: unknown;
+  /** The ERP's value this stands for, when it is another: "keep shop" declined it, so it stays unsent until the ERP changes. Absent: `value`. */
+  readonly erp?: unknown;
+}
+
 /** The last value the shop accepted per guard field of a record. */
 export interface SentValueStore {
   /** By record key, then field path; records without any are absent. */
-  get(pipeline: string, recordKeys: readonly string[]): Promise<Map<string, Map<string, unknown>>>;
+  get(pipeline: string, recordKeys: readonly string[]): Promise<Map<string, Map<string, SentValue>>>;
 }

@@ -5,7 +5,7 @@
  * record and field. A run's held guard fields are counted with its other counts.
  */
 import { expect, it } from 'vitest';
-import { emptyCounts, type FieldConflict } from '../../src/state/index.js';
+import { emptyCounts, type FieldConflict, type SentValue } from '../../src/state/index.js';
 import { forEachBackend } from './backends.js';
 
 const conflict = (erpKey: string, field: string, extra: Partial<FieldConflict> = {}): FieldConflict => ({
@@ -72,22 +72,24 @@ forEachBackend('field conflicts', (backend) => {
     expect(await state.conflicts.openCounts()).toEqual(new Map([['products', 2], ['outlet-products', 1]]));
   });
 
-  it('keeps the last value sent per pipeline, record and field, a later put replacing it', async () => {
+  it('keeps the last value sent per pipeline, record and field, with the ERP value it stands for when another, a later put replacing both', async () => {
     const state = await backend.open();
     await state.write((tx) => {
       tx.sentValues.put('products', 'A-1', 'languages.de.products_description', 'first');
-      tx.sentValues.put('products', 'A-1', 'products_price', '12.50');
-      tx.sentValues.put('products', 'A-2', 'products_price', null);
+      tx.sentValues.put('products', 'A-1', 'products_price', '12.50', { value: '13.00' });
+      tx.sentValues.put('products', 'A-2', 'products_price', null, { value: null });
       tx.sentValues.put('stock', 'A-1', 'products_price', '1.00');
     });
     await state.write((tx) => tx.sentValues.put('products', 'A-1', 'languages.de.products_description', 'second "quoted" ü'));
     const got = await state.sentValues.get('products', ['A-1', 'A-2', 'A-3']);
-    expect(got).toEqual(
-      new Map([
-        ['A-1', new Map<string, unknown>([['languages.de.products_description', 'second "quoted" ü'], ['products_price', '12.50']])],
-        ['A-2', new Map<string, unknown>([['products_price', null]])],
+    expect(got).toStrictEqual(
+      new Map<string, Map<string, SentValue>>([
+        ['A-1', new Map([['languages.de.products_description', { value: 'second "quoted" ü' }], ['products_price', { value: '12.50', erp: '13.00' }]])],
+        ['A-2', new Map([['products_price', { value: null, erp: null }]])],
       ]),
     );
+    await state.write((tx) => tx.sentValues.put('products', 'A-1', 'products_price', '13.00'));
+    expect((await state.sentValues.get('products', ['A-1'])).get('A-1')?.get('products_price')).toStrictEqual({ value: '13.00' });
     expect(await state.sentValues.get('products', [])).toEqual(new Map());
   });
 

@@ -1,7 +1,7 @@
 /** Field conflicts and sent values (PostgreSQL, issue 46): one statement per read; rows are written by `write(fn)` (writer.ts). */
 import type pg from 'pg';
 import { byRecord, CONFLICT_ORDER, conflictOf, sentValuesOf, type ConflictRow, type SentValueRow } from '../conflictRows.js';
-import type { ConflictFilter, ConflictStore, FieldConflict, SentValueStore } from '../types.js';
+import type { ConflictFilter, ConflictStore, FieldConflict, SentValue, SentValueStore } from '../types.js';
 import { Where } from '../where.js';
 import { query } from './db.js';
 
@@ -31,9 +31,9 @@ export class PgConflicts implements ConflictStore {
 export class PgSentValues implements SentValueStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async get(pipeline: string, recordKeys: readonly string[]): Promise<Map<string, Map<string, unknown>>> {
+  async get(pipeline: string, recordKeys: readonly string[]): Promise<Map<string, Map<string, SentValue>>> {
     if (recordKeys.length === 0) return new Map();
-    const rows = await query<SentValueRow>(this.pool, 'SELECT record_key, field, value FROM sent_values WHERE pipeline = $1 AND record_key = ANY($2::text[])', [pipeline, [...new Set(recordKeys)]]);
+    const rows = await query<SentValueRow>(this.pool, 'SELECT record_key, field, value, erp_value FROM sent_values WHERE pipeline = $1 AND record_key = ANY($2::text[])', [pipeline, [...new Set(recordKeys)]]);
     return sentValuesOf(rows);
   }
 }

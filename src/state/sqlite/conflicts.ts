@@ -1,6 +1,6 @@
 /** Field conflicts and sent values (SQLite, issue 46): reads in chunks of keys, writes inside `write(fn)`. */
-import { byRecord, CONFLICT_COLUMNS, CONFLICT_ORDER, conflictOf, conflictValues, sentValuesOf, type ConflictRow, type SentValueRow } from '../conflictRows.js';
-import type { ConflictFilter, ConflictStore, FieldConflict, SentValueStore } from '../types.js';
+import { byRecord, CONFLICT_COLUMNS, CONFLICT_ORDER, conflictOf, conflictValues, sentValueColumns, sentValuesOf, type ConflictRow, type SentValueRow } from '../conflictRows.js';
+import type { ConflictFilter, ConflictStore, FieldConflict, SentValue, SentValueStore } from '../types.js';
 import { Where } from '../where.js';
 import { cached, chunks, marks, type Db } from './db.js';
 
@@ -40,21 +40,21 @@ export class SqliteConflicts implements ConflictStore {
 export class SqliteSentValues implements SentValueStore {
   constructor(private readonly db: Db) {}
 
-  async get(pipeline: string, recordKeys: readonly string[]): Promise<Map<string, Map<string, unknown>>> {
+  async get(pipeline: string, recordKeys: readonly string[]): Promise<Map<string, Map<string, SentValue>>> {
     const rows: SentValueRow[] = [];
     for (const part of chunks([...new Set(recordKeys)])) {
-      rows.push(...cached<string[], SentValueRow>(this.db, `SELECT record_key, field, value FROM sent_values WHERE pipeline = ? AND record_key IN (${marks(part.length)})`).all(pipeline, ...part));
+      rows.push(...cached<string[], SentValueRow>(this.db, `SELECT record_key, field, value, erp_value FROM sent_values WHERE pipeline = ? AND record_key IN (${marks(part.length)})`).all(pipeline, ...part));
     }
     return sentValuesOf(rows);
   }
 
   /** Write at once, inside the caller's transaction (`write(fn)`). */
-  putNow(pipeline: string, recordKey: string, field: string, value: unknown): void {
-    cached(this.db, 'INSERT INTO sent_values (pipeline, record_key, field, value, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (pipeline, record_key, field) DO UPDATE SET value = excluded.value, at = excluded.at').run(
+  putNow(pipeline: string, recordKey: string, field: string, value: unknown, erp?: { readonly value: unknown }): void {
+    cached(this.db, 'INSERT INTO sent_values (pipeline, record_key, field, value, erp_value, at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pipeline, record_key, field) DO UPDATE SET value = excluded.value, erp_value = excluded.erp_value, at = excluded.at').run(
       pipeline,
       recordKey,
       field,
-      JSON.stringify(value ?? null),
+      ...sentValueColumns(value, erp),
       Date.now(),
     );
   }

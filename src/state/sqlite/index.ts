@@ -76,7 +76,7 @@ function view(shared: Shared, shop: string): StateStore {
     stockSent: { put: (row) => shared.stockSent.putNow([row]), forget: (pipeline, recordKey, field) => shared.stockSent.forgetNow(pipeline, recordKey, field) },
     followed: { put: (row) => shared.followed.putNow(row) },
     conflicts: { put: (conflict) => shared.conflicts.putNow(conflict) },
-    sentValues: { put: (pipeline, recordKey, field, value) => shared.sentValues.putNow(pipeline, recordKey, field, value) },
+    sentValues: { put: (pipeline, recordKey, field, value, erp) => shared.sentValues.putNow(pipeline, recordKey, field, value, erp) },
   };
   const store: StateStore = {
     backend: 'sqlite',

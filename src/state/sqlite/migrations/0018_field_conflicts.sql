@@ -2,12 +2,15 @@
 -- `owner: guard` is compared before an update: the shop's value against what shopsync last sent.
 --
 -- sent_values: the last value the shop accepted for each guard field of a record, per pipeline
--- (written in the commit of the record's hash). JSON text; `at` in ms.
+-- (written in the commit of the record's hash), and the ERP's value it stands for when that is
+-- another (NULL: the same; "keep shop" stores the shop's value over the ERP's it declined, so the
+-- field stays out of updates until the ERP changes it). JSON text; `at` in ms.
 CREATE TABLE sent_values (
   pipeline   TEXT NOT NULL,
   record_key TEXT NOT NULL,
   field      TEXT NOT NULL,
   value      TEXT NOT NULL,
+  erp_value  TEXT,
   at         INTEGER NOT NULL,
   PRIMARY KEY (pipeline, record_key, field)
 );
