@@ -5,7 +5,9 @@
  */
 import { payloadDiff } from '../pipeline/diff.js';
 import { clearedAlike, type ResourceDef } from '../shop/registry/index.js';
-import { setPath } from './paths.js';
+import type { SentValue, StateStore } from '../state/index.js';
+import { isRecord } from '../util/guards.js';
+import { setPath, valueAtPath } from './paths.js';
 
 /** What shopsync knows it last sent of a field: unknown, or the value (and the ERP's it stood for, when another). */
 export type LastSent = { readonly known: false } | { readonly known: true; readonly value: unknown; readonly erp?: { readonly value: unknown } };
@@ -37,4 +39,30 @@ function one(field: string, value: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   setPath(out, field, value);
   return out;
+}
+
+/** What the state's sent value says was last sent. */
+export function fromStored(s: SentValue): LastSent {
+  return { known: true, value: s.value, ...('erp' in s ? { erp: { value: s.erp } } : {}) };
+}
+
+/** The value the newest of these payloads sent at the field, if any did. */
+export function lastIn(payloads: readonly Record<string, unknown>[], field: string): LastSent {
+  for (const p of payloads) {
+    const value = valueAtPath(p, field);
+    if (value !== undefined) return { known: true, value };
+  }
+  return { known: false };
+}
+
+/** A record's newest events looked at for what was last sent, when the state has no sent value yet. */
+const EVENTS_LOOKED_AT = 20;
+
+/**
+ * The payloads a pipeline's newest stored events sent to a record, newest first: what was last sent
+ * of a field that became guarded after the record was last written (the events keep the payloads).
+ */
+export async function sentPayloads(state: StateStore, resource: string, pipeline: string, erpKey: string): Promise<Record<string, unknown>[]> {
+  const events = await state.events.history(resource, { erpKey }, EVENTS_LOOKED_AT);
+  return events.flatMap((e) => (e.pipeline === pipeline && (e.outcome === 'created' || e.outcome === 'updated') && isRecord(e.payload) ? [e.payload] : []));
 }

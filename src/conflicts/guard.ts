@@ -26,9 +26,8 @@ import type { Settlement, WorkItem } from '../pipeline/push/work.js';
 import type { ShopClient } from '../shop/client/types.js';
 import type { ResourceDef } from '../shop/registry/index.js';
 import type { FieldConflict, RunCounts, SentValue, StateStore, StoredIssue } from '../state/index.js';
-import { isRecord } from '../util/guards.js';
 import { FieldConflictError, GuardUnreadError } from './errors.js';
-import { decide, type LastSent } from './decide.js';
+import { decide, fromStored, lastIn, sentPayloads, type LastSent } from './decide.js';
 import { hasPath, valueAtPath } from './paths.js';
 import { readCurrent, type CurrentRecords } from './read.js';
 
@@ -56,9 +55,6 @@ export interface FieldScreen {
   /** Why `retry` is not empty. */
   readonly retryError?: StoredIssue;
 }
-
-/** A record's newest events looked at for the value last sent, when the state has none stored yet. */
-const EVENTS_LOOKED_AT = 20;
 
 /** One push run's guard of its mapping's `owner: guard` fields. */
 export class FieldGuard {
@@ -129,7 +125,7 @@ export class FieldGuard {
     const out = { conflicts: [] as string[], kept: [] as string[], unread: [] as string[], unreadWhy: undefined as string | undefined, taken: [] as FieldConflict[], writes: [] as FieldConflict[] };
     const id = item.shopId === undefined ? undefined : String(item.shopId);
     const record = id === undefined ? undefined : current.records.get(id);
-    let events: Promise<readonly Record<string, unknown>[]> | undefined;
+    let events: Promise<Record<string, unknown>[]> | undefined;
     for (const field of this.fields) {
       const erp = valueAtPath(item.payload, field);
       if (erp === undefined) continue;
@@ -146,7 +142,7 @@ export class FieldGuard {
       }
       const shopNow = valueAtPath(record, field);
       const stored = sent?.get(field);
-      const last: LastSent = stored ? { known: true, value: stored.value, ...('erp' in stored ? { erp: { value: stored.erp } } : {}) } : lastIn(await (events ??= this.sentPayloads(item.erpKey)), field);
+      const last: LastSent = stored ? fromStored(stored) : lastIn(await (events ??= sentPayloads(state, resource.name, pipeline, item.erpKey)), field);
       const decision = decide(resource, record, field, erp, last);
       if (decision === 'kept') {
         out.kept.push(field);
@@ -179,24 +175,9 @@ export class FieldGuard {
     return out;
   }
 
-  /** The payloads this pipeline's newest stored events sent to the record, newest first (records written before the field was guarded). */
-  private async sentPayloads(erpKey: string): Promise<Record<string, unknown>[]> {
-    const events = await this.deps.state.events.history(this.deps.resource.name, { erpKey }, EVENTS_LOOKED_AT);
-    return events.flatMap((e) => (e.pipeline === this.deps.pipeline && (e.outcome === 'created' || e.outcome === 'updated') && isRecord(e.payload) ? [e.payload] : []));
-  }
-
   /** Whether an update of the item still writes anything once its held fields are left out. */
   private leftToSend(item: WorkItem): boolean {
     const keyFields = new Set([this.deps.resource.key.id, ...(this.deps.mapping.shopKey !== undefined ? [this.deps.mapping.shopKey] : [])]);
     return Object.keys(sentPayload(item)).some((k) => !keyFields.has(k));
   }
-}
-
-/** The value the newest of these payloads sent at the field, if any did. */
-function lastIn(payloads: readonly Record<string, unknown>[], field: string): LastSent {
-  for (const p of payloads) {
-    const value = valueAtPath(p, field);
-    if (value !== undefined) return { known: true, value };
-  }
-  return { known: false };
 }
