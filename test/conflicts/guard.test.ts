@@ -151,6 +151,16 @@ describe('owner: guard', () => {
     expect((await f.state.sentValues.get('articles', ['A-1'])).get('A-1')?.get('languages.de.products_description')).toStrictEqual({ value: 'Shop text, rewritten by the content team' });
   });
 
+  it('shows in a dry run the field it would hold, and records no conflict', async () => {
+    erpChange('A-1', { description: 'ERP text v2', price: '21.90' });
+    const dry = await runPipeline(def, deps(), { mode: 'dry-run' });
+    expect(dry.counts).toMatchObject({ updated: 1, conflicts: 1 });
+    const planned = dry.plan?.find((p) => p.erpKey === 'A-1');
+    expect(planned).toMatchObject({ action: 'update', payload: { products_price: '21.90' }, warnings: [expect.objectContaining({ code: 'FIELD_CONFLICT' })] });
+    expect(JSON.stringify(planned?.payload)).not.toContain('ERP text v2');
+    expect(await f.state.conflicts.list({})).toEqual([]);
+  });
+
   it('writes the ERP\'s change of a guarded field the shop did not touch, as any other field', async () => {
     erpChange('A-2', { description: 'Mug, now dishwasher-safe' });
     const run = await sync();
