@@ -113,7 +113,9 @@ export class FieldGuard {
     if (writes.length > 0 && this.deps.dryRun !== true) await state.write((tx) => writes.forEach((c) => tx.conflicts.put(c)));
     if (held > 0) {
       this.deps.counts.conflicts = (this.deps.counts.conflicts ?? 0) + held;
-      this.deps.logger.info({ held, records: asked.filter((i) => i.held !== undefined).length }, 'guarded fields the shop changed (or that could not be read) were left as the shop has them; see `shopsync conflicts list`');
+      const records = asked.filter((i) => i.held !== undefined).length;
+      if (this.deps.dryRun === true) this.deps.logger.info({ held, records }, 'guarded fields the shop changed (or that could not be read) would be left as the shop has them');
+      else this.deps.logger.info({ held, records }, 'guarded fields the shop changed (or that could not be read) were left as the shop has them; see `shopsync conflicts list`');
     }
     const done = new Set<unknown>([...settled.map((s) => s.item), ...retry]);
     return { pass: items.filter((item) => !done.has(item)), settled, retry, ...(first ? { retryError: { code: 'GUARD_READ_FAILED', message: `the shop's current record could not be read to compare guarded fields: ${first.reason}` } } : {}) };
