@@ -18,6 +18,8 @@ export function summaryLine(s: RunSummary): string {
   const parts = countsInWords(s.mode, c);
   // Said apart, so a file read only in part never looks like a clean import.
   if (c.unreadable) parts.push(`unreadable ${c.unreadable} (see dlq list)`);
+  // Guarded fields left as the shop has them wait for a person: said apart, like dead letters.
+  if (c.conflicts) parts.push(`${s.mode === 'dry-run' ? 'would hold' : 'held'} ${c.conflicts} guarded field(s) (see shopsync conflicts list)`);
   if (c.warnings) parts.push(`warnings ${c.warnings}`);
   const run = s.runId ? ` (run ${s.runId})` : '';
   const hint = s.error ? hintFor(s.error.code) : undefined;

@@ -12,6 +12,7 @@ import { FlashStore } from './flash.js';
 import { messagePage } from './layout.js';
 import { createLiveHub } from './live.js';
 import { registerActions } from './routes/actions.js';
+import { registerConflictActions } from './routes/conflicts.js';
 import { registerApi } from './routes/api.js';
 import type { RouteEnv } from './routes/env.js';
 import { registerPages } from './routes/pages.js';
@@ -106,6 +107,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerApi(child, env);
     registerPages(child, env);
     registerActions(child, env);
+    registerConflictActions(child, env);
   });
   logger.debug({ tokenRequired: security.tokenRequired }, 'dashboard mounted');
 }

@@ -7,6 +7,7 @@ const NAV: readonly { href: string; label: string; key: string }[] = [
   { href: '/shop-health', label: 'Shops', key: 'shops' },
   { href: '/runs', label: 'Runs', key: 'runs' },
   { href: '/dead-letters', label: 'Dead letters', key: 'dead-letters' },
+  { href: '/conflicts', label: 'Conflicts', key: 'conflicts' },
   { href: '/records', label: 'Records', key: 'records' },
   { href: '/reconcile', label: 'Reconcile', key: 'reconcile' },
   { href: '/charts', label: 'Charts', key: 'charts' },

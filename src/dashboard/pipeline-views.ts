@@ -22,6 +22,8 @@ export interface PipelineView {
   /** When the last succeeded or partial run finished (ISO). */
   readonly lastSuccessAt?: string;
   readonly deadLetters: number;
+  /** Open conflicts: guarded fields the shop's people changed, waiting for a person (issue 46). */
+  readonly conflicts: number;
   /** Its cursors by lane (`incremental`, the watermark lane, backfills). */
   readonly cursors: ReadonlyMap<string, StoredCursor>;
   /** Why it is failing; empty when it is not. */
@@ -73,6 +75,7 @@ export async function pipelineViews(source: ViewSource, filter: ViewFilter = {})
   const givenUp = new Map<string, string>();
   for (const j of replicas?.jobs ?? []) if (j.state === 'failed' && j.pipeline !== undefined) givenUp.set(j.pipeline, j.lastError ?? `${j.attempts}/${j.maxAttempts} attempts failed`);
   const options = { now: source.now.getTime(), staleAfterMinutes: source.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES };
+  const conflictsOf = await state.conflicts.openCounts();
   const views = await Promise.all(
     pipelines.map(async (p): Promise<PipelineView> => {
       const [[last], deadLetters, [lastSync]] = await Promise.all([
@@ -94,7 +97,7 @@ export async function pipelineViews(source: ViewSource, filter: ViewFilter = {})
       };
       const reasons = failingReasons({ name: p.name, ...(last ? { lastFinished: last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, scheduled: p.schedule !== undefined, ...(jobFailing !== undefined ? { jobFailing } : {}), ...(paused ? { shopPaused: paused } : {}), ...timing }, options);
       const failing = reasons.length > 0;
-      return { pipeline: p, shop: shopOfPipeline(p), ...(running ? { running } : {}), ...(last ? { last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, cursors: cursorsOf.get(p.name) ?? new Map(), reasons, failing, ...(paused ? { paused } : {}), state: running ? 'running' : paused ? 'paused' : failing ? 'failing' : 'idle' };
+      return { pipeline: p, shop: shopOfPipeline(p), ...(running ? { running } : {}), ...(last ? { last } : {}), ...(lastSuccessAt ? { lastSuccessAt } : {}), deadLetters, conflicts: conflictsOf.get(p.name) ?? 0, cursors: cursorsOf.get(p.name) ?? new Map(), reasons, failing, ...(paused ? { paused } : {}), state: running ? 'running' : paused ? 'paused' : failing ? 'failing' : 'idle' };
     }),
   );
   const kept = views.filter((v) => matchesStatus(filter.status, { failing: v.failing, running: v.running !== undefined }));

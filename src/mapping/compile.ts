@@ -22,6 +22,7 @@ import type { CompiledMapping, Finding, LoadOptions, MappingContext, MappingResu
 import type { SourceFile } from './folders.js';
 import { parseYamlSource, type YamlSource } from './yaml.js';
 import { fillShopVariables } from './vars.js';
+import { compileOwners } from './owners.js';
 
 /** The shop registry as a RegistryLike. */
 export const shopRegistry: RegistryLike = {
@@ -62,6 +63,8 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
       problems.push(problem(src, 'MAPPING_RULE', `\`allow: ${word}\` means nothing for ${resource.name}${near ? `; did you mean \`${near}\`?` : ''} (${known.length > 0 ? `known: ${known.join(', ')}` : 'it has no such words'})`, ['allow', i]));
     }
   });
+  const ownership = compileOwners(src, file, resource);
+  problems.push(...ownership.problems);
   file.create_only?.forEach((f, i) => {
     if (!(f in file.fields)) problems.push(problem(src, 'MAPPING_RULE', `create_only names \`${f}\`, which no rule under \`fields\` writes`, ['create_only', i]));
   });
@@ -172,6 +175,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     shopKey: file.shop_key,
     historyIdentity: file.history_identity,
     createOnly: file.create_only,
+    ...(ownership.owners ? { owners: ownership.owners } : {}),
     columns: columnUses(file, (path) => {
       try {
         return src.locate(path).line;

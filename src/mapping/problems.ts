@@ -36,7 +36,7 @@ type Issue = z.core.$ZodIssue;
 const RULE_KEYS = [
   'from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case',
   'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'each', 'split', 'group_by', 'sort_by', 'where', 'steps', 'empty', 'when_missing',
-  'existing_rows_only', 'item', 'fields',
+  'existing_rows_only', 'item', 'fields', 'owner',
 ];
 const TOP_KEYS = ['name', 'description', 'direction', 'source', 'target', 'key', 'shop_key', 'history_identity', 'create_only', 'duplicates', 'stock', 'locale', 'timezone', 'shop_timezone', 'true', 'false', 'tables', 'expr_limits', 'fields'];
 

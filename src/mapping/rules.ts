@@ -28,15 +28,15 @@ export function compileRule(input: RuleInput, target: string, yamlPath: readonly
   return compileScalar(rule, target, yamlPath, cc);
 }
 
-const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'scale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'optional', 'when_empty'];
+const SCALAR_KEYS = ['from', 'value', 'default', 'template', 'expr', 'type', 'locale', 'scale', 'format', 'timezone', 'output_format', 'output_timezone', 'true', 'false', 'trim', 'case', 'truncate', 'map', 'lookup', 'when', 'required', 'null_values', 'optional', 'when_empty', 'owner'];
 const ALLOWED: Record<'list' | 'object' | 'scalar', ReadonlySet<string>> = {
-  list: new Set(['each', 'split', 'folder', 'extensions', 'from', 'when', 'where', 'group_by', 'sort_by', 'steps', 'empty', 'when_missing', 'existing_rows_only', 'item', 'fields', 'optional']),
-  object: new Set(['fields', 'when']),
+  list: new Set(['each', 'split', 'folder', 'extensions', 'from', 'when', 'where', 'group_by', 'sort_by', 'steps', 'empty', 'when_missing', 'existing_rows_only', 'item', 'fields', 'optional', 'owner']),
+  object: new Set(['fields', 'when', 'owner']),
   scalar: new Set(SCALAR_KEYS),
 };
 const HINT: Record<'list' | 'object' | 'scalar', string> = {
   list: ' (value rules of entries go under `item:` or into `fields:`)',
-  object: ' (a nested object only takes `fields` and `when`)',
+  object: ' (a nested object only takes `fields`, `when` and `owner`)',
   scalar: ' (list keys need `each`, `split` or `folder`)',
 };
 

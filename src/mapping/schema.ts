@@ -49,6 +49,9 @@ export const lookupSchema = z.union([
 /** A scalar rule's empty policy (docs/mappings.md "Empty values"). */
 export type WhenEmpty = 'keep' | 'clear' | 'refuse';
 
+/** Who decides a field once the record exists (docs/mappings.md "Who owns a field"; compiled in owners.ts). */
+export type FieldOwner = 'erp' | 'shop' | 'guard';
+
 const ruleShape = {
   from: sourcePath.optional(),
   value: constant.optional(),
@@ -102,6 +105,12 @@ const ruleShape = {
   when_missing: z.enum(['refuse', 'omit']).optional(),
   /** storages[]: rows are known to exist in the shop, so they may omit quantity/safety stock. */
   existing_rows_only: z.boolean().optional(),
+  /**
+   * Who decides the field once the record exists: `erp` (every update sends the ERP's value, over any
+   * edit in the shop), `shop` (sent on create only) or `guard` (an edit in the shop is kept and
+   * reported as a conflict). @default erp
+   */
+  owner: z.enum(['erp', 'shop', 'guard'], { message: 'expected owner: erp (updates overwrite the shop), shop (sent on create only) or guard (an edit made in the shop is kept and reported as a conflict)' }).optional(),
 };
 
 export interface RuleObject {
@@ -140,6 +149,7 @@ export interface RuleObject {
   empty?: 'refuse' | 'clear' | 'omit';
   when_missing?: 'refuse' | 'omit';
   existing_rows_only?: boolean;
+  owner?: FieldOwner;
   item?: RuleInput;
   fields?: Record<string, RuleInput>;
 }

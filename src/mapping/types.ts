@@ -61,6 +61,18 @@ export interface RegistryLike {
   names(): readonly string[];
 }
 
+/**
+ * The fields of an erp→shop mapping that are not the ERP's once the record exists (rule key
+ * `owner`, ./owners.ts), as target paths (`languages.de.products_description`). Every other field
+ * is the ERP's: an update sends its value over whatever the shop holds.
+ */
+export interface FieldOwners {
+  /** Sent on create only: never in an update, and not part of the change hash. */
+  readonly shop: readonly string[];
+  /** Sent in an update only while the shop holds what shopsync last sent; otherwise held and reported as a conflict. */
+  readonly guard: readonly string[];
+}
+
 /** Options for loading and compiling a mapping. */
 export interface LoadOptions {
   /** Registry to check target fields against. @default the shop registry (`src/shop/registry`) */
@@ -108,6 +120,8 @@ export interface CompiledMapping {
    * update (customer `addresses`: an address without address_book_id is added, not updated).
    */
   readonly createOnly?: readonly string[];
+  /** Fields owned by the shop or guarded (`owner:`); absent when every field is the ERP's. */
+  readonly owners?: FieldOwners;
   /** The source columns the mapping reads at record level (checked against what a source has: ./columns.ts). */
   readonly columns: readonly ColumnUse[];
   /** The mapping's `allow:` words: records the registry refuses to create by default that it means to create. */

@@ -23,6 +23,7 @@ import { capOf, readWatermark, WATERMARK_LANE, watermarkRow } from './sourceWate
 import { reportExhausted, waitingLetters } from './waitingLetters.js';
 import { handleMissing, ReadTally } from './missing/index.js';
 import { StockPush } from '../reservations/push.js';
+import { sendTaken } from '../conflicts/taken.js';
 import type { LaneRunOptions, MissingReport, PipelineDeps, RunOptions, RunRange, RunStatusFinal, RunSummary, SinkProvider, SourceProvider } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -273,6 +274,10 @@ async function pushRun(def: PipelineDefinition, deps: PipelineDeps, resource: Re
       // Only changes read after a stored cursor measure the sync: a first sync, a backfill or a complete read delivers records changed long ago.
       ...(lookBack && !dryRun ? { changeLatency: { naiveOffsetMs: naiveOffsetOf(safe) ?? 0 } } : {}),
     });
+    // Conflicts a person resolved "take ERP" go out first: an incremental read would not read their unchanged records again (src/conflicts/taken.ts).
+    if (o.mode === 'sync' && (deps.mapping.owners?.guard.length ?? 0) > 0) {
+      await sendTaken({ pipeline: def.name, resource, state: deps.state, shop: deps.shop, runId: o.runId, counts: o.counts, logger: o.logger, batchSize: def.batchSize, storePayloads: def.options.storePayloads, ...(o.fence ? { fence: o.fence } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+    }
     // Articles whose last write may have overwritten a shop order read only now go out again first, with ERP − unbooked.
     const corrections = await stock?.corrections(source);
     if (corrections && corrections.length > 0) await engine.acceptRecords(corrections);

@@ -36,6 +36,11 @@ export const onlyInErpSchema = z.object({ erpKey: z.string(), shopKey: z.string(
 export const onlyInShopSchema = z.object({ shopKey: z.string(), shopId: z.union([z.string(), z.number()]) });
 /** A record on both sides whose mapped fields differ. */
 export const differentSchema = z.object({ erpKey: z.string(), shopKey: z.string(), shopId: z.union([z.string(), z.number()]), fields: z.array(fieldChange) });
+/**
+ * A guarded field (`owner: guard`) the shop's people changed: a conflict, not drift, and never repaired
+ * (issue 46). `sent` is what shopsync last sent; absent when it does not know.
+ */
+export const conflictSchema = z.object({ erpKey: z.string(), shopId: z.union([z.string(), z.number()]), field: z.string(), erp: z.unknown(), sent: z.unknown().optional(), shop: z.unknown() });
 /** An ERP record the mapping refused (not drift: a dead letter of the pipeline would say the same). */
 export const refusedSchema = z.object({ erpKey: z.string(), code: z.string(), message: z.string() });
 
@@ -51,6 +56,8 @@ const counts = z.object({
   /** Shop records without an ERP record that are deactivated already (onMissing did its work): not drift. */
   retired: z.number().int(),
   refused: z.number().int(),
+  /** Guarded fields the shop's people changed (issue 46); absent in reports written before. */
+  conflicts: z.number().int().optional(),
 });
 
 /** What a repair did (`--repair`). */
@@ -90,6 +97,8 @@ export const reconcileReportSchema = z.object({
   onlyInShop: z.array(onlyInShopSchema),
   different: z.array(differentSchema),
   refused: z.array(refusedSchema),
+  /** The first guarded fields the shop's people changed (the CSV has them all, kind `conflict`); absent in reports written before issue 46. */
+  conflicts: z.array(conflictSchema).optional(),
   /** The CSV report's file name (beside the JSON). */
   csv: z.string(),
   /** Time reading and mapping the ERP side, and reading and comparing the shop side. */
@@ -102,4 +111,5 @@ export const reconcileReportSchema = z.object({
 export type ReconcileReport = z.infer<typeof reconcileReportSchema>;
 export type RepairResult = z.infer<typeof repairSchema>;
 export type ReconcileCounts = z.infer<typeof counts>;
+export type ReconcileConflict = z.infer<typeof conflictSchema>;
 export type ReconcileReservations = z.infer<typeof reservationsSchema>;

@@ -20,6 +20,7 @@ import { SAMPLE_SIZE, type ReconcileCounts, type ReconcileReport } from './repor
 import { Scratch } from './scratch.js';
 import { matchingOf, readErpSide } from './sides.js';
 import { reportId, type ReportStore } from './store.js';
+import { ReconcileGuard } from '../conflicts/reconcile.js';
 
 /** Options of a reconciliation. */
 export interface ReconcileOptions {
@@ -70,7 +71,13 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
   const logger = (deps.logger ?? silentLogger).child({ pipeline: def.name, reconcile: id });
   const matching = matchingOf(deps.mapping, resource);
   const counts: ReconcileCounts = { erp: 0, shop: 0, matched: 0, onlyInErp: 0, onlyInShop: 0, different: 0, retired: 0, refused: 0 };
-  const report: Pick<ReconcileReport, 'onlyInErp' | 'onlyInShop' | 'different' | 'refused' | 'fields'> = { onlyInErp: [], onlyInShop: [], different: [], refused: [], fields: {} };
+  const report: Pick<ReconcileReport, 'onlyInErp' | 'onlyInShop' | 'different' | 'refused' | 'fields' | 'conflicts'> = { onlyInErp: [], onlyInShop: [], different: [], refused: [], fields: {} };
+  // Guarded fields the shop's people changed are conflicts, judged as a push judges them, never drift to repair (issue 46).
+  const guard = ReconcileGuard.open({ pipeline: def.name, resource, state: deps.state, fields: deps.mapping.owners?.guard });
+  if (guard) {
+    counts.conflicts = 0;
+    report.conflicts = [];
+  }
   // With `stock: reserved` the ERP side is what a stock push sends: its figure less the unbooked shop orders, read fresh from the shop first.
   const stockPush = resource.stock ? await openStock(def, deps, resource, logger) : undefined;
   const stock = stockPush && resource.stock ? { push: stockPush, def: resource.stock } : undefined;
@@ -114,7 +121,16 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
           await csv.row(['only-in-shop', '', match, shopId, '', '', '']);
           continue;
         }
-        const diff = payloadDiff(record, erp.payload, resource.lists, '', (path, shop, next) => clearedAlike(resource, path, shop, next));
+        let diff = payloadDiff(record, erp.payload, resource.lists, '', (path, shop, next) => clearedAlike(resource, path, shop, next));
+        if (guard) {
+          const split = await guard.split(erp.erpKey, shopId, record, erp.payload, diff);
+          diff = split.drift;
+          for (const c of split.conflicts) {
+            counts.conflicts = (counts.conflicts ?? 0) + 1;
+            if (report.conflicts && report.conflicts.length < SAMPLE_SIZE) report.conflicts.push({ erpKey: c.erpKey, shopId, field: c.field, erp: c.erpValue, ...('sentValue' in c ? { sent: c.sentValue } : {}), shop: c.shopValue });
+            await csv.row(['conflict', erp.erpKey, match, shopId, c.field, c.shopValue, c.erpValue]);
+          }
+        }
         const fields = Object.entries(diff).map(([field, d]) => {
           const r = erp.reserved.find((x) => x.field === field);
           return { field, shop: d.shop, erp: d.next, ...(r ? { onHand: r.erp, reserved: r.units, orders: [...r.orders] } : {}) };
@@ -130,6 +146,7 @@ export async function reconcilePipeline(definition: PipelineDefinition | Pipelin
         if (report.different.length < SAMPLE_SIZE) report.different.push({ erpKey: erp.erpKey, shopKey: matching.by === 'shopKey' ? match : '', shopId, fields });
       }
       scratch.settlePage(paired, shopOnly);
+      await guard?.flush();
     }
     for (const u of scratch.unpaired()) {
       counts.onlyInErp++;

@@ -17,6 +17,7 @@ import type { StockPush } from '../reservations/push.js';
 import type { StockDef } from '../shop/registry/index.js';
 import { reserveOne, type ReservationTotals } from './reserved.js';
 import type { ErpRow, Scratch } from './scratch.js';
+import { withoutPaths } from '../conflicts/paths.js';
 
 /** Records mapped and stored per chunk. */
 const CHUNK = 500;
@@ -120,8 +121,8 @@ async function mapOne(deps: ErpSideDeps, cache: ReferenceCache, item: SourceItem
       const first = issueOf(result.errors[0]);
       return { erpKey: item.key, code: first.code, message: result.errors.map((e) => e.message).join('; ') };
     }
-    // An update never sends create-only fields, so they never drift.
-    return { payload: withoutCreateOnly(result.payload, mapping.createOnly) };
+    // An update never sends create-only fields, nor the fields the shop owns, so they never drift.
+    return { payload: withoutPaths(withoutCreateOnly(result.payload, mapping.createOnly), mapping.owners?.shop) };
   } catch (err) {
     const issue = issueOf(err);
     return { erpKey: item.key, code: issue.code, message: issue.message };

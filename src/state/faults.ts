@@ -137,6 +137,8 @@ export function guardStore(store: StateStore, translate: (err: unknown) => unkno
     reservations: part(store.reservations),
     stockSent: part(store.stockSent),
     followed: part(store.followed),
+    conflicts: part(store.conflicts),
+    sentValues: part(store.sentValues),
     retention: part(store.retention),
     dump: part(store.dump),
     write: guard(store.write, store),

@@ -17,11 +17,11 @@ export function runWhere(filter: RunFilter, where: Where): Where {
 
 /** The counter values in `COUNT_COLUMNS` order. */
 export function countValues(c: Readonly<RunCounts>): number[] {
-  return [c.read, c.created, c.updated, c.unchanged, c.failed, c.deadLettered, c.unreadable, c.warnings, c.requests];
+  return [c.read, c.created, c.updated, c.unchanged, c.failed, c.deadLettered, c.unreadable, c.warnings, c.requests, c.conflicts ?? 0];
 }
 
 /** The run counter columns. */
-export const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'dead_lettered', 'unreadable', 'warnings', 'requests'] as const;
+export const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'dead_lettered', 'unreadable', 'warnings', 'requests', 'conflicts'] as const;
 
 /** The WHERE clause of an event filter. */
 export function eventWhere(filter: EventFilter, where: Where): Where {

@@ -79,6 +79,8 @@ export interface RunRow {
   unreadable: Int;
   warnings: Int;
   requests: Int;
+  /** Migration 0018; absent in a row of an older dump. */
+  conflicts?: Int;
   error: string | null;
 }
 
@@ -193,6 +195,8 @@ export function toRun(r: RunRow): RunRecord {
       unreadable: Number(r.unreadable),
       warnings: Number(r.warnings),
       requests: Number(r.requests),
+      // Only when the run held any: the counts of every other run read as they did before issue 46.
+      ...(Number(r.conflicts ?? 0) > 0 ? { conflicts: Number(r.conflicts) } : {}),
     },
     ...(error ? { error } : {}),
   };

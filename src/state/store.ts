@@ -13,7 +13,7 @@ import type { CursorValue } from '../erp/types.js';
 import type { FollowStore, FollowWriter } from '../follow/types.js';
 
 import type { PruneReport, RetentionPolicy } from './retentionPolicy.js';
-import type { DeadLetter, Intent, NewDeadLetter, NewRecordEvent, RecordEvent, Reference, RunCounts, RunMode, RunRecord, RunStatus, ShopId, StoredCursor } from './types.js';
+import type { ConflictStore, DeadLetter, FieldConflict, Intent, NewDeadLetter, SentValueStore, NewRecordEvent, RecordEvent, Reference, RunCounts, RunMode, RunRecord, RunStatus, ShopId, StoredCursor } from './types.js';
 
 /** The shop a single `shop:` block configures, and the scope of a store opened without one. */
 export const DEFAULT_SHOP = 'default';
@@ -162,6 +162,10 @@ export interface StateWriter {
   };
   /** A followed record's row (issue 44), in the same commit as its seen hash: upsert by (pipeline, key), every column replaced. */
   readonly followed: FollowWriter;
+  /** A field conflict (issue 46): upsert by (pipeline, ERP key, field), every column replaced. */
+  readonly conflicts: { put(conflict: FieldConflict): void };
+  /** The value a guard field was accepted with, in the commit of the record's hash (issue 46); `erp` the ERP's value it stands for when another (absent: the same). */
+  readonly sentValues: { put(pipeline: string, recordKey: string, field: string, value: unknown, erp?: { readonly value: unknown }): void };
 }
 
 /** Cursors per pipeline and lane. */
@@ -465,7 +469,8 @@ export type TableCounts = Readonly<Record<StateTable, number>>;
 // state_marks moves too: a restore nobody accepted yet must still hold the pulls back after the move.
 // The reservation ledger and the stock sent move too: without them the new state would raise stock the shop sold (issue 43).
 // Followed records move too: without them the ERP would hear an order's changes again from seq 1, or never (issue 44).
-export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries', 'state_marks', 'reservations', 'reservation_cursors', 'reservation_deliveries', 'reservation_releases', 'stock_sent', 'followed'] as const;
+// Sent values and conflicts move too: without them every guard field would look edited in the shop, and open conflicts would vanish (issue 46).
+export const STATE_TABLES = ['cursors', 'refs', 'sent_hashes', 'intents', 'seen', 'runs', 'events', 'dead_letters', 'history_entries', 'state_marks', 'reservations', 'reservation_cursors', 'reservation_deliveries', 'reservation_releases', 'stock_sent', 'followed', 'sent_values', 'field_conflicts'] as const;
 export type StateTable = (typeof STATE_TABLES)[number];
 
 /** Raw rows of one table, in the neutral form both backends read and write (epoch ms, JSON as text). */
@@ -514,6 +519,10 @@ export interface StateStore {
   readonly stockSent: StockSentStore;
   /** Records a pull with `follow:` keeps reading until they are done (issue 44; `ofShop` takes the shop). */
   readonly followed: FollowStore;
+  /** Guard fields the shop's people changed, open until a person decides (issue 46; not scoped to `shop`). */
+  readonly conflicts: ConflictStore;
+  /** The last value the shop accepted per guard field and record (issue 46). */
+  readonly sentValues: SentValueStore;
   /** Restore marks and the user's say-so after a state went back in time (not scoped to `shop`). */
   readonly rewinds: RewindStore;
   readonly retention: RetentionStore;

@@ -13,6 +13,9 @@
  *   and the next run reconciles it before creating again.
  * - event: what happened to one record in one run (created, updated, unchanged, failed…).
  * - dead letter: a record that failed; kept with its reason until retried or dropped.
+ * - sent value: the last value the shop accepted for one guard field of a record (`owner: guard`).
+ * - conflict: a guard field the shop's people changed since it was last sent; held (not
+ *   overwritten) and kept until a person takes the ERP's value or keeps the shop's.
  */
 import type { CursorValue } from '../erp/types.js';
 
@@ -68,6 +71,11 @@ export interface RunCounts {
   unreadable: number;
   warnings: number;
   requests: number;
+  /**
+   * Guard fields the run held instead of overwriting (a conflict, or a shop it could not read);
+   * absent counts as 0, so counts written before issue 46 (and literals in tests) stay valid.
+   */
+  conflicts?: number;
 }
 
 /** A run row. */
@@ -179,4 +187,73 @@ export type NewDeadLetter = Pick<DeadLetter, 'pipeline' | 'resource' | 'erpKey' 
 /** Zeroed counters. */
 export function emptyCounts(): RunCounts {
   return { read: 0, created: 0, updated: 0, unchanged: 0, failed: 0, deadLettered: 0, unreadable: 0, warnings: 0, requests: 0 };
+}
+
+/** Whether a conflict waits for a person (`open`) or is decided (`resolved`). */
+export type ConflictStatus = 'open' | 'resolved';
+
+/**
+ * How a conflict ended: `erp` the ERP's value was sent over the shop's (while still open: the next
+ * push of the pipeline sends it), `shop` the shop's value was kept and became the last sent,
+ * `agreed` the two sides came to one value (or the shop went back to the one last sent).
+ */
+export type ConflictResolution = 'erp' | 'shop' | 'agreed';
+
+/** A guard field whose shop value is neither what shopsync last sent nor the ERP's (docs/mappings.md "Who owns a field"). */
+export interface FieldConflict {
+  readonly pipeline: string;
+  readonly shop: string;
+  readonly resource: string;
+  readonly erpKey: string;
+  readonly shopId?: ShopId;
+  /** The field's target path (`languages.de.products_description`). */
+  readonly field: string;
+  /** What the ERP sends now (as the mapping produced it). */
+  readonly erpValue: unknown;
+  /** What shopsync last sent; absent when it does not know (the guard came after the record was last written). */
+  readonly sentValue?: unknown;
+  /** What the shop holds (null when its record lacks the field). */
+  readonly shopValue: unknown;
+  readonly status: ConflictStatus;
+  readonly resolution?: ConflictResolution;
+  readonly firstSeenAt: string;
+  readonly lastSeenAt: string;
+  readonly resolvedAt?: string;
+  /** The run that saw it last. */
+  readonly runId?: number;
+}
+
+/** Filters of `conflicts.list`. */
+export interface ConflictFilter {
+  readonly pipeline?: string;
+  readonly shop?: string;
+  readonly erpKey?: string;
+  readonly status?: ConflictStatus;
+  /** @default 500 */
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+/** Field conflicts (one row per pipeline, record and field; written with `write(fn)`). */
+export interface ConflictStore {
+  /** Conflicts, open ones first, the latest seen first. */
+  list(filter?: ConflictFilter): Promise<FieldConflict[]>;
+  /** The open conflicts of these records, by ERP key (one query per few hundred keys). */
+  ofRecords(pipeline: string, erpKeys: readonly string[]): Promise<Map<string, FieldConflict[]>>;
+  /** Open conflicts per pipeline (pipelines without any are absent). */
+  openCounts(): Promise<Map<string, number>>;
+}
+
+/** What the shop holds of a guard field by shopsync's account, and the ERP's value that stands for. */
+export interface SentValue {
+  /** What the shop accepted (or what a person kept of the shop's). */
+  readonly value: unknown;
+  /** The ERP's value this stands for, when it is another: "keep shop" declined it, so it stays unsent until the ERP changes. Absent: `value`. */
+  readonly erp?: unknown;
+}
+
+/** The last value the shop accepted per guard field of a record. */
+export interface SentValueStore {
+  /** By record key, then field path; records without any are absent. */
+  get(pipeline: string, recordKeys: readonly string[]): Promise<Map<string, Map<string, SentValue>>>;
 }

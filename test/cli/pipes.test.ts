@@ -174,6 +174,18 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
         await state.close();
       }
     };
+    /** An open conflict of a guarded field (issue 46), so each resolve has one of its own to decide. */
+    const conflict = async (): Promise<string> => {
+      const state = await openState(join(dir, 'state/shopsync.db'));
+      try {
+        const erpKey = `SKU-C${Math.floor(Math.random() * 1e9)}`;
+        const at = new Date().toISOString();
+        await state.write((tx) => tx.conflicts.put({ pipeline: 'products', shop: 'default', resource: 'products', erpKey, shopId: 1, field: 'products_price', erpValue: '12.50', sentValue: '11.50', shopValue: 10, status: 'open', firstSeenAt: at, lastSeenAt: at }));
+        return erpKey;
+      } finally {
+        await state.close();
+      }
+    };
     let n = 0;
     const fresh = (name: string) => join(dir, `${name}-${++n}`);
     let demoDir = '';
@@ -195,6 +207,8 @@ describe('a reader of the output that goes away', { timeout: 600_000 }, () => {
       'dlq list': { args: async () => (await letter(), ['dlq', 'list']) },
       'dlq retry': { args: async () => ['dlq', 'retry', await letter()] },
       'dlq drop': { args: async () => ['dlq', 'drop', await letter()] },
+      'conflicts list': { args: async () => (await conflict(), ['conflicts', 'list']) },
+      'conflicts resolve': { args: async () => ['conflicts', 'resolve', 'products', await conflict(), '--take', 'shop'] },
       'jobs list': { args: () => ['jobs', 'list', '--config', onPostgres], skip: noPostgres },
       'jobs add': { args: () => ['jobs', 'add', 'products', '--config', onPostgres], skip: noPostgres },
       'state prune': { args: () => ['state', 'prune', '--dry-run'] },

@@ -25,6 +25,9 @@ async function fill(state: StateStore): Promise<void> {
     tx.seen.put('orders-in', 'O-1', 'seen-hash');
     // Followed orders (issue 44): the cancelled flag is BOOLEAN on PostgreSQL, 0/1 on SQLite.
     tx.followed.put({ pipeline: 'orders-in', shop: 'default', key: '7', placedDay: '2026-01-02', status: 4, cancelled: true, snapshot: { status: 4, history: 2, tracking: ['T-1'], addresses: { billing: 'b' }, items: 'i' }, changes: [{ seq: 1, id: 'h2', kind: 'cancelled', detected_at: '2026-01-03T00:00:00.000Z', status: 4, previous_status: 1 }], firstAt: '2026-01-02T10:00:00.000Z', changedAt: '2026-01-03T00:00:00.000Z', doneAt: '2026-01-03T00:00:00.000Z', doneReason: 'final' });
+    // Field conflicts and sent values (issue 46): JSON values, an unknown sent value as NULL.
+    tx.sentValues.put('products', 'A-7', 'languages.de.products_description', 'Text ü');
+    tx.conflicts.put({ pipeline: 'products', shop: 'default', resource: 'products', erpKey: 'A-7', shopId: 107, field: 'languages.de.products_description', erpValue: 'ERP', shopValue: 'Shop', status: 'open', firstSeenAt: '2026-01-02T10:00:00.000Z', lastSeenAt: '2026-01-03T10:00:00.000Z', runId: done });
     tx.followed.put({ pipeline: 'orders-in', shop: 'default', key: '8', placedDay: '2026-01-02', cancelled: false, snapshot: { history: 0, tracking: [], addresses: {}, items: 'i' }, changes: [], firstAt: '2026-01-02T10:00:00.000Z' });
   });
   await state.runs.finish(done, 'partial', { ...emptyCounts(), read: 250, created: 249, deadLettered: 1 });
@@ -67,7 +70,7 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const report = await copyState(source, target, { pageSize: 100, onTable: (t, n) => copied.push(`${t}:${n}`) });
     expect(report.counts).toEqual(await source.dump.counts());
     expect(await target.dump.counts()).toEqual(report.counts);
-    expect(report.counts).toMatchObject({ refs: 251, sent_hashes: 250, events: 250, runs: 2, dead_letters: 1, intents: 1, seen: 1, cursors: 1, history_entries: 1, state_marks: 1, followed: 2 });
+    expect(report.counts).toMatchObject({ refs: 251, sent_hashes: 250, events: 250, runs: 2, dead_letters: 1, intents: 1, seen: 1, cursors: 1, history_entries: 1, state_marks: 1, followed: 2, sent_values: 1, field_conflicts: 1 });
     expect(copied).toContain('events:250');
     expect(await everything(target)).toEqual(await everything(source));
 
@@ -167,7 +170,7 @@ describe.skipIf(!postgresAvailable)('state copy between SQLite and PostgreSQL', 
     const dry = await cli([...args, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^events\s+250$/m);
-    expect(dry.stdout).toContain(`would copy ${251 + 250 + 250 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 2} rows`);
+    expect(dry.stdout).toContain(`would copy ${251 + 250 + 250 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 2 + 1 + 1} rows`);
 
     const done = await cli([...args, '--json']);
     expect(done.code, done.stderr).toBe(0);

@@ -7,6 +7,7 @@ import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { dlqCommand } from './dlq.js';
+import { conflictsCommand } from './conflicts.js';
 import { erpCommand } from './erp.js';
 import { jobsCommand } from './jobs.js';
 import { mappingsCommand } from './mappings.js';
@@ -27,6 +28,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   program.addCommand(reconcileCommand(ctx));
   program.addCommand(statusCommand(ctx));
   program.addCommand(dlqCommand(ctx));
+  program.addCommand(conflictsCommand(ctx));
   program.addCommand(jobsCommand(ctx));
   program.addCommand(shopsCommand(ctx));
   program.addCommand(stateCommand(ctx));

@@ -24,6 +24,10 @@ export function reconcileText(r: ReconcileReport, csvPath: string | undefined): 
     `  different:        ${c.different}${Object.keys(r.fields).length ? ` (fields: ${Object.entries(r.fields).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([f, n]) => `${f} ${n}`).join(', ')})` : ''}`,
   ];
   for (const d of r.different.slice(0, 10)) lines.push(`    ${d.erpKey} → shop ${d.shopId}: ${d.fields.map((f) => `${f.field} ${show(f.shop)} → ${show(f.erp)}${f.reserved !== undefined ? ` (ERP ${f.onHand ?? '?'} − ${f.reserved} unbooked)` : ''}`).join('; ')}`);
+  if (c.conflicts) {
+    lines.push(`  conflicts (guarded fields edited in the shop; not drift, never repaired): ${c.conflicts}; decide with \`shopsync conflicts resolve ${r.pipeline} <erpKey> --take erp|shop\``);
+    for (const k of (r.conflicts ?? []).slice(0, 10)) lines.push(`    ${k.erpKey} → shop ${k.shopId}: ${k.field} shop ${show(k.shop)}, last sent ${'sent' in k ? show(k.sent) : 'unknown'}, ERP ${show(k.erp)}`);
+  }
   if (c.retired) lines.push(`  deactivated in the shop, gone from the ERP (not drift): ${c.retired}`);
   const res = r.reservations;
   if (res?.stock === 'reserved') lines.push(`  reserved: ${res.units} unit(s) of ${res.orders} unbooked shop order(s) subtracted from ${res.records} record(s) (stock compared as ERP − unbooked)`);

@@ -1,6 +1,6 @@
 /**
- * `shopsync status [--json] [--shop <name>] [--failing]`: every pipeline's last run, cursor, next run
- * and dead letters, and whether it is failing (src/pipeline/failing.ts, the dashboard's definition);
+ * `shopsync status [--json] [--shop <name>] [--failing]`: every pipeline's last run, cursor, next run,
+ * dead letters and open conflicts, and whether it is failing (src/pipeline/failing.ts, the dashboard's definition);
  * broken shops, paused shops (since when, why, how to resume) and shops whose runs keep failing first.
  * With `--failing` only the failing pipelines, and exit code 1 when there are any (0 when none).
  */
@@ -46,6 +46,8 @@ export interface PipelineStatus {
   readonly watermark: WatermarkView | null;
   readonly backfills: readonly { readonly name: string; readonly value: unknown; readonly key: string | null; readonly updatedAt: string }[];
   readonly deadLetters: number;
+  /** Open conflicts: guarded fields (`owner: guard`) the shop's people changed, waiting for a person (`shopsync conflicts list`). */
+  readonly conflicts: number;
   /** Whether the pipeline is failing, and why (src/pipeline/failing.ts). */
   readonly failing: boolean;
   readonly reasons: readonly FailingReason[];
@@ -78,6 +80,7 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
   const finished = last && last.status !== 'running' ? last : (await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial', 'failed', 'aborted', 'crashed'], limit: 1 }))[0];
   const [good] = finished && (finished.status === 'succeeded' || finished.status === 'partial') ? [finished] : await state.runs.list({ pipeline: p.name, status: ['succeeded', 'partial'], limit: 1 });
   const deadLetters = await state.deadLetters.count(p.name);
+  const conflicts = (await state.conflicts.openCounts()).get(p.name) ?? 0;
   const lock = await state.locks.get(p.name);
   const running = lock !== undefined && (lock.host !== hostname() || processAlive(lock.pid));
   const tz = p.timezone ?? defaultTz;
@@ -113,6 +116,7 @@ export async function pipelineStatus(state: StateStore, p: PipelineConfig, defau
     watermark: watermarkView(cursors.find((c) => c.name === WATERMARK_LANE)) ?? null,
     backfills: cursors.filter((c) => c.name !== 'incremental' && c.name !== WATERMARK_LANE).map((c) => ({ name: c.name, value: c.value, key: c.key, updatedAt: c.updatedAt })),
     deadLetters,
+    conflicts,
     failing: reasons.length > 0,
     reasons,
     follow,
@@ -141,7 +145,7 @@ function heldNote(w: WatermarkView | null): string {
 /** Register the command. */
 export function statusCommand(ctx: CliContext): Command {
   return new Command('status')
-    .description('show every pipeline: last run and outcome, cursor, next run, dead letters')
+    .description('show every pipeline: last run and outcome, cursor, next run, dead letters, open conflicts')
     .option('--json', 'print as JSON')
     .option('--shop <name>', 'only the pipelines of this shop')
     .option('--failing', 'only failing pipelines (last run failed or left records failed, dead letters wait, stale, overdue, stuck, run job given up, shop paused) and broken shops; exit code 1 when any, 0 when none')
@@ -181,7 +185,7 @@ export function statusCommand(ctx: CliContext): Command {
         }
         ctx.print(
           table(
-            ['PIPELINE', 'SHOP', 'LAST RUN', 'OUTCOME', 'RECORDS', 'CURSOR', 'NEXT RUN', 'DEAD LETTERS'],
+            ['PIPELINE', 'SHOP', 'LAST RUN', 'OUTCOME', 'RECORDS', 'CURSOR', 'NEXT RUN', 'DEAD LETTERS', 'CONFLICTS'],
             pipelines.map((s) => [
               `${s.name}${s.running ? ' (running)' : ''}`,
               s.shop,
@@ -191,9 +195,17 @@ export function statusCommand(ctx: CliContext): Command {
               s.cursor ? `${JSON.stringify(s.cursor.value)}${s.cursor.key !== null ? ` / ${s.cursor.key}` : ''}${heldNote(s.watermark)}` : '-',
               s.reasons.some((r) => r.code === 'shop-paused') ? 'paused (shop)' : s.schedule ? when(s.nextRun) : 'on demand',
               String(s.deadLetters),
+              String(s.conflicts),
             ]),
           ),
         );
+        // Open conflicts wait for a person as dead letters do: said under the table, with the command that decides them.
+        const conflicted = pipelines.filter((s) => s.conflicts > 0);
+        if (conflicted.length > 0) {
+          ctx.print('');
+          ctx.print(`CONFLICTS (guarded fields edited in the shop, left as the shop has them):`);
+          for (const s of conflicted) ctx.print(`  ${s.name}: ${s.conflicts} open; \`shopsync conflicts list ${s.name}\`, then \`shopsync conflicts resolve ${s.name} <erpKey> --take erp|shop\``);
+        }
         const followed = pipelines.map(followLine).filter((l): l is string => l !== undefined);
         if (followed.length > 0) {
           ctx.print('');

@@ -78,6 +78,7 @@ ${held ? html`<dt>Watermark</dt><dd data-watermark="${held.by}"${held.by === 'tr
 <dt>Next run</dt><dd>${v.paused ? html`<span class="issue error" data-paused>skipped: shop ${v.paused.shop} is paused; resume: <code>${resumeCommand(v.paused.shop)}</code></span>` : p.schedule ? html`${timeCell(p.nextRun(), now)} <span class="muted small">(<code>${p.schedule}</code>)</span>` : html`<span class="muted">not scheduled</span>`}</dd>
 ${triggers.length ? html`<dt>Triggers</dt><dd>${triggers.map((t) => triggerLine(t, p.schedule !== undefined, now))}</dd>` : ''}
 <dt>Dead letters</dt><dd>${dead > 0 ? html`<a href="/dead-letters?pipeline=${encodeURIComponent(p.name)}"><span class="badge b-bad">${formatCount(dead)}</span></a>` : html`<span class="muted">none</span>`}</dd>
+${v.conflicts > 0 ? html`<dt>Conflicts</dt><dd data-conflicts="${v.conflicts}"><a href="/conflicts?pipeline=${encodeURIComponent(p.name)}"><span class="badge b-warn">${formatCount(v.conflicts)} open</span></a> <span class="muted small">guarded fields edited in the shop</span></dd>` : ''}
 </dl>
 <div class="actions">
 <form method="post" action="/actions/run">${csrfField(ctx.csrfToken)}<input type="hidden" name="pipeline" value="${p.name}"><button type="submit" data-run="${p.name}"${running ? html` disabled` : ''}>${running ? 'Running…' : 'Run now'}</button></form>

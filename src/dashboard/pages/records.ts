@@ -5,6 +5,7 @@ import { type PageContext, type PageResult } from './context.js';
 import { shopsOf } from './shops.js';
 import { eventExtras, eventHeaders, eventRows } from './record-events.js';
 import { stockSection, stockViews } from './stock.js';
+import { recordConflicts } from './conflicts.js';
 
 const LIMIT = 200;
 
@@ -59,7 +60,9 @@ export async function recordsPage(ctx: PageContext): Promise<PageResult> {
   if (!q) return { title: 'Records', nav: 'records', body: html`${form}<p class="muted">Type an ERP key (product number, order number…) or a shop id to see what every run did with that record.</p>`, live: false };
   const found = await lookupRecord(ctx, q);
   const extras = await eventExtras(ctx.state, found.events);
-  const stock = await stockViews(ctx, [...new Set([q, ...found.references.map((r) => r.erpKey)])], found.events);
+  const keys = [...new Set([q, ...found.references.map((r) => r.erpKey)])];
+  const stock = await stockViews(ctx, keys, found.events);
+  const conflicts = await recordConflicts(ctx, keys);
   const body = html`${form}
 <h2>References</h2>
 ${
@@ -76,6 +79,7 @@ ${
       )}</ul>`
     : ''
 }
+${conflicts}
 ${stockSection(stock, ctx.now)}
 <h2>History</h2>
 ${

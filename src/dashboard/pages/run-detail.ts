@@ -35,7 +35,7 @@ ${run.range ? html`<dt>Range</dt><dd><code>${JSON.stringify(run.range)}</code></
 ${err ? html`<dt>Error</dt><dd class="issue error">${err}</dd>` : ''}
 </dl>
 <div class="summary-grid">
-${stat(w.read, c.read)}${stat(w.created, c.created)}${stat(w.updated, c.updated)}${stat(w.unchanged, c.unchanged)}${stat(w.failed, c.failed, 'bad')}${stat(w.deadLettered, c.deadLettered, 'bad')}${c.unreadable ? stat('unreadable', c.unreadable, 'bad') : ''}${stat('warnings', c.warnings, 'warn')}${stat('requests', c.requests)}
+${stat(w.read, c.read)}${stat(w.created, c.created)}${stat(w.updated, c.updated)}${stat(w.unchanged, c.unchanged)}${stat(w.failed, c.failed, 'bad')}${stat(w.deadLettered, c.deadLettered, 'bad')}${c.unreadable ? stat('unreadable', c.unreadable, 'bad') : ''}${c.conflicts ? stat('conflicts', c.conflicts, 'warn') : ''}${stat('warnings', c.warnings, 'warn')}${stat('requests', c.requests)}
 </div>`;
 }
 

@@ -54,6 +54,7 @@ export function registerApi(app: FastifyInstance, env: RouteEnv): void {
         lastSuccessAt: v.lastSuccessAt,
         cursor: v.cursors.get('incremental'),
         deadLetters: v.deadLetters,
+        conflicts: v.conflicts,
         paused: v.paused ? { since: new Date(v.paused.pausedAt).toISOString(), reason: v.paused.reason, resume: resumeCommand(v.paused.shop) } : null,
         triggers: triggers.filter((t) => t.pipeline === v.pipeline.name),
         // p50/p95 of the last hour's delivered changes (change timestamp → shop answer), from every replica's runs.

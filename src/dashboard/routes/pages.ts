@@ -7,6 +7,7 @@ import { page } from '../layout.js';
 import { chartsPage } from '../pages/charts.js';
 import type { PageContext, PageResult } from '../pages/context.js';
 import { deadLettersPage } from '../pages/dead-letters.js';
+import { conflictsPage } from '../pages/conflicts.js';
 import { overviewPage } from '../pages/overview.js';
 import { previewPage } from '../pages/preview.js';
 import { recordsPage } from '../pages/records.js';
@@ -83,6 +84,7 @@ export function registerPages(app: FastifyInstance, env: RouteEnv): void {
   app.get('/runs', async (request, reply) => send(request, reply, await runsPage(context(request))));
   app.get<{ Params: { id: string } }>('/runs/:id', async (request, reply) => send(request, reply, await runDetailPage(context(request), Number(request.params.id))));
   app.get('/dead-letters', async (request, reply) => send(request, reply, await deadLettersPage(context(request))));
+  app.get('/conflicts', async (request, reply) => send(request, reply, await conflictsPage(context(request))));
   app.get('/records', async (request, reply) => send(request, reply, await recordsPage(context(request))));
   app.get('/charts', async (request, reply) => send(request, reply, await chartsPage(context(request))));
   app.get('/reconcile', async (request, reply) => send(request, reply, await reconcilePage(context(request), env.deps.reports)));

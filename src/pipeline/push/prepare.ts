@@ -18,6 +18,7 @@ import type { PushInput } from './keys.js';
 import { uploadRecordFiles } from './media.js';
 import { sourceHashOf } from './sourceHash.js';
 import type { StockPush } from '../../reservations/push.js';
+import { withoutPaths } from '../../conflicts/paths.js';
 
 /** What preparing needs. */
 export interface PrepareDeps {
@@ -106,7 +107,8 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   // and the units behind it are hashed too, so 7 − 3 after 4 − 0 (both 4) is a change (the shop
   // booked those 3 since). Without reservations the payload alone, as before.
   const reserved = stocked?.figures.filter((f) => f.reserved > 0) ?? [];
-  const hashed = withoutCreateOnly(payload, mapping.createOnly);
+  // Fields the shop owns travel on create only too: an ERP change of one alone is no reason to update.
+  const hashed = withoutPaths(withoutCreateOnly(payload, mapping.createOnly), mapping.owners?.shop);
   const hash = contentHash(reserved.length > 0 ? { ...hashed, [STOCK_HASH_FIELD]: reserved.map((f) => [f.field, f.erp, f.reserved]) } : hashed);
   // Kept only where the payload follows from the record alone: no reference or file looked up, no warning to show again.
   const pureSource = lookups === 0 && warnings.length === 0 && !(result.files && result.files.length > 0) ? sourceHash : undefined;
@@ -145,7 +147,7 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
     const field = rule.inSomeEntry !== undefined ? `${rule.field}.<language>.${rule.inSomeEntry}` : rule.field;
     return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${field}\`${rule.positive ? ' above 0' : ''} (got ${got}): ${rule.why}${fix}` }, { payload, hash });
   }
-  const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource, sent?.changedAt);
+  const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource, sent?.changedAt, mapping.owners?.shop);
   if (stocked && deps.stock) {
     // Stock travels on its own: a figure equal to the last one sent stays out, so an unrelated change cannot undo a booking.
     if (op === 'update' && input.resend !== true) {
@@ -182,6 +184,7 @@ function newItem(
   createOnly?: readonly string[],
   sourceHash?: string,
   deliveredChange?: number,
+  shopOwned?: readonly string[],
 ): WorkItem {
   // One literal of fixed shape, absent values as undefined: conditional spreads here cost about 100 µs a record (V8 builds such objects property by property in its slow path).
   return {
@@ -206,6 +209,10 @@ function newItem(
     createMayHaveLanded: false,
     verify: false,
     stockSent: undefined,
+    shopOwned: shopOwned !== undefined && shopOwned.length > 0 ? shopOwned : undefined,
+    held: undefined,
+    hashStays: false,
+    closing: undefined,
   };
 }
 
@@ -221,9 +228,10 @@ export function withoutCreateOnly(payload: Record<string, unknown>, createOnly: 
   return Object.fromEntries(Object.entries(payload).filter(([field]) => !createOnly.includes(field)));
 }
 
-/** The payload for the item's operation: an update drops create-only fields. */
-export function sentPayload(item: Pick<WorkItem, 'op' | 'payload' | 'createOnly'>): Record<string, unknown> {
-  return item.op === 'update' ? withoutCreateOnly(item.payload, item.createOnly) : item.payload;
+/** The payload for the item's operation: an update drops create-only fields, the fields the shop owns and the guarded fields held back. */
+export function sentPayload(item: Pick<WorkItem, 'op' | 'payload' | 'createOnly'> & Partial<Pick<WorkItem, 'shopOwned' | 'held'>>): Record<string, unknown> {
+  if (item.op !== 'update') return item.payload;
+  return withoutPaths(withoutPaths(withoutCreateOnly(item.payload, item.createOnly), item.shopOwned), item.held);
 }
 
 /** The payload as sent: an update carries the shop id under the resource's key field. */

@@ -28,6 +28,7 @@ import type { Settlement, WorkItem } from './work.js';
 import { ChangeLatencyRecorder, type ChangeLatencyOptions } from './latency.js';
 import { DUPLICATE_KEY, DuplicateGuard, type DuplicateRefusal } from './duplicates.js';
 import { StatusGuard } from '../../follow/guard.js';
+import { FieldGuard } from '../../conflicts/guard.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -91,6 +92,8 @@ export class PushEngine {
   private readonly duplicates: DuplicateGuard;
   /** Order statuses the shop cancelled or changed meanwhile are not overwritten (issue 44, src/follow/guard.ts). */
   private readonly statusGuard: StatusGuard | undefined;
+  /** Guarded fields the shop's people changed are not overwritten (issue 46, src/conflicts/guard.ts). */
+  private readonly fieldGuard: FieldGuard | undefined;
 
   constructor(options: PushEngineOptions) {
     const references = new ReferenceCache(options.state);
@@ -103,6 +106,7 @@ export class PushEngine {
     this.duplicates = new DuplicateGuard({ mapping: options.mapping, resource: options.resource, references, ...(options.source ? { source: options.source } : {}) });
     const { state, runId, def, resource, events, logger } = options;
     this.statusGuard = StatusGuard.open({ def, resource, mapping: options.mapping, state, shop: options.shop, logger, counts: options.counts });
+    this.fieldGuard = FieldGuard.open({ pipeline: def.name, resource, mapping: options.mapping, state, shop: options.shop, logger, counts: options.counts, runId: options.runId, dryRun: options.dryRun });
     this.latency = options.changeLatency && !options.dryRun ? new ChangeLatencyRecorder({ ...options.changeLatency, state, runId, pipeline: def.name, resource: resource.name, logger, ...(events ? { events } : {}) }) : undefined;
   }
 
@@ -249,9 +253,10 @@ export class PushEngine {
     // A dry run creates nothing, so a reference it misses stays missing: it plans the failure at once.
     if (prepared.kind === 'waiting' && !this.o.dryRun && this.waiting.add({ input, settlement: prepared.settlement, missing: prepared.missing }, this.o.mapping.recordKey?.(input.erpKey, input.record))) return;
     if (prepared.kind === 'send') {
-      // A dry run shows what the status guard would refuse, from the shop's current records.
+      // A dry run shows what the status guard would refuse, from the shop's current records, and the guarded fields it would hold.
       const refused = (await this.statusGuard?.screen([prepared.item]))?.refused[0];
-      if (refused) planSettled(this.o.counts, this.plan, refused);
+      const unsent = refused ? undefined : (await this.fieldGuard?.screen([prepared.item]))?.settled[0];
+      if (refused ?? unsent) planSettled(this.o.counts, this.plan, (refused ?? unsent)!);
       else this.o.counts.requests += await planSend(this.o, this.plan, prepared.item);
       return;
     }
@@ -372,6 +377,10 @@ export class PushEngine {
       if (pass === undefined || pass.length === 0) return;
       items = pass;
     }
+    if (op === 'update' && this.fieldGuard) {
+      items = await this.screenFields(items);
+      if (items.length === 0) return;
+    }
     // A process frozen while it held the lane may find it taken over on waking: then nothing more leaves.
     await this.o.fence?.();
     // Intents and pending marks are committed before the request leaves: a crash after it is reconciled, never repeated blind.
@@ -432,6 +441,21 @@ export class PushEngine {
     return screened.pass;
   }
 
+  /**
+   * The field guard's screen of an update batch: guarded fields the shop changed are held (the rest of
+   * each record goes out); a record left with nothing to send settles at once and frees its key.
+   */
+  private async screenFields(items: WorkItem[]): Promise<WorkItem[]> {
+    const { pass, settled, retry, retryError } = await this.fieldGuard!.screen(items);
+    // Never sent blind: a batch whose shop records could not be read now goes again, as after a transient failure.
+    for (const item of retry) this.judge('update', item, { kind: 'retry', error: retryError ?? { code: 'GUARD_READ_FAILED', message: 'the shop could not be read' }, countsAttempt: true });
+    if (settled.length > 0) {
+      await this.settle(settled);
+      for (const s of settled) this.lanes.release(s.item.erpKey);
+    }
+    return pass;
+  }
+
   /** Forget the references and hashes of records the shop no longer has, then queue them as creates. */
   private async forgetGone(items: readonly WorkItem[]): Promise<void> {
     const { state, resource, def, mapping } = this.o;
@@ -446,6 +470,9 @@ export class PushEngine {
       this.o.batch.settled(item.erpKey);
       item.op = 'create';
       delete item.shopId;
+      // A create sends every field: nothing the shop had is left to keep.
+      item.held = undefined;
+      item.hashStays = false;
       this.queues.create.push(item);
     }
   }
@@ -485,7 +512,7 @@ export class PushEngine {
     const { resource, mapping, state, def } = this.o;
     switch (v.kind) {
       case 'ok':
-        return { kind: 'done', item, outcome: op === 'create' ? 'created' : 'updated', shopId: v.shopId ?? item.shopId, warnings: [...item.warnings, ...v.warnings], storeHash: true };
+        return { kind: 'done', item, outcome: op === 'create' ? 'created' : 'updated', shopId: v.shopId ?? item.shopId, warnings: [...item.warnings, ...v.warnings], storeHash: !item.hashStays };
       case 'duplicate-order':
         if (v.ours || item.createMayHaveLanded) return { kind: 'done', item, outcome: 'created', ...(v.shopId !== undefined ? { shopId: v.shopId } : {}), warnings: item.warnings, storeHash: true };
         item.foundExisting = true;

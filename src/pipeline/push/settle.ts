@@ -12,6 +12,7 @@ import { markPending, markSent } from './history.js';
 import { sentPayload } from './prepare.js';
 import type { PushEngineOptions } from './runner.js';
 import type { Settlement, WorkItem } from './work.js';
+import { rememberSent } from '../../conflicts/settle.js';
 
 const NO_CODES: readonly string[] = Object.freeze([]);
 
@@ -31,6 +32,8 @@ export interface SettleTarget {
   readonly recordReferences?: boolean;
   /** The identity of a record among those sharing its ERP key (mapping `row_key`), for hashes and dead letters. */
   readonly recordKey?: (erpKey: string, record: Record<string, unknown>) => string;
+  /** The mapping's `owner: guard` fields: what the shop accepted of them is remembered (src/conflicts/settle.ts). */
+  readonly guarded?: readonly string[];
 }
 
 /** Where a push engine's settlements go. */
@@ -48,6 +51,7 @@ export function settleTargetOf(o: PushEngineOptions): SettleTarget {
     // Records addressed by the shop's own id (order status by orders_id) need no reference; recording one would mix ERP event keys into the orders' references.
     recordReferences: !(o.def.options.keyIsShopId || o.mapping.shopKey === o.resource.key.id),
     ...(o.mapping.recordKey ? { recordKey: o.mapping.recordKey } : {}),
+    ...(o.mapping.owners && o.mapping.owners.guard.length > 0 ? { guarded: o.mapping.owners.guard } : {}),
   };
 }
 
@@ -87,6 +91,8 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
         const sent = s.outcome !== 'unchanged';
         // The stock figures the shop accepted, in the commit of the hash: a last-sent figure that outlived a lost write would hide the next one (stock travels on its own).
         if (sent && s.item.stockSent) for (const row of s.item.stockSent) tx.stockSent.put(row);
+        // Likewise the guarded fields' values: the next update compares the shop's with them.
+        if (sent && target.guarded) rememberSent(tx, pipeline, rk, item, target.guarded);
         // An unchanged record without warnings is counted in the run, not written as a row: a daily full re-read of
         // 100,000 unchanged articles would otherwise add 100,000 rows a day (disk) and was half of the re-read's time.
         // Literals of fixed shape (absent values undefined) in this per-record loop: conditional spreads cost microseconds each.

@@ -1,7 +1,7 @@
 /** The unit of work of a push: one source record on its way to the shop. */
 import type { CursorPosition, ErpRecord, RecordOrigin } from '../../erp/types.js';
 import type { StockSent } from '../../reservations/types.js';
-import type { ShopId, StoredIssue } from '../../state/index.js';
+import type { FieldConflict, ShopId, StoredIssue } from '../../state/index.js';
 
 /** An append-only list entry the payload carries, with its identity hash. */
 export interface HistoryItem {
@@ -51,6 +51,14 @@ export interface WorkItem {
   reconcile: boolean;
   /** Stock figures this payload carries, remembered as sent once the shop accepted it (src/reservations/sent.ts). */
   stockSent: readonly StockSent[] | undefined;
+  /** Target paths an update leaves out because the shop owns them (mapping `owner: shop`, src/mapping/owners.ts). */
+  readonly shopOwned: readonly string[] | undefined;
+  /** Guarded fields this update leaves out: the shop changed them, or they could not be compared (src/conflicts/guard.ts). */
+  held: readonly string[] | undefined;
+  /** Settling keeps the record's stored hash: a guarded field was not compared, so the ERP's value is not delivered yet. */
+  hashStays: boolean;
+  /** Conflicts ("take ERP") that end once the shop accepted this payload. */
+  closing: readonly FieldConflict[] | undefined;
 }
 
 /** A record's final outcome, ready to be written to the state. */

@@ -22,6 +22,8 @@ const KEYS: Readonly<Record<StateTable, readonly string[]>> = {
   reservation_releases: ['shop', 'orders_id'],
   stock_sent: ['pipeline', 'record_key', 'field'],
   followed: ['pipeline', 'record_key'],
+  sent_values: ['pipeline', 'record_key', 'field'],
+  field_conflicts: ['pipeline', 'erp_key', 'field'],
 };
 
 /**

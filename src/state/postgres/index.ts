@@ -29,6 +29,7 @@ import { PgIncidents } from './incidents.js';
 import { PgStreaks } from './streaks.js';
 import { PgReservations, PgStockSent } from './reservations.js';
 import { PgFollowed } from './followed.js';
+import { PgConflicts, PgSentValues } from './conflicts.js';
 import { PgReplicas } from './replicas.js';
 import { PgRetention } from './retention.js';
 import { PgRuns } from './runs.js';
@@ -67,6 +68,8 @@ interface Shared {
   readonly reservations: PgReservations;
   readonly stockSent: PgStockSent;
   readonly followed: PgFollowed;
+  readonly conflicts: PgConflicts;
+  readonly sentValues: PgSentValues;
   readonly rewinds: MarkedRewinds;
   readonly retention: PgRetention;
   readonly dump: PgDump;
@@ -109,6 +112,8 @@ function view(shared: Shared, shop: string): StateStore {
     reservations: shared.reservations,
     stockSent: shared.stockSent,
     followed: shared.followed,
+    conflicts: shared.conflicts,
+    sentValues: shared.sentValues,
     rewinds: shared.rewinds,
     retention: shared.retention,
     dump: shared.dump,
@@ -225,6 +230,8 @@ export async function openPostgresState(location: PostgresLocation, options: { l
     reservations: new PgReservations(pool),
     stockSent: new PgStockSent(pool),
     followed: new PgFollowed(pool),
+    conflicts: new PgConflicts(pool),
+    sentValues: new PgSentValues(pool),
     rewinds: new MarkedRewinds({
       get: async (name) => (await query<{ value: string }>(pool, 'SELECT value FROM state_marks WHERE name = $1', [name]))[0]?.value,
       put: async (name, value) => void (await query(pool, 'INSERT INTO state_marks (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value])),

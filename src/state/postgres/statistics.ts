@@ -20,7 +20,8 @@ import { one } from './db.js';
 
 /** Tables whose batch reads depend on their statistics. */
 // followed: a pull with `follow:` reads it per batch, and its first pass adopts a whole age window of orders at once.
-export const KEYED_TABLES = ['refs', 'sent_hashes', 'seen', 'history_entries', 'followed'] as const;
+// sent_values: a push with `owner: guard` fields reads it per update batch (issue 46).
+export const KEYED_TABLES = ['refs', 'sent_hashes', 'seen', 'history_entries', 'followed', 'sent_values'] as const;
 export type KeyedTable = (typeof KEYED_TABLES)[number];
 
 /** Rows written to a table before its statistics are looked at. */

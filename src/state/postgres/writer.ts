@@ -15,6 +15,7 @@
 import { EVENT_COLUMNS, eventValues, LETTER_COLUMNS, letterValues } from '../rows.js';
 import type { StateWriter } from '../store.js';
 import { followedValues } from '../followedRows.js';
+import { conflictValues, sentValueColumns } from '../conflictRows.js';
 import { COUNT_COLUMNS, countValues } from '../filters.js';
 import type { Param } from './db.js';
 
@@ -69,6 +70,13 @@ const SPECS = {
     [t('pipeline'), t('record_key')],
     [t('shop'), t('placed_day'), n('status'), b('cancelled'), t('snapshot'), t('changes'), t('first_at'), t('changed_at'), t('done_at'), t('done_reason')],
   ),
+  // Columns in conflictValues order after the key (pipeline, erp_key, field).
+  conflicts: spec(
+    'field_conflicts',
+    [t('pipeline'), t('erp_key'), t('field')],
+    [t('shop'), t('resource'), t('shop_id'), t('erp_value'), t('sent_value'), t('shop_value'), t('status'), t('resolution'), n('first_seen'), n('last_seen'), n('resolved_at'), n('run_id')],
+  ),
+  sentValues: spec('sent_values', [t('pipeline'), t('record_key'), t('field')], [t('value'), t('erp_value'), n('at')]),
   history: spec('history_entries', [t('shop'), t('resource'), t('shop_id'), t('identity')], [t('state'), t('entry'), n('run_id'), n('updated_at')]),
   deadLetters: spec(
     'dead_letters',
@@ -217,6 +225,13 @@ export class PgWriter {
           put('followed', [pipeline!, key!], () => rest);
         },
       },
+      conflicts: {
+        put: (c) => {
+          const [pipeline, erpKey, field, ...rest] = conflictValues(c);
+          put('conflicts', [pipeline!, erpKey!, field!], () => rest);
+        },
+      },
+      sentValues: { put: (pipeline, recordKey, field, value, erp) => put('sentValues', [pipeline, recordKey, field], () => [...sentValueColumns(value, erp), now]) },
       events: {
         add: (e) => {
           const values = eventValues(shop, e);

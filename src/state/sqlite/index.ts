@@ -21,6 +21,7 @@ import { SqliteIncidents } from './incidents.js';
 import { SqliteStreaks } from './streaks.js';
 import { SqliteReservations, SqliteStockSent } from './reservations.js';
 import { SqliteFollowed } from './followed.js';
+import { SqliteConflicts, SqliteSentValues } from './conflicts.js';
 import { SqliteReplicas } from './replicas.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteRuns } from './runs.js';
@@ -43,6 +44,8 @@ interface Shared {
   readonly reservations: SqliteReservations;
   readonly stockSent: SqliteStockSent;
   readonly followed: SqliteFollowed;
+  readonly conflicts: SqliteConflicts;
+  readonly sentValues: SqliteSentValues;
   readonly rewinds: MarkedRewinds;
   readonly retention: SqliteRetention;
   readonly dump: SqliteDump;
@@ -72,6 +75,8 @@ function view(shared: Shared, shop: string): StateStore {
     runs: { saveCounts: (id, counts) => runs.saveCountsNow(id, counts) },
     stockSent: { put: (row) => shared.stockSent.putNow([row]), forget: (pipeline, recordKey, field) => shared.stockSent.forgetNow(pipeline, recordKey, field) },
     followed: { put: (row) => shared.followed.putNow(row) },
+    conflicts: { put: (conflict) => shared.conflicts.putNow(conflict) },
+    sentValues: { put: (pipeline, recordKey, field, value, erp) => shared.sentValues.putNow(pipeline, recordKey, field, value, erp) },
   };
   const store: StateStore = {
     backend: 'sqlite',
@@ -94,6 +99,8 @@ function view(shared: Shared, shop: string): StateStore {
     reservations: shared.reservations,
     stockSent: shared.stockSent,
     followed: shared.followed,
+    conflicts: shared.conflicts,
+    sentValues: shared.sentValues,
     rewinds: shared.rewinds,
     retention: shared.retention,
     dump: shared.dump,
@@ -175,6 +182,8 @@ export function openSqliteState(path: string, options: SqliteStateOptions = {}):
     reservations: new SqliteReservations(db),
     stockSent: new SqliteStockSent(db),
     followed: new SqliteFollowed(db),
+    conflicts: new SqliteConflicts(db),
+    sentValues: new SqliteSentValues(db),
     rewinds: new MarkedRewinds({
       get: async (name) => db.prepare<[string], { value: string }>('SELECT value FROM state_marks WHERE name = ?').get(name)?.value,
       put: async (name, value) => void db.prepare('INSERT INTO state_marks (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(name, value),
