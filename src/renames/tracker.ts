@@ -94,17 +94,24 @@ export class RenameTracker {
     return undefined;
   }
 
-  /** Read what a chunk's records need: stored numbers, pending SEO writes, and references kept by their number. */
-  async load(chunk: readonly PushInput[]): Promise<void> {
+  /**
+   * Read what a chunk's records need: stored numbers, pending SEO writes, and, for records without a
+   * reference (`referenced` says which have one), references kept by their number.
+   */
+  async load(chunk: readonly PushInput[], referenced: (erpKey: string) => boolean): Promise<void> {
     const { state, resource, pipeline } = this.deps;
     const readable = chunk.filter((i) => !i.refused);
     const keys = readable.map((i) => i.erpKey);
     if (keys.length === 0) return;
     const naturals = [...new Set(readable.flatMap((i) => {
       const n = this.surrogate.naturalOf(i.record);
-      return n !== undefined && n !== i.erpKey ? [n] : [];
+      return n !== undefined && n !== i.erpKey && !referenced(i.erpKey) ? [n] : [];
     }))];
-    const [numbers, pending, old] = await Promise.all([state.refs.numbers(resource.name, keys), state.intents.getMany(SEO_HISTORY, keys.map((k) => this.intentKey(k))), state.refs.getMany(resource.name, naturals)]);
+    const [numbers, pending, old] = await Promise.all([
+      state.refs.numbers(resource.name, keys),
+      state.intents.getMany(SEO_HISTORY, keys.map((k) => this.intentKey(k))),
+      naturals.length > 0 ? state.refs.getMany(resource.name, naturals) : Promise.resolve(new Map<string, ShopId>()),
+    ]);
     for (const [k, n] of numbers) this.numbers.set(k, n);
     for (const k of keys) if (pending.has(this.intentKey(k))) this.pending.add(k);
     if (old.size === 0) return;

@@ -19,6 +19,11 @@ forEachBackend('renamed articles', (backend: Backend) => {
   });
 
   const byModel = async (model: string) => (await f.products()).find((p) => p.products_model === model);
+  const all = async (resource: 'manufacturers') => {
+    const out: Record<string, unknown>[] = [];
+    for await (const r of f.shop.exportAll(resource)) out.push(r);
+    return out;
+  };
 
   it('keeps the shop product of an article whose number changes under the same ERP id, and redirects its old URL once', async () => {
     // A shop before 2.13.0 writes no redirect of its own for products: the entry is shopsync's.
@@ -69,6 +74,29 @@ forEachBackend('renamed articles', (backend: Backend) => {
     expect(history.map((e) => e.languages)).toEqual([{ de: { sh_seo_string: 'wasserkocher-art-1020' } }]);
     const event = (await f.state.events.list({ runId: renamed.runId })).find((e) => e.erpKey === '1');
     expect(event?.warnings[0]?.message).toContain('the SEO history already redirects its old URL (de: wasserkocher-art-1020)');
+  });
+
+  it('keeps a renamed manufacturer under the same ERP id and redirects its old URL, as the registry says for manufacturers', async () => {
+    await f.setting('SANDBOX_SEO_AUTO_REDIRECTS', 'false');
+    const mapping = await f.mapping(`
+name: articles
+direction: erp-to-shop
+target: { resource: manufacturers, operation: upsert }
+key: { surrogate: id, natural: name }
+fields:
+  manufacturers_name: name
+  languages.de.seo_name: { template: "marke-{name}", case: lower }
+`);
+    f.article(3, 'M-3', 'Kochwerk', '0', '1');
+    expect((await f.run(mapping, 'id', {}, f.shop, 'manufacturers')).counts).toMatchObject({ created: 1 });
+    const [before] = await all('manufacturers');
+    f.article(3, 'M-3', 'Kochwerk Deutschland', '0', '2');
+    const renamed = await f.run(mapping, 'id', {}, f.shop, 'manufacturers');
+    expect(renamed.counts).toMatchObject({ updated: 1, created: 0, failed: 0 });
+    const after = await all('manufacturers');
+    expect(after.map((m) => [m.manufacturers_id, m.manufacturers_name])).toEqual([[before?.manufacturers_id, 'Kochwerk Deutschland']]);
+    const history = await f.seoHistory('m', before?.manufacturers_id as number);
+    expect(history.map((e) => [e.sh_base_type, e.sh_item_id, e.languages])).toEqual([['m', before?.manufacturers_id, { de: { sh_seo_string: 'marke-kochwerk' } }]]);
   });
 
   it('makes a second product when the ERP has no stable id: the old number is one article gone, the new one a new article', async () => {

@@ -55,8 +55,8 @@ export interface RenameFixture {
   mapping(yaml: string): Promise<CompiledMapping>;
   /** A source over the article table keyed by `key`. */
   source(key: string): () => Promise<Source>;
-  /** Run the `articles` push. */
-  run(mapping: CompiledMapping, key: string, options?: Partial<RunOptions>, shop?: ShopClient): ReturnType<typeof runPipeline>;
+  /** Run the `articles` push (of products unless `resource` says otherwise). */
+  run(mapping: CompiledMapping, key: string, options?: Partial<RunOptions>, shop?: ShopClient, resource?: string): ReturnType<typeof runPipeline>;
   /** Insert or replace an article row. */
   article(id: number, code: string, name: string, price: string, at: string): void;
   /** Change a sandbox shop setting. */
@@ -86,8 +86,8 @@ export async function renameFixture(backend: Backend, sandboxOptions: SandboxOpt
     state,
     mapping: (yaml) => mappingFile(dir, 'articles', yaml),
     source,
-    run: (mapping, key, options = {}, client = shop) =>
-      runPipeline({ name: 'articles', direction: 'push', source: { connection: 'erp' }, mapping: 'articles.yaml', resource: 'products', batchSize: 10 }, { state, shop: client, mapping, source: source(key), logger: silentLogger }, options),
+    run: (mapping, key, options = {}, client = shop, resource = 'products') =>
+      runPipeline({ name: 'articles', direction: 'push', source: { connection: 'erp' }, mapping: 'articles.yaml', resource, batchSize: 10 }, { state, shop: client, mapping, source: source(key), logger: silentLogger }, options),
     article: (id, code, name, price, at) => void erp.prepare('INSERT OR REPLACE INTO article (id, code, name, price, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, code, name, price, `2026-01-0${at} 00:00:00`),
     async setting(name, value) {
       const res = await fetch(`${sandbox.url}/sandbox/settings`, { method: 'PUT', headers: { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ [name]: value }) });

@@ -175,7 +175,7 @@ export class PushEngine {
         this.fatal ??= wrong;
         return;
       }
-      await this.renames.load(chunk);
+      await this.renames.load(chunk, (erpKey) => this.o.references.lookup(this.o.resource.name, erpKey) !== undefined);
     }
     // Two records claiming one shop record are refused together before either is prepared or sent.
     const { pass, refused } = await this.duplicates.screen(chunk);
