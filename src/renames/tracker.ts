@@ -65,6 +65,8 @@ export class RenameTracker {
   private readonly pending = new Set<string>();
   /** References kept by the number, by that number. */
   private readonly candidates = new Map<string, Candidate>();
+  /** Shop records adopted in this run: one is never given to a second record (a reference read again before the first adoption settled). */
+  private readonly adoptedIds = new Map<string, string>();
   private readonly surrogate: SurrogateKey;
 
   private constructor(private readonly deps: RenameDeps) {
@@ -131,12 +133,16 @@ export class RenameTracker {
     const natural = this.surrogate.naturalOf(record);
     if (natural === undefined || natural === erpKey) return undefined;
     const c = this.candidates.get(natural);
-    if (!c) return undefined;
+    if (!c || this.adoptedIds.has(String(c.shopId))) return undefined;
     this.candidates.delete(natural);
-    if (c.hash !== undefined && c.hash === hash) return { shopId: c.shopId, from: natural, hash: c.hash, requests: 0 };
+    if (c.hash !== undefined && c.hash === hash) {
+      this.adoptedIds.set(String(c.shopId), erpKey);
+      return { shopId: c.shopId, from: natural, hash: c.hash, requests: 0 };
+    }
     const shopRecord = await this.deps.shop.exportOne(this.deps.resource.name as ResourceName, c.shopId);
     const held = text(shopRecord?.[this.surrogate.number]);
     if (held === undefined || (held !== natural && held !== this.numberOf(payload))) return undefined;
+    this.adoptedIds.set(String(c.shopId), erpKey);
     return { shopId: c.shopId, from: natural, ...(c.hash !== undefined ? { hash: c.hash } : {}), requests: 1 };
   }
 
@@ -233,12 +239,19 @@ export class RenameTracker {
   private async claim(item: WorkItem, shopId: ShopId): Promise<StoredIssue | undefined> {
     const { state, resource } = this.deps;
     const number = this.numberOf(item.payload);
-    const mine = new Set([item.erpKey, this.surrogate.naturalOf(item.record), number]);
-    const refs = await state.refs.byShopId(resource.name, shopId);
-    const holders = refs.filter((r) => !mine.has(r.erpKey)).map((r) => r.erpKey);
+    // This record's own reference from before its surrogate: kept by its number, without a stored number (one written under a surrogate has one).
+    const names = new Set([this.surrogate.naturalOf(item.record), number]);
+    const ownOld = (r: { erpKey: string; number?: string }) => r.number === undefined && names.has(r.erpKey);
+    const refs = (await state.refs.byShopId(resource.name, shopId)).filter((r) => r.erpKey !== item.erpKey);
+    const holders = refs.filter((r) => !ownOld(r)).map((r) => r.erpKey);
+    const taker = this.adoptedIds.get(String(shopId));
+    if (taker !== undefined && taker !== item.erpKey) holders.push(taker);
     if (holders.length > 0) return claimed(resource.name, this.surrogate.number, item.erpKey, number, shopId, holders);
-    const old = refs.find((r) => r.erpKey !== item.erpKey);
-    if (old) item.adoptedFrom = old.erpKey;
+    const old = refs.find(ownOld);
+    if (old) {
+      this.adoptedIds.set(String(shopId), item.erpKey);
+      item.adoptedFrom = old.erpKey;
+    }
     return undefined;
   }
 
