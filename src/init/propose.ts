@@ -99,6 +99,24 @@ function ruleFor(column: Column, field: TargetField, why: string, defaultLocale:
   }
 }
 
+/** Names an ERP gives a record's own id: `id`, `artikel_id`, `ArtikelID`, `itemId`. */
+const ID_NAME = /^id$|[_-]id$|[a-z0-9]ID$|[a-z0-9]Id$/;
+
+/**
+ * The ERP's stable id beside the article number (issue 46): where the resource has a number a rename
+ * changes (registry `renames`) and a unique column is placed on it, a unique whole-number column that
+ * is the table's one-column primary key or is named like an id. Returns that column, or undefined.
+ */
+function surrogateOf(columns: readonly Column[], fields: readonly ProposedField[], resource: ResourceDef, sql: boolean): { surrogate: Column; natural: Column } | undefined {
+  const number = resource.renames?.number;
+  const numberColumn = number === undefined ? undefined : columns.find((c) => c.unique && fields.some((f) => f.target === number && f.column === c.name));
+  if (!numberColumn) return undefined;
+  const ids = columns.filter((c) => c !== numberColumn && c.unique && c.kind === 'integer' && usable(c.name, sql));
+  const pk = columns.filter((c) => c.primaryKey);
+  const surrogate = (pk.length === 1 && ids.includes(pk[0]!) ? pk[0] : undefined) ?? ids.find((c) => ID_NAME.test(c.name));
+  return surrogate ? { surrogate, natural: numberColumn } : undefined;
+}
+
 /** Whether a column can be the source's key or cursor: SQL sources quote identifiers only, paths cannot hold dots. */
 function usable(name: string, sql: boolean): boolean {
   return sql ? IDENTIFIER.test(name) : !name.includes('.');
@@ -192,7 +210,10 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
     taken.add(c.field.path);
   }
 
-  const key = pickKey(intro.columns, fields, o.resource, o.key, o.needsCursor);
+  // A stable id beside the article number is the better key: a changed number then renames the shop record (issue 46).
+  const stable = surrogateOf(intro.columns, fields, o.resource, o.needsCursor);
+  const key = o.key === undefined && stable ? stable.surrogate.name : pickKey(intro.columns, fields, o.resource, o.key, o.needsCursor);
+  const natural = stable && stable.surrogate.name === key ? stable.natural.name : undefined;
   const cursor = o.needsCursor ? pickCursor(intro, key, o.cursor) : undefined;
   const changeColumns = changeColumnsOf(cursor?.coalesce);
   const fallbacks = fallbacksOf(cursor?.coalesce);
@@ -201,13 +222,14 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
     const reason =
       column.name === cursor?.column || changeColumns.has(column.name) ? 'the cursor (when the record changed), not a shop field'
         : fallbacks.has(column.name) ? `the cursor where ${cursor?.coalesce?.also?.length ? 'a change column' : (cursor?.column ?? 'the change column')} is NULL (when the record was created), not a shop field`
+          : column.name === key && natural !== undefined ? `the ERP's stable id, the record key: a changed ${natural} renames the shop record instead of making a new one`
           : column.name === key ? `the record key; no field of ${resourceName} matches its name`
             : (rejected.get(column.name) ?? (column.kind === 'empty' ? 'empty in every sampled row' : `no field of ${resourceName} matches its name`));
     unplaced.push({ column: column.name, reason });
   }
 
   const identifying = o.resource.key.alternatives;
-  const keyField = fields.find((f) => f.column === key && identifying.includes(f.target));
+  const keyField = natural !== undefined ? fields.find((f) => f.column === natural && f.target === o.resource.renames?.number) : fields.find((f) => f.column === key && identifying.includes(f.target));
   const placedTargets = fields.map((f) => f.target);
   // A name in another language does not count as missing: the rule asks for a name in some language.
   const missingRequired = (o.resource.requiredOnCreate ?? []).filter((r) => !targetsFill(r, placedTargets)).map((r) => (r.inSomeEntry !== undefined ? `${r.field}.${o.language}.${r.inSomeEntry}` : r.field));
@@ -215,6 +237,7 @@ export function propose(intro: Introspection, o: ProposeOptions): Proposal {
     fields: fields.map((f) => (f.target === keyField?.target ? { ...f, required: true } : f)),
     unplaced,
     key,
+    ...(natural !== undefined ? { natural } : {}),
     ...(cursor ? { cursor: cursor.cursor, cursorNote: cursor.note, ...(cursor.coalesce ? { cursorCoalesce: cursor.coalesce } : {}) } : {}),
     ...(keyField ? { shopKey: keyField.target } : {}),
     ...(defaultLocale ? { locale: defaultLocale } : {}),

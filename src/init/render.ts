@@ -70,8 +70,10 @@ export function renderMapping(m: MappingText): string {
     `description: ${flow(`${m.sourceLabel} to shop ${m.resource}`)}`,
     'direction: erp-to-shop',
     `target: { resource: ${m.resource}, operation: upsert }`,
-    `key: ${flow(p.key)}`,
-    ...(p.shopKey ? [`shop_key: ${p.shopKey}`] : []),
+    // With a stable id the shop key is the resource's number field, which the mapping compiler takes from the registry.
+    ...(p.natural !== undefined
+      ? [`key: ${flow({ surrogate: p.key, natural: p.natural })}${' '.repeat(4)}# ${p.key} is the ERP's stable id: a changed ${p.natural} renames the shop record (docs/catalog.md "Renamed articles")`]
+      : [`key: ${flow(p.key)}`, ...(p.shopKey ? [`shop_key: ${p.shopKey}`] : [])]),
     ...(p.locale ? [`locale: ${p.locale}${' '.repeat(Math.max(1, 22 - p.locale.length))}# the source writes ${LOCALE_NOTE[p.locale] ?? p.locale}`] : []),
     ...(m.stockLine ? [m.stockLine] : []),
     'fields:',

@@ -37,7 +37,9 @@ export function summariseProposal(resource: string, p: Proposal): string[] {
     `proposed mapping to ${resource}:`,
     ...p.fields.map((f) => `  ${(f.value !== undefined ? `(${JSON.stringify(f.value)})` : f.column).padEnd(width)} → ${f.target}${f.type ? ` (${f.type}${f.locale ? `, ${f.locale}` : ''})` : ''}  [${f.why}]`),
     ...p.unplaced.map((u) => `  ${u.column.padEnd(width)}   not placed: ${u.reason}`),
-    `key: ${p.key}${p.shopKey ? ` (matched in the shop by ${p.shopKey})` : ''}`,
+    p.natural !== undefined
+      ? `key: ${p.key} (the ERP's stable id; ${p.natural} is the number${p.shopKey ? ` the shop matches by ${p.shopKey}` : ''}, and a changed ${p.natural} renames the shop record)`
+      : `key: ${p.key}${p.shopKey ? ` (matched in the shop by ${p.shopKey})` : ''}`,
     ...(p.cursor ? [`cursor: ${p.cursor} (${p.cursorNote ?? ''})`] : []),
     ...(p.missingRequired.length > 0 ? [`missing: ${resource} are never created without ${p.missingRequired.join(', ')}, and no column was placed on ${p.missingRequired.length === 1 ? 'it' : 'them'}: each record is refused when it would be created. Place the column (--map <column>=${p.missingRequired[0] ?? ''}), or use a --query that joins the table holding it`] : []),
   ];

@@ -113,6 +113,8 @@ export interface Proposal {
   readonly unplaced: readonly Unplaced[];
   /** Source key column (`key:` of the mapping and the source). */
   readonly key: string;
+  /** The article number column beside a stable id `key` (issue 46): the mapping says `key: { surrogate: <key>, natural: <natural> }`. */
+  readonly natural?: string;
   /** SQL sources: the column that grows on every change, as the source config names it (an alias under `cursorCoalesce`). */
   readonly cursor?: string;
   /** SQL sources: the change column has NULLs, so the query selects it through COALESCE under the alias `cursor`. */

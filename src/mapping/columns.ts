@@ -37,7 +37,11 @@ export function columnUses(file: MappingFile, locate: Locate): ColumnUse[] {
     const line = locate(yamlPath);
     uses.push({ column: rest.split('.')[0]!, path: rest, at, ...(line !== undefined ? { line } : {}), optional });
   };
-  add(file.key, 'key', ['key'], false, false);
+  if (typeof file.key === 'string') add(file.key, 'key', ['key'], false, false);
+  else {
+    add(file.key.surrogate, 'key.surrogate', ['key', 'surrogate'], false, false);
+    add(file.key.natural, 'key.natural', ['key', 'natural'], false, false);
+  }
   file.row_key?.forEach((p, i) => add(p, 'row_key', ['row_key', i], false, false));
   const walk = (rules: Record<string, RuleInput>, prefix: string, yaml: readonly PropertyKey[], inList: boolean) => {
     for (const [target, rule] of Object.entries(rules)) {

@@ -23,6 +23,7 @@ import type { SourceFile } from './folders.js';
 import { parseYamlSource, type YamlSource } from './yaml.js';
 import { fillShopVariables } from './vars.js';
 import { compileOwners } from './owners.js';
+import { compileKey } from './surrogate.js';
 
 /** The shop registry as a RegistryLike. */
 export const shopRegistry: RegistryLike = {
@@ -55,6 +56,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     }
   }
   const operation = 'operation' in file.target ? file.target.operation : undefined;
+  const key = compileKey(src, file, resource, problems);
   if (resource && file.direction === 'erp-to-shop') problems.push(...checkTargets(src, file, resource, operation ?? 'upsert'));
   file.allow?.forEach((word, i) => {
     const known = resource ? allowWords(resource) : [];
@@ -138,7 +140,7 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   const writeCheck = writeSchema ? compileCheck(writeSchema) : undefined;
   const required = 'erp' in file.target ? (file.target.required ?? []) : [];
   const requiredPaths = required.map((f) => [f, f.split('.')] as const);
-  const keyOf = compileGetter(file.key);
+  const keyOf = compileGetter(key.path);
   const recordRef = (record: Record<string, unknown>) => {
     const k = keyOf({ item: record, root: record });
     return { erpKey: k === undefined || k === null ? undefined : String(k), resource: resource?.name };
@@ -171,8 +173,9 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     direction: file.direction,
     resource: resource?.name as ResourceName | undefined,
     operation,
-    key: file.key,
-    shopKey: file.shop_key,
+    key: key.path,
+    shopKey: key.shopKey,
+    ...(key.surrogate ? { surrogate: key.surrogate } : {}),
     historyIdentity: file.history_identity,
     createOnly: file.create_only,
     ...(ownership.owners ? { owners: ownership.owners } : {}),
@@ -185,10 +188,10 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
     }),
     ...(file.allow ? { allow: file.allow } : {}),
     targets: Object.keys(file.fields),
-    ...rowKeys(file.key, file.row_key),
+    ...rowKeys(key.path, file.row_key),
     ...(file.duplicates ? { duplicates: file.duplicates } : {}),
     ...(file.stock ? { stock: file.stock } : {}),
-    ...shopKeyRule(file.shop_key, producers, fileName),
+    ...shopKeyRule(key.shopKey, producers, fileName),
     erpTarget: 'erp' in file.target ? file.target.erp : undefined,
     ...erpLookupNames(file.fields),
     usesExpressions: expressions.length > 0,

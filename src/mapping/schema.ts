@@ -166,6 +166,14 @@ export const ruleObjectSchema: z.ZodType<RuleObject> = z.strictObject({
 
 export const ruleSchema: z.ZodType<RuleInput> = z.union([sourcePath, ruleObjectSchema]);
 
+/** `key: { surrogate: ID, natural: ARTNR }`: the ERP's stable id beside the number it may change (issue 46). */
+export const surrogateKeySchema = z.strictObject({
+  /** Source path of the ERP's stable id of the record (never changes, never reused): the ERP key references are kept by. */
+  surrogate: sourcePath,
+  /** Source path of the record's number (the article number the shop knows it by); references kept by it before are adopted. */
+  natural: sourcePath,
+});
+
 const erpToShopTarget = z.strictObject({
   resource: z.string().min(1),
   operation: z.enum(['upsert', 'create', 'update'], { message: 'expected operation upsert, create or update' }),
@@ -185,7 +193,12 @@ export const mappingFileSchema = z
     /** shop→erp: the shop resource whose export records are the input. */
     source: z.strictObject({ resource: z.string().min(1) }).optional(),
     target: z.union([erpToShopTarget, shopToErpTarget]),
-    key: sourcePath,
+    /**
+     * The record's ERP key (a source path). `{ surrogate, natural }`: the ERP's stable id (references are kept by it,
+     * the source's `key:` names the same column) beside the article number, so a changed number renames the shop
+     * record instead of making a new one (docs/mappings.md "A stable ERP id").
+     */
+    key: z.union([sourcePath, surrogateKeySchema], { message: 'expected a source path like `ARTNR`, or `{ surrogate: <id column>, natural: <article number column> }`' }),
     shop_key: z.string().min(1).optional(),
     history_identity: z.array(z.string().min(1)).min(1).optional(),
     /** Top-level target fields a pipeline sends only when it creates the record (e.g. customer addresses). */

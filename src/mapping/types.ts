@@ -53,6 +53,21 @@ export type MappingResult =
   | { readonly ok: true; readonly payload: Record<string, unknown>; readonly warnings: Finding[]; readonly files?: readonly SourceFile[] }
   | { readonly ok: false; readonly errors: MappingError[]; readonly warnings: Finding[] };
 
+/**
+ * A stable ERP id beside the record's number (issue 46, `key: { surrogate, natural }`): references are
+ * kept by the surrogate, and a new value of `number` for the same surrogate renames the shop record.
+ */
+export interface SurrogateKey {
+  /** Source path of the ERP's stable id (the mapping's `key`). */
+  readonly surrogate: string;
+  /** Source path of the record's number, the ERP key references were kept by before (adopted on the first run). */
+  readonly natural: string;
+  /** The registry's field holding the number (`renames.number`: products_model), which the mapping writes. */
+  readonly number: string;
+  /** The record's value at `natural`, as text; undefined when it has none. */
+  naturalOf(record: Record<string, unknown>): string | undefined;
+}
+
 /** A registry to check mappings against: by default the shop registry; tests may pass their own. */
 export interface RegistryLike {
   /** Resource description by name, or undefined when unknown. */
@@ -113,6 +128,8 @@ export interface CompiledMapping {
   readonly key: string;
   /** Target field that identifies the record in the shop on update (e.g. `products_model`), erp→shop only. */
   readonly shopKey?: string;
+  /** Present when `key` is `{ surrogate, natural }`: `key` is then the surrogate's path, and a changed number is a rename (src/renames). */
+  readonly surrogate?: SurrogateKey;
   /** Fields identifying one entry of an append-only history list (order `status_history[]`) so it is sent once. */
   readonly historyIdentity?: readonly string[];
   /**

@@ -6,14 +6,17 @@
  */
 import { truncatedBytes } from '../state/rows.js';
 import type { Logger } from '../log.js';
+import { RENAME_CODES } from '../renames/errors.js';
 import { toMs, type DeadLetter, type StateStore } from '../state/index.js';
 
 /**
  * Codes of letters whose record failed only because another record did not exist yet: the shop
  * record an update targets (`NOT_FOUND`, `REFERENCE_MISSING`) or a referenced record
  * (`MAPPING_LOOKUP`). Pushed by another pipeline later, they resolve without anyone retrying by hand.
+ * And a renamed record whose old URL the SEO history did not take yet (`RENAME_SEO_FAILED`, src/renames):
+ * the rename landed, and a later sync writes the entry once.
  */
-export const WAITING_CODES: readonly string[] = ['NOT_FOUND', 'REFERENCE_MISSING', 'MAPPING_LOOKUP'];
+export const WAITING_CODES: readonly string[] = ['NOT_FOUND', 'REFERENCE_MISSING', 'MAPPING_LOOKUP', RENAME_CODES.seoFailed];
 
 /** Attempts after which a waiting letter is no longer tried by syncs (it stays, counted and alerted, for `dlq retry` or `drop`). */
 export const AUTO_RETRY_MAX_ATTEMPTS = 50;

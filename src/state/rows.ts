@@ -43,6 +43,8 @@ export interface RefRow {
   shop_id: string;
   created_at: Int;
   updated_at: Int;
+  /** The record's number when last written (issue 46), for references kept by a stable ERP id. */
+  number?: string | null;
 }
 
 export interface IntentRow {
@@ -151,7 +153,15 @@ export function sentHashOf(hash: string, source: string | null, changedAt: Int |
   return { hash, ...(source !== null ? { source } : {}), ...(changed !== undefined ? { changedAt: changed } : {}) };
 }
 
-export const toRef = (r: RefRow): Reference => ({ shop: r.shop, resource: r.resource, erpKey: r.erp_key, shopId: readShopId(r.shop_id), createdAt: iso(Number(r.created_at)), updatedAt: iso(Number(r.updated_at)) });
+export const toRef = (r: RefRow): Reference => ({
+  shop: r.shop,
+  resource: r.resource,
+  erpKey: r.erp_key,
+  shopId: readShopId(r.shop_id),
+  ...(r.number !== undefined && r.number !== null ? { number: r.number } : {}),
+  createdAt: iso(Number(r.created_at)),
+  updatedAt: iso(Number(r.updated_at)),
+});
 
 /** An intent row in its domain form. */
 export function toIntent(r: IntentRow): Intent {

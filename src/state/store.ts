@@ -125,7 +125,8 @@ export interface CursorWrite {
 /** Writes recorded inside `write(fn)`; they land together when `fn` returns. */
 export interface StateWriter {
   readonly refs: {
-    put(resource: string, erpKey: string, shopId: ShopId): void;
+    /** Record (or move) a reference; `number` (issue 46) is the record's number as written, absent keeps the stored one. */
+    put(resource: string, erpKey: string, shopId: ShopId, number?: string): void;
     delete(resource: string, erpKey: string): void;
   };
   readonly hashes: {
@@ -184,6 +185,10 @@ export interface ReferenceStore {
   getMany(resource: string, erpKeys: readonly string[]): Promise<Map<string, ShopId>>;
   /** The ERP keys a shop id is known by (normally one). */
   byShopId(resource: string, shopId: ShopId): Promise<Reference[]>;
+  /** The numbers stored with these references (issue 46); keys without a reference or a number are absent. */
+  numbers(resource: string, erpKeys: readonly string[]): Promise<Map<string, string>>;
+  /** The references whose record had this number when last written (issue 46): normally none or one. */
+  byNumber(resource: string, number: string): Promise<Reference[]>;
   /** References of a resource in ERP key order. */
   list(resource: string, options?: { limit?: number; offset?: number }): Promise<Reference[]>;
   count(resource: string): Promise<number>;

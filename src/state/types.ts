@@ -39,6 +39,8 @@ export interface Reference {
   readonly resource: string;
   readonly erpKey: string;
   readonly shopId: ShopId;
+  /** The record's number (products_model…) when shopsync last wrote it, for records kept by a stable ERP id (issue 46). */
+  readonly number?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -4,9 +4,10 @@
  * write_date NULL until the first edit, on SQLite, PostgreSQL and MariaDB), Odoo (default_code,
  * write_date, PostgreSQL), ERPNext (tabItem item_code, modified, creation, MariaDB) and Dolibarr
  * (llx_product ref, tms, datec, MariaDB). init picks the change column over the creation date (the
- * latest of several through GREATEST), the ERP's article number as products_model, writes
- * onMissing: deactivate with a complete schedule, and the config it writes syncs names and models
- * into the sandbox; a changed article number deactivates the old product on the complete read.
+ * latest of several through GREATEST), the ERP's article number as products_model beside the
+ * table's stable id as the key (issue 46), writes onMissing: deactivate with a complete schedule, and
+ * the config it writes syncs names and models into the sandbox; a changed article number renames
+ * the same shop product, and the complete read finds nothing gone.
  * A products pipeline without a name is refused record by record before anything is written.
  */
 import { readFileSync } from 'node:fs';
@@ -153,12 +154,13 @@ describe.each([sqliteDb, pgDb, myDb])('shopsync init on Tryton tables in $name (
     const configText = readFileSync(join(dir, 'shopsync.yaml'), 'utf8');
     const config = parse(configText);
     const greatest = db.name === 'SQLite' ? 'max(' : 'GREATEST(';
-    expect(config.pipelines[0]).toMatchObject({ options: { onMissing: 'deactivate' }, completeSchedule: expect.any(String), source: { cursor: 'shopsync_changed', key: 'code' } });
+    expect(config.pipelines[0]).toMatchObject({ options: { onMissing: 'deactivate' }, completeSchedule: expect.any(String), source: { cursor: 'shopsync_changed', key: 'id' } });
     expect(config.pipelines[0].source.query).toContain(`${greatest}COALESCE(`);
     expect(config.pipelines[0].options.massDelete).toBeUndefined();
-    expect(comment(configText)).toContain('An article whose number changes in the ERP is a new product to the shop, and the old one would stay live, with its stock, forever');
+    expect(comment(configText)).toContain('Records are kept by the ERP\'s stable id id, so a changed code renames the shop product');
     const mapping = parse(readFileSync(join(dir, 'mappings', 'products.yaml'), 'utf8'));
-    expect(mapping).toMatchObject({ key: 'code', shop_key: 'products_model', fields: { products_model: { from: 'code', required: true }, 'languages.de.products_name': { from: 'name' }, products_price: { from: 'list_price' }, products_status: { from: 'active' } } });
+    expect(mapping.shop_key).toBeUndefined();
+    expect(mapping).toMatchObject({ key: { surrogate: 'id', natural: 'code' }, fields: { products_model: { from: 'code', required: true }, 'languages.de.products_name': { from: 'name' }, products_price: { from: 'list_price' }, products_status: { from: 'active' } } });
 
     const first = await runCli(['sync', 'products', '--json'], { cwd: dir });
     expect(first.code, first.stdout + first.stderr).toBe(0);
@@ -171,13 +173,15 @@ describe.each([sqliteDb, pgDb, myDb])('shopsync init on Tryton tables in $name (
     expect(JSON.parse(rename.stdout)).toMatchObject({ status: 'succeeded', counts: { read: 1, updated: 1 } });
     expect(nameOf((await shopProducts(sandbox)).get(`${prefix}-4`))).toBe('Umbenannt');
 
-    // A changed code is a new product; the complete read deactivates the old one (1 of 30: under the mass-deletion guard).
+    // A changed code renames the product: the same shop product takes it (Tryton's id is the key), and the complete read finds nothing gone.
+    const seven = (await shopProducts(sandbox)).get(`${prefix}-7`)?.products_id;
     await db.exec(dir, [`UPDATE product_product SET code = '${prefix}-NEU', write_date = '2026-03-01 09:05:00' WHERE id = 7`]);
     const complete = await runCli(['sync', 'products', '--complete', '--json'], { cwd: dir });
     expect(complete.code, complete.stdout + complete.stderr).toBe(0);
-    expect(JSON.parse(complete.stdout)).toMatchObject({ missing: { action: 'deactivate', candidates: 1, deactivated: 1 } });
+    expect(JSON.parse(complete.stdout)).toMatchObject({ counts: { updated: 1, created: 0 }, missing: { action: 'deactivate', candidates: 0 } });
     const after = await shopProducts(sandbox);
-    expect([Number(after.get(`${prefix}-7`)?.products_status), Number(after.get(`${prefix}-NEU`)?.products_status), nameOf(after.get(`${prefix}-NEU`))]).toEqual([0, 1, `Tryton ${prefix} 7`]);
+    expect(after.has(`${prefix}-7`)).toBe(false);
+    expect([after.get(`${prefix}-NEU`)?.products_id, Number(after.get(`${prefix}-NEU`)?.products_status), nameOf(after.get(`${prefix}-NEU`))]).toEqual([seven, 1, `Tryton ${prefix} 7`]);
   });
 
   it.skipIf(!db.available)('refuses every product of product_product alone (no name there), active or not, before anything is written, and says how to fix it', { timeout: 180_000 }, async () => {
@@ -211,7 +215,7 @@ describe('shopsync init on Odoo tables in PostgreSQL (spawned)', () => {
     expect(init.code, init.stdout + init.stderr).toBe(0);
     expect(init.stdout).toContain('cursor: shopsync_changed (write_date and template_write_date look like change timestamps');
     const config = parse(readFileSync(join(dir, 'shopsync.yaml'), 'utf8'));
-    expect(config.pipelines[0]).toMatchObject({ options: { onMissing: 'deactivate' }, source: { key: 'default_code', cursor: 'shopsync_changed' } });
+    expect(config.pipelines[0]).toMatchObject({ options: { onMissing: 'deactivate' }, source: { key: 'id', cursor: 'shopsync_changed' } });
     expect(parse(readFileSync(join(dir, 'mappings', 'products.yaml'), 'utf8')).fields).toMatchObject({ products_model: { from: 'default_code' }, products_ean: { from: 'barcode' } });
     expect((await runCli(['sync', 'products'], { cwd: dir })).code).toBe(0);
     const shop = await shopProducts(sandbox);
@@ -250,7 +254,7 @@ describe('shopsync init on ERPNext and Dolibarr tables in MariaDB (spawned)', ()
     const init = await runCli(['init', '--yes', ...shopFlags(), ...flags, '--table', 'llx_product', '--dry-run-records', '1'], { cwd: dir });
     expect(init.code, init.stdout + init.stderr).toBe(0);
     expect(init.stdout).toContain('cursor: tms (tms looks like a change timestamp (datec only says when a row was created))');
-    expect(parse(readFileSync(join(dir, 'shopsync.yaml'), 'utf8')).pipelines[0]).toMatchObject({ options: { onMissing: 'deactivate' }, source: { cursor: 'tms', key: 'ref' } });
+    expect(parse(readFileSync(join(dir, 'shopsync.yaml'), 'utf8')).pipelines[0]).toMatchObject({ options: { onMissing: 'deactivate' }, source: { cursor: 'tms', key: 'rowid' } });
     expect(parse(readFileSync(join(dir, 'mappings', 'products.yaml'), 'utf8')).fields).toMatchObject({ products_model: { from: 'ref' }, 'languages.de.products_name': { from: 'label' }, products_status: { from: 'tosell' } });
     expect((await runCli(['sync', 'products'], { cwd: dir })).code).toBe(0);
     const shop = await shopProducts(sandbox);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyseColumn, dominantLocale } from '../../src/init/columns.js';
 import { propose } from '../../src/init/propose.js';
+import { renderMapping } from '../../src/init/render.js';
+import { compileMapping } from '../../src/mapping/compile.js';
 import { resources } from '../../src/shop/registry/index.js';
 import type { Introspection } from '../../src/init/types.js';
 
@@ -52,11 +54,40 @@ describe('proposal', () => {
   });
 
   it('picks a change timestamp as the cursor, and says plainly when there is none', () => {
-    const rows = [{ id: 1, sku: 'A', updated_at: '2026-01-01T10:00:00Z' }, { id: 2, sku: 'B', updated_at: '2026-01-02T10:00:00Z' }];
+    const rows = [{ nr: 1, sku: 'A', updated_at: '2026-01-01T10:00:00Z' }, { nr: 2, sku: 'B', updated_at: '2026-01-02T10:00:00Z' }];
     expect(propose(intro(rows), { resource: products, language: 'de', needsCursor: true })).toMatchObject({ key: 'sku', cursor: 'updated_at' });
     const none = propose(intro(rows.map(({ updated_at: _u, ...r }) => r)), { resource: products, language: 'de', needsCursor: true });
     expect(none.cursor).toBe('sku');
     expect(none.cursorNote).toContain('runs see new rows only, never changed ones');
+  });
+
+  it('proposes the ERP\'s stable id as the key beside the article number, so a changed number renames the product', () => {
+    const rows = [{ id: 17, code: 'ART-1020', name: 'Wasserkocher', updated_at: '2026-01-01T10:00:00Z' }, { id: 18, code: 'ART-2000', name: 'Teekanne', updated_at: '2026-01-02T10:00:00Z' }];
+    const p = propose(intro(rows), { resource: products, language: 'de', needsCursor: true });
+    expect(p).toMatchObject({ key: 'id', natural: 'code', shopKey: 'products_model', cursor: 'updated_at' });
+    expect(p.fields.find((f) => f.column === 'code')).toMatchObject({ target: 'products_model', required: true });
+    expect(p.unplaced).toContainEqual({ column: 'id', reason: 'the ERP\'s stable id, the record key: a changed code renames the shop record instead of making a new one' });
+    // A database says which column is the primary key; its name need not say id.
+    const table: Introspection = { rows: 2, columns: [{ ...analyseColumn('intern', [4711, 4712]), primaryKey: true }, analyseColumn('ArtNr', ['A-1', 'A-2']), analyseColumn('Bezeichnung', ['Tisch', 'Stuhl'])] };
+    expect(propose(table, { resource: products, language: 'de', needsCursor: false })).toMatchObject({ key: 'intern', natural: 'ArtNr' });
+    // The key a person gives is taken; given the id, the number beside it stays the natural key.
+    expect(propose(intro(rows), { resource: products, language: 'de', needsCursor: true, key: 'code' })).not.toHaveProperty('natural');
+    expect(propose(intro(rows), { resource: products, language: 'de', needsCursor: true, key: 'code' })).toMatchObject({ key: 'code', shopKey: 'products_model' });
+    expect(propose(intro(rows), { resource: products, language: 'de', needsCursor: true, key: 'id' })).toMatchObject({ key: 'id', natural: 'code' });
+    // Without a number column there is nothing to rename: the id is an ordinary key; customers have no number at all.
+    expect(propose(intro(rows.map(({ code: _c, ...r }) => r)), { resource: products, language: 'de', needsCursor: true })).not.toHaveProperty('natural');
+    expect(propose(intro([{ id: 1, email: 'a@example.com' }, { id: 2, email: 'b@example.com' }]), { resource: resources.customers, language: 'de', needsCursor: false })).not.toHaveProperty('natural');
+  });
+
+  it('writes the stable id and the number as the mapping\'s key, which compiles', () => {
+    const rows = [{ id: 17, code: 'ART-1020', name: 'Wasserkocher', preis: '19,90' }, { id: 18, code: 'ART-2000', name: 'Teekanne', preis: '9,90' }];
+    const introspection = intro(rows);
+    const proposal = propose(introspection, { resource: products, language: 'de', needsCursor: false });
+    const text = renderMapping({ dir: '/tmp', name: 'products', resource: 'products', sourceLabel: 'ERP table article', proposal, introspection });
+    expect(text).toContain('key: { surrogate: id, natural: code }');
+    expect(text).not.toContain('shop_key:');
+    const m = compileMapping(text, 'products.yaml');
+    expect({ key: m.key, shopKey: m.shopKey, natural: m.surrogate?.natural, number: m.surrogate?.number }).toEqual({ key: 'id', shopKey: 'products_model', natural: 'code', number: 'products_model' });
   });
 
   it('names the fields a resource is never created without when no column fills them', () => {

@@ -19,6 +19,7 @@ import { uploadRecordFiles } from './media.js';
 import { sourceHashOf } from './sourceHash.js';
 import type { StockPush } from '../../reservations/push.js';
 import { withoutPaths } from '../../conflicts/paths.js';
+import type { RenameTracker } from '../../renames/tracker.js';
 
 /** What preparing needs. */
 export interface PrepareDeps {
@@ -37,6 +38,8 @@ export interface PrepareDeps {
   readonly sourceFingerprint?: string;
   /** Stock pipelines: reservations subtracted before hashing, unchanged stock figures left out (src/reservations). */
   readonly stock?: StockPush;
+  /** Mappings with a surrogate key: adoption of references kept by the number, and renames (src/renames). */
+  readonly renames?: RenameTracker;
 }
 
 /** A reference the mapping asked for and the state did not know. */
@@ -114,20 +117,26 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const pureSource = lookups === 0 && warnings.length === 0 && !(result.files && result.files.length > 0) ? sourceHash : undefined;
   let shopId: ShopId | undefined = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
   const referenceStored = !def.options.keyIsShopId && shopId !== undefined;
+  // A mapping that just gained its surrogate key finds the record's reference under its number, the key it had before.
+  const adopted = shopId === undefined ? await deps.renames?.adopt(erpKey, record, payload, hash) : undefined;
+  if (adopted) shopId = adopted.shopId;
+  let requests = adopted?.requests ?? 0;
   // A mapping that addresses records by the shop's own id field (order status back-sync: orders_id) knows the shop id.
   const byId = mapping.shopKey !== undefined && mapping.shopKey === resource.key.id ? payload[mapping.shopKey] : undefined;
   if (shopId === undefined && (typeof byId === 'number' || (typeof byId === 'string' && byId !== ''))) shopId = readShopId(String(byId));
-  if (shopId !== undefined && input.resend !== true && (await deps.batch.hash(erpKey, hashKey)) === hash) {
+  if (shopId !== undefined && input.resend !== true && ((await deps.batch.hash(erpKey, hashKey)) ?? adopted?.hash) === hash) {
     const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource, sent?.changedAt);
+    item.adoptedFrom = adopted?.from;
     const stateHolds = referenceStored && !(await deps.batch.hasIntent(erpKey));
     // The first re-read after an upgrade (or of a record mapped before with a lookup) records the source hash for the next.
     const storeHash = pureSource !== undefined && stored?.source !== pureSource;
-    return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash, stateHolds }, requests: 0 };
+    return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash, stateHolds }, requests };
   }
   if (shopId !== undefined && mapping.operation === 'create') {
     // A create-only mapping (orders from the ERP) never rewrites a record the shop already has.
     const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource, sent?.changedAt);
-    return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: true }, requests: 0 };
+    item.adoptedFrom = adopted?.from;
+    return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash: true }, requests };
   }
   let op: 'create' | 'update';
   if (shopId !== undefined) op = 'update';
@@ -145,9 +154,16 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
     const got = value === undefined || value === null || value === '' || rule.inSomeEntry !== undefined ? 'none' : JSON.stringify(value);
     const fix = rule.allowedBy ? '' : '; map it in the mapping file';
     const field = rule.inSomeEntry !== undefined ? `${rule.field}.<language>.${rule.inSomeEntry}` : rule.field;
-    return dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${field}\`${rule.positive ? ' above 0' : ''} (got ${got}): ${rule.why}${fix}` }, { payload, hash });
+    return { ...dead(seq, erpKey, record, warnings, { code: rule.guard, message: `${resource.name} are never created without \`${field}\`${rule.positive ? ' above 0' : ''} (got ${got}): ${rule.why}${fix}` }, { payload, hash }), requests };
   }
   const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource, sent?.changedAt, mapping.owners?.shop);
+  item.adoptedFrom = adopted?.from;
+  if (deps.renames && !deps.dryRun) {
+    // A new number under the same surrogate renames the shop record: read it first (its number and SEO paths), refuse a number another record holds.
+    const planned = await deps.renames.plan(item);
+    requests += planned.requests;
+    if (planned.refused) return { ...dead(seq, erpKey, record, warnings, planned.refused, { payload, hash, ...(shopId !== undefined ? { shopId } : {}) }), requests };
+  }
   if (stocked && deps.stock) {
     // Stock travels on its own: a figure equal to the last one sent stays out, so an unrelated change cannot undo a booking.
     if (op === 'update' && input.resend !== true) {
@@ -159,9 +175,8 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   // An intent left by an earlier run: that create may have landed before the process died.
   if (op === 'create' && !deps.dryRun && (await deps.batch.hasIntent(erpKey))) item.verify = true;
   const fields = appendOnlyFields(resource, mapping);
-  let requests = 0;
   if (op === 'update' && shopId !== undefined) {
-    requests = await pruneSentHistory(item, shopId, fields, { state, shop: deps.shop, resource, runId: deps.runId, dryRun: deps.dryRun });
+    requests += await pruneSentHistory(item, shopId, fields, { state, shop: deps.shop, resource, runId: deps.runId, dryRun: deps.dryRun });
   } else item.history = collectHistory(payload, fields);
   if (result.files && !deps.dryRun && def.options.mediaUpload === 'assumed-media-endpoint') {
     // Before the record: a gallery must never name a picture the shop does not have yet.
@@ -213,6 +228,8 @@ function newItem(
     held: undefined,
     hashStays: false,
     closing: undefined,
+    rename: undefined,
+    adoptedFrom: undefined,
   };
 }
 

@@ -29,6 +29,7 @@ import { ChangeLatencyRecorder, type ChangeLatencyOptions } from './latency.js';
 import { DUPLICATE_KEY, DuplicateGuard, type DuplicateRefusal } from './duplicates.js';
 import { StatusGuard } from '../../follow/guard.js';
 import { FieldGuard } from '../../conflicts/guard.js';
+import { RenameTracker } from '../../renames/tracker.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -94,15 +95,19 @@ export class PushEngine {
   private readonly statusGuard: StatusGuard | undefined;
   /** Guarded fields the shop's people changed are not overwritten (issue 46, src/conflicts/guard.ts). */
   private readonly fieldGuard: FieldGuard | undefined;
+  /** Mappings with a surrogate key: renamed records keep their shop record and old URL (issue 46, src/renames). */
+  private readonly renames: RenameTracker | undefined;
 
   constructor(options: PushEngineOptions) {
     const references = new ReferenceCache(options.state);
     // A dry run (preview) shows every record's payload, unchanged ones included: it maps them all.
     const fingerprint = options.dryRun ? undefined : sourceFingerprint(options.mapping, options.resource);
-    this.o = { ...options, references, batch: new BatchState(options.state, references, options.def.name, options.resource.name), ...(fingerprint !== undefined ? { sourceFingerprint: fingerprint } : {}) };
+    const renames = RenameTracker.open({ mapping: options.mapping, resource: options.resource, state: options.state, shop: options.shop, pipeline: options.def.name, runId: options.runId });
+    this.renames = renames;
+    this.o = { ...options, references, batch: new BatchState(options.state, references, options.def.name, options.resource.name), ...(fingerprint !== undefined ? { sourceFingerprint: fingerprint } : {}), ...(renames ? { renames } : {}) };
     this.batchSize = options.def.batchSize;
     this.concurrency = options.def.options.concurrency;
-    this.settleTarget = settleTargetOf(options);
+    this.settleTarget = { ...settleTargetOf(options), ...(renames ? { onSettled: (tx, s, rk) => renames.settled(tx, s, rk) } : {}) } satisfies SettleTarget;
     this.duplicates = new DuplicateGuard({ mapping: options.mapping, resource: options.resource, references, ...(options.source ? { source: options.source } : {}) });
     const { state, runId, def, resource, events, logger } = options;
     this.statusGuard = StatusGuard.open({ def, resource, mapping: options.mapping, state, shop: options.shop, logger, counts: options.counts });
@@ -167,6 +172,15 @@ export class PushEngine {
       readable.map((input) => this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey),
       chunk.filter((input) => input.reread === true).map(recordKey),
     );
+    if (this.renames) {
+      // References follow the surrogate: a source keyed by another column would file every record under the wrong key.
+      const wrong = this.renames.wrongKey(chunk);
+      if (wrong) {
+        this.fatal ??= wrong;
+        return;
+      }
+      await this.renames.load(chunk, (erpKey) => this.o.references.lookup(this.o.resource.name, erpKey) !== undefined);
+    }
     // Two records claiming one shop record are refused together before either is prepared or sent.
     const { pass, refused } = await this.duplicates.screen(chunk);
     await this.refuseDuplicates(refused);
@@ -385,6 +399,7 @@ export class PushEngine {
     await this.o.fence?.();
     // Intents and pending marks are committed before the request leaves: a crash after it is reconciled, never repeated blind.
     await beforeSend(state, def.name, resource.name, runId, op, items, this.o.mapping.shopKey);
+    if (op === 'update') await this.renames?.beforeSend(items);
     if (op === 'create') for (const item of items) item.triedCreate = true;
     const started = Date.now();
     const payloads = items.map((item) => wirePayload(resource, item));
@@ -407,10 +422,16 @@ export class PushEngine {
       // One lost answer covers the whole request: every record of it may have been created by us.
       for (const item of items) item.createMayHaveLanded = true;
     }
+    let verdicts = result.outcomes.map((outcome) => verdictOf(resource, op, outcome));
+    if (this.renames) {
+      // A landed rename gets its old URL redirected before it settles; a claimed shop record or taken number is refused.
+      const reviewed = await this.renames.review(op, items, verdicts);
+      verdicts = reviewed.verdicts;
+      this.o.counts.requests += reviewed.requests;
+    }
     const settled: Settlement[] = [];
-    result.outcomes.forEach((outcome, i) => {
-      const item = items[i]!;
-      const s = this.judge(op, item, verdictOf(resource, op, outcome));
+    verdicts.forEach((v, i) => {
+      const s = this.judge(op, items[i]!, v);
       if (s) settled.push(s);
     });
     const gone = this.gone.splice(0);

@@ -4,7 +4,7 @@
  * leaves either all of a batch's bookkeeping or none of it (and then the batch is simply redone).
  */
 import type { CursorPosition } from '../../erp/types.js';
-import type { RunCounts, StateStore } from '../../state/index.js';
+import type { RunCounts, StateStore, StateWriter } from '../../state/index.js';
 import type { SyncEvents } from '../events.js';
 import type { LowWaterMark } from '../watermark.js';
 import { deliveredStamp } from '../latency.js';
@@ -34,6 +34,8 @@ export interface SettleTarget {
   readonly recordKey?: (erpKey: string, record: Record<string, unknown>) => string;
   /** The mapping's `owner: guard` fields: what the shop accepted of them is remembered (src/conflicts/settle.ts). */
   readonly guarded?: readonly string[];
+  /** More bookkeeping of one settlement in its commit (renames: numbers, adopted references; src/renames), quiet ones included. */
+  readonly onSettled?: (tx: StateWriter, s: Settlement, recordKey: string) => void;
 }
 
 /** Where a push engine's settlements go. */
@@ -72,6 +74,7 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
       if (s.quiet === true) {
         // Read again by the lookback as an earlier run left it: only a first source hash is worth writing.
         if (s.kind === 'done' && s.storeHash) tx.hashes.put(pipeline, resource, rk, s.item.hash, s.item.sourceHash);
+        target.onSettled?.(tx, s, rk);
         continue;
       }
       if (s.kind === 'done') {
@@ -120,6 +123,7 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
         if (s.unreadable) counts.unreadable++;
         counts.warnings += item.warnings.length;
       }
+      target.onSettled?.(tx, s, rk);
     }
     const position = target.watermark?.peek(seqs);
     if (position && position !== before && target.cursorName) {

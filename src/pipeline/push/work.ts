@@ -2,6 +2,7 @@
 import type { CursorPosition, ErpRecord, RecordOrigin } from '../../erp/types.js';
 import type { StockSent } from '../../reservations/types.js';
 import type { FieldConflict, ShopId, StoredIssue } from '../../state/index.js';
+import type { RenamePlan } from '../../renames/tracker.js';
 
 /** An append-only list entry the payload carries, with its identity hash. */
 export interface HistoryItem {
@@ -59,6 +60,10 @@ export interface WorkItem {
   hashStays: boolean;
   /** Conflicts ("take ERP") that end once the shop accepted this payload. */
   closing: readonly FieldConflict[] | undefined;
+  /** The update renames its shop record (a new number under a stable ERP id): old and new number and the old SEO paths (src/renames). */
+  rename: RenamePlan | undefined;
+  /** The reference this record had under its number before the mapping named a surrogate key; moved to the surrogate when it settles (src/renames). */
+  adoptedFrom: string | undefined;
 }
 
 /** A record's final outcome, ready to be written to the state. */

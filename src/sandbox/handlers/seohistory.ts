@@ -212,6 +212,8 @@ export function recordSeoRedirect(ctx: SandboxContext, change: SeoNameChange): n
  * the language blocks `before` and `after` (`languages{code: {seo_name}}`). Returns the sh_ids written.
  */
 export function recordSeoNameChanges(ctx: SandboxContext, type: SeoType, baseId: number, before: unknown, after: unknown): number[] {
+  // A shop before 2.13.0 redirected news only ("all five entity types for automatic redirects 2.13.0"): `SANDBOX_SEO_AUTO_REDIRECTS: false` plays one.
+  if (type !== 'n' && ctx.settings().SANDBOX_SEO_AUTO_REDIRECTS === 'false') return [];
   const seoName = (blocks: unknown, code: string): unknown => (isRecord(blocks) && isRecord(blocks[code]) ? blocks[code].seo_name : undefined);
   const written: number[] = [];
   for (const language of Object.keys(isRecord(after) ? after : {})) {

@@ -279,6 +279,25 @@ export interface ResourceDef<
   readonly books?: BooksDef;
   /** How a record's life after creation is followed by a pull (issue 44: orders after checkout); absent = it cannot be. */
   readonly follow?: FollowDef;
+  /** What a changed number of a record with a stable ERP id means (issue 46, docs/catalog.md "Renamed articles"); absent = the resource has no number to rename. */
+  readonly renames?: RenameDef;
+}
+
+/**
+ * A record the ERP renumbers (issue 46): with a stable ERP id (`key: { surrogate, natural }` in the
+ * mapping), a new value in `number` updates the same shop record, and the SEO path it had before
+ * gets an SEO history entry of type `seo.type`, so the old URL redirects to it.
+ */
+export interface RenameDef {
+  /** The top-level field holding the record's number (products_model); a mapping with a surrogate key must write it. */
+  readonly number: string;
+  /** Where the record's SEO path is, per language, and the SEO history's entity type for it; absent = it has no URL to keep. */
+  readonly seo?: {
+    /** `sh_base_type` / `sh_item_type` of its SEO history entries (p product, m manufacturer…). */
+    readonly type: 'c' | 's' | 'm' | 'p' | 'n' | 'o';
+    /** The field of each language block that holds the path (`seo_name`, read as `languages.<code>.seo_name`). */
+    readonly field: string;
+  };
 }
 
 /**

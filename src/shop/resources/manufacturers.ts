@@ -65,4 +65,6 @@ export const manufacturers = {
   decimalFields: [],
   schemas: { record: manufacturerRecord, write: manufacturerWrite },
   naturalKeys: [{ fields: ['manufacturers_name'], enforced: false }],
+  // A renamed manufacturer (same ERP id, new name) keeps its shop id; its old URL is redirected (docs/catalog.md "Renamed articles").
+  renames: { number: 'manufacturers_name', seo: { type: 'm', field: 'seo_name' } },
 } as const satisfies ResourceDef;

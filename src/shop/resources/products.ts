@@ -327,6 +327,8 @@ export const products = {
       why: 'the shop would create it active at price 0 and sell it for nothing (an empty or NULL price cell, or a column the mapping does not read). Fix the price in the ERP; or create it inactive (`products_status: 0` until it has a price); or, if free articles are intended, add `allow: [zero_price]` to the mapping file',
     },
   ],
+  // A renumbered article keeps its shop id; its old URL (seo_name per language) is redirected (docs/catalog.md "Renamed articles").
+  renames: { number: 'products_model', seo: { type: 'p', field: 'seo_name' } },
   exportViews: {
     options_flat: { from: ['options', 'option_groups'], derive: flatOptionsOf, note: 'the SKUs of options{} and option_groups[] as flat import entries, with sku_id (import rule 11)' },
     options_rows: { from: ['options', 'option_groups'], derive: flatOptionRowsOf, note: 'the same, one row per SKU and option value (position 1-based)' },

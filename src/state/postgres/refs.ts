@@ -31,6 +31,18 @@ export class PgReferences implements ReferenceStore {
     return (await query<RefRow>(this.pool, 'SELECT * FROM refs WHERE shop = $1 AND resource = $2 AND shop_id = $3 ORDER BY updated_at DESC', [this.shop, resource, String(shopId)])).map(toRef);
   }
 
+  async numbers(resource: string, erpKeys: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (erpKeys.length === 0) return out;
+    const rows = await query<{ erp_key: string; number: string }>(this.pool, 'SELECT erp_key, number FROM refs WHERE shop = $1 AND resource = $2 AND number IS NOT NULL AND erp_key = ANY($3::text[])', [this.shop, resource, unique(erpKeys)]);
+    for (const r of rows) out.set(r.erp_key, r.number);
+    return out;
+  }
+
+  async byNumber(resource: string, number: string): Promise<Reference[]> {
+    return (await query<RefRow>(this.pool, 'SELECT * FROM refs WHERE shop = $1 AND resource = $2 AND number = $3 ORDER BY updated_at DESC', [this.shop, resource, number])).map(toRef);
+  }
+
   async list(resource: string, options: { limit?: number; offset?: number } = {}): Promise<Reference[]> {
     // Byte order, as SQLite sorts: the same page whatever the database's collation.
     const sql = 'SELECT * FROM refs WHERE shop = $1 AND resource = $2 ORDER BY erp_key COLLATE "C" LIMIT $3 OFFSET $4';

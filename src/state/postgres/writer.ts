@@ -53,7 +53,8 @@ const ATTEMPTS = LETTER_REST.findIndex(([c]) => c === 'attempts');
 
 const SPECS = {
   cursors: spec('cursors', [t('pipeline'), t('name')], [t('value'), t('record_key'), t('boundary'), n('updated_at')]),
-  refs: spec('refs', [t('shop'), t('resource'), t('erp_key')], [t('shop_id'), n('created_at'), n('updated_at')], 'shop_id = excluded.shop_id, updated_at = excluded.updated_at'),
+  // number (issue 46): a put without one keeps the stored one.
+  refs: spec('refs', [t('shop'), t('resource'), t('erp_key')], [t('shop_id'), n('created_at'), n('updated_at'), t('number')], 'shop_id = excluded.shop_id, updated_at = excluded.updated_at, number = COALESCE(excluded.number, refs.number)'),
   // changed_at only rises (GREATEST skips NULL): an older version delivered again keeps the newer one's time.
   hashes: spec(
     'sent_hashes',
@@ -197,8 +198,8 @@ export class PgWriter {
     const del = (table: TableName, key: Value[]) => void ops.push((f) => f.fold(table).delete(key));
     this.writer = {
       refs: {
-        // Columns shop_id, created_at, updated_at: a put onto a put keeps the first created_at, as the upsert does.
-        put: (resource, erpKey, shopId) => put('refs', [shop, resource, erpKey], (prev) => [String(shopId), prev ? prev[1]! : now, now]),
+        // Columns shop_id, created_at, updated_at, number: a put onto a put keeps the first created_at and, without a number, the number before, as the upsert does.
+        put: (resource, erpKey, shopId, number) => put('refs', [shop, resource, erpKey], (prev) => [String(shopId), prev ? prev[1]! : now, now, number ?? prev?.[3] ?? null]),
         delete: (resource, erpKey) => del('refs', [shop, resource, erpKey]),
       },
       hashes: {

@@ -8,6 +8,7 @@ import { cached, chunks, marks, type Db } from './db.js';
 export class SqliteReferences implements ReferenceStore {
   private readonly getStmt;
   private readonly byShopStmt;
+  private readonly byNumberStmt;
   private readonly putStmt;
   private readonly delStmt;
   private readonly listStmt;
@@ -20,9 +21,10 @@ export class SqliteReferences implements ReferenceStore {
     this.getStmt = db.prepare<[string, string, string], RefRow>('SELECT * FROM refs WHERE shop = ? AND resource = ? AND erp_key = ?');
     this.byShopStmt = db.prepare<[string, string, string], RefRow>('SELECT * FROM refs WHERE shop = ? AND resource = ? AND shop_id = ? ORDER BY updated_at DESC');
     this.putStmt = db.prepare(
-      `INSERT INTO refs (shop, resource, erp_key, shop_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (shop, resource, erp_key) DO UPDATE SET shop_id = excluded.shop_id, updated_at = excluded.updated_at`,
+      `INSERT INTO refs (shop, resource, erp_key, shop_id, created_at, updated_at, number) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (shop, resource, erp_key) DO UPDATE SET shop_id = excluded.shop_id, updated_at = excluded.updated_at, number = COALESCE(excluded.number, refs.number)`,
     );
+    this.byNumberStmt = db.prepare<[string, string, string], RefRow>('SELECT * FROM refs WHERE shop = ? AND resource = ? AND number = ? ORDER BY updated_at DESC');
     this.delStmt = db.prepare('DELETE FROM refs WHERE shop = ? AND resource = ? AND erp_key = ?');
     this.listStmt = db.prepare<[string, string, number, number], RefRow>('SELECT * FROM refs WHERE shop = ? AND resource = ? ORDER BY erp_key LIMIT ? OFFSET ?');
     this.countStmt = db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM refs WHERE shop = ? AND resource = ?');
@@ -46,6 +48,19 @@ export class SqliteReferences implements ReferenceStore {
     return this.byShopStmt.all(this.shop, resource, String(shopId)).map(toRef);
   }
 
+  async numbers(resource: string, erpKeys: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const part of chunks([...new Set(erpKeys)])) {
+      const rows = cached<string[], { erp_key: string; number: string }>(this.db, `SELECT erp_key, number FROM refs WHERE shop = ? AND resource = ? AND number IS NOT NULL AND erp_key IN (${marks(part.length)})`).all(this.shop, resource, ...part);
+      for (const r of rows) out.set(r.erp_key, r.number);
+    }
+    return out;
+  }
+
+  async byNumber(resource: string, number: string): Promise<Reference[]> {
+    return this.byNumberStmt.all(this.shop, resource, number).map(toRef);
+  }
+
   async list(resource: string, options: { limit?: number; offset?: number } = {}): Promise<Reference[]> {
     return this.listStmt.all(this.shop, resource, options.limit ?? 100, options.offset ?? 0).map(toRef);
   }
@@ -55,9 +70,9 @@ export class SqliteReferences implements ReferenceStore {
   }
 
   /** Record (or move) a reference (inside `write`). */
-  put(resource: string, erpKey: string, shopId: ShopId): void {
+  put(resource: string, erpKey: string, shopId: ShopId, number?: string): void {
     const now = Date.now();
-    this.putStmt.run(this.shop, resource, erpKey, String(shopId), now, now);
+    this.putStmt.run(this.shop, resource, erpKey, String(shopId), now, now, number ?? null);
   }
 
   /** Forget a reference (inside `write`). */
