@@ -32,6 +32,7 @@ export const dolibarr: Recipe = {
     entity: { value: 1, why: 'the company (entity) of a multicompany installation; 1 without multicompany' },
   },
   key: 'code',
+  surrogate: 'id',
   cursor: 'changed',
   fields: catalogFields({ status: { true: [1], false: [0] } }),
 };

@@ -45,6 +45,7 @@ export const erpnext: Recipe = {
     warehouse: { value: 'Stores', why: 'the warehouse (tabWarehouse.name, e.g. "Stores - AC") whose stock the shop sells; a group warehouse sums its subtree' },
     price_list: { value: 'Standard Selling', why: 'the selling price list whose rates are the shop prices' },
   },
+  // No surrogate: an Item's name is its item code, and renaming the item code in ERPNext renames the document too.
   key: 'code',
   cursor: 'changed',
   fields: catalogFields({ status: { true: [1], false: [0] } }),

@@ -44,6 +44,7 @@ export const odoo: Recipe = {
     language: { value: 'en_US', why: 'the language of product_template.name to sell under (a key of its jsonb, e.g. de_DE)' },
   },
   key: 'code',
+  surrogate: 'id',
   cursor: 'changed',
   fields: catalogFields({ status: { true: [true], false: [false] } }),
 };

@@ -43,7 +43,9 @@ export function renderRecipeMapping(dir: string, name: string, recipe: Recipe, l
     `description: ${flow(`${recipe.title} articles to shop products`)}`,
     'direction: erp-to-shop',
     'target: { resource: products, operation: upsert }',
-    `key: ${recipe.key}`,
+    recipe.surrogate !== undefined
+      ? `key: ${flow({ surrogate: recipe.surrogate, natural: recipe.key })}    # ${recipe.surrogate} is the ${recipe.title} id a renumbering keeps: a changed ${recipe.key} renames the shop product (docs/catalog.md "Renamed articles")`
+      : `key: ${recipe.key}`,
     'shop_key: products_model',
     ...(stockLine ? [stockLine] : []),
     'fields:',

@@ -28,7 +28,8 @@ function proposalOf(recipe: Recipe, language: string): Proposal {
   return {
     fields: recipeTargets(recipe, language).map(([target, f]) => ({ target, column: f.from, ...(f.type ? { type: f.type } : {}), why: `${recipe.name} recipe` })),
     unplaced: [],
-    key: recipe.key,
+    key: recipe.surrogate ?? recipe.key,
+    ...(recipe.surrogate !== undefined ? { natural: recipe.key } : {}),
     cursor: recipe.cursor,
     cursorNote: `${recipe.cursor}: the latest change of any row the ${recipe.title} SELECT reads`,
     shopKey: 'products_model',
@@ -65,14 +66,14 @@ export async function runRecipeInit(answers: Answers, io: InitIo, hooks: InitHoo
   } finally {
     await driver.close();
   }
-  io.say(`${recipe.title} recipe: the tables ${Object.keys(recipe.tables).join(', ')} are there; key ${recipe.key} (matched in the shop by products_model), cursor ${recipe.cursor}`);
+  io.say(`${recipe.title} recipe: the tables ${Object.keys(recipe.tables).join(', ')} are there; key ${recipe.surrogate !== undefined ? `${recipe.surrogate} (the ${recipe.title} id; ${recipe.key} is matched in the shop by products_model, and a changed ${recipe.key} renames the shop product)` : `${recipe.key} (matched in the shop by products_model)`}, cursor ${recipe.cursor}`);
 
   const pipeline = {
     name,
     direction: 'push',
     resource: 'products',
     mapping: `mappings/${name}.yaml`,
-    source: { connection: 'erp', query: recipe.query, cursor: recipe.cursor, key: recipe.key, lookback: '5m', params },
+    source: { connection: 'erp', query: recipe.query, cursor: recipe.cursor, key: recipe.surrogate ?? recipe.key, lookback: '5m', params },
     trigger: recipe.kind === 'postgres' ? { notify: true } : { poll: '5s' },
     schedule: '*/15 * * * *',
     completeSchedule: '30 2 * * *',

@@ -53,6 +53,7 @@ export const tryton: Recipe = {
   query: QUERY,
   params: { warehouse: { value: 'WH', why: "the code of the warehouse (stock_location of type warehouse) whose stock the shop sells; Tryton's first is WH" } },
   key: 'code',
+  surrogate: 'id',
   cursor: 'changed',
   fields: catalogFields({ status: { true: [true], false: [false] } }),
 };

@@ -54,8 +54,15 @@ export interface Recipe {
   /** The SELECT: one row per article, `:name` parameters from `params`. */
   readonly query: string;
   readonly params: Readonly<Record<string, RecipeParam>>;
-  /** Record key: the article number (so a changed number is a new article, the old one gone). */
+  /** The article number column: what the shop knows the article by (products_model). */
   readonly key: string;
+  /**
+   * The ERP's stable id column beside the number, where the ERP has one that a renumbering keeps
+   * (Tryton's, Odoo's product id, Dolibarr's rowid): the mapping says `key: { surrogate, natural }`
+   * and a changed number renames the shop product (docs/catalog.md "Renamed articles"). Absent:
+   * a changed number is a new article and the old one gone.
+   */
+  readonly surrogate?: string;
   /** The change column: a GREATEST(...) over every row the SELECT reads. */
   readonly cursor: string;
   /** Shop field path (`languages.{language}.products_name`) → rule. */

@@ -3,7 +3,7 @@
  * variants, EANs, an inventory, supplier receipts, a shipped sale), configured by `shopsync init
  * --erp tryton` (no hand-written SQL or mapping) and synced into the sandbox shop by the spawned
  * CLI. After every change made through proteus (a price, a stock move, a new product, a code reused
- * by a successor, an EAN removed, an identifier deleted, a changed code, 0.1 + 0.2 kg) the shop is
+ * by a successor, an EAN removed, an identifier deleted, a changed code (a rename: same shop product), 0.1 + 0.2 kg) the shop is
  * compared with Tryton's own figures: proteus `Product.quantity` in the warehouse's context, names,
  * list prices, EANs, active.
  * Runs in `npm run test:erp` only (vitest.config.ts).
@@ -84,7 +84,7 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0 as the ER
     console.log(`[tryton] the whole file took ${Math.round((Date.now() - started) / 1000)} s`);
   });
 
-  it('init --erp tryton checks the database and writes a complete pipeline: the recipe\'s SELECT, key code, onMissing deactivate on a nightly complete read', { timeout: 180_000 }, async () => {
+  it('init --erp tryton checks the database and writes a complete pipeline: the recipe\'s SELECT keyed by the Tryton id with the code as the article number, onMissing deactivate on a nightly complete read', { timeout: 180_000 }, async () => {
     const init = await runCli(['init', '--yes', '--erp', 'tryton', '--db-url', `postgres://postgres@${pgService.host}:${pgService.port}/${db!.name}`], { cwd: dir, env: shopEnv(sandbox), timeoutMs: 120_000 });
     expect(init.code, init.stdout + init.stderr).toBe(0);
     expect(init.stdout).toContain('Tryton recipe: the tables product_product, product_template');
@@ -93,12 +93,13 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0 as the ER
     const config = parse(readFileSync(join(dir, 'shopsync.yaml'), 'utf8'));
     expect(config.pipelines[0]).toMatchObject({
       name: 'products',
-      source: { connection: 'erp', cursor: 'changed', key: 'code', params: { warehouse: 'WH' } },
+      source: { connection: 'erp', cursor: 'changed', key: 'id', params: { warehouse: 'WH' } },
       trigger: { notify: true },
       completeSchedule: expect.any(String),
       options: { onMissing: 'deactivate' },
     });
-    expect(parse(readFileSync(join(dir, 'mappings/products.yaml'), 'utf8'))).toMatchObject({ key: 'code', shop_key: 'products_model' });
+    // The id a renumbering keeps: a changed code renames the shop product (docs/catalog.md "Renamed articles").
+    expect(parse(readFileSync(join(dir, 'mappings/products.yaml'), 'utf8'))).toMatchObject({ key: { surrogate: 'id', natural: 'code' }, shop_key: 'products_model' });
   });
 
   it("the first sync: the shop holds every product as Tryton computes it (name, list price, the warehouse's stock, EAN, active)", { timeout: 180_000 }, async () => {
@@ -138,10 +139,13 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0 as the ER
     expect(held(await shopProducts(sandbox), 'L-7')).toEqual(before);
   });
 
-  it('once the retired product has a code of its own, the successor takes over the shop product and the retired one is offline', { timeout: 180_000 }, async () => {
+  it('once the retired product has a code of its own, it keeps its shop product under that code, offline, and the successor gets a shop product of its own', { timeout: 180_000 }, async () => {
+    const lamp = (await shopProducts(sandbox)).get('L-7')!.products_id;
     const { shop } = await changeAndSync('resolve');
-    expect(held(shop, 'L-7')).toMatchObject({ name: 'New lamp', status: 1, price: 35 });
     expect(held(shop, 'L-7-OLD')).toMatchObject({ name: 'Old lamp', status: 0 });
+    expect(shop.get('L-7-OLD')!.products_id).toBe(lamp);
+    expect(held(shop, 'L-7')).toMatchObject({ name: 'New lamp', status: 1, price: 35 });
+    expect(shop.get('L-7')!.products_id).not.toBe(lamp);
   });
 
   it('an EAN removed from the product in Tryton is cleared in the shop', { timeout: 180_000 }, async () => {
@@ -156,15 +160,18 @@ describe.skipIf(!tryton.available || !pgService.available)('Tryton 6.0 as the ER
     expect(held(shop, 'TS-M')?.ean).toBe('');
   });
 
-  it('a changed code makes a new shop product, and the complete read deactivates the old one (onMissing: deactivate)', { timeout: 180_000 }, async () => {
-    const before = held(await shopProducts(sandbox), 'MUG-1');
+  it('a changed code renames the shop product: the same shop id under the new code, no second product, and the complete read deactivates nothing', { timeout: 180_000 }, async () => {
+    const before = await shopProducts(sandbox);
+    const mug = before.get('MUG-1')!;
     let { shop } = await changeAndSync('code_changed');
     expect(held(shop, 'MUG-2')).toMatchObject({ name: 'Mug', quantity: 11, status: 1 });
-    // A delta read cannot know that MUG-1 is gone: it is still live until the complete read.
-    expect(held(shop, 'MUG-1')).toEqual(before);
+    expect(shop.get('MUG-2')!.products_id).toBe(mug.products_id);
+    expect(shop.has('MUG-1')).toBe(false);
+    expect(shop.size).toBe(before.size);
     const complete = await changeAndSync('figures', '--complete');
     shop = complete.shop;
-    expect(held(shop, 'MUG-1')).toEqual({ ...before, status: 0 });
+    expect(held(shop, 'MUG-2')).toMatchObject({ status: 1 });
+    expect(shop.size).toBe(before.size);
   });
 
   it('0.1 + 0.2 kg of coffee (two double precision moves) is 0.3 in the shop, and the next run leaves it unchanged', { timeout: 180_000 }, async () => {

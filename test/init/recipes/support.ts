@@ -2,7 +2,9 @@
  * The story every ERP recipe must tell against its fixture database: `shopsync init --erp <name>`
  * writes the config from the live tables, `sync` fills the shop with every article as the ERP
  * holds it, then a price change, a stock change, a cleared EAN, a deleted stock row (caught by the
- * complete read) and a changed article number (the old one deactivated by the complete read).
+ * complete read) and a changed article number: where the ERP keeps a stable id beside it (the
+ * recipe's `surrogate`) a rename of the same shop product, else a new product and the old one
+ * deactivated by the complete read.
  * The fixtures are tables written for these tests in each ERP's published layout, not the ERP.
  */
 import { readFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { parse } from 'yaml';
 import { runCli, shopProducts, tempDir } from '../../cli/support.js';
 import type { SandboxHandle } from '../../../src/sandbox/index.js';
 import { shopEnv } from '../../support/sandbox.js';
+import { RECIPES } from '../../../src/init/recipes/index.js';
 import type { RecipeName } from '../../../src/init/recipes/types.js';
 
 /** What the shop must hold for an article. */
@@ -63,7 +66,7 @@ export async function recipeStory(f: RecipeFixture, sandbox: SandboxHandle): Pro
   const env = shopEnv(sandbox);
   const init = await runCli(['init', '--yes', '--erp', f.erp, ...f.initFlags], { cwd: dir, env, timeoutMs: 120_000 });
   expect(init.code, init.stdout + init.stderr).toBe(0);
-  expect(parse(readFileSync(join(dir, 'shopsync.yaml'), 'utf8')).pipelines[0]).toMatchObject({ source: { key: 'code', cursor: 'changed' }, options: { onMissing: 'deactivate' }, completeSchedule: expect.any(String) });
+  expect(parse(readFileSync(join(dir, 'shopsync.yaml'), 'utf8')).pipelines[0]).toMatchObject({ source: { key: RECIPES[f.erp].surrogate ?? 'code', cursor: 'changed' }, options: { onMissing: 'deactivate' }, completeSchedule: expect.any(String) });
 
   const want: Record<string, Article> = { ...f.articles };
   for (const x of FILLERS) want[x.code] = { name: x.name, price: x.price, quantity: x.quantity, ean: '', status: 1 };
@@ -93,8 +96,21 @@ export async function recipeStory(f: RecipeFixture, sandbox: SandboxHandle): Pro
   want[s.childDeleted.code] = { ...want[s.childDeleted.code]!, quantity: 0 };
   await sync('--complete');
 
+  const before = await shopProducts(sandbox);
   await f.exec(s.codeChanged.sql);
   want[s.codeChanged.to] = want[s.codeChanged.from]!;
+  if (RECIPES[f.erp].surrogate !== undefined) {
+    // The ERP's id stays: the same shop product under the new number, no second one (docs/catalog.md "Renamed articles").
+    delete want[s.codeChanged.from];
+    await sync();
+    const after = await shopProducts(sandbox);
+    expect(after.get(s.codeChanged.to)?.products_id).toBe(before.get(s.codeChanged.from)?.products_id);
+    expect(after.has(s.codeChanged.from)).toBe(false);
+    expect(after.size).toBe(before.size);
+    await sync('--complete');
+    expect((await shopProducts(sandbox)).size).toBe(before.size);
+    return;
+  }
   await sync();
   want[s.codeChanged.from] = { ...want[s.codeChanged.from]!, status: 0 };
   await sync('--complete');
