@@ -11,6 +11,8 @@ export const RENAME_CODES = {
   numberTaken: 'RENAME_NUMBER_TAKEN',
   /** A shop record another ERP id already holds was claimed by this one. */
   claimed: 'RENAME_SHOP_RECORD_CLAIMED',
+  /** A new record's number still belongs to a shop record that this same run renames away from it: the create waits for that rename. */
+  handover: 'RENAME_NUMBER_HANDOVER',
   /** The record was renamed, but its old URL could not be written to the SEO history (yet). */
   seoFailed: 'RENAME_SEO_FAILED',
   /** The source keys its rows by another column than the mapping's surrogate. */
@@ -43,6 +45,15 @@ export function claimed(resource: string, field: string, erpKey: string, number:
   return issue(
     RENAME_CODES.claimed,
     `ERP key ${erpKey} would create ${resource} ${field} ${number ?? '(none)'}, which is shop ${resource} ${shopId}, already the record of ERP key ${holders.join(', ')}; two ERP records never share one shop record. Give one of them another ${field} in the ERP, or, if they are one article under two ids, remove the duplicate row from the source`,
+    { erpKey, shopId, number, holders: [...holders] },
+  );
+}
+
+/** A create whose number another record of this run is renamed away from: it waits for that rename, then goes out again. */
+export function handover(resource: string, field: string, erpKey: string, number: string | undefined, shopId: ShopId, holders: readonly string[]): StoredIssue {
+  return issue(
+    RENAME_CODES.handover,
+    `ERP key ${erpKey} would create ${resource} ${field} ${number ?? '(none)'}, which is still shop ${resource} ${shopId} of ERP key ${holders.join(', ')}, renamed away from it in this same run; it is created once that rename has landed. If this stays, that rename failed: see its record`,
     { erpKey, shopId, number, holders: [...holders] },
   );
 }

@@ -22,7 +22,7 @@ import type { ShopId, StateStore, StateWriter, StoredIssue } from '../state/inde
 import type { PushInput } from '../pipeline/push/keys.js';
 import type { Verdict } from '../pipeline/push/outcomes.js';
 import type { Settlement, WorkItem } from '../pipeline/push/work.js';
-import { claimed, keyNotSurrogate, numberTaken, RENAME_CODES, seoFailed } from './errors.js';
+import { claimed, handover, keyNotSurrogate, numberTaken, RENAME_CODES, seoFailed } from './errors.js';
 import { mergePaths, redirectOldPaths, SEO_HISTORY, seoPathsOf, type OldPaths, type SeoResult } from './seo.js';
 
 /** What a renaming record carries from preparing to settling. */
@@ -67,6 +67,8 @@ export class RenameTracker {
   private readonly candidates = new Map<string, Candidate>();
   /** Shop records adopted in this run: one is never given to a second record (a reference read again before the first adoption settled). */
   private readonly adoptedIds = new Map<string, string>();
+  /** Records of this run renamed away from a number, by ERP key: until they settle, a create of that number waits (an article's code handed to its successor). */
+  private readonly leaving = new Map<string, string>();
   private readonly surrogate: SurrogateKey;
 
   private constructor(private readonly deps: RenameDeps) {
@@ -170,6 +172,7 @@ export class RenameTracker {
     const seo = resource.renames?.seo;
     const paths = mergePaths(pending?.paths, seo && held !== to ? seoPathsOf(seo, current) : {});
     item.rename = { from: pending?.from ?? held ?? known ?? '(unknown)', to, paths };
+    if (held !== undefined) this.leaving.set(item.erpKey, held);
     return { requests: 1 };
   }
 
@@ -246,6 +249,8 @@ export class RenameTracker {
     const holders = refs.filter((r) => !ownOld(r)).map((r) => r.erpKey);
     const taker = this.adoptedIds.get(String(shopId));
     if (taker !== undefined && taker !== item.erpKey) holders.push(taker);
+    // Every holder is being renamed away from this number in this run: the number is handed over once those renames land.
+    if (holders.length > 0 && number !== undefined && holders.every((h) => this.leaving.get(h) === number)) return handover(resource.name, this.surrogate.number, item.erpKey, number, shopId, holders);
     if (holders.length > 0) return claimed(resource.name, this.surrogate.number, item.erpKey, number, shopId, holders);
     const old = refs.find(ownOld);
     if (old) {
@@ -276,6 +281,7 @@ export class RenameTracker {
     const erpKey = s.item.erpKey;
     const known = this.numbers.get(erpKey);
     this.numbers.delete(erpKey);
+    this.leaving.delete(erpKey);
     // The shop holds the new number while the hash is the old payload's: forgotten, so the next read sends the record (and its SEO entry) again.
     if (s.kind === 'dead' && s.error.code === RENAME_CODES.seoFailed) tx.hashes.delete(pipeline, resource.name, recordKey);
     if (s.kind !== 'done' || s.shopId === undefined) return;

@@ -34,7 +34,7 @@ describe('an unknown command', () => {
   it('names every command a subcommand name belongs to when several groups have it', async () => {
     const r = await cli(['list']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('(Did you mean shopsync dlq list or shopsync jobs list or shopsync shops list?)');
+    expect(r.stderr).toContain('(Did you mean shopsync dlq list or shopsync conflicts list or shopsync jobs list or shopsync shops list?)');
   });
 
   it('still suggests a sibling for a typo, at the top level and inside a group', async () => {

@@ -62,6 +62,26 @@ forEachBackend('renamed articles', (backend: Backend) => {
     expect(await f.products()).toHaveLength(2);
   });
 
+  it('hands a number to a successor in one run: the retired article keeps its shop product under its new number, the successor gets one of its own', async () => {
+    const mapping = await f.mapping(BY_ID);
+    f.article(6, 'L-7', 'Alte Lampe', '30.00', '1');
+    expect((await f.run(mapping, 'id')).counts).toMatchObject({ created: 1, failed: 0 });
+    const lamp = (await byModel('L-7'))!.products_id;
+
+    // In the ERP: the old lamp gets a code of its own and its successor takes L-7, in one change (the Tryton story).
+    f.article(6, 'L-7-OLD', 'Alte Lampe', '30.00', '2');
+    f.article(25, 'L-7', 'Neue Lampe', '35.00', '2');
+    const run = await f.run(mapping, 'id');
+    expect(run.status).toBe('succeeded');
+    expect(run.counts).toMatchObject({ read: 2, updated: 1, created: 1, failed: 0, deadLettered: 0 });
+    expect((await byModel('L-7-OLD'))?.products_id).toBe(lamp);
+    const successor = await byModel('L-7');
+    expect(successor?.products_id).not.toBe(lamp);
+    expect(successor?.languages).toMatchObject({ de: { products_name: 'Neue Lampe' } });
+    expect(await f.products()).toHaveLength(2);
+    expect(await f.state.deadLetters.list({ pipeline: 'articles' })).toEqual([]);
+  });
+
   it('leaves the redirect to a shop that writes its own when a PUT changes seo_name, without a second entry', async () => {
     const mapping = await f.mapping(BY_ID);
     f.article(1, 'ART-1020', 'Wasserkocher', '19.90', '1');

@@ -30,6 +30,7 @@ import { DUPLICATE_KEY, DuplicateGuard, type DuplicateRefusal } from './duplicat
 import { StatusGuard } from '../../follow/guard.js';
 import { FieldGuard } from '../../conflicts/guard.js';
 import { RenameTracker } from '../../renames/tracker.js';
+import { RENAME_CODES } from '../../renames/errors.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -575,7 +576,18 @@ export class PushEngine {
         this.fatal ??= v.error;
         return undefined;
       case 'reject':
+        // A number handed over by a rename of this same run: the create waits for the rest of the run, then is prepared again (retryWaiting).
+        if (v.error.code === RENAME_CODES.handover && this.waitForRun(item, v.error)) return undefined;
         return { kind: 'dead', item, error: v.error };
     }
+  }
+
+  /** Keep a record waiting until everything else of the run settled; false when the waiting room is full. */
+  private waitForRun(item: WorkItem, error: StoredIssue): boolean {
+    const holders = Array.isArray(error.details?.holders) ? error.details.holders.filter((h): h is string => typeof h === 'string') : [];
+    const input = { ...(item.seq !== undefined ? { seq: item.seq } : {}), erpKey: item.erpKey, record: item.record, ...(item.position ? { position: item.position } : {}) };
+    if (!this.waiting.add({ input, settlement: { kind: 'dead', item, error }, missing: holders.map((h) => ({ resource: this.o.resource.name, erpKey: h })) }, this.o.mapping.recordKey?.(item.erpKey, item.record))) return false;
+    this.lanes.release(item.erpKey);
+    return true;
   }
 }
