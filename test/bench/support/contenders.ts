@@ -1,12 +1,9 @@
 /**
- * The four ways to push the benchmark catalog into a shop:
- * - naive: one request per record, one after another (mapping by hand);
- * - script: what a user writes in an afternoon: pages of the ERP table, mapping by hand, batches of
- *   100, 8 requests in flight, waits out Retry-After on 429, no state (mapping and reading included in its time);
- * - shopsync defaults: a push pipeline as `shopsync.yaml` gives it with nothing tuned;
- * - shopsync tuned: batches of 100, 8 in flight, a fixed rate high enough not to matter.
- * shopsync runs the whole pipeline: source, mapping with validation, state (references, hashes,
- * events, checkpoints; in SQLite unless a PostgreSQL schema is asked for), the client's queue and retries.
+ * shopsync's push pipeline run inside the bench's own process (runPipeline), for the benchmarks
+ * that measure a part of it (the state backends, a profiled re-read): source, mapping with
+ * validation, state (references, hashes, events, checkpoints; in SQLite unless a PostgreSQL schema
+ * is asked for), the client's queue and retries. The throughput benchmark times whole processes
+ * instead (processes.ts, issue 47).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -20,7 +17,7 @@ import { runPipeline } from '../../../src/pipeline/index.js';
 import { pipelineSchema } from '../../../src/pipeline/schema.js';
 import { createShopClient, type ClientEvent } from '../../../src/shop/index.js';
 import { openState, type StateStore } from '../../../src/state/index.js';
-import { catalogSource, mapByHand, readCatalog, skuOf, writeCatalogMapping } from './catalog.js';
+import { catalogSource, skuOf, writeCatalogMapping } from './catalog.js';
 import type { ShopProcess } from './shop.js';
 import { benchState, type BenchBackend } from './states.js';
 
@@ -34,60 +31,6 @@ export interface PushResult {
   /** Records the shop did not take. */
   readonly failed: number;
 }
-
-/** A way to push `n` records of the catalog at `erpFile` into `shop`. */
-export type Contender = (shop: ShopProcess, erpFile: string, n: number) => Promise<PushResult>;
-
-/** POST one batch the way a script would; waits out 429 with Retry-After and tries again. */
-async function post(shop: ShopProcess, records: Record<string, unknown>[], counts: { requests: number; throttled: number; failed: number }): Promise<void> {
-  for (;;) {
-    counts.requests++;
-    const res = await fetch(`${shop.url}/import/json/products`, { method: 'POST', headers: { authorization: `Bearer ${shop.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'products', data: records }) });
-    if (res.status === 429) {
-      counts.throttled++;
-      await res.arrayBuffer();
-      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? '1') * 1000));
-      continue;
-    }
-    const body = (await res.json()) as { data?: unknown[] };
-    if (!res.ok) counts.failed += records.length;
-    else counts.failed += records.length - (body.data?.length ?? 0);
-    return;
-  }
-}
-
-/** One request per record, in sequence. */
-export const naive: Contender = async (shop, erpFile, n) => {
-  const counts = { requests: 0, throttled: 0, failed: 0 };
-  const t = performance.now();
-  let records = 0;
-  for (const page of readCatalog(erpFile, n)) {
-    for (const row of page) {
-      await post(shop, [mapByHand(row)], counts);
-      records++;
-    }
-  }
-  return { records, ms: performance.now() - t, ...counts };
-};
-
-/** Batches of 100, 8 in flight, no state. */
-export const script: Contender = async (shop, erpFile, n) => {
-  const counts = { requests: 0, throttled: 0, failed: 0 };
-  const inFlight = new Set<Promise<void>>();
-  const t = performance.now();
-  let records = 0;
-  for (const page of readCatalog(erpFile, n)) {
-    for (let i = 0; i < page.length; i += 100) {
-      const batch = page.slice(i, i + 100).map(mapByHand);
-      records += batch.length;
-      const p: Promise<void> = post(shop, batch, counts).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-      if (inFlight.size >= 8) await Promise.race(inFlight);
-    }
-  }
-  await Promise.all(inFlight);
-  return { records, ms: performance.now() - t, ...counts };
-};
 
 /** How a shopsync contender runs: tuned or defaults, where its state lives, and whether it re-reads. */
 export interface ShopsyncOptions {
@@ -153,9 +96,6 @@ export async function runShopsync(shop: ShopProcess, erpFile: string, n: number,
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-export const shopsyncDefaults: Contender = (shop, erpFile, n) => runShopsync(shop, erpFile, n, { tuned: false });
-export const shopsyncTuned: Contender = (shop, erpFile, n) => runShopsync(shop, erpFile, n, { tuned: true });
 
 /** A CPU profile of what follows, written to `file` by the returned function (`BENCH_PROFILE_REREAD=<file>.cpuprofile`: the no-change re-read alone). */
 async function startProfile(file: string | undefined): Promise<(() => Promise<void>) | undefined> {
