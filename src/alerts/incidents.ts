@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
+import { describeError } from '../util/describeError.js';
 import type { IncidentMessage, IncidentStore } from '../state/index.js';
 import type { AlertChannel } from './channels.js';
 import type { Cause } from './causes.js';
@@ -112,7 +113,7 @@ export class Incidents {
       opened = await this.store.open(id, at, JSON.stringify(message), claim, this.leaseMs, extras.members);
     } catch (err) {
       // A state that cannot be reached is when runs fail: better a message per replica than none.
-      this.options.logger.error({ incident: id, err: err instanceof Error ? err.message : String(err) }, 'alert state unreachable: sending the alert without de-duplication');
+      this.options.logger.error({ incident: id, err: describeError(err) }, 'alert state unreachable: sending the alert without de-duplication');
       await this.send({ ...message, since: message.at });
       return true;
     }
@@ -126,7 +127,7 @@ export class Incidents {
     try {
       return await this.store.join(id, pipeline);
     } catch (err) {
-      this.options.logger.warn({ incident: id, pipeline, err: err instanceof Error ? err.message : String(err) }, 'alert state unreachable: the pipeline is not folded into its shop incident');
+      this.options.logger.warn({ incident: id, pipeline, err: describeError(err) }, 'alert state unreachable: the pipeline is not folded into its shop incident');
       return false;
     }
   }
@@ -199,7 +200,7 @@ export class Incidents {
     try {
       return await this.store.takeSendSlot(this.options.maxPerHour);
     } catch (err) {
-      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'alert budget not readable from the state: counting alerts.maxPerHour in this process');
+      this.options.logger.warn({ err: describeError(err) }, 'alert budget not readable from the state: counting alerts.maxPerHour in this process');
       const hourAgo = this.now() - 3_600_000;
       while (this.sentAt.length > 0 && (this.sentAt[0] as number) < hourAgo) this.sentAt.shift();
       if (this.sentAt.length >= this.options.maxPerHour) return false;
@@ -219,7 +220,7 @@ export class Incidents {
             await channel.send(message);
             this.options.logger.info({ incident: message.incident, state: message.state, channel: channel.name }, 'alert sent');
           } catch (err) {
-            this.options.logger.error({ incident: message.incident, channel: channel.name, err: err instanceof Error ? err.message : String(err) }, 'alert could not be sent');
+            this.options.logger.error({ incident: message.incident, channel: channel.name, err: describeError(err) }, 'alert could not be sent');
           }
         }),
       );

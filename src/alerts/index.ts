@@ -15,6 +15,7 @@
  * pipelines it holds (grouping.ts; the causes' table is causes.ts).
  */
 import type { Logger } from '../log.js';
+import { describeError } from '../util/describeError.js';
 import type { RunSummary, SyncEvents } from '../pipeline/index.js';
 import { progressOf } from '../pipeline/crashed.js';
 import { overdueLanes, type ScheduledLane } from '../pipeline/overdue.js';
@@ -111,7 +112,7 @@ export function startAlerts(cfg: AlertsConfig, deps: AlertDeps): AlertWatcher | 
   const pending = new Set<Promise<void>>();
   // A failed handler (the state unreachable) is logged; a rejection left unhandled would end the daemon.
   const track = (work: Promise<unknown>) => {
-    const p = work.then(() => undefined).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'alert handling failed'));
+    const p = work.then(() => undefined).catch((err: unknown) => logger.error({ err: describeError(err) }, 'alert handling failed'));
     pending.add(p);
     void p.finally(() => pending.delete(p));
   };

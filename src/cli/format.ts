@@ -1,5 +1,7 @@
 /** Plain-text rendering of command output (JSON output goes through `JSON.stringify`). */
+import type { LoadedConfig } from '../config/index.js';
 import type { RunSummary } from '../pipeline/index.js';
+import { alertShopsOf } from '../alerts/shops.js';
 import { countsInWords } from '../pipeline/countWords.js';
 import { formatDateTime } from '../util/time.js';
 import { EXIT, type ExitCode } from './exit.js';
@@ -12,8 +14,21 @@ export function exitCodeOfRun(summary: { readonly status: string; readonly error
   return EXIT.failed;
 }
 
-/** `products sync succeeded in 1.2 s: read 10, created 3, …`; a dry run's `… would create 3, would update 1, …`. */
-export function summaryLine(s: RunSummary): string {
+/** The settings a hint names for one pipeline's shop, as the config writes them (`shop.token`, `shops.at.token`, with file:line and variable when known). */
+export interface HintSettings {
+  readonly credentials: string;
+  readonly url: string;
+}
+
+/** The hint settings of `pipeline`'s shop in the loaded config. */
+export function hintSettingsOf(loaded: Pick<LoadedConfig, 'config' | 'origin'>, pipeline: string): HintSettings {
+  const shops = alertShopsOf(loaded);
+  const shop = shops.of(pipeline);
+  return { credentials: shops.credentials(shop), url: shops.url(shop) };
+}
+
+/** `products sync succeeded in 1.2 s: read 10, created 3, …`; a dry run's `… would create 3, would update 1, …`. `settings`: the pipeline's shop settings a hint names (default: the single `shop:` block's). */
+export function summaryLine(s: RunSummary, settings?: HintSettings): string {
   const c = s.counts;
   const parts = countsInWords(s.mode, c);
   // Said apart, so a file read only in part never looks like a clean import.
@@ -22,22 +37,23 @@ export function summaryLine(s: RunSummary): string {
   if (c.conflicts) parts.push(`${s.mode === 'dry-run' ? 'would hold' : 'held'} ${c.conflicts} guarded field(s) (see shopsync conflicts list)`);
   if (c.warnings) parts.push(`warnings ${c.warnings}`);
   const run = s.runId ? ` (run ${s.runId})` : '';
-  const hint = s.error ? hintFor(s.error.code) : undefined;
+  const hint = s.error ? hintFor(s.error.code, settings) : undefined;
   const err = s.error ? `\n  error: [${s.error.code}] ${s.error.message}${hint ? `\n  hint: ${hint}` : ''}` : '';
   return `${s.pipeline} ${s.mode} ${s.status}${run} in ${(s.durationMs / 1000).toFixed(1)} s: ${parts.join(', ')}${err}`;
 }
 
 /** How to fix the failures a new user meets first (bad token, wrong URL, missing scope), by stable code. */
-export function hintFor(code: string): string | undefined {
+export function hintFor(code: string, settings: HintSettings = { credentials: 'shop.token (or shop.oauth)', url: 'shop.baseUrl' }): string | undefined {
+  const { credentials, url } = settings;
   switch (code) {
     case 'UNAUTHORIZED':
-      return 'the shop refused the credentials: check shop.token (or shop.oauth) in the config and the environment variable or file it reads';
+      return `the shop refused the credentials: check ${credentials} in the config and the environment variable or file it reads`;
     case 'INSUFFICIENT_SCOPE':
       return "the shop's token lacks a scope this pipeline needs (named in the error details): grant it in the shop, or use a token that has it";
     case 'NETWORK_ERROR':
-      return 'the shop did not answer: check shop.baseUrl (the API root, e.g. https://shop.example.com/api) and that the shop is reachable from here';
+      return `the shop did not answer: check ${url} (the API root, e.g. https://shop.example.com/api) and that the shop is reachable from here`;
     case 'METHOD_NOT_FOUND':
-      return 'the shop does not know this route: check that shop.baseUrl is the API root, the part before /export/json/… and /import/json/…';
+      return `the shop does not know this route: check that ${url} is the API root, the part before /export/json/… and /import/json/…`;
     case 'RUN_ABANDONED':
       return 'run the same command again: it continues from the last checkpoint. Please report this with the log (LOG_LEVEL=debug): a wait inside shopsync or a connector held nothing that kept the process alive';
     case 'SHOP_UNAVAILABLE':

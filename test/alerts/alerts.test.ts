@@ -6,10 +6,11 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alertsConfigSchema, startAlerts, type AlertMessage, type AlertWatcher } from '../../src/alerts/index.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { SyncEvents, type RunSummary } from '../../src/pipeline/index.js';
 import { emptyCounts, openState, type StateStore } from '../../src/state/index.js';
 import { removeDir, tempDir } from '../support/tmp.js';
@@ -263,6 +264,25 @@ describe('alerts', () => {
     } finally {
       removeDir(dir);
     }
+  });
+
+  it('logs why an alert could not be sent with the cause the network gave (connect ECONNREFUSED …), not only "fetch failed"', async () => {
+    // A port that was free a moment ago: nothing listens on it.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: 'info', destination: new Writable({ write: (chunk: Buffer, _e, done) => void (lines.push(...chunk.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)), done()) }) });
+    const own = await openState(':memory:');
+    const ownEvents = new SyncEvents();
+    const w = startAlerts(alertsConfigSchema.parse({ webhook: { url: `http://127.0.0.1:${port}/hook`, retries: 0 } }), { events: ownEvents, state: own, scheduled: [], secrets: [], logger })!;
+    ownEvents.emit({ type: 'run-finished', summary: { runId: 1, pipeline: 'stock', mode: 'sync', status: 'failed', error: { code: 'X', message: 'down' }, counts: emptyCounts(), durationMs: 5 } });
+    await w.stop();
+    await own.close();
+    const failed = lines.find((l) => l.msg === 'alert could not be sent');
+    expect(failed, JSON.stringify(lines)).toBeDefined();
+    expect(String(failed!.err)).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
   });
 
   it('still sends the alert of a failed run when the state cannot be reached, and the daemon goes on', async () => {

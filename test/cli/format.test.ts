@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { missingLine } from '../../src/cli/commands/sync.js';
-import { hintFor, summaryLine } from '../../src/cli/format.js';
+import { hintFor, hintSettingsOf, summaryLine } from '../../src/cli/format.js';
+import { parseConfigText } from '../../src/config/index.js';
 import type { RunSummary } from '../../src/pipeline/index.js';
 
 const failed = (code: string, message: string): RunSummary =>
@@ -13,6 +14,34 @@ const failed = (code: string, message: string): RunSummary =>
     durationMs: 1200,
     error: { code, message },
   }) as unknown as RunSummary;
+
+describe('the setting a hint names', () => {
+  const twoShops = `shops:
+  de:
+    baseUrl: https://de.example.com/api
+    token: \${DE_TOKEN}
+  at:
+    baseUrl: https://at.example.com/api
+    token: \${AT_TOKEN}
+connections:
+  erp: { kind: sqlite, path: erp.sqlite }
+pipelines:
+  - { name: products-de, shop: de, direction: push, resource: products, mapping: products.yaml, source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku } }
+  - { name: products-at, shop: at, direction: push, resource: products, mapping: products.yaml, source: { connection: erp, query: SELECT * FROM products, cursor: updated_at, key: sku } }
+`;
+
+  it("is the pipeline's own shop's token and base URL when the config has several shops, with file, line and variable", () => {
+    const loaded = parseConfigText(twoShops, '/etc/shopsync/shopsync.yaml', { env: { DE_TOKEN: 'd', AT_TOKEN: 'a' } });
+    const settings = hintSettingsOf(loaded, 'products-at');
+    expect(settings.credentials).toContain('shops.at.token');
+    expect(settings.credentials).toContain('AT_TOKEN');
+    expect(settings.url).toContain('shops.at.baseUrl');
+    const line = summaryLine(failed('UNAUTHORIZED', 'Invalid bearer token'), settings);
+    expect(line).toMatch(/hint: the shop refused the credentials: check shops\.at\.token/);
+    expect(line).not.toContain('shop.token (or shop.oauth)');
+    expect(summaryLine(failed('NETWORK_ERROR', 'connect ECONNREFUSED'), hintSettingsOf(loaded, 'products-de'))).toMatch(/hint: the shop did not answer: check shops\.de\.baseUrl/);
+  });
+});
 
 describe('run summary lines', () => {
   it('tells how to fix a refused token', () => {

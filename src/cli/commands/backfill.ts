@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import type { CursorValue } from '../../erp/types.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../exit.js';
-import { exitCodeOfRun, summaryLine } from '../format.js';
+import { exitCodeOfRun, hintSettingsOf, summaryLine } from '../format.js';
 import { trackProgress } from '../progress.js';
 import { withRuntime } from '../session.js';
 import { onStopSignal } from '../signals.js';
@@ -35,7 +35,7 @@ Shows a progress bar on a terminal, log lines otherwise.`,
       if (from !== null && to !== null && typeof from === typeof to && from > to) throw new UsageError(`--from ${opts.from} is after --to ${opts.to}: the range is empty (swap them?)`);
       const stop = onStopSignal();
       try {
-        await withRuntime(ctx, cmd, 'stderr', async ({ runtime, logger }) => {
+        await withRuntime(ctx, cmd, 'stderr', async ({ runtime, logger, loaded }) => {
           const range = { from, to };
           runtime.pipeline(name);
           const done = trackProgress({
@@ -51,7 +51,7 @@ Shows a progress bar on a terminal, log lines otherwise.`,
           } finally {
             done(summary !== undefined && (summary.status === 'succeeded' || summary.status === 'partial'));
           }
-          ctx.print(opts.json ? JSON.stringify(summary, null, 2) : summaryLine(summary));
+          ctx.print(opts.json ? JSON.stringify(summary, null, 2) : summaryLine(summary, hintSettingsOf(loaded, name)));
           if (summary.status === 'aborted' && !opts.json) ctx.say(`interrupted; run the same command again to continue the backfill of ${name} from its checkpoint`);
           ctx.exitCode = exitCodeOfRun(summary);
         });
