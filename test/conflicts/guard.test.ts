@@ -9,28 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveConflicts } from '../../src/conflicts/index.js';
 import type { CompiledMapping } from '../../src/mapping/types.js';
 import { runPipeline } from '../../src/pipeline/index.js';
+import { articlesMapping } from './support.js';
 import { mappingFile, pushFixture, setFaults, sqliteSource, type PushFixture } from '../pipeline/support.js';
 
 const def = { name: 'articles', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'articles.yaml', resource: 'products', batchSize: 10 };
 
-/** The articles mapping, with the owners given per field (absent: the ERP's). */
-function articles(owner: { description?: string; ean?: string } = {}): string {
-  const own = (o: string | undefined) => (o ? `, owner: ${o}` : '');
-  return `
-name: articles
-direction: erp-to-shop
-target: { resource: products, operation: upsert }
-key: sku
-shop_key: products_model
-fields:
-  products_model: sku
-  products_price: { from: price, type: decimal, locale: point }
-  products_status: { value: 1 }
-  products_ean: { from: ean${own(owner.ean)} }
-  languages.de.products_name: name
-  languages.de.products_description: { from: description${own(owner.description)} }
-`;
-}
 
 let f: PushFixture;
 let mapping: CompiledMapping;
@@ -73,7 +56,7 @@ afterEach(async () => {
 
 describe('owner: guard', () => {
   beforeEach(async () => {
-    mapping = await mappingFile(f.dir, 'articles', articles({ description: 'guard' }));
+    mapping = await mappingFile(f.dir, 'articles', articlesMapping({ description: 'guard' }));
     expect(await sync()).toMatchObject({ status: 'succeeded', counts: { created: 2 } });
     await editInShop('A-1', 'Shop text, rewritten by the content team');
   });
@@ -191,7 +174,7 @@ describe('owner: guard', () => {
 
 describe('owner: erp (the default)', () => {
   it('overwrites a description edited in the shop with the ERP\'s on the next push that carries it, as it always did', async () => {
-    mapping = await mappingFile(f.dir, 'articles', articles());
+    mapping = await mappingFile(f.dir, 'articles', articlesMapping());
     await sync();
     await editInShop('A-1', 'Shop text, rewritten by the content team');
     erpChange('A-1', { price: '21.90' });
@@ -205,7 +188,7 @@ describe('owner: erp (the default)', () => {
 
 describe('owner: shop', () => {
   beforeEach(async () => {
-    mapping = await mappingFile(f.dir, 'articles', articles({ ean: 'shop' }));
+    mapping = await mappingFile(f.dir, 'articles', articlesMapping({ ean: 'shop' }));
     await sync();
   });
 

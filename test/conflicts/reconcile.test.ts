@@ -10,22 +10,10 @@ import { resolveConflicts } from '../../src/conflicts/index.js';
 import type { CompiledMapping } from '../../src/mapping/types.js';
 import { runPipeline } from '../../src/pipeline/index.js';
 import { reconcilePipeline, ReportStore } from '../../src/reconcile/index.js';
+import { articlesMapping } from './support.js';
 import { mappingFile, pushFixture, sqliteSource, type PushFixture } from '../pipeline/support.js';
 
 const def = { name: 'articles', direction: 'push' as const, source: { connection: 'erp' }, mapping: 'articles.yaml', resource: 'products' };
-const MAPPING = `
-name: articles
-direction: erp-to-shop
-target: { resource: products, operation: upsert }
-key: sku
-shop_key: products_model
-fields:
-  products_model: sku
-  products_price: { from: price, type: decimal, locale: point }
-  products_status: { value: 1 }
-  languages.de.products_name: name
-  languages.de.products_description: { from: description, owner: guard }
-`;
 
 let f: PushFixture;
 let mapping: CompiledMapping;
@@ -46,7 +34,7 @@ async function inShop(sku: string, change: Record<string, unknown>): Promise<voi
 beforeEach(async () => {
   f = await pushFixture();
   reports = new ReportStore(join(f.dir, 'reconcile'));
-  mapping = await mappingFile(f.dir, 'articles', MAPPING);
+  mapping = await mappingFile(f.dir, 'articles', articlesMapping({ description: 'guard', ean: false }));
   f.erp.exec('CREATE TABLE articles (sku TEXT PRIMARY KEY, name TEXT NOT NULL, price TEXT NOT NULL, description TEXT, updated_at TEXT NOT NULL)');
   const insert = f.erp.prepare("INSERT INTO articles VALUES (?, ?, ?, ?, '2026-01-01 00:00:00')");
   insert.run('A-1', 'Kettle', '19.90', 'Kettle from the ERP');
