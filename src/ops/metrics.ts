@@ -45,6 +45,8 @@ export interface CursorTimes {
 export interface MetricsOptions {
   /** Dead letters per pipeline, read when scraped. */
   readonly deadLetters?: () => Promise<Readonly<Record<string, number>>> | Readonly<Record<string, number>>;
+  /** Open field conflicts (`owner: guard`) per pipeline, read when scraped; pipelines without any are 0. */
+  readonly conflicts?: () => Promise<Readonly<Record<string, number>>>;
   /** Per pipeline, read when scraped: the stored cursor and the source's watermark as Unix seconds (timestamp cursors), and how long an open ERP transaction held it. */
   readonly cursors?: () => Promise<Readonly<Record<string, CursorTimes>>>;
   /** Pipelines known up front, so their series exist (at 0) before the first run. */
@@ -184,6 +186,20 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     async collect() {
       if (!deadLetterSource) return;
       const counts = await deadLetterSource();
+      this.reset();
+      for (const p of known) this.set({ shop: shopOf(p), pipeline: p }, counts[p] ?? 0);
+      for (const [p, n] of Object.entries(counts)) this.set({ shop: shopOf(p), pipeline: p }, n);
+    },
+  });
+  const conflictSource = options.conflicts;
+  new Gauge({
+    name: 'shopsync_open_conflicts',
+    help: 'Guarded fields the shop changed and shopsync left as the shop has them, waiting for a person (take ERP / keep shop), per pipeline',
+    labelNames: ['shop', 'pipeline'] as const,
+    registers: [registry],
+    async collect() {
+      if (!conflictSource) return;
+      const counts = await conflictSource();
       this.reset();
       for (const p of known) this.set({ shop: shopOf(p), pipeline: p }, counts[p] ?? 0);
       for (const [p, n] of Object.entries(counts)) this.set({ shop: shopOf(p), pipeline: p }, n);

@@ -123,6 +123,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     shopOf: Object.fromEntries(config.pipelines.map((p) => [p.name, p.shop])),
     shopRates: () => Object.fromEntries([...shops].map(([name, client]) => [name, client.rate()])),
     deadLetters: async () => Object.fromEntries(await Promise.all(names.map(async (n) => [n, await state.deadLetters.count(n)] as const))),
+    conflicts: async () => Object.fromEntries(await state.conflicts.openCounts()),
     cursors: () => cursorTimesOf(state, names),
     reservedPipelines: config.pipelines.filter((p) => p.reservations).map((p) => p.name),
     unbooked: () => unbookedFigures(state, config.pipelines.filter((p) => p.reservations).map((p) => p.shop)),
