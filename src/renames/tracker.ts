@@ -222,7 +222,8 @@ export class RenameTracker {
       const v = out[i]!;
       if (op === 'create' && v.kind === 'exists' && v.shopId !== undefined) {
         const refused = await this.claim(item, v.shopId);
-        if (refused) out[i] = { kind: 'reject', error: refused };
+        // A number handed over by a rename of this same run waits for it; any other claim is refused.
+        if (refused) out[i] = { kind: refused.code === RENAME_CODES.handover ? 'wait' : 'reject', error: refused };
       } else if (op === 'update' && item.rename && v.kind === 'reject' && v.error.code === 'ALREADY_EXISTS') {
         const owner = v.error.details?.[resource.key.id];
         out[i] = { kind: 'reject', error: numberTaken(resource.name, field, item.erpKey, item.shopId!, item.rename.from, item.rename.to, { ...(typeof owner === 'number' || typeof owner === 'string' ? { shopId: owner } : {}) }) };

@@ -18,6 +18,8 @@ export type Verdict =
   | { readonly kind: 'unknown'; readonly error: StoredIssue }
   /** Not settled: send again (transient failure, a sibling's rejection). */
   | { readonly kind: 'retry'; readonly error: StoredIssue; readonly countsAttempt: boolean }
+  /** Not settled yet: another record of this run must settle first (a number its rename hands over); prepared again after the rest of the run, a dead letter with `error` if it still cannot go. */
+  | { readonly kind: 'wait'; readonly error: StoredIssue }
   /** The run cannot go on (credentials, scope, missing endpoint, unreachable shop). */
   | { readonly kind: 'fatal'; readonly error: StoredIssue }
   /** The record is bad: dead letter. */

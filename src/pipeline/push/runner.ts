@@ -30,7 +30,6 @@ import { DUPLICATE_KEY, DuplicateGuard, type DuplicateRefusal } from './duplicat
 import { StatusGuard } from '../../follow/guard.js';
 import { FieldGuard } from '../../conflicts/guard.js';
 import { RenameTracker } from '../../renames/tracker.js';
-import { RENAME_CODES } from '../../renames/errors.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -575,9 +574,10 @@ export class PushEngine {
       case 'fatal':
         this.fatal ??= v.error;
         return undefined;
+      case 'wait':
+        // Prepared again once the rest of the run settled (retryWaiting); a full waiting room dead-letters it now.
+        return this.waitForRun(item, v.error) ? undefined : { kind: 'dead', item, error: v.error };
       case 'reject':
-        // A number handed over by a rename of this same run: the create waits for the rest of the run, then is prepared again (retryWaiting).
-        if (v.error.code === RENAME_CODES.handover && this.waitForRun(item, v.error)) return undefined;
         return { kind: 'dead', item, error: v.error };
     }
   }
