@@ -61,6 +61,16 @@ export function looksLikeTime(value: CursorValue): boolean {
 /** A cursor value as a timestamp with its written form; undefined for anything else (numbers, other text). */
 export function parseTimestamp(value: CursorValue): Timestamp | undefined {
   if (typeof value !== 'string') return undefined;
+  // Rows of one bulk change share their time: the value parsed last is asked again (results are read-only).
+  if (value === lastParsed.text) return lastParsed.result;
+  const result = parseTimestampText(value);
+  lastParsed = { text: value, result };
+  return result;
+}
+
+let lastParsed: { readonly text: string; readonly result: Timestamp | undefined } = { text: '', result: undefined };
+
+function parseTimestampText(value: string): Timestamp | undefined {
   const m = TIMESTAMP.exec(value);
   if (!m) return undefined;
   const [, date, separator, hh, mi, ss, fraction, z, sign, oh, colon, om] = m;

@@ -118,9 +118,10 @@ describe('push pipeline (ERP → shop)', () => {
     upsertProducts(f.erp, 1, 200);
     const controller = new AbortController();
     const events = new SyncEvents();
-    let settled = 0;
-    events.on('record-settled', () => {
-      if (++settled === 30) controller.abort();
+    // Answers, not commits: answered batches settle together (push/commits.ts), so the first record-settled comes late.
+    let answered = 0;
+    events.on('batch-sent', () => {
+      if (++answered === 2) controller.abort();
     });
     const summary = await runPipeline({ ...def, options: { concurrency: 2 } }, deps({ events }), { signal: controller.signal });
     expect(summary.status).toBe('aborted');

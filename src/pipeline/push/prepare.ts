@@ -19,6 +19,7 @@ import { uploadRecordFiles } from './media.js';
 import { sourceHashOf } from './sourceHash.js';
 import type { StockPush } from '../../reservations/push.js';
 import { withoutPaths } from '../../conflicts/paths.js';
+import { nowIso } from '../../util/time.js';
 import type { RenameTracker } from '../../renames/tracker.js';
 
 /** What preparing needs. */
@@ -170,10 +171,18 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
       const diffed = await deps.stock.diff(hashKey, stocked, payload);
       item.payload = diffed.payload;
       item.stockSent = diffed.remember;
-    } else item.stockSent = stockRows(stocked, def.name, hashKey);
+      item.stockSentBefore = diffed.sentBefore;
+    } else {
+      item.stockSent = stockRows(stocked, def.name, hashKey);
+      item.stockSentBefore = item.stockSent.length > 0 && (await deps.stock.lastSent(hashKey)).length > 0;
+    }
   }
-  // An intent left by an earlier run: that create may have landed before the process died.
-  if (op === 'create' && !deps.dryRun && (await deps.batch.hasIntent(erpKey))) item.verify = true;
+  if (!deps.dryRun) {
+    // Settling deletes the record's intent only when there is one: a delete per record of rows that are not there cost as much as the rows that are.
+    item.intent = await deps.batch.hasIntent(erpKey);
+    // An intent left by an earlier run: that create may have landed before the process died.
+    if (op === 'create' && item.intent) item.verify = true;
+  }
   const fields = appendOnlyFields(resource, mapping);
   if (op === 'update' && shopId !== undefined) {
     requests += await pruneSentHistory(item, shopId, fields, { state, shop: deps.shop, resource, runId: deps.runId, dryRun: deps.dryRun });
@@ -223,7 +232,9 @@ function newItem(
     reconcile: false,
     createMayHaveLanded: false,
     verify: false,
+    intent: undefined,
     stockSent: undefined,
+    stockSentBefore: false,
     shopOwned: shopOwned !== undefined && shopOwned.length > 0 ? shopOwned : undefined,
     held: undefined,
     hashStays: false,
@@ -235,7 +246,7 @@ function newItem(
 
 /** Every stock figure of a create, as it goes out. */
 function stockRows(stocked: { readonly figures: readonly { field: string; erp: number; reserved: number; sent: number }[] }, pipeline: string, recordKey: string) {
-  const at = new Date().toISOString();
+  const at = nowIso();
   return stocked.figures.map((f) => ({ pipeline, recordKey, field: f.field, erp: String(f.erp), reserved: String(f.reserved), sent: String(f.sent), at }));
 }
 

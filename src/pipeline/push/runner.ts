@@ -30,6 +30,7 @@ import { DUPLICATE_KEY, DuplicateGuard, type DuplicateRefusal } from './duplicat
 import { StatusGuard } from '../../follow/guard.js';
 import { FieldGuard } from '../../conflicts/guard.js';
 import { RenameTracker } from '../../renames/tracker.js';
+import { PendingSettlements } from './commits.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -80,6 +81,8 @@ export class PushEngine {
   private readonly splits: { op: Op; items: WorkItem[] }[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly immediate: Settlement[] = [];
+  /** Answered batches' settlements waiting for their group commit (commits.ts). */
+  private readonly pending = new PendingSettlements();
   private readonly waiting = new WaitingRoom();
   private readonly lanes = new KeyLanes();
   private readonly settleTarget: SettleTarget;
@@ -167,11 +170,13 @@ export class PushEngine {
     if (chunk.length === 0 || this.fatal !== undefined) return;
     const readable = chunk.filter((input) => !input.refused);
     const recordKey = (input: PushInput) => (input.refused !== undefined && Object.keys(input.record).length === 0 ? input.erpKey : (this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey));
+    const hashKeys = readable.map((input) => this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey);
     await this.o.batch.load(
       readable.map((input) => input.erpKey),
-      readable.map((input) => this.o.mapping.recordKey?.(input.erpKey, input.record) ?? input.erpKey),
+      hashKeys,
       chunk.filter((input) => input.reread === true).map(recordKey),
     );
+    await this.o.stock?.load(hashKeys);
     if (this.renames) {
       // References follow the surrogate: a source keyed by another column would file every record under the wrong key.
       const wrong = this.renames.wrongKey(chunk);
@@ -330,21 +335,56 @@ export class PushEngine {
   }
 
   /** Commit settlements; the references they record are known to the rest of the run at once. */
-  private async settle(settlements: readonly Settlement[]): Promise<void> {
+  private async settle(settlements: readonly Settlement[], remembered = false): Promise<void> {
     // A settle moves the cursor: not for a lane taken over meanwhile. What it would have recorded is what a crash at
     // this point leaves: its intents are looked up by the next run before anything is created again.
     await this.o.fence?.();
     await settle(this.settleTarget, settlements);
-    for (const s of settlements) this.o.batch.settled(s.item.erpKey);
+    for (const s of settlements) {
+      this.o.batch.settled(s.item.erpKey);
+      this.o.stock?.settled(this.o.mapping.recordKey?.(s.item.erpKey, s.item.record) ?? s.item.erpKey);
+    }
+    if (!remembered) this.remember(settlements);
+  }
+
+  /** The references settlements record, known to the rest of the run (a reference the state already held was cached when its batch was read). */
+  private remember(settlements: readonly Settlement[]): void {
     if (this.settleTarget.recordReferences === false) return;
-    // A reference the state already held was cached when its batch was read.
     for (const s of settlements) if (s.kind === 'done' && s.shopId !== undefined && s.stateHolds !== true) this.o.references.remember(this.o.resource.name, s.item.erpKey, s.shopId);
+  }
+
+  /**
+   * Settle with the next group commit (commits.ts); `after` runs once committed. The references are
+   * known to the rest of the run at once: the shop confirmed those records, so a child may name its parent.
+   */
+  private async settleSoon(settlements: readonly Settlement[], after: () => void): Promise<void> {
+    this.remember(settlements);
+    this.pending.add(settlements, after);
+    if (this.pending.due) await this.commitPending();
+  }
+
+  /** Commit the settlements waiting for their group commit; throws what the state threw (nothing of them is then assumed). */
+  private async commitPending(): Promise<void> {
+    const { settlements, after } = this.pending.take();
+    if (settlements.length === 0) return;
+    await this.settle(settlements, true);
+    for (const f of after) f();
   }
 
   private async pump(final: boolean): Promise<void> {
     for (;;) {
       await this.admitReleased();
       this.dispatchReady(final);
+      if (this.inflight.size === 0 && this.pending.size > 0) {
+        // Nothing in flight to wait for: what waits for its commit lands now (held versions of its keys wait for it).
+        try {
+          await this.commitPending();
+        } catch (err) {
+          this.fatal ??= issueOf(err);
+          this.o.logger.error({ err }, 'settling answered batches failed');
+        }
+        continue;
+      }
       if (this.inflight.size === 0 && (!this.lanes.pending || this.stopping)) return;
       if (this.inflight.size === 0) continue;
       if (!final && this.inflight.size < this.concurrency) return;
@@ -398,7 +438,7 @@ export class PushEngine {
     // A process frozen while it held the lane may find it taken over on waking: then nothing more leaves.
     await this.o.fence?.();
     // Intents and pending marks are committed before the request leaves: a crash after it is reconciled, never repeated blind.
-    await beforeSend(state, def.name, resource.name, runId, op, items, this.o.mapping.shopKey);
+    await beforeSend(state, def.name, resource, runId, op, items, this.o.mapping.shopKey);
     if (op === 'update') await this.renames?.beforeSend(items);
     if (op === 'create') for (const item of items) item.triedCreate = true;
     const started = Date.now();
@@ -436,9 +476,10 @@ export class PushEngine {
     });
     const gone = this.gone.splice(0);
     if (gone.length > 0) await this.forgetGone(gone);
-    await this.settle([...this.immediate.splice(0), ...settled]);
-    this.latency?.delivered(settled, answeredAt);
-    for (const s of settled) this.lanes.release(s.item.erpKey);
+    await this.settleSoon([...this.immediate.splice(0), ...settled], () => {
+      this.latency?.delivered(settled, answeredAt);
+      for (const s of settled) this.lanes.release(s.item.erpKey);
+    });
   }
 
   /**

@@ -13,6 +13,8 @@ import { sentPayload } from './prepare.js';
 import type { PushEngineOptions } from './runner.js';
 import type { Settlement, WorkItem } from './work.js';
 import { rememberSent } from '../../conflicts/settle.js';
+import type { ResourceDef } from '../../shop/registry/index.js';
+import { shopDeduplicates } from './lookup.js';
 
 const NO_CODES: readonly string[] = Object.freeze([]);
 
@@ -84,7 +86,7 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
         // A delivery records when its version changed: a later delivery of the same or an older version is no new change (push/latency.ts).
         const stamp = s.outcome !== 'unchanged' && item.position ? deliveredStamp(item.position.value) : undefined;
         if (s.storeHash) tx.hashes.put(pipeline, resource, rk, item.hash, item.sourceHash, stamp);
-        if (s.stateHolds !== true) tx.intents.delete(resource, item.erpKey);
+        if (s.stateHolds !== true && item.intent !== false) tx.intents.delete(resource, item.erpKey);
         if (s.shopId !== undefined && item.history.length > 0) {
           // A record found existing (lost create answer, duplicate order) may or may not hold the entries: leave them pending for a read-back.
           if (item.foundExisting) markPending(tx, resource, s.shopId, item.history, runId);
@@ -156,16 +158,27 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
   return checkpoint;
 }
 
-/** Before a send: intents for creates and pending marks for append-only entries, committed. */
-export async function beforeSend(state: StateStore, pipeline: string, resource: string, runId: number, op: 'create' | 'update', items: readonly WorkItem[], naturalKey?: string): Promise<void> {
+/**
+ * Before a send: intents for creates and pending marks for append-only entries, committed; nothing
+ * when there is nothing to mark. A create the shop itself refuses to repeat (an enforced natural key
+ * in the payload: `Already exists` names the record, orders answer `DUPLICATE_EXTERNAL_REFERENCE`)
+ * needs no intent: a run after a crash sends it again and is told the record, as `verifyCreates`
+ * already relied on (it never looked such a record up).
+ */
+export async function beforeSend(state: StateStore, pipeline: string, resource: ResourceDef, runId: number, op: 'create' | 'update', items: readonly WorkItem[], naturalKey?: string): Promise<void> {
+  const marked = items.filter((item) => (op === 'create' ? !shopDeduplicates(resource, item.payload) : item.shopId !== undefined && item.history.length > 0) || item.stockSentBefore);
+  if (marked.length === 0) return;
   await state.write((tx) => {
-    for (const item of items) {
+    for (const item of marked) {
       if (op === 'create') {
-        const natural = naturalKey !== undefined && item.payload[naturalKey] !== undefined ? { [naturalKey]: item.payload[naturalKey] } : undefined;
-        tx.intents.put({ resource, erpKey: item.erpKey, pipeline, hash: item.hash, runId, ...(natural ? { naturalKey: natural } : {}) });
-      } else if (item.shopId !== undefined && item.history.length > 0) markPending(tx, resource, item.shopId, item.history, runId);
+        if (!shopDeduplicates(resource, item.payload)) {
+          const natural = naturalKey !== undefined && item.payload[naturalKey] !== undefined ? { [naturalKey]: item.payload[naturalKey] } : undefined;
+          tx.intents.put({ resource: resource.name, erpKey: item.erpKey, pipeline, hash: item.hash, runId, ...(natural ? { naturalKey: natural } : {}) });
+          item.intent = true;
+        }
+      } else if (item.shopId !== undefined && item.history.length > 0) markPending(tx, resource.name, item.shopId, item.history, runId);
       // A figure on its way may land even if its answer is lost or its settle fails: the last one sent is unknown until settled.
-      for (const row of item.stockSent ?? []) tx.stockSent.forget(row.pipeline, row.recordKey, row.field);
+      if (item.stockSentBefore) for (const row of item.stockSent ?? []) tx.stockSent.forget(row.pipeline, row.recordKey, row.field);
     }
   });
 }

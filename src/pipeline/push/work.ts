@@ -48,10 +48,18 @@ export interface WorkItem {
   createMayHaveLanded: boolean;
   /** A create of this record may have landed without us learning its id (lost answer, crash): look it up before creating. */
   verify: boolean;
+  /**
+   * Whether a create intent of this record is open in the state: true when an earlier run left one
+   * or this run committed one, false when the batch read found none and none was written since.
+   * Undefined: not known, and settling deletes whatever there is.
+   */
+  intent: boolean | undefined;
   /** An earlier send carrying append-only entries lost its answer: read the record back before sending again. */
   reconcile: boolean;
   /** Stock figures this payload carries, remembered as sent once the shop accepted it (src/reservations/sent.ts). */
   stockSent: readonly StockSent[] | undefined;
+  /** Figures of this record were sent before: they are forgotten before this payload leaves (the state holds none otherwise). */
+  stockSentBefore: boolean;
   /** Target paths an update leaves out because the shop owns them (mapping `owner: shop`, src/mapping/owners.ts). */
   readonly shopOwned: readonly string[] | undefined;
   /** Guarded fields this update leaves out: the shop changed them, or they could not be compared (src/conflicts/guard.ts). */
