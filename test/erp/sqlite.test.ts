@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSink, createSource } from '../../src/erp/index.js';
+import { createSink, createSource, sqlSourceSchema } from '../../src/erp/index.js';
+import { keysetSource } from '../../src/erp/sql/keyset.js';
+import { openSqlite } from '../../src/erp/sql/sqlite.js';
 import { silentLogger } from '../../src/log.js';
 import { collect, sqlSuite } from './sql-suite.js';
 
@@ -25,6 +27,28 @@ describe('SQLite source and sink', () => {
     types: { int: 'INTEGER', text: 'TEXT', decimal: 'TEXT' },
     q: (id) => `"${id}"`,
   }));
+
+  it('reads rows that share one timestamp page by page as a range of the (cursor, key) index, never from the start of the tie', async () => {
+    admin.exec(`CREATE TABLE bulk (sku TEXT PRIMARY KEY, updated_at TEXT NOT NULL); CREATE INDEX bulk_cursor ON bulk (updated_at, sku);`);
+    const insert = admin.prepare('INSERT INTO bulk VALUES (?, ?)');
+    admin.transaction(() => {
+      for (let i = 0; i < 2500; i++) insert.run(`S-${String(i).padStart(5, '0')}`, '2026-01-01 00:00:00');
+    })();
+    const driver = await openSqlite({ kind: 'sqlite', path: 'erp.db', busyTimeoutMs: 5000, shareReads: false, shareReadsWindowMs: 0 }, dir, true);
+    const pages: { sql: string; params: readonly unknown[] }[] = [];
+    const recording = { ...driver, query: async (sql: string, params: readonly unknown[]) => (pages.push({ sql, params }), driver.query(sql, params)) };
+    const source = keysetSource(recording, sqlSourceSchema.parse({ query: 'SELECT * FROM bulk', cursor: 'updated_at', key: 'sku', pageSize: 1000 }), silentLogger);
+    const items = await collect(source, {});
+    await source.close();
+    expect(items).toHaveLength(2500);
+    const later = pages.filter((p) => p.sql.includes('ORDER BY') && p.params.length > 1);
+    expect(later.length).toBeGreaterThanOrEqual(2);
+    for (const page of later) {
+      const plan = admin.prepare(`EXPLAIN QUERY PLAN ${page.sql}`).all(...(page.params as unknown[])) as { detail: string }[];
+      // A range on updated_at alone would start at the tie's first row on every page (quadratic for a bulk import).
+      expect(plan.map((p) => p.detail).join('; ')).toContain('(updated_at,sku)>(?,?)');
+    }
+  });
 
   it('converts values to JSON-safe ones: big integers to strings, blobs to base64', async () => {
     admin.exec(`CREATE TABLE vals (id INTEGER PRIMARY KEY, big INTEGER, small INTEGER, data BLOB, price REAL)`);

@@ -32,6 +32,13 @@ export interface RowRefusal {
 export interface SqlDriver extends Executor {
   readonly kind: 'postgres' | 'mysql' | 'sqlite';
   readonly style: PlaceholderStyle;
+  /**
+   * Whether keyset pages lead the row value `(cursor, key…) > (…)` with `cursor >= :cursor`: MariaDB
+   * makes the row value an index range only with it, while SQLite's planner then ranges on the
+   * cursor alone and walks every tie of the cursor value from its start on every page (a bulk
+   * import under one timestamp read in quadratic time). @default true
+   */
+  readonly leadingCursorBound?: boolean;
   /** Quote an already validated identifier or `schema.table` name with the driver's own escaping. */
   quote(name: string): string;
   /** Every table and view the connection can see, as `schema.table` (for "did you mean" on a missing table). */

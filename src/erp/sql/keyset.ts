@@ -71,7 +71,8 @@ function pageQuery(driver: SqlDriver, cfg: SqlSourceConfig, after: CursorPositio
       // One row value (cursor, key…) > (:cursor, :k0…): the same order as `c > :cursor OR (c = :cursor AND key > :k)`, but an
       // index on (cursor, key) serves it as a range, where the OR form walks every tie of the cursor value from the start each page.
       // `c >= :cursor`, implied by the row value, is what MariaDB needs to make it a range too (alone it scans the whole index).
-      conditions.push(`${c} >= :cursor AND (${c}, ${ks.join(', ')}) > (:cursor, ${ks.map((_, i) => `:cursor_key_${i}`).join(', ')})`);
+      const rowValue = `(${c}, ${ks.join(', ')}) > (:cursor, ${ks.map((_, i) => `:cursor_key_${i}`).join(', ')})`;
+      conditions.push(driver.leadingCursorBound === false ? rowValue : `${c} >= :cursor AND ${rowValue}`);
     }
   }
   if (until !== undefined && until !== null) {

@@ -89,6 +89,7 @@ export async function openSqlite(conn: SqliteConnection, baseDir: string, readon
   return {
     kind: 'sqlite',
     style: 'question',
+    leadingCursorBound: false,
     quote: quoteSqlite,
     query: exec.query,
     tables: async () => (await exec.query(TABLES_SQL, [])).map((r) => String(r.name)),
