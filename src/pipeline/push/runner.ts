@@ -30,7 +30,7 @@ import { DUPLICATE_KEY, DuplicateGuard, type DuplicateRefusal } from './duplicat
 import { StatusGuard } from '../../follow/guard.js';
 import { FieldGuard } from '../../conflicts/guard.js';
 import { RenameTracker } from '../../renames/tracker.js';
-import { PendingSettlements } from './commits.js';
+import { GROUP_COMMIT_MS, PendingSettlements } from './commits.js';
 
 /** What a push engine needs besides the preparation deps. */
 export interface PushEngineOptions extends Omit<PrepareDeps, 'references' | 'batch'> {
@@ -357,10 +357,9 @@ export class PushEngine {
    * Settle with the next group commit (commits.ts); `after` runs once committed. The references are
    * known to the rest of the run at once: the shop confirmed those records, so a child may name its parent.
    */
-  private async settleSoon(settlements: readonly Settlement[], after: () => void): Promise<void> {
+  private settleSoon(settlements: readonly Settlement[], after: () => void): void {
     this.remember(settlements);
     this.pending.add(settlements, after);
-    if (this.pending.due) await this.commitPending();
   }
 
   /** Commit the settlements waiting for their group commit; throws what the state threw (nothing of them is then assumed). */
@@ -375,8 +374,9 @@ export class PushEngine {
     for (;;) {
       await this.admitReleased();
       this.dispatchReady(final);
-      if (this.inflight.size === 0 && this.pending.size > 0) {
-        // Nothing in flight to wait for: what waits for its commit lands now (held versions of its keys wait for it).
+      // Committed once the next batches have left, never before them: the commit overlaps their requests.
+      // With nothing in flight to wait for, what waits lands now (held versions of its keys wait for it).
+      if (this.pending.due || (this.inflight.size === 0 && this.pending.size > 0)) {
         try {
           await this.commitPending();
         } catch (err) {
@@ -388,7 +388,19 @@ export class PushEngine {
       if (this.inflight.size === 0 && (!this.lanes.pending || this.stopping)) return;
       if (this.inflight.size === 0) continue;
       if (!final && this.inflight.size < this.concurrency) return;
-      await Promise.race(this.inflight);
+      await this.nextAnswer();
+    }
+  }
+
+  /** Wait for a batch in flight to be answered; with settlements waiting, no longer than their commit may wait (a slow shop still commits). */
+  private async nextAnswer(): Promise<void> {
+    if (this.pending.size === 0) return Promise.race(this.inflight);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, GROUP_COMMIT_MS)));
+    try {
+      await Promise.race([...this.inflight, waited]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -476,7 +488,7 @@ export class PushEngine {
     });
     const gone = this.gone.splice(0);
     if (gone.length > 0) await this.forgetGone(gone);
-    await this.settleSoon([...this.immediate.splice(0), ...settled], () => {
+    this.settleSoon([...this.immediate.splice(0), ...settled], () => {
       this.latency?.delivered(settled, answeredAt);
       for (const s of settled) this.lanes.release(s.item.erpKey);
     });
