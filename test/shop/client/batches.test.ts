@@ -37,6 +37,15 @@ describe('batch writes', () => {
     expect(result.outcomes.map((o) => [o.index, o.ok, o.data?.customers_id])).toEqual(records.map((r, i) => [i, true, r.customers_id]));
   });
 
+  it('sends nothing for a batch that is not JSON data: its records fail with INVALID_ARGUMENT, not with an unknown outcome', async () => {
+    const { client } = testClient();
+    const result = await client.create('products', [{ products_model: 'A', products_price: 10n }]);
+    expect(result.requests).toBe(0);
+    expect(result.outcomes[0]?.error).toBeInstanceOf(ValidationError);
+    expect(result.outcomes[0]?.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(result.outcomes[0]?.error?.message).toMatch(/not JSON data.*nothing was sent/);
+  });
+
   it('shares one frozen empty warning list between the records the shop warned nothing about', async () => {
     shop()
       .post('/import/json/products')
