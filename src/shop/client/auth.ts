@@ -3,7 +3,6 @@
  * fetched once, shared by concurrent requests, cached until shortly before it expires and
  * fetched again once when the shop refuses it (401).
  */
-import type { AxiosInstance } from 'axios';
 import { AuthenticationError, ShopUnreachableError, TransportError } from '../errors.js';
 import { tokenResponse } from '../schema/envelopes.js';
 import { invalidResponse } from './errors.js';
@@ -11,7 +10,7 @@ import { sleep } from '../../util/time.js';
 import { isRecord } from '../../util/guards.js';
 import { backoffMs, neverSent, parseRetryAfter, RETRY_STATUSES, UNREACHABLE_RETRIES } from './retry.js';
 import type { ShopAuth } from './types.js';
-import { Deadline, tooLarge } from './http.js';
+import { Deadline, tooLarge, type Exchange } from './wire.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './options.js';
 import { formatBytes } from '../../util/bytes.js';
 
@@ -32,7 +31,7 @@ const DEFAULT_LIFETIME_S = 300;
 
 /** Options for the OAuth token fetch. */
 export interface TokenFetchOptions {
-  readonly http: AxiosInstance;
+  readonly http: Exchange;
   readonly baseUrl: string;
   readonly timeoutMs: number;
   /** @default DEFAULT_MAX_RESPONSE_BYTES */
@@ -104,13 +103,12 @@ class OAuthTokenSource implements TokenSource {
       // The token request has the deadline and the size bound of every other request (http.ts).
       const deadline = new Deadline(this.#options.timeoutMs);
       try {
-        const answer = await this.#options.http.request({
+        const answer = await this.#options.http({
           method: 'POST',
           url,
-          data: form.toString(),
+          body: form.toString(),
           headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-          maxContentLength: this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-          validateStatus: () => true,
+          maxBytes: this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
           signal: deadline.start(signal),
         });
         status = answer.status;

@@ -6,8 +6,8 @@
 import { AbortedError } from '../../errors.js';
 import { shopError, ShopApiError } from '../errors.js';
 import type { OperationDef, ResourceDef } from '../registry/index.js';
-import { writeResponse, type MessageEntry, type WriteResponse } from '../schema/envelopes.js';
-import { answerError, isSuccess } from './answers.js';
+import type { MessageEntry, WriteResponse } from '../schema/envelopes.js';
+import { answerError, isSuccess, readWriteAnswer } from './answers.js';
 import { BatchRejectedError, invalidResponse, NotSentError } from './errors.js';
 import type { Answer, Transport } from './http.js';
 import { writeRepeatSafe } from './safety.js';
@@ -60,13 +60,13 @@ async function sendBatch(transport: Transport, write: BatchWrite, records: reado
   if (!isSuccess(answer)) {
     // A refusal that still carries per-record errors (every record failed, e.g. 409 LOCKED for
     // each) is mapped record by record, so no record is blamed for another's failure.
-    const perRecord = writeResponse.safeParse(answer.data);
+    const perRecord = readWriteAnswer(answer.data);
     if (perRecord.success && perRecord.data.errors.length > 0) {
       return mapEntries(resource, records, offset, perRecord.data, answer.afterLostAnswer, (t) => transport.scrub(t), answer.status);
     }
     return rejected(transport, resource, records, offset, answer, what);
   }
-  const parsed = writeResponse.safeParse(answer.data);
+  const parsed = readWriteAnswer(answer.data);
   if (!parsed.success) return allFail(invalidResponse(what, parsed.error));
   return mapEntries(resource, records, offset, parsed.data, answer.afterLostAnswer, (t) => transport.scrub(t));
 }
@@ -107,11 +107,13 @@ function mapEntries(
     const i = positional ? position : entry.index;
     if (inRange(i)) data[i] = entry;
   });
-  const warnings: MessageEntry[][] = records.map(() => []);
+  // A list per record only where the shop warned (most answers warn about none): one shared empty list for the rest.
+  const everyone = response.warnings.some((entry) => !inRange(entryIndex(entry)));
+  const warnings: (MessageEntry[] | undefined)[] = everyone ? records.map(() => []) : new Array<undefined>(n);
   for (const entry of response.warnings) {
     const i = entryIndex(entry);
-    if (inRange(i)) warnings[i].push(entry);
-    else warnings.forEach((list) => list.push(entry));
+    if (inRange(i)) (warnings[i] ??= []).push(entry);
+    else for (const list of warnings) list!.push(entry);
   }
   const errors: (ShopApiError | undefined)[] = new Array(n).fill(undefined);
   const unindexed: ShopApiError[] = [];
@@ -134,9 +136,11 @@ function mapEntries(
   return records.map((record, i) => {
     const index = offset + i;
     const error = errors[i];
-    const shopId = idOf(resource, data[i]) ?? idOf(resource, record);
-    if (error) return { index, ok: false, data: data[i], warnings: warnings[i], error: error.withRecord({ ...refOf(resource, record, index), shopId }) };
-    return { index, ok: true, data: data[i], warnings: warnings[i] };
+    if (error) {
+      const shopId = idOf(resource, data[i]) ?? idOf(resource, record);
+      return { index, ok: false, data: data[i], warnings: warnings[i] ?? NO_WARNINGS, error: error.withRecord({ ...refOf(resource, record, index), shopId }) };
+    }
+    return { index, ok: true, data: data[i], warnings: warnings[i] ?? NO_WARNINGS };
   });
 }
 
@@ -153,8 +157,11 @@ function entryError(entry: MessageEntry, afterLostAnswer: boolean, scrub: (text:
   return shopError(status, code, scrub(entry.field ? `${message} (field ${entry.field})` : message), { details });
 }
 
+/** The warnings of a record the shop warned nothing about: shared, so it is frozen. */
+const NO_WARNINGS: readonly MessageEntry[] = Object.freeze([]);
+
 function failed(index: number, error: ShopApiError): RecordOutcome {
-  return { index, ok: false, warnings: [], error };
+  return { index, ok: false, warnings: NO_WARNINGS, error };
 }
 
 function refOf(resource: ResourceDef, record: Record<string, unknown>, index: number): { index: number; resource: string; shopId?: string | number } {

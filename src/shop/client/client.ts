@@ -24,7 +24,7 @@ export function createShopClient(options: ShopClientOptions): ShopClient {
   const resolved = resolveOptions(options);
   const logger = resolved.logger.child({ component: 'shop-client' });
   const settings = { ...resolved, logger };
-  const http = createHttp(settings.baseUrl);
+  const http = createHttp();
   const tokens = createTokenSource(settings.auth, { http, baseUrl: settings.baseUrl, timeoutMs: settings.timeoutMs, maxResponseBytes: settings.maxResponseBytes, retries: settings.retries, baseDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs });
   const queue = new RequestQueue({ mode: settings.mode, concurrency: settings.concurrency, intervalCap: settings.intervalCap, intervalMs: settings.intervalMs, onEvent: settings.onEvent, shared: settings.sharedLimiter });
   const transport = new Transport(http, tokens, queue, settings);

@@ -2,12 +2,13 @@
  * One logical request to the shop: bearer token, rate-limited queue, retries with backoff and
  * Retry-After, one token refresh on 401, and the rule that a write whose answer was lost is only
  * repeated when repeating it is safe. Answers are returned as they came (any status); failures
- * without an answer become typed errors. axios configs and headers never leave this file.
+ * without an answer become typed errors. Headers (the token) and HTTP settings never leave this
+ * file and wire.ts, which sends each attempt.
  */
-import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import type { AxiosInstance, AxiosResponse } from 'axios';
 import { AbortedError } from '../../errors.js';
 import { scrubSecrets } from '../../log.js';
-import { OutcomeUnknownError, ResponseTooLargeError, ShopApiError, ShopCircuitOpenError, ShopUnreachableError, TransportError } from '../errors.js';
+import { OutcomeUnknownError, ResponseTooLargeError, ShopApiError, ShopCircuitOpenError, ShopUnreachableError, TransportError, ValidationError } from '../errors.js';
 import { allResources, isResourceName, getResource } from '../registry/index.js';
 import type { CircuitBreaker } from './breaker.js';
 import { formatBytes } from '../../util/bytes.js';
@@ -17,6 +18,7 @@ import type { ResolvedOptions } from './options.js';
 import type { RequestQueue } from './queue.js';
 import { sleep } from '../../util/time.js';
 import { backoffMs, neverSent, NOT_PROCESSED_STATUSES, parseRetryAfter, RETRY_STATUSES, UNREACHABLE_BUDGET_MS, UNREACHABLE_RETRIES } from './retry.js';
+import { Deadline, exchange, joinUrl, tooLarge, type Exchange, type WireAnswer } from './wire.js';
 
 /** A request as the operations describe it. */
 export interface RequestSpec {
@@ -49,7 +51,7 @@ export interface Answer {
 
 /** What one HTTP attempt came back with. */
 interface AttemptResult {
-  readonly response?: AxiosResponse;
+  readonly response?: WireAnswer;
   readonly failure?: { code?: string; message: string };
   readonly sent: boolean;
   readonly wireMs: number;
@@ -57,7 +59,7 @@ interface AttemptResult {
 
 /** Sends requests; shared by every operation of one client. */
 export class Transport {
-  readonly #http: AxiosInstance;
+  readonly #http: Exchange;
   readonly #tokens: TokenSource;
   readonly #queue: RequestQueue;
   readonly #options: ResolvedOptions;
@@ -65,7 +67,7 @@ export class Transport {
   /** The resource of the last request: the probe reads one record of it (the token has its scope). */
   #lastResource: string | undefined;
 
-  constructor(http: AxiosInstance, tokens: TokenSource, queue: RequestQueue, options: ResolvedOptions) {
+  constructor(http: Exchange, tokens: TokenSource, queue: RequestQueue, options: ResolvedOptions) {
     this.#http = http;
     this.#tokens = tokens;
     this.#queue = queue;
@@ -87,7 +89,7 @@ export class Transport {
     if (!resource?.ops.export) throw new Error('no list in the registry to probe the shop with');
     const spec: RequestSpec = { resource: resource.name, method: 'GET', path: resource.ops.export.path, params: { limit: 1 }, repeatSafe: true, probe: true };
     const token = await this.#tokens.token();
-    const { response, failure, sent, wireMs } = await this.#attempt(spec, token);
+    const { response, failure, sent, wireMs } = await this.#attempt(spec, undefined, token);
     const status = response ? response.status : 'network';
     this.#options.onEvent({ type: 'request', resource: spec.resource, method: 'GET', status, durationMs: sent ? Math.round(wireMs) : 0, attempt: 1 });
     if (!response) throw new Error(`the probe (GET ${spec.path}?limit=1) got no answer: ${failure?.message ?? 'network error'}`);
@@ -104,7 +106,7 @@ export class Transport {
    * What an attempt said about the shop: an answer below 500 proves it is there (the breaker's count
    * starts again); otherwise how it failed, which counts once the request gives up (see `send`).
    */
-  #observe(spec: RequestSpec, response: AxiosResponse | undefined, failure: { code?: string; message: string } | undefined): string | undefined {
+  #observe(spec: RequestSpec, response: WireAnswer | undefined, failure: { code?: string; message: string } | undefined): string | undefined {
     if (response) {
       if (response.status >= 500 && !notTransient(response.data)) return `HTTP ${response.status} to ${spec.method} ${spec.path}`;
     } else if (failure?.code !== RESPONSE_TOO_LARGE) {
@@ -142,6 +144,8 @@ export class Transport {
     const spec: RequestSpec = request.signal ? { ...request, signal: AbortSignal.any([request.signal]) } : request;
     const { retries, baseDelayMs, maxDelayMs, logger, onEvent } = this.#options;
     const label = `${spec.method} ${spec.path}`;
+    // Serialised once for every attempt; a body that is not JSON data never leaves (it is no lost answer).
+    const body = serialise(spec, label);
     let retriesUsed = 0;
     let refreshed = false;
     let afterLostAnswer = false;
@@ -156,7 +160,7 @@ export class Transport {
         await this.#breaker?.admit();
         token = await this.#tokens.token(spec.signal);
         started = Date.now();
-        outcome = await this.#attempt(spec, token);
+        outcome = await this.#attempt(spec, body, token);
       } catch (err) {
         throw this.#refused(spec, err, afterLostAnswer);
       }
@@ -169,7 +173,7 @@ export class Transport {
       // The shop's time only: waiting in the queue (the rate's brake, a Retry-After pause) is ours, not its latency.
       const durationMs = sent ? Math.round(wireMs) : Date.now() - started;
       const status = response ? response.status : 'network';
-      const shopDate = response?.headers?.date;
+      const shopDate = response?.headers.date;
       onEvent({ type: 'request', resource: spec.resource, method: spec.method, status, durationMs, attempt, ...(typeof shopDate === 'string' ? { shopDate } : {}) });
       logger.debug({ resource: spec.resource, method: spec.method, path: spec.path, status, durationMs, attempt, error: failure?.code }, 'shop request');
 
@@ -198,7 +202,7 @@ export class Transport {
         continue;
       }
 
-      const headers = normaliseHeaders(response.headers);
+      const headers = response.headers;
       if (response.status >= 500) this.#queue.answered({ kind: 'overloaded', latencyMs: wireMs });
       else if (response.status !== 429) this.#queue.answered({ kind: 'ok', latencyMs: wireMs });
       const answer: Answer = { status: response.status, data: response.data, headers, afterLostAnswer };
@@ -232,7 +236,7 @@ export class Transport {
   }
 
   /** One HTTP attempt through the queue; network failures come back as their code and a scrubbed message. */
-  async #attempt(spec: RequestSpec, token: string): Promise<AttemptResult> {
+  async #attempt(spec: RequestSpec, body: string | undefined, token: string): Promise<AttemptResult> {
     let sent = false;
     // Time on the wire only (not the wait in the queue): what the rate controller reads as the shop's latency.
     let wireStart = 0;
@@ -246,19 +250,17 @@ export class Transport {
         sent = true;
         wireStart = performance.now();
         if (spec.counter) spec.counter.requests += 1;
-        return this.#http.request({
+        return this.#http({
           method: spec.method,
-          url: spec.path,
+          url: joinUrl(this.#options.baseUrl, spec.path),
           params: spec.params,
-          data: spec.body,
-          headers: { Authorization: `Bearer ${token}`, Accept: spec.binary ? '*/*' : 'application/json', ...(spec.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-          responseType: spec.binary ? 'arraybuffer' : 'json',
+          body,
+          headers: { Authorization: `Bearer ${token}`, Accept: spec.binary ? '*/*' : 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+          binary: spec.binary,
           // Counted as the body is read (after decompression), so a chunked flood is cut off as well.
-          maxContentLength: this.#options.maxResponseBytes,
-          validateStatus: () => true,
+          maxBytes: this.#options.maxResponseBytes,
           // A write that is not safe to repeat is not cut off by the caller's signal once it is on the wire: its outcome would be unknown.
           signal: deadline.start(spec.repeatSafe ? spec.signal : undefined),
-          transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
         });
       }, spec.signal);
       return { response, sent, wireMs: wire() };
@@ -267,11 +269,11 @@ export class Transport {
       // Past the deadline: the timeout every caller already knows (a read is retried, a write's outcome is unknown).
       if (deadline.expired) return { failure: { code: 'ETIMEDOUT', message: `no complete answer within ${this.#options.timeoutMs} ms (shop.timeoutMs; raise it if the shop is slow but working)` }, sent, wireMs: wire() };
       if (tooLarge(err)) return { failure: { code: RESPONSE_TOO_LARGE, message: `answer larger than ${this.#options.maxResponseBytes} bytes` }, sent, wireMs: wire() };
-      // Keep only code and message: an axios error carries the config with the Authorization header.
+      // Keep only code and message: an axios error (proxy mode) carries the config with the Authorization header.
       const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
       return { failure: { code, message: this.scrub(err instanceof Error ? err.message : String(err)) }, sent, wireMs: wire() };
     } finally {
-      // The body is complete (axios resolves only then) or the attempt failed: the deadline is done either way.
+      // The body is complete (the exchange resolves only then) or the attempt failed: the deadline is done either way.
       deadline.clear();
     }
   }
@@ -288,53 +290,14 @@ export class Transport {
 /** Failure code of an answer larger than `maxResponseBytes` (also the error's code, see ResponseTooLargeError). */
 export const RESPONSE_TOO_LARGE = 'SHOP_RESPONSE_TOO_LARGE';
 
-/**
- * One deadline over a whole request: connecting, the headers and the body. axios's own `timeout`
- * is not one: once the headers are in, it only fires when the socket is idle that long, so a shop
- * sending a byte a second held a request (and its run) for as long as it liked. The deadline aborts
- * through axios's `signal`, which tears down the request and the body stream alike; the caller's own
- * signal still stops the attempt (told apart by `expired`).
- */
-export class Deadline {
-  readonly #ms: number;
-  readonly #controller = new AbortController();
-  #timer: NodeJS.Timeout | undefined;
-  #outer: AbortSignal | undefined;
-  #expired = false;
-  readonly #onOuter = () => this.#controller.abort(this.#outer?.reason);
-
-  constructor(ms: number) {
-    this.#ms = ms;
+/** The request body as JSON text, once per request; a value JSON cannot hold is the caller's error. */
+function serialise(spec: RequestSpec, label: string): string | undefined {
+  if (spec.body === undefined) return undefined;
+  try {
+    return JSON.stringify(spec.body);
+  } catch (err) {
+    throw new ValidationError('INVALID_ARGUMENT', `${label}: the request body is not JSON data (${err instanceof Error ? err.message : String(err)}); nothing was sent`, { record: { resource: spec.resource } });
   }
-
-  /** Start the clock; the returned signal aborts at the deadline or when `outer` aborts. */
-  start(outer?: AbortSignal): AbortSignal {
-    this.#outer = outer;
-    if (outer?.aborted) this.#controller.abort(outer.reason);
-    else outer?.addEventListener('abort', this.#onOuter, { once: true });
-    this.#timer = setTimeout(() => {
-      this.#expired = true;
-      this.#controller.abort(new Error(`deadline of ${this.#ms} ms passed`));
-    }, this.#ms);
-    return this.#controller.signal;
-  }
-
-  /** Whether the deadline (not the caller) ended the request. */
-  get expired(): boolean {
-    return this.#expired;
-  }
-
-  /** The request is over: stop the clock and let go of the caller's signal. */
-  clear(): void {
-    clearTimeout(this.#timer);
-    this.#outer?.removeEventListener('abort', this.#onOuter);
-  }
-}
-
-/** Whether axios gave up on an answer for passing `maxContentLength`. */
-export function tooLarge(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  return e.code === 'ERR_BAD_RESPONSE' && typeof e.message === 'string' && e.message.startsWith('maxContentLength size of');
 }
 
 /** Wait before the next attempt; a stop request during the wait is an AbortedError. */
@@ -362,8 +325,43 @@ function normaliseHeaders(headers: AxiosResponse['headers']): Record<string, str
   return out;
 }
 
-/** The axios instance every request of one client goes through. */
-export function createHttp(baseUrl: string): AxiosInstance {
-  // No interceptors and no default headers: the token is added per request and never stored on the instance.
-  return axios.create({ baseURL: baseUrl, maxRedirects: 0 });
+/** Environment variables through which axios sends requests via a proxy (proxy-from-env's list). */
+const PROXY_VARIABLES = ['http_proxy', 'https_proxy', 'all_proxy', 'npm_config_proxy', 'npm_config_http_proxy', 'npm_config_https_proxy'];
+
+/** Whether the environment names a proxy (either case), which node:http itself would ignore. */
+export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  return PROXY_VARIABLES.some((name) => Boolean(env[name] || env[name.toUpperCase()]));
+}
+
+/**
+ * The exchange every request of one client goes through: node:http (wire.ts), or axios when the
+ * environment names a proxy, which axios honours (with NO_PROXY) and node:http does not, so a
+ * shopsync behind a proxy keeps reaching its shop the way it always did.
+ */
+export function createHttp(env: NodeJS.ProcessEnv = process.env): Exchange {
+  return proxyConfigured(env) ? viaAxios() : exchange;
+}
+
+/** The exchange on axios (loaded only then): same request, same answer shape, the same size bound and no redirects. */
+export function viaAxios(): Exchange {
+  let instance: Promise<AxiosInstance> | undefined;
+  return async (req) => {
+    // No interceptors and no default headers: the token is added per request and never stored on the instance.
+    instance ??= import('axios').then((m) => m.default.create({ maxRedirects: 0 }));
+    const response = await (await instance).request({
+      method: req.method,
+      url: req.url,
+      params: req.params,
+      data: req.body,
+      headers: req.headers,
+      // The body is already JSON text (or a form): sent as it is.
+      transformRequest: [(data: unknown) => data],
+      responseType: req.binary ? 'arraybuffer' : 'json',
+      maxContentLength: req.maxBytes,
+      validateStatus: () => true,
+      signal: req.signal,
+      transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
+    });
+    return { status: response.status, headers: normaliseHeaders(response.headers), data: response.data as unknown };
+  };
 }

@@ -4,7 +4,7 @@
  *
  * zod interprets its schema tree for every value; for a mapping that validates every payload, that
  * was most of the per-record time. The predicate covers the kinds the registry's write schemas use
- * (objects strict/loose/stripping, records, arrays, unions, literals, enums, optional, nullable,
+ * (objects strict/loose/stripping, records, arrays, unions, literals, enums, optional, default, nullable,
  * strings with length and pattern checks, numbers with int/sign checks, booleans). Anything else —
  * and any value that is not plain JSON data, like a class instance — is handed to zod itself for
  * that part, so the answer is always zod's. Callers still ask zod for the issues when it says no.
@@ -89,6 +89,11 @@ function compile(schema: z.ZodType): CompiledCheck {
       return plain(schema, def, (v) => values.has(v));
     }
     case 'optional': {
+      const inner = compileCheck(def.innerType!);
+      return plain(schema, def, (v) => v === undefined || inner(v));
+    }
+    case 'default': {
+      // zod puts the default in for undefined and checks nothing else then (the shop's answers: `warnings: []`).
       const inner = compileCheck(def.innerType!);
       return plain(schema, def, (v) => v === undefined || inner(v));
     }

@@ -37,6 +37,38 @@ describe('batch writes', () => {
     expect(result.outcomes.map((o) => [o.index, o.ok, o.data?.customers_id])).toEqual(records.map((r, i) => [i, true, r.customers_id]));
   });
 
+  it('sends nothing for a batch that is not JSON data: its records fail with INVALID_ARGUMENT, not with an unknown outcome', async () => {
+    const { client } = testClient();
+    const result = await client.create('products', [{ products_model: 'A', products_price: 10n }]);
+    expect(result.requests).toBe(0);
+    expect(result.outcomes[0]?.error).toBeInstanceOf(ValidationError);
+    expect(result.outcomes[0]?.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(result.outcomes[0]?.error?.message).toMatch(/not JSON data.*nothing was sent/);
+  });
+
+  it('shares one frozen empty warning list between the records the shop warned nothing about', async () => {
+    shop()
+      .post('/import/json/products')
+      .reply(200, writeAnswer('products', 'create', { data: [{ index: 0, products_id: 1 }, { index: 1, products_id: 2 }], warnings: [{ index: 1, code: 'TRUNCATED', message: 'cut' }] }));
+    const { client } = testClient();
+    const result = await client.create('products', [{ products_model: 'A' }, { products_model: 'B' }]);
+    expect(result.outcomes.map((o) => o.warnings.map((w) => w.code))).toEqual([[], ['TRUNCATED']]);
+    expect(Object.isFrozen(result.outcomes[0]?.warnings)).toBe(true);
+  });
+
+  it('gives a warning that names no record to every record, in the order the shop listed them', async () => {
+    const warnings = [{ index: 1, code: 'ONE' }, { code: 'ALL' }, { index: 0, code: 'ZERO' }];
+    shop()
+      .post('/import/json/products')
+      .reply(200, writeAnswer('products', 'create', { data: [{ index: 0, products_id: 1 }, { index: 1, products_id: 2 }], warnings }));
+    const { client } = testClient();
+    const result = await client.create('products', [{ products_model: 'A' }, { products_model: 'B' }]);
+    expect(result.outcomes.map((o) => o.warnings.map((w) => w.code))).toEqual([
+      ['ALL', 'ZERO'],
+      ['ONE', 'ALL'],
+    ]);
+  });
+
   it('uses the client batch size when the write names none', async () => {
     shop().post('/import/json/customers', (b: Envelope) => b.data.length === 2).times(2).reply(200, writeAnswer('customers', 'create', {}));
     const { client } = testClient({ batchSize: 2 });

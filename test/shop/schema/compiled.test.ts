@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { allResources } from '../../../src/shop/index.js';
+import { allResources, writeResponse } from '../../../src/shop/index.js';
+import { readWriteAnswer } from '../../../src/shop/client/answers.js';
 import { compileCheck } from '../../../src/shop/schema/compiled.js';
 
 /** A small deterministic PRNG, so a failure names a repeatable seed. */
@@ -23,6 +24,7 @@ function sample(schema: z.ZodType, rnd: () => number, depth = 0): unknown {
   const def = defOf(schema);
   switch (def.type) {
     case 'optional':
+    case 'default':
       return rnd() < 0.5 ? undefined : sample(def.innerType!, rnd, depth + 1);
     case 'nullable':
       return rnd() < 0.2 ? null : sample(def.innerType!, rnd, depth + 1);
@@ -97,5 +99,34 @@ describe('compiled write-schema check', () => {
     }
     const loose = z.looseObject({ x: z.number() });
     expect(compileCheck(loose)(new Point())).toBe(loose.safeParse(new Point()).success);
+  });
+});
+
+describe('compiled check of a batch write answer', () => {
+  it("gives zod's verdict and zod's reading (defaults filled in) on write answers, valid and invalid", () => {
+    const rnd = prng(4711);
+    const verdicts = { valid: 0, invalid: 0 };
+    for (let i = 0; i < 3000; i++) {
+      // What the transport hands over: JSON.parse's output (no Dates, no undefined).
+      const sampled = sample(writeResponse, rnd);
+      const answer: unknown = sampled === undefined ? undefined : JSON.parse(JSON.stringify(sampled));
+      const expected = writeResponse.safeParse(answer);
+      const read = readWriteAnswer(answer);
+      expect(read.success, JSON.stringify(answer)).toBe(expected.success);
+      if (read.success) expect(read.data).toEqual(expected.data);
+      else expect(read.error.issues).toEqual(expected.error?.issues);
+      verdicts[expected.success ? 'valid' : 'invalid']++;
+    }
+    expect(verdicts.valid).toBeGreaterThan(100);
+    expect(verdicts.invalid).toBeGreaterThan(100);
+  });
+
+  it('reads the answer of a batch as zod does, and refuses a malformed entry naming its path', () => {
+    const answer = { success: true, api_version: '2.122.2', data: [{ index: 0, products_id: 7, products_model: 'A' }] };
+    expect(readWriteAnswer(answer)).toEqual(writeResponse.safeParse(answer));
+    expect(readWriteAnswer(answer)).toMatchObject({ success: true, data: { warnings: [], errors: [] } });
+    const bad = readWriteAnswer({ success: true, data: [{ index: 'zero' }] });
+    expect(bad.success).toBe(false);
+    expect(bad.success ? undefined : bad.error.issues[0]?.path).toEqual(['data', 0, 'index']);
   });
 });
