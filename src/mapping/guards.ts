@@ -80,7 +80,9 @@ function walkFrom(segs: readonly Segment[], node: unknown, i: number, parts: (st
   const seg = segs[i];
   const obj = node as Record<string, unknown>;
   if (seg.star) {
-    for (const k of Object.keys(obj)) {
+    // for…in: no key array per payload and path (the guards' walks were a twelfth of a push's allocations).
+    for (const k in obj) {
+      if (!Object.hasOwn(obj, k)) continue;
       parts.push(k);
       descend(segs, obj[k], i, seg.list, parts, visit, errors);
       parts.pop();
@@ -104,8 +106,12 @@ function descend(segs: readonly Segment[], child: unknown, i: number, list: bool
 
 /** Visit every present value at a parsed registry path of a payload. */
 export function walk(root: unknown, segs: readonly Segment[], visit: Visit, errors: MappingError[]): void {
-  walkFrom(segs, root, 0, [], visit, errors);
+  // One parts array for every walk: visits read it at once (to name the field) and keep nothing.
+  walkParts.length = 0;
+  walkFrom(segs, root, 0, walkParts, visit, errors);
 }
+
+const walkParts: (string | number)[] = [];
 
 /**
  * A registry path and its check as one function of the payload. Most of a resource's paths are

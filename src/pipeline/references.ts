@@ -97,11 +97,27 @@ export class ReferenceCache {
   }
 }
 
-/** Map with references from the state: misses are loaded in one go and the record mapped again; `lookups` says whether any was asked. */
-export async function withReferences<T>(cache: ReferenceCache, map: (ctx: MappingContext) => T | Promise<T>): Promise<{ result: T; missing: ReferenceAsk[]; lookups: number }> {
-  let missing: ReferenceAsk[] = [];
+/** What `withReferences` gives: the mapping's result, the references still missing, how many were asked. */
+export interface Referenced<T> {
+  readonly result: T;
+  readonly missing: ReferenceAsk[];
+  readonly lookups: number;
+}
+
+/**
+ * Map with references from the state: misses are loaded in one go and the record mapped again; `lookups` says whether any was asked.
+ * A synchronous mapping whose lookups all hit answers synchronously (no promise per record: awaits were a tenth of a push's allocations).
+ */
+export function withReferences<T>(cache: ReferenceCache, map: (ctx: MappingContext) => T | Promise<T>): Referenced<Awaited<T>> | Promise<Referenced<Awaited<T>>> {
+  const missing: ReferenceAsk[] = [];
   const asked = { n: 0 };
-  let result = await map(cache.context(missing, asked));
+  const first = map(cache.context(missing, asked));
+  if (first instanceof Promise || missing.length > 0) return mapAgain(cache, map, first, missing, asked);
+  return { result: first as Awaited<T>, missing, lookups: asked.n };
+}
+
+async function mapAgain<T>(cache: ReferenceCache, map: (ctx: MappingContext) => T | Promise<T>, first: T | Promise<T>, missing: ReferenceAsk[], asked: { n: number }): Promise<Referenced<Awaited<T>>> {
+  let result = await first;
   if (missing.length > 0 && (await cache.load(missing)) > 0) {
     missing = [];
     result = await map(cache.context(missing, asked));
@@ -145,16 +161,15 @@ export class BatchState {
     this.loaded.delete(erpKey);
   }
 
-  /** The record's reference (from the batch read, or one query when it was not in the batch). */
-  async reference(erpKey: string): Promise<ShopId | undefined> {
+  /** The record's reference (from the batch read, synchronously, or one query when it was not in the batch). */
+  reference(erpKey: string): ShopId | undefined | Promise<ShopId | undefined> {
     const cached = this.cache.lookup(this.resource, erpKey);
     if (cached !== undefined || this.loaded.has(erpKey)) return cached;
-    await this.cache.load([{ resource: this.resource, erpKey }]);
-    return this.cache.lookup(this.resource, erpKey);
+    return this.cache.load([{ resource: this.resource, erpKey }]).then(() => this.cache.lookup(this.resource, erpKey));
   }
 
-  /** The record's last accepted hash. */
-  async hash(erpKey: string, hashKey: string): Promise<string | undefined> {
+  /** The record's last accepted hash (synchronously when the batch read it). */
+  hash(erpKey: string, hashKey: string): string | undefined | Promise<string | undefined> {
     return this.loaded.has(erpKey) ? this.hashes.get(hashKey)?.hash : this.state.hashes.get(this.pipeline, this.resource, hashKey);
   }
 
@@ -168,8 +183,8 @@ export class BatchState {
     return this.letters.get(recordKey);
   }
 
-  /** Whether an earlier run left an open create intent for the record. */
-  async hasIntent(erpKey: string): Promise<boolean> {
-    return this.loaded.has(erpKey) ? this.intents.has(erpKey) : (await this.state.intents.get(this.resource, erpKey)) !== undefined;
+  /** Whether an earlier run left an open create intent for the record (synchronously when the batch read it). */
+  hasIntent(erpKey: string): boolean | Promise<boolean> {
+    return this.loaded.has(erpKey) ? this.intents.has(erpKey) : this.state.intents.get(this.resource, erpKey).then((intent) => intent !== undefined);
   }
 }

@@ -124,7 +124,8 @@ export class DuplicateGuard {
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i]!;
       if (input.refused) continue;
-      const value = await this.shopKeyOf(input.record, field);
+      const key = this.shopKeyOf(input.record, field);
+      const value = key instanceof Promise ? await key : key;
       if (value === undefined) continue;
       const group = byValue.get(value);
       if (group) group.push({ i, erpKey: input.erpKey, record: input.record });
@@ -146,14 +147,21 @@ export class DuplicateGuard {
   }
 
   /** The shop key a record maps to; undefined when the mapping fails for it (the push refuses it with its own reason). */
-  private async shopKeyOf(record: ErpRecord, field: string): Promise<string | undefined> {
+  private shopKeyOf(record: ErpRecord, field: string): string | undefined | Promise<string | undefined> {
     const { mapping, references } = this.deps;
+    // Synchronous where the mapping is (no promise per record), awaited only where it is one.
     try {
       const rule = mapping.shopKeyOf;
-      if (rule) return (await withReferences(references, (ctx) => rule(record, ctx))).result;
-      const { result } = await withReferences(references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
-      const v = result.ok ? result.payload[field] : undefined;
-      return v === undefined || v === null || v === '' ? undefined : String(v);
+      if (rule) {
+        const keyed = withReferences(references, (ctx) => rule(record, ctx));
+        return keyed instanceof Promise ? keyed.then((k) => k.result, () => undefined) : keyed.result;
+      }
+      const mapped = withReferences(references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
+      const keyOf = ({ result }: { result: Awaited<ReturnType<typeof mapping.apply>> }): string | undefined => {
+        const v = result.ok ? result.payload[field] : undefined;
+        return v === undefined || v === null || v === '' ? undefined : String(v);
+      };
+      return mapped instanceof Promise ? mapped.then(keyOf, () => undefined) : keyOf(mapped);
     } catch {
       return undefined;
     }

@@ -80,15 +80,19 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const stored = sourceHash !== undefined ? sent : undefined;
   if (input.remap !== true && stored?.source !== undefined && stored.source === sourceHash) {
     // Read again exactly as it was last accepted: unchanged, unless its reference or an open intent says otherwise.
-    const known = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
-    if (known !== undefined && !(await deps.batch.hasIntent(erpKey))) {
+    const ref = def.options.keyIsShopId ? readShopId(erpKey) : deps.batch.reference(erpKey);
+    const known = ref instanceof Promise ? await ref : ref;
+    const open = known !== undefined ? deps.batch.hasIntent(erpKey) : true;
+    if (known !== undefined && !(open instanceof Promise ? await open : open)) {
       const item = newItem(input, {}, stored.hash, [], 'update', known, undefined, sourceHash, sent?.changedAt);
       return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId: known, warnings: item.warnings, storeHash: false, stateHolds: !def.options.keyIsShopId }, requests: 0 };
     }
   }
   let mapped;
   try {
-    mapped = await withReferences(deps.references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
+    // Answered synchronously when it can be (no promise per record): awaited only when it is one.
+    const pending = withReferences(deps.references, (ctx) => (mapping.applySync ? mapping.applySync(record, ctx) : mapping.apply(record, ctx)));
+    mapped = pending instanceof Promise ? await pending : pending;
   } catch (err) {
     return dead(seq, erpKey, record, [], issueOf(err));
   }
@@ -116,19 +120,22 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const hash = contentHash(reserved.length > 0 ? { ...hashed, [STOCK_HASH_FIELD]: reserved.map((f) => [f.field, f.erp, f.reserved]) } : hashed);
   // Kept only where the payload follows from the record alone: no reference or file looked up, no warning to show again.
   const pureSource = lookups === 0 && warnings.length === 0 && !(result.files && result.files.length > 0) ? sourceHash : undefined;
-  let shopId: ShopId | undefined = def.options.keyIsShopId ? readShopId(erpKey) : await deps.batch.reference(erpKey);
+  const reference = def.options.keyIsShopId ? readShopId(erpKey) : deps.batch.reference(erpKey);
+  let shopId: ShopId | undefined = reference instanceof Promise ? await reference : reference;
   const referenceStored = !def.options.keyIsShopId && shopId !== undefined;
   // A mapping that just gained its surrogate key finds the record's reference under its number, the key it had before.
-  const adopted = shopId === undefined ? await deps.renames?.adopt(erpKey, record, payload, hash) : undefined;
+  const adopted = shopId === undefined && deps.renames ? await deps.renames.adopt(erpKey, record, payload, hash) : undefined;
   if (adopted) shopId = adopted.shopId;
   let requests = adopted?.requests ?? 0;
   // A mapping that addresses records by the shop's own id field (order status back-sync: orders_id) knows the shop id.
   const byId = mapping.shopKey !== undefined && mapping.shopKey === resource.key.id ? payload[mapping.shopKey] : undefined;
   if (shopId === undefined && (typeof byId === 'number' || (typeof byId === 'string' && byId !== ''))) shopId = readShopId(String(byId));
-  if (shopId !== undefined && input.resend !== true && ((await deps.batch.hash(erpKey, hashKey)) ?? adopted?.hash) === hash) {
+  const last = shopId !== undefined && input.resend !== true ? deps.batch.hash(erpKey, hashKey) : undefined;
+  if (shopId !== undefined && input.resend !== true && ((last instanceof Promise ? await last : last) ?? adopted?.hash) === hash) {
     const item = newItem(input, payload, hash, warnings, 'update', shopId, undefined, pureSource, sent?.changedAt);
     item.adoptedFrom = adopted?.from;
-    const stateHolds = referenceStored && !(await deps.batch.hasIntent(erpKey));
+    const open = referenceStored ? deps.batch.hasIntent(erpKey) : true;
+    const stateHolds = referenceStored && !(open instanceof Promise ? await open : open);
     // The first re-read after an upgrade (or of a record mapped before with a lookup) records the source hash for the next.
     const storeHash = pureSource !== undefined && stored?.source !== pureSource;
     return { kind: 'settled', settlement: { kind: 'done', item, outcome: 'unchanged', shopId, warnings, storeHash, stateHolds }, requests };
@@ -179,13 +186,14 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   }
   if (!deps.dryRun) {
     // Settling deletes the record's intent only when there is one: a delete per record of rows that are not there cost as much as the rows that are.
-    item.intent = await deps.batch.hasIntent(erpKey);
+    const open = deps.batch.hasIntent(erpKey);
+    item.intent = open instanceof Promise ? await open : open;
     // An intent left by an earlier run: that create may have landed before the process died.
     if (op === 'create' && item.intent) item.verify = true;
   }
   const fields = appendOnlyFields(resource, mapping);
   if (op === 'update' && shopId !== undefined) {
-    requests += await pruneSentHistory(item, shopId, fields, { state, shop: deps.shop, resource, runId: deps.runId, dryRun: deps.dryRun });
+    if (fields.length > 0) requests += await pruneSentHistory(item, shopId, fields, { state, shop: deps.shop, resource, runId: deps.runId, dryRun: deps.dryRun });
   } else item.history = collectHistory(payload, fields);
   if (result.files && !deps.dryRun && def.options.mediaUpload === 'assumed-media-endpoint') {
     // Before the record: a gallery must never name a picture the shop does not have yet.
