@@ -80,9 +80,7 @@ function walkFrom(segs: readonly Segment[], node: unknown, i: number, parts: (st
   const seg = segs[i];
   const obj = node as Record<string, unknown>;
   if (seg.star) {
-    // for…in: no key array per payload and path (the guards' walks were a twelfth of a push's allocations).
-    for (const k in obj) {
-      if (!Object.hasOwn(obj, k)) continue;
+    for (const k of keysOf(obj)) {
       parts.push(k);
       descend(segs, obj[k], i, seg.list, parts, visit, errors);
       parts.pop();
@@ -112,6 +110,29 @@ export function walk(root: unknown, segs: readonly Segment[], visit: Visit, erro
 }
 
 const walkParts: (string | number)[] = [];
+
+/**
+ * The keys of an object a starred path walks: a product's twenty-odd `languages.*.…` paths walk
+ * one `languages` object after another, so its keys are listed once, not once per path (a key list
+ * per path and payload was a twelfth of a push's allocations). Forgotten when a payload's check
+ * begins (`forgetWalkedKeys`): an object is never changed while its payload is checked.
+ */
+function keysOf(obj: Record<string, unknown>): readonly string[] {
+  if (obj !== keyedObject) {
+    keyedObject = obj;
+    keyedKeys = Object.keys(obj);
+  }
+  return keyedKeys;
+}
+
+let keyedObject: object | undefined;
+let keyedKeys: readonly string[] = [];
+
+/** Forget the keys `keysOf` listed (a payload's check begins). */
+function forgetWalkedKeys(): void {
+  keyedObject = undefined;
+  keyedKeys = [];
+}
 
 /**
  * A registry path and its check as one function of the payload. Most of a resource's paths are
@@ -222,6 +243,7 @@ export function compileGuards(opts: GuardOptions): (payload: Record<string, unkn
   };
 
   return (payload, errors, warnings) => {
+    forgetWalkedKeys();
     checkSizes(payload, errors);
     for (const f of replaceLists) {
       const v = payload[f];
