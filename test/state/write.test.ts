@@ -80,6 +80,24 @@ forEachBackend('state writes', (backend) => {
     expect((await state.events.list({ runId: run, limit: 100 })).map((e) => e.erpKey)).toEqual(keys);
   });
 
+  it('keeps every event of a write of 137 and none of a write that threw', async () => {
+    const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+    const keys = Array.from({ length: 137 }, (_, i) => `E-${i}`);
+    await state.write((tx) => {
+      for (const erpKey of keys) tx.events.add({ runId: run, pipeline: 'products', resource: 'products', erpKey, outcome: 'created', payload: { n: erpKey } });
+    });
+    await expect(
+      state.write((tx) => {
+        tx.events.add({ runId: run, pipeline: 'products', resource: 'products', erpKey: 'LOST', outcome: 'created' });
+        throw new Error('the write fails after its event');
+      }),
+    ).rejects.toThrow('the write fails');
+    await state.write((tx) => tx.events.add({ runId: run, pipeline: 'products', resource: 'products', erpKey: 'AFTER', outcome: 'updated' }));
+    const listed = await state.events.list({ runId: run, limit: 500 });
+    expect(listed.map((e) => e.erpKey)).toEqual([...keys, 'AFTER']);
+    expect(listed[136]?.payload).toEqual({ n: 'E-136' });
+  });
+
   it('settles a batch of 1,000 records in one write and reads them back in one getMany', async () => {
     const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
     const keys = Array.from({ length: 1000 }, (_, i) => `SKU-${i}`);

@@ -105,9 +105,21 @@ function view(shared: Shared, shop: string): StateStore {
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
+      // Events are inserted many to a statement when the outermost write ends, inside its transaction; a write that throws inserts none of its own.
+      const nested = db.inTransaction;
+      const mark = events.mark();
+      const run = () => {
+        try {
+          fn(writer);
+          if (!nested) events.flush();
+        } catch (err) {
+          events.discard(mark);
+          throw err;
+        }
+      };
       // A nested call joins the outer transaction (better-sqlite3 uses savepoints).
-      if (db.inTransaction) db.transaction(() => fn(writer))();
-      else db.transaction(() => fn(writer)).immediate();
+      if (nested) db.transaction(run)();
+      else db.transaction(run).immediate();
     },
     async backup(file) {
       // A copy of the state is as private as the state.
