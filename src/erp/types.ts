@@ -142,11 +142,19 @@ export interface Source {
    * while it was read (src/pipeline/push/duplicates.ts). Keys without a row are absent from the map.
    * Absent: the source cannot look rows up by key (files, HTTP, a query that pages itself, grouped rows).
    */
-  rowsOf?(keys: readonly string[], options?: { readonly whole?: boolean }): Promise<ReadonlyMap<string, readonly ErpRecord[]>>;
+  rowsOf?(keys: readonly string[], options?: RowsOfOptions): Promise<ReadonlyMap<string, readonly ErpRecord[]>>;
   /** Everything up to and including `position` is durably settled (files may be archived now); says which files settled cleanly. */
   commit?(position: CursorPosition): Promise<SourceCommit | void>;
   /** Release connections and handles. */
   close(): Promise<void>;
+}
+
+/** Options of `Source.rowsOf`. */
+export interface RowsOfOptions {
+  /** With their child rows (the records as a read delivers them). */
+  readonly whole?: boolean;
+  /** Only the keys the source holds more than one row of: the duplicate screen of a read needs no other row (one counting query; rows fetched for those keys alone). */
+  readonly twinsOnly?: boolean;
 }
 
 /**

@@ -7,7 +7,7 @@ import { AbortedError } from '../../errors.js';
 import { DEFAULT_LOOKBACK_MS, lookedBack } from './lookback.js';
 import type { Logger } from '../../log.js';
 import { CONNECTOR_CODES, connectorError } from '../errors.js';
-import { rawExcerpt, SOURCE_CODES, type CursorPosition, type CursorValue, type ErpRecord, type ReadOptions, type Source, type SourceItem } from '../types.js';
+import { rawExcerpt, SOURCE_CODES, type CursorPosition, type CursorValue, type ErpRecord, type ReadOptions, type RowsOfOptions, type Source, type SourceItem } from '../types.js';
 import { compareCursorValues } from '../cursorFormat.js';
 import { jsonSafeRow, toCursorValue } from '../values.js';
 import { keyList, type SqlSourceConfig } from './config.js';
@@ -186,27 +186,50 @@ export function keysetSource(driver: SqlDriver, cfg: SqlSourceConfig, logger: Lo
     return row === undefined ? null : toCursorValue(jsonSafeRow(row).shopsync_newest);
   }
 
-  /** The rows of the query under these keys, found by a predicate on the key column(s), a few hundred keys a query. */
-  async function rowsOf(keys: readonly string[], options: { readonly whole?: boolean } = {}): Promise<ReadonlyMap<string, readonly ErpRecord[]>> {
-    const found = new Map<string, ErpRecord[]>();
+  const keyCols = keyColumns.map((k) => `shopsync_q.${driver.quote(k)}`);
+
+  /** The predicate on the key column(s) naming these keys; their values are added to `values`. */
+  function keyPredicate(part: readonly string[], values: Record<string, unknown>): string {
+    if (keyColumns.length === 1) {
+      values.shopsync_keys = part.map((k) => keyParam(driver, k));
+      return `${keyCols[0]} IN (:shopsync_keys)`;
+    }
+    return part
+      .map((key, i) => `(${keyParts(key, keyColumns).map((v, j) => {
+        values[`shopsync_k${i}_${j}`] = keyParam(driver, v);
+        return `${keyCols[j]} = :shopsync_k${i}_${j}`;
+      }).join(' AND ')})`)
+      .join(' OR ');
+  }
+
+  /** Of these keys, those the query holds more than one row of: counted by the database, no row fetched. */
+  async function keysWithTwins(keys: readonly string[]): Promise<string[]> {
     const base = cfg.query.trim().replace(/;+$/, '');
-    const cols = keyColumns.map((k) => `shopsync_q.${driver.quote(k)}`);
+    const out: string[] = [];
+    for (let at = 0; at < keys.length; at += ROWS_OF_KEYS) {
+      const values: Record<string, unknown> = { ...cfg.params };
+      const where = keyPredicate(keys.slice(at, at + ROWS_OF_KEYS), values);
+      const compiled = compileNamed(`SELECT ${keyCols.join(', ')} FROM (${base}) shopsync_q WHERE ${where} GROUP BY ${keyCols.join(', ')} HAVING COUNT(*) > 1`, values, driver.style);
+      for (const row of await driver.query(compiled.sql, compiled.params)) {
+        const key = keyString(jsonSafeRow(row), keyColumns);
+        if (key !== undefined) out.push(key);
+      }
+    }
+    return out;
+  }
+
+  /** The rows of the query under these keys, found by a predicate on the key column(s), a few hundred keys a query. */
+  async function rowsOf(keys: readonly string[], options: RowsOfOptions = {}): Promise<ReadonlyMap<string, readonly ErpRecord[]>> {
+    const found = new Map<string, ErpRecord[]>();
+    if (options.twinsOnly === true) {
+      const twins = await keysWithTwins(keys);
+      return twins.length === 0 ? found : rowsOf(twins, { ...(options.whole === true ? { whole: true } : {}) });
+    }
+    const base = cfg.query.trim().replace(/;+$/, '');
     for (let at = 0; at < keys.length; at += ROWS_OF_KEYS) {
       const part = keys.slice(at, at + ROWS_OF_KEYS);
       const values: Record<string, unknown> = { ...cfg.params };
-      let where: string;
-      if (keyColumns.length === 1) {
-        values.shopsync_keys = part.map((k) => keyParam(driver, k));
-        where = `${cols[0]} IN (:shopsync_keys)`;
-      } else {
-        where = part
-          .map((key, i) => `(${keyParts(key, keyColumns).map((v, j) => {
-            values[`shopsync_k${i}_${j}`] = keyParam(driver, v);
-            return `${cols[j]} = :shopsync_k${i}_${j}`;
-          }).join(' AND ')})`)
-          .join(' OR ');
-      }
-      const compiled = compileNamed(`SELECT * FROM (${base}) shopsync_q WHERE ${where}`, values, driver.style);
+      const compiled = compileNamed(`SELECT * FROM (${base}) shopsync_q WHERE ${keyPredicate(part, values)}`, values, driver.style);
       const records = (await driver.query(compiled.sql, compiled.params)).map(jsonSafeRow);
       if (options.whole === true) await attachChildren(driver, cfg, records);
       for (const record of records) {

@@ -89,7 +89,9 @@ export class DuplicateGuard {
     if (source?.rowsOf) {
       const keys = [...new Set(readable.map(({ input }) => input.erpKey))];
       // A retried letter (no position) is pushed as the source holds it now: the letter may hold the row that lost.
-      const live = await source.rowsOf(keys, { whole: readable.some(({ input }) => input.position === undefined) });
+      // A read needs only the keys with more than one live row: the source counts them, and no other row is fetched again.
+      const retried = readable.some(({ input }) => input.position === undefined);
+      const live = await source.rowsOf(keys, retried ? { whole: true } : { twinsOnly: true });
       for (const { input, i } of readable) {
         const rows = distinct(live.get(input.erpKey) ?? []);
         if (rows.length >= 2) errors.set(i, sameKeyIssue(input.erpKey, rows, 'the source holds'));
