@@ -1,11 +1,9 @@
 /**
- * `shopsync status [--json] [--shop <name>] [--failing]`: every pipeline's last run, cursor, next run,
- * dead letters and open conflicts, and whether it is failing (src/pipeline/failing.ts, the dashboard's definition);
- * broken shops, paused shops (since when, why, how to resume) and shops whose runs keep failing first.
- * With `--failing` only the failing pipelines, and exit code 1 when there are any (0 when none).
+ * What `shopsync status` prints (the command and its options are in ./status.ts): every pipeline's
+ * last run, cursor, next run, dead letters and open conflicts, whether it is failing, and the shops
+ * broken, paused or failing. Loaded when the command runs, with the state's and the scheduler's code.
  */
 import { hostname } from 'node:os';
-import { Command } from 'commander';
 import { nextOccurrence, scheduleZone } from '../../scheduler/index.js';
 import { processAlive, type StateStore } from '../../state/index.js';
 import { asSeen } from '../../pipeline/crashed.js';
@@ -15,7 +13,7 @@ import { WATERMARK_LANE, watermarkText, watermarkView, type WatermarkView } from
 import type { PipelineConfig } from '../../config/index.js';
 import type { CliContext } from '../context.js';
 import { table, when } from '../format.js';
-import { withRuntime } from '../session.js';
+import type { Session } from '../session.js';
 import { readReplicas } from './jobs.js';
 import { followFiguresOf, type FollowFigures } from '../../ops/followFigures.js';
 
@@ -142,99 +140,96 @@ function heldNote(w: WatermarkView | null): string {
   return w && w.by === 'transactions' && w.heldForSeconds >= 60 ? ` (${watermarkText(w)})` : '';
 }
 
-/** Register the command. */
-export function statusCommand(ctx: CliContext): Command {
-  return new Command('status')
-    .description('show every pipeline: last run and outcome, cursor, next run, dead letters, open conflicts')
-    .option('--json', 'print as JSON')
-    .option('--shop <name>', 'only the pipelines of this shop')
-    .option('--failing', 'only failing pipelines (last run failed or left records failed, dead letters wait, stale, overdue, stuck, run job given up, shop paused) and broken shops; exit code 1 when any, 0 when none')
-    .action(async (opts: { json?: boolean; shop?: string; failing?: boolean }, cmd: Command) => {
-      await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded, logger }) => {
-        if (opts.shop !== undefined && !loaded.brokenShops.some((b) => b.name === opts.shop)) runtime.shop(opts.shop);
-        const seen = await readReplicas(loaded, runtime.state, logger);
-        const givenUp = new Map((seen?.jobs ?? []).filter((j) => j.state === 'failed' && j.pipeline !== undefined).map((j) => [j.pipeline!, j.lastError ?? `${j.attempts}/${j.maxAttempts} attempts failed`]));
-        const now = Date.now();
-        // A paused shop is skipped by every daemon: shown here, and its pipelines count as failing.
-        const streaks = new Map((await runtime.state.streaks.list()).map((s) => [s.shop, s]));
-        const all: PipelineStatus[] = [];
-        for (const p of loaded.config.pipelines) {
-          if (opts.shop !== undefined && p.shop !== opts.shop) continue;
-          const jobFailing = givenUp.get(p.name);
-          const shopPaused = shopPauseOf(streaks.get(p.shop));
-          all.push(await pipelineStatus(runtime.state, p, loaded.config.timezone, { now, staleAfterMinutes: loaded.config.alerts.staleAfterMinutes, ...(jobFailing !== undefined ? { jobFailing } : {}), ...(shopPaused ? { shopPaused } : {}) }));
-        }
-        const shops: ShopStatus[] = [...new Set(all.map((s) => s.shop))].map((name) => ({ name, ...shopStreakView(name, streaks.get(name)) }));
-        const pipelines = opts.failing ? failingFirst(all).filter((s) => s.failing) : all;
-        const broken = loaded.brokenShops.filter((b) => opts.shop === undefined || b.name === opts.shop);
-        // Only --failing makes the code say something (a broken shop's pipelines run nowhere): plain `status` is a report and exits 0.
-        if (opts.failing) ctx.exitCode = pipelines.length > 0 || broken.length > 0 ? EXIT.failed : EXIT.ok;
-        if (opts.json) {
-          ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines, shops, brokenShops: broken, ...(seen ? { replicas: seen.replicas, jobs: seen.jobs } : {}) }, null, 2));
-          return;
-        }
-        // A broken shop's pipelines are not in the config: say so first, or they would silently be missing from the table.
-        for (const b of broken) ctx.print(`BROKEN SHOP ${b.name} (${b.file}:${b.line}): not run${b.pipelines.length ? `: ${b.pipelines.join(', ')}` : ''}; \`shopsync config check\` says why`);
-        for (const s of shops) {
-          if (s.paused) ctx.print(`PAUSED SHOP ${s.name} since ${s.paused.since}: ${s.paused.reason ?? 'kept failing'}; its scheduled runs are skipped; \`${s.paused.resume}\` resumes it`);
-          else if (s.streak) ctx.print(`FAILING SHOP ${s.name}: ${s.streak.failedRuns} run(s) in a row failed since ${s.streak.since ?? 'unknown'}; last: ${s.streak.lastError ?? ''}${loaded.config.failingShops.pauseAfterRuns > 0 ? `; paused after ${loaded.config.failingShops.pauseAfterRuns} spanning ${loaded.config.failingShops.pauseAfterHours} h (failingShops)` : ''}`);
-        }
-        if (pipelines.length === 0) {
-          ctx.print(opts.failing ? `no failing pipelines${opts.shop !== undefined ? ` in shop ${opts.shop}` : ''} (of ${all.length})` : `no pipelines in ${loaded.file}`);
-          return;
-        }
-        ctx.print(
-          table(
-            ['PIPELINE', 'SHOP', 'LAST RUN', 'OUTCOME', 'RECORDS', 'CURSOR', 'NEXT RUN', 'DEAD LETTERS', 'CONFLICTS'],
-            pipelines.map((s) => [
-              `${s.name}${s.running ? ' (running)' : ''}`,
-              s.shop,
-              when(s.lastRun?.startedAt),
-              s.lastRun ? `${s.lastRun.status}${s.lastRun.error ? ` [${String(s.lastRun.error.code ?? '')}]` : ''}` : 'never run',
-              s.lastRun ? recordsCell(s.lastRun.counts) : '-',
-              s.cursor ? `${JSON.stringify(s.cursor.value)}${s.cursor.key !== null ? ` / ${s.cursor.key}` : ''}${heldNote(s.watermark)}` : '-',
-              s.reasons.some((r) => r.code === 'shop-paused') ? 'paused (shop)' : s.schedule ? when(s.nextRun) : 'on demand',
-              String(s.deadLetters),
-              String(s.conflicts),
-            ]),
+/** Options of `shopsync status`. */
+export interface StatusOptions {
+  readonly json?: boolean;
+  readonly shop?: string;
+  readonly failing?: boolean;
+}
+
+/** Print the status report of the open session (`shopsync status`), and set the exit code `--failing` asks for. */
+export async function printStatus(ctx: CliContext, opts: StatusOptions, { runtime, loaded, logger }: Session): Promise<void> {
+  if (opts.shop !== undefined && !loaded.brokenShops.some((b) => b.name === opts.shop)) runtime.shop(opts.shop);
+  const seen = await readReplicas(loaded, runtime.state, logger);
+  const givenUp = new Map((seen?.jobs ?? []).filter((j) => j.state === 'failed' && j.pipeline !== undefined).map((j) => [j.pipeline!, j.lastError ?? `${j.attempts}/${j.maxAttempts} attempts failed`]));
+  const now = Date.now();
+  // A paused shop is skipped by every daemon: shown here, and its pipelines count as failing.
+  const streaks = new Map((await runtime.state.streaks.list()).map((s) => [s.shop, s]));
+  const all: PipelineStatus[] = [];
+  for (const p of loaded.config.pipelines) {
+    if (opts.shop !== undefined && p.shop !== opts.shop) continue;
+    const jobFailing = givenUp.get(p.name);
+    const shopPaused = shopPauseOf(streaks.get(p.shop));
+    all.push(await pipelineStatus(runtime.state, p, loaded.config.timezone, { now, staleAfterMinutes: loaded.config.alerts.staleAfterMinutes, ...(jobFailing !== undefined ? { jobFailing } : {}), ...(shopPaused ? { shopPaused } : {}) }));
+  }
+  const shops: ShopStatus[] = [...new Set(all.map((s) => s.shop))].map((name) => ({ name, ...shopStreakView(name, streaks.get(name)) }));
+  const pipelines = opts.failing ? failingFirst(all).filter((s) => s.failing) : all;
+  const broken = loaded.brokenShops.filter((b) => opts.shop === undefined || b.name === opts.shop);
+  // Only --failing makes the code say something (a broken shop's pipelines run nowhere): plain `status` is a report and exits 0.
+  if (opts.failing) ctx.exitCode = pipelines.length > 0 || broken.length > 0 ? EXIT.failed : EXIT.ok;
+  if (opts.json) {
+    ctx.print(JSON.stringify({ config: loaded.file, state: loaded.statePath, generatedAt: new Date().toISOString(), pipelines, shops, brokenShops: broken, ...(seen ? { replicas: seen.replicas, jobs: seen.jobs } : {}) }, null, 2));
+    return;
+  }
+  // A broken shop's pipelines are not in the config: say so first, or they would silently be missing from the table.
+  for (const b of broken) ctx.print(`BROKEN SHOP ${b.name} (${b.file}:${b.line}): not run${b.pipelines.length ? `: ${b.pipelines.join(', ')}` : ''}; \`shopsync config check\` says why`);
+  for (const s of shops) {
+    if (s.paused) ctx.print(`PAUSED SHOP ${s.name} since ${s.paused.since}: ${s.paused.reason ?? 'kept failing'}; its scheduled runs are skipped; \`${s.paused.resume}\` resumes it`);
+    else if (s.streak) ctx.print(`FAILING SHOP ${s.name}: ${s.streak.failedRuns} run(s) in a row failed since ${s.streak.since ?? 'unknown'}; last: ${s.streak.lastError ?? ''}${loaded.config.failingShops.pauseAfterRuns > 0 ? `; paused after ${loaded.config.failingShops.pauseAfterRuns} spanning ${loaded.config.failingShops.pauseAfterHours} h (failingShops)` : ''}`);
+  }
+  if (pipelines.length === 0) {
+    ctx.print(opts.failing ? `no failing pipelines${opts.shop !== undefined ? ` in shop ${opts.shop}` : ''} (of ${all.length})` : `no pipelines in ${loaded.file}`);
+    return;
+  }
+  ctx.print(
+    table(
+      ['PIPELINE', 'SHOP', 'LAST RUN', 'OUTCOME', 'RECORDS', 'CURSOR', 'NEXT RUN', 'DEAD LETTERS', 'CONFLICTS'],
+      pipelines.map((s) => [
+        `${s.name}${s.running ? ' (running)' : ''}`,
+        s.shop,
+        when(s.lastRun?.startedAt),
+        s.lastRun ? `${s.lastRun.status}${s.lastRun.error ? ` [${String(s.lastRun.error.code ?? '')}]` : ''}` : 'never run',
+        s.lastRun ? recordsCell(s.lastRun.counts) : '-',
+        s.cursor ? `${JSON.stringify(s.cursor.value)}${s.cursor.key !== null ? ` / ${s.cursor.key}` : ''}${heldNote(s.watermark)}` : '-',
+        s.reasons.some((r) => r.code === 'shop-paused') ? 'paused (shop)' : s.schedule ? when(s.nextRun) : 'on demand',
+        String(s.deadLetters),
+        String(s.conflicts),
+      ]),
+    ),
+  );
+  // Open conflicts wait for a person as dead letters do: said under the table, with the command that decides them.
+  const conflicted = pipelines.filter((s) => s.conflicts > 0);
+  if (conflicted.length > 0) {
+    ctx.print('');
+    ctx.print(`CONFLICTS (guarded fields edited in the shop, left as the shop has them):`);
+    for (const s of conflicted) ctx.print(`  ${s.name}: ${s.conflicts} open; \`shopsync conflicts list ${s.name}\`, then \`shopsync conflicts resolve ${s.name} <erpKey> --take erp|shop\``);
+  }
+  const followed = pipelines.map(followLine).filter((l): l is string => l !== undefined);
+  if (followed.length > 0) {
+    ctx.print('');
+    ctx.print('FOLLOWED (orders after checkout):');
+    for (const l of followed) ctx.print(l);
+  }
+  const failing = pipelines.filter((s) => s.failing);
+  if (failing.length > 0) {
+    ctx.print('');
+    ctx.print(`FAILING: ${failing.length} of ${all.length} pipeline(s)`);
+    for (const s of failing) ctx.print(`  ${s.name} (shop ${s.shop}): ${s.reasons.map((r) => r.text).join('; ')}`);
+  }
+  if (seen) {
+    const { ageText } = await import('../../jobs/index.js');
+    ctx.print('');
+    ctx.print(
+      seen.replicas.length === 0
+        ? 'REPLICAS: none running'
+        : table(
+            ['REPLICA', 'HOST', 'PID', 'STATE', 'HEARTBEAT', 'RUNNING'],
+            seen.replicas.map((r) => [r.name, r.host, String(r.pid), r.state === 'silent' ? 'SILENT' : r.state, `${ageText(r.heartbeatAgeMs)} ago`, r.running.join(', ') || '-']),
           ),
-        );
-        // Open conflicts wait for a person as dead letters do: said under the table, with the command that decides them.
-        const conflicted = pipelines.filter((s) => s.conflicts > 0);
-        if (conflicted.length > 0) {
-          ctx.print('');
-          ctx.print(`CONFLICTS (guarded fields edited in the shop, left as the shop has them):`);
-          for (const s of conflicted) ctx.print(`  ${s.name}: ${s.conflicts} open; \`shopsync conflicts list ${s.name}\`, then \`shopsync conflicts resolve ${s.name} <erpKey> --take erp|shop\``);
-        }
-        const followed = pipelines.map(followLine).filter((l): l is string => l !== undefined);
-        if (followed.length > 0) {
-          ctx.print('');
-          ctx.print('FOLLOWED (orders after checkout):');
-          for (const l of followed) ctx.print(l);
-        }
-        const failing = pipelines.filter((s) => s.failing);
-        if (failing.length > 0) {
-          ctx.print('');
-          ctx.print(`FAILING: ${failing.length} of ${all.length} pipeline(s)`);
-          for (const s of failing) ctx.print(`  ${s.name} (shop ${s.shop}): ${s.reasons.map((r) => r.text).join('; ')}`);
-        }
-        if (seen) {
-          const { ageText } = await import('../../jobs/index.js');
-          ctx.print('');
-          ctx.print(
-            seen.replicas.length === 0
-              ? 'REPLICAS: none running'
-              : table(
-                  ['REPLICA', 'HOST', 'PID', 'STATE', 'HEARTBEAT', 'RUNNING'],
-                  seen.replicas.map((r) => [r.name, r.host, String(r.pid), r.state === 'silent' ? 'SILENT' : r.state, `${ageText(r.heartbeatAgeMs)} ago`, r.running.join(', ') || '-']),
-                ),
-          );
-          const waiting = seen.jobs.filter((j) => j.state !== 'running');
-          const failing = seen.jobs.filter((j) => j.state === 'failed');
-          ctx.print(`JOBS: ${seen.jobs.length - waiting.length} running, ${waiting.filter((j) => j.state === 'queued').length} queued, ${waiting.filter((j) => j.state === 'retrying').length} retrying, ${failing.length} failing${waiting.length ? ` (oldest waiting ${ageText(Math.max(...waiting.map((j) => j.ageMs)))})` : ''}`);
-          for (const j of failing) ctx.print(`  FAILING ${j.pipeline ?? j.id}: ${j.attempts}/${j.maxAttempts} attempts; ${j.lastError ?? ''}`);
-        }
-        // status only reads: a state on a full disk (or read-only) is shown read-only, with a warning line, rather than not at all.
-      }, { readOnlyFallback: true });
-    });
+    );
+    const waiting = seen.jobs.filter((j) => j.state !== 'running');
+    const failing = seen.jobs.filter((j) => j.state === 'failed');
+    ctx.print(`JOBS: ${seen.jobs.length - waiting.length} running, ${waiting.filter((j) => j.state === 'queued').length} queued, ${waiting.filter((j) => j.state === 'retrying').length} retrying, ${failing.length} failing${waiting.length ? ` (oldest waiting ${ageText(Math.max(...waiting.map((j) => j.ageMs)))})` : ''}`);
+    for (const j of failing) ctx.print(`  FAILING ${j.pipeline ?? j.id}: ${j.attempts}/${j.maxAttempts} attempts; ${j.lastError ?? ''}`);
+  }
 }
