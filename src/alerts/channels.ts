@@ -1,6 +1,6 @@
 /** Where alert messages go: a signed JSON webhook with retries, and e-mail over SMTP (nodemailer). */
 import { createHmac } from 'node:crypto';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { AlertsConfig } from './config.js';
 import type { AlertMessage } from './incidents.js';
 import { DEFAULT_SHOP } from '../state/store.js';
@@ -52,20 +52,26 @@ export function webhookChannel(cfg: NonNullable<AlertsConfig['webhook']>): Alert
 
 /** The e-mail channel. */
 export function emailChannel(cfg: NonNullable<AlertsConfig['email']>): AlertChannel {
-  const transport = nodemailer.createTransport({
-    host: cfg.host,
-    port: cfg.port,
-    secure: cfg.secure,
-    ...(cfg.user ? { auth: { user: cfg.user, pass: cfg.password ?? '' } } : {}),
-    // Verified by default: with STARTTLS the SMTP login goes over this connection.
-    tls: { rejectUnauthorized: !cfg.allowUntrustedCertificate },
-  });
+  // nodemailer (about 40 files) loads with the first message, not with every process that could send one.
+  let transport: Promise<Transporter> | undefined;
+  const open = async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import('nodemailer');
+    return nodemailer.createTransport({
+      host: cfg.host,
+      port: cfg.port,
+      secure: cfg.secure,
+      ...(cfg.user ? { auth: { user: cfg.user, pass: cfg.password ?? '' } } : {}),
+      // Verified by default: with STARTTLS the SMTP login goes over this connection.
+      tls: { rejectUnauthorized: !cfg.allowUntrustedCertificate },
+    });
+  };
   return {
     name: 'email',
     async send(message) {
       // The shop in the subject and a header of its own, so mail rules can route per shop (per client of an agency).
       const named = message.shop !== undefined && message.shop !== DEFAULT_SHOP;
-      await transport.sendMail({
+      transport ??= open();
+      await (await transport).sendMail({
         from: cfg.from,
         to: cfg.to,
         subject: `[shopsync${named ? ` ${message.shop}` : ''}] ${message.state === 'firing' ? 'ALERT' : 'resolved'}: ${message.title}`,

@@ -1,7 +1,7 @@
 /** What every command gets: output streams, the environment, global flags and a logger factory. */
 import type { Command } from 'commander';
 import { scrubSecrets, type Logger } from '../log.js';
-import { loadConfig, resolveConfigPath, type LoadedConfig } from '../config/index.js';
+import type { LoadedConfig } from '../config/index.js';
 import { createCliLogger, envLogLevel, type CliLogger } from './logging.js';
 
 /** Flags every command accepts. */
@@ -55,6 +55,8 @@ export class CliContext {
 
   /** Load the config named by --config / SHOPSYNC_CONFIG and remember its secrets for scrubbing. */
   async config(cmd: Command): Promise<LoadedConfig> {
+    // The config's code (yaml, zod and every schema) loads with the first command that reads it, not with `--version` or `--help`.
+    const { loadConfig, resolveConfigPath } = await import('../config/index.js');
     const loaded = await loadConfig(resolveConfigPath(this.flags(cmd).config, this.io.env), { env: this.io.env });
     this.secrets.push(...loaded.secrets);
     this.log?.addSecrets(loaded.secrets);

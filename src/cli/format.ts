@@ -1,7 +1,5 @@
 /** Plain-text rendering of command output (JSON output goes through `JSON.stringify`). */
-import type { LoadedConfig } from '../config/index.js';
 import type { RunSummary } from '../pipeline/index.js';
-import { alertShopsOf } from '../alerts/shops.js';
 import { countsInWords } from '../pipeline/countWords.js';
 import { formatDateTime } from '../util/time.js';
 import { EXIT, type ExitCode } from './exit.js';
@@ -18,13 +16,6 @@ export function exitCodeOfRun(summary: { readonly status: string; readonly error
 export interface HintSettings {
   readonly credentials: string;
   readonly url: string;
-}
-
-/** The hint settings of `pipeline`'s shop in the loaded config. */
-export function hintSettingsOf(loaded: Pick<LoadedConfig, 'config' | 'origin'>, pipeline: string): HintSettings {
-  const shops = alertShopsOf(loaded);
-  const shop = shops.of(pipeline);
-  return { credentials: shops.credentials(shop), url: shops.url(shop) };
 }
 
 /** `products sync succeeded in 1.2 s: read 10, created 3, …`; a dry run's `… would create 3, would update 1, …`. `settings`: the pipeline's shop settings a hint names (default: the single `shop:` block's). */

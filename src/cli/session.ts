@@ -24,11 +24,12 @@ export async function withRuntime<T>(ctx: CliContext, cmd: Command, logTo: 'stdo
   const logger = ctx.logger(cmd, logTo, loaded.config.log.level);
   for (const w of loaded.warnings) logger.warn(w);
   const { openRuntime } = await import('../ops/runtime.js');
-  const runtime = await openRuntime(loaded, { logger, ...(options.readOnlyFallback ? { readOnlyFallback: true } : {}) });
+  // A one-off command serves no /metrics: its runtime counts none (and loads no prom-client).
+  const runtime = await openRuntime(loaded, { logger, metrics: false, ...(options.readOnlyFallback ? { readOnlyFallback: true } : {}) });
   // A one-off run (cron, systemd, a backfill by hand) alerts as the daemon's would: a failed,
   // abandoned or crashed run reaches a person even when nobody reads this command's output.
-  const { alertShopsOf, reservationLanesOf, startAlerts } = await import('../alerts/index.js');
-  const alerts = startAlerts(loaded.config.alerts, { events: runtime.events, state: runtime.state, scheduled: [], secrets: loaded.secrets, shops: alertShopsOf(loaded), reservations: reservationLanesOf(loaded.config), logger });
+  // Without a channel `startAlerts` starts nothing: its module (and nodemailer) is not loaded then.
+  const alerts = hasAlertChannel(loaded.config.alerts) ? await startSessionAlerts(runtime, loaded, logger) : undefined;
   try {
     return await body({ runtime, loaded, logger });
   } finally {
@@ -38,4 +39,15 @@ export async function withRuntime<T>(ctx: CliContext, cmd: Command, logTo: 'stdo
       await runtime.close();
     }
   }
+}
+
+/** Whether the config names a channel alerts go to (`channelsOf` in src/alerts builds one for each). */
+function hasAlertChannel(cfg: LoadedConfig['config']['alerts']): boolean {
+  return cfg.webhook !== undefined || cfg.email !== undefined;
+}
+
+/** The one-off command's alert watcher, as the daemon's would watch its runs. */
+async function startSessionAlerts(runtime: Runtime, loaded: LoadedConfig, logger: Logger) {
+  const { alertShopsOf, reservationLanesOf, startAlerts } = await import('../alerts/index.js');
+  return startAlerts(loaded.config.alerts, { events: runtime.events, state: runtime.state, scheduled: [], secrets: loaded.secrets, shops: alertShopsOf(loaded), reservations: reservationLanesOf(loaded.config), logger });
 }

@@ -157,7 +157,8 @@ export function documentLocator(d: ConfigDocument, prefix: readonly (string | nu
  */
 export function validateTyped<S extends z.ZodType>(schema: S, build: () => unknown, locate: Locate, typed: Map<Scalar, string>): z.ZodSafeParseResult<z.output<S>> {
   for (;;) {
-    const parsed = schema.safeParse(build());
+    // Once per load: generating zod's compiled fast path for each object schema would cost more than this one parse.
+    const parsed = schema.safeParse(build(), { jitless: true });
     if (parsed.success || typed.size === 0) return parsed;
     let reverted = false;
     for (const issue of parsed.error.issues.flatMap((i) => expandUnion(i))) {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { jsonrpcConnectionSchema } from './jsonrpc/config.js';
+import { TABLE_NAME } from './names.js';
 
 /** SQL identifiers we are willing to quote: table and column names from config and records. */
 export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -14,7 +15,7 @@ export const identifierSchema = z.string().regex(IDENTIFIER, 'expected an SQL id
 /** A table name, optionally qualified: `auftraege`, `erp.auftraege` (PostgreSQL schema, MariaDB database). */
 export const tableNameSchema = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, 'expected a table name such as auftraege or erp.auftraege (letters, digits and _, one optional schema part)');
+  .regex(TABLE_NAME, 'expected a table name such as auftraege or erp.auftraege (letters, digits and _, one optional schema part)');
 
 /** Ports arrive as strings after `${VAR}` interpolation; accept both. */
 const portSchema = z.coerce.number().int().min(1).max(65535);

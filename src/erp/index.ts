@@ -4,6 +4,11 @@
  *
  * A *connection* says where the data lives (validated by `connectionSchema`); the per-pipeline
  * *source* or *sink* config says what to read or write there (`sourceSchema`, `sinkSchema`).
+ *
+ * The config's schemas load with this module (every command validates the config); each
+ * connector's code loads when a source or sink of its kind opens (`import()` below), so a SQLite
+ * sync loads neither the file drops (iconv-lite, csv, xml) nor the drivers of PostgreSQL and MariaDB
+ * (docs/development.md, "Start-up").
  */
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -12,22 +17,11 @@ import { ConfigError } from '../errors.js';
 import { connectionSchema, type Connection, type ConnectionInput } from './connection.js';
 import { parseConfig } from './errors.js';
 import { fileSinkSchema, fileSourceSchema } from './files/config.js';
-import { fileSink } from './files/sink.js';
-import { fileSource } from './files/inbox.js';
 import { httpSinkSchema, httpSourceSchema } from './http/config.js';
-import { httpSink } from './http/sink.js';
-import { httpSource } from './http/source.js';
 import { jsonrpcSinkSchema, jsonrpcSourceSchema } from './jsonrpc/config.js';
-import { jsonrpcSink } from './jsonrpc/sink.js';
 import { sqlSinkSchema, sqlSourceSchema } from './sql/config.js';
 import type { SqlDriver } from './sql/driver.js';
-import { keysetSource } from './sql/keyset.js';
-import { openMysql } from './sql/mysql.js';
-import { openPostgres } from './sql/postgres.js';
-import { sqlSink } from './sql/sink.js';
-import { checkReadable, checkTables } from './sql/sinkTables.js';
-import { inspectSqlSink, type MappedField, type SinkCheck } from './sql/sinkCheck.js';
-import { openSqlite } from './sql/sqlite.js';
+import type { MappedField, SinkCheck } from './sql/sinkCheck.js';
 import type { ConnectorContext, Sink, Source } from './types.js';
 
 export * from './types.js';
@@ -68,9 +62,9 @@ const JSONRPC_NO_SOURCE = 'a jsonrpc connection (Tryton, Odoo) is a sink, not a 
 
 async function openSql(conn: Connection, ctx: ConnectorContext, readonly: boolean): Promise<SqlDriver> {
   const env = ctx.env ?? process.env;
-  if (conn.kind === 'postgres') return openPostgres(conn, env, ctx.logger, readonly, ctx.baseDir, ctx.origin);
-  if (conn.kind === 'mysql') return openMysql(conn, env, ctx.logger, readonly, ctx.baseDir, ctx.origin);
-  if (conn.kind === 'sqlite') return openSqlite(conn, ctx.baseDir, readonly, ctx.origin);
+  if (conn.kind === 'postgres') return (await import('./sql/postgres.js')).openPostgres(conn, env, ctx.logger, readonly, ctx.baseDir, ctx.origin);
+  if (conn.kind === 'mysql') return (await import('./sql/mysql.js')).openMysql(conn, env, ctx.logger, readonly, ctx.baseDir, ctx.origin);
+  if (conn.kind === 'sqlite') return (await import('./sql/sqlite.js')).openSqlite(conn, ctx.baseDir, readonly, ctx.origin);
   throw new ConfigError(`connection kind ${conn.kind} is not SQL`);
 }
 
@@ -90,12 +84,19 @@ export async function openSqlWriter(connection: ConnectionInput | Connection, ct
 export async function createSource(connection: ConnectionInput | Connection, sourceConfig: SourceConfigInput | SourceConfig, ctx: ConnectorContext): Promise<Source> {
   const conn = parseConfig(connectionSchema, connection, 'connection');
   const logger = ctx.logger.child({ connector: conn.kind, connection: conn.name });
-  if (conn.kind === 'files') return fileSource(conn, parseConfig(fileSourceSchema, sourceConfig, 'source'), { ...ctx, logger });
-  if (conn.kind === 'http') return httpSource(conn, parseConfig(httpSourceSchema, sourceConfig, 'source'), { ...ctx, logger });
+  if (conn.kind === 'files') {
+    const cfg = parseConfig(fileSourceSchema, sourceConfig, 'source');
+    return (await import('./files/inbox.js')).fileSource(conn, cfg, { ...ctx, logger });
+  }
+  if (conn.kind === 'http') {
+    const cfg = parseConfig(httpSourceSchema, sourceConfig, 'source');
+    return (await import('./http/source.js')).httpSource(conn, cfg, { ...ctx, logger });
+  }
   if (conn.kind === 'jsonrpc') throw new ConfigError(JSONRPC_NO_SOURCE, { key: 'source.connection' });
   const cfg = parseConfig(sqlSourceSchema, sourceConfig, 'source');
   const share = { identity: shareIdentity(conn, ctx), label: ctx.origin?.name ?? conn.name ?? conn.kind, settings: { enabled: conn.shareReads, windowMs: conn.shareReadsWindowMs } };
-  return keysetSource(await openSql(conn, ctx, true), cfg, logger, share);
+  const driver = await openSql(conn, ctx, true);
+  return (await import('./sql/keyset.js')).keysetSource(driver, cfg, logger, share);
 }
 
 /**
@@ -113,16 +114,25 @@ function shareIdentity(conn: Connection, ctx: ConnectorContext): string {
 export async function createSink(connection: ConnectionInput | Connection, sinkConfig: SinkConfigInput | SinkConfig, ctx: ConnectorContext): Promise<Sink> {
   const conn = parseConfig(connectionSchema, connection, 'connection');
   const logger = ctx.logger.child({ connector: conn.kind, connection: conn.name });
-  if (conn.kind === 'files') return fileSink(conn, parseConfig(fileSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
-  if (conn.kind === 'http') return httpSink(conn, parseConfig(httpSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
-  if (conn.kind === 'jsonrpc') return jsonrpcSink(conn, parseConfig(jsonrpcSinkSchema, sinkConfig, 'sink'), { ...ctx, logger });
+  if (conn.kind === 'files') {
+    const cfg = parseConfig(fileSinkSchema, sinkConfig, 'sink');
+    return (await import('./files/sink.js')).fileSink(conn, cfg, { ...ctx, logger });
+  }
+  if (conn.kind === 'http') {
+    const cfg = parseConfig(httpSinkSchema, sinkConfig, 'sink');
+    return (await import('./http/sink.js')).httpSink(conn, cfg, { ...ctx, logger });
+  }
+  if (conn.kind === 'jsonrpc') {
+    const cfg = parseConfig(jsonrpcSinkSchema, sinkConfig, 'sink');
+    return (await import('./jsonrpc/sink.js')).jsonrpcSink(conn, cfg, { ...ctx, logger });
+  }
   const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
   if (cfg.ownerColumn !== undefined && cfg.ownerMarker === undefined && ctx.pipeline === undefined) {
     throw new ConfigError(`sink.ownerColumn ${cfg.ownerColumn} needs the marker it writes: give sink.ownerMarker, or open the sink for a named pipeline`);
   }
   const driver = await openSql(conn, ctx, false);
-  await checkTables(driver, cfg);
-  return sqlSink(driver, cfg, { logger, ...(ctx.pipeline !== undefined ? { pipeline: ctx.pipeline } : {}) });
+  await (await import('./sql/sinkTables.js')).checkTables(driver, cfg);
+  return (await import('./sql/sink.js')).sqlSink(driver, cfg, { logger, ...(ctx.pipeline !== undefined ? { pipeline: ctx.pipeline } : {}) });
 }
 
 /**
@@ -134,9 +144,9 @@ export async function inspectSink(connection: ConnectionInput | Connection, sink
   if (conn.kind !== 'postgres' && conn.kind !== 'mysql' && conn.kind !== 'sqlite') return undefined;
   const cfg = parseConfig(sqlSinkSchema, sinkConfig, 'sink');
   const driver = await openSql(conn, ctx, false);
-  await checkReadable(driver, cfg);
+  await (await import('./sql/sinkTables.js')).checkReadable(driver, cfg);
   try {
-    return await inspectSqlSink(driver, cfg, fields, ctx.pipeline);
+    return await (await import('./sql/sinkCheck.js')).inspectSqlSink(driver, cfg, fields, ctx.pipeline);
   } finally {
     await driver.close();
   }

@@ -13,9 +13,7 @@ import type { Answers } from './answers.js';
 import { INIT_CODES, InitError } from './errors.js';
 import type { InitHooks } from './index.js';
 
-/** The two answers of `--follow`. */
-export const FOLLOW_CHOICES = ['yes', 'no'] as const;
-export type FollowChoice = (typeof FOLLOW_CHOICES)[number];
+export { FOLLOW_CHOICES, type FollowChoice } from './followChoice.js';
 
 /** The statuses of the `follow:` block. */
 export interface FollowStatuses {

@@ -5,7 +5,6 @@
 import { MappingError } from '../errors.js';
 import { loadMapping, checkMappings, mappingFiles, type CheckReport } from './load.js';
 import { MappingFileError } from './problems.js';
-import { readRecords } from './input.js';
 import type { Finding, LoadOptions, MappingContext, MappingResult } from './types.js';
 
 /** Where command output goes. */
@@ -70,7 +69,8 @@ export async function mappingsPreviewCommand(mappingFile: string, options: Previ
   let mapping;
   try {
     mapping = await loadMapping(mappingFile, options);
-    records = await readRecords(options.input);
+    // The input readers (csv-parse, iconv-lite) load here: a run compiles mappings without them.
+    records = await (await import('./input.js')).readRecords(options.input);
   } catch (err) {
     if (err instanceof MappingFileError) for (const p of err.problems) write(`error ${p.message}`);
     else if (err instanceof MappingError) write(`error ${err.message}`);

@@ -40,7 +40,8 @@ export function compileMapping(yamlText: string, fileName: string, options: Load
   const filled = fillShopVariables(parseYamlSource(yamlText, fileName), options.vars);
   if (filled.problems.length > 0) throw new MappingFileError(fileName, filled.problems);
   const src = filled.src;
-  const parsed = mappingFileSchema.safeParse(src.data);
+  // Once per mapping file: zod's compiled fast path would take longer to generate than this one parse.
+  const parsed = mappingFileSchema.safeParse(src.data, { jitless: true });
   if (!parsed.success) throw new MappingFileError(fileName, zodProblems(src, parsed.error.issues));
   const file = parsed.data;
   const problems: MappingError[] = [];

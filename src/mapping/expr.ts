@@ -10,7 +10,8 @@
  * MAPPING_EXPR_BUDGET, and while any evaluation runs it lets the event loop turn every few
  * milliseconds (timers, I/O, signals, health checks).
  */
-import jsonata from 'jsonata';
+import { createRequire } from 'node:module';
+import type jsonataType from 'jsonata';
 import { PENDING, type CompiledExpression, type ExprRuntime } from './env.js';
 import type { Scope } from './paths.js';
 import type { MappingContext } from './types.js';
@@ -115,8 +116,15 @@ function budgetHook(limits: ExprLimits): (node: unknown, input: unknown, env: { 
   };
 }
 
+/**
+ * JSONata (250 kB), loaded with the first expression compiled: most mappings have none, and every
+ * run compiles its mapping at start. Synchronous, since a mapping compiles synchronously.
+ */
+let jsonata: typeof jsonataType | undefined;
+
 /** Compile a JSONata expression; throws with JSONata's message and position on a syntax error. */
 export function compileExpression(source: string, limits: ExprLimits = DEFAULT_EXPR_LIMITS): CompiledExpression {
+  jsonata ??= createRequire(import.meta.url)('jsonata') as typeof jsonataType;
   const expression = jsonata(source);
   // A Symbol-keyed binding: no expression can name, read or replace it.
   expression.assign(ENTRY_HOOK as unknown as string, budgetHook(limits));

@@ -8,4 +8,7 @@ export { MappingFileError } from './problems.js';
 export { IGNORED_FIELDS } from './guards.js';
 export type { CompiledMapping, MappingContext, MappingResult, MappingDirection, MappingOperation, Finding, LoadOptions, RegistryLike } from './types.js';
 export { mappingsCheckCommand, mappingsPreviewCommand, type PreviewOptions, type PreviewRecord, type WriteLine } from './cli.js';
-export { readRecords } from './input.js';
+/** Read sample records from a JSON, NDJSON or CSV file (`./input.ts`), loaded on first use: a run never reads one. */
+export async function readRecords(file: string): Promise<Record<string, unknown>[]> {
+  return (await import('./input.js')).readRecords(file);
+}

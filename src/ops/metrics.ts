@@ -9,7 +9,7 @@ import type { ClientEvent } from '../shop/client/types.js';
 import { SENT_WINDOW_SECONDS, type RateSnapshot } from '../shop/rate/index.js';
 import { DEFAULT_SHOP } from '../state/index.js';
 import { LATENCY_BUCKETS } from '../pipeline/latency.js';
-import { registerErpQueryMetrics } from '../erp/sql/sharedReads.js';
+import { registerErpQueryMetrics } from '../erp/sql/sharedReadMetrics.js';
 import type { UnbookedFigures } from './reservationMetrics.js';
 import type { FollowFigures } from './followFigures.js';
 import { registerFollowGauges } from './followMetrics.js';

@@ -16,8 +16,10 @@ import { loadMapping, type CompiledMapping } from '../mapping/index.js';
 import { previewPipeline, retryDeadLetters, runPipeline, SyncEvents, type PipelineDeps, type PipelinePreview, type PreviewOptions, type RunOptions, type RunSummary } from '../pipeline/index.js';
 import { createShopClient, openSharedRateLimits, rateCaps, type ClientEvent, type ShopClient, type SharedRateLimits } from '../shop/index.js';
 import { openState, processAlive, type StateStore } from '../state/index.js';
-import { reconcilePipeline, ReportStore, reportsFolder, type ReconcileReport } from '../reconcile/index.js';
-import { createMetrics, type CursorTimes, type Metrics } from './metrics.js';
+import type { ReconcileReport } from '../reconcile/report.js';
+import { ReportStore, reportsFolder } from '../reconcile/store.js';
+import type { CursorTimes, Metrics } from './metrics.js';
+import { uncountedMetrics } from './uncountedMetrics.js';
 import { unbookedFigures } from './reservationMetrics.js';
 import { followFigures } from './followFigures.js';
 import { cursorTime } from '../erp/sql/lookback.js';
@@ -35,6 +37,11 @@ export interface RuntimeOptions {
   readonly onClientEvent?: (event: ClientEvent, shop: string) => void;
   /** Open a SQLite state that cannot be written read-only, with a warning, instead of failing (commands that only read). @default false */
   readonly readOnlyFallback?: boolean;
+  /**
+   * Count metrics (the daemon serves them on /metrics). A one-off command serves none and passes
+   * false: then nothing is counted, `metrics.registry` throws, and prom-client is not loaded. @default true
+   */
+  readonly metrics?: boolean;
 }
 
 /** An open runtime. */
@@ -118,7 +125,7 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
   const state = await openState(loaded.state, { logger, ...(options.readOnlyFallback ? { readOnlyFallback: true } : {}) });
   const names = config.pipelines.map((p) => p.name);
   const shops = new Map<string, ShopClient>();
-  const metrics = createMetrics({
+  const metrics = options.metrics === false ? uncountedMetrics() : (await import('./metrics.js')).createMetrics({
     pipelines: names,
     shopOf: Object.fromEntries(config.pipelines.map((p) => [p.name, p.shop])),
     shopRates: () => Object.fromEntries([...shops].map(([name, client]) => [name, client.rate()])),
@@ -172,8 +179,11 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     if (shopName && s.error?.code === 'UNAUTHORIZED' && shopHealth.of(shopName)?.tokenAccepted !== false) shopHealth.refused(shopName, s.error.code, s.error.message);
   });
   events.on('changes-delivered', (e) => metrics.changesDelivered(e.pipeline, e.seconds, e.skewed));
-  for (const run of await state.runs.latestByPipeline()) {
-    if (run.status === 'succeeded' && run.finishedAt) metrics.lastSuccessAt(run.pipeline, new Date(run.finishedAt));
+  // Seeds a gauge only: without metrics there is nothing to read the runs for.
+  if (options.metrics !== false) {
+    for (const run of await state.runs.latestByPipeline()) {
+      if (run.status === 'succeeded' && run.finishedAt) metrics.lastSuccessAt(run.pipeline, new Date(run.finishedAt));
+    }
   }
   const mappings = new Map<string, Promise<CompiledMapping>>();
   const reports = new ReportStore(reportsFolder(loaded.state, loaded.baseDir));
@@ -244,6 +254,8 @@ export async function openRuntime(loaded: LoadedConfig, options: RuntimeOptions)
     reports,
     async reconcile(name, o = {}) {
       const p = pipeline(name);
+      // The reconciliation itself loads when one runs: a sync never does.
+      const { reconcilePipeline } = await import('../reconcile/run.js');
       return reconcilePipeline(p, await depsFor(p), { reports, ...o });
     },
     async markCrashedRuns() {

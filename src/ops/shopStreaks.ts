@@ -8,7 +8,6 @@
  * `shopsync shops resume <shop>` or a run that works (a `shopsync sync` by a person) lifts it.
  * A run failing because of the ERP or a record says nothing about the shop and leaves the streak.
  */
-import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { RunSummary, SyncEvents } from '../pipeline/index.js';
@@ -73,31 +72,6 @@ export function trackShopStreaks(o: {
       await settle();
     },
   };
-}
-
-/** Register `shopsync_shop_paused{shop}` (1 while paused) and `shopsync_shop_failed_runs{shop}` (the streak), read from the state at scrape time. */
-export function registerShopStreakMetrics(registry: Registry, state: StateStore, shops: readonly string[]): void {
-  const read = async () => new Map((await state.streaks.list()).map((s) => [s.shop, s]));
-  new Gauge({
-    name: 'shopsync_shop_paused',
-    help: 'Whether a shop is paused after failing for long (failingShops): its scheduled runs are skipped until `shopsync shops resume <shop>`',
-    labelNames: ['shop'] as const,
-    registers: [registry],
-    async collect() {
-      const streaks = await read();
-      for (const shop of shops) this.set({ shop }, streaks.get(shop)?.pausedAt != null ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'shopsync_shop_failed_runs',
-    help: 'Runs of a shop that failed in a row for a reason of the shop (no answer, 5xx, open circuit breaker, refused credentials)',
-    labelNames: ['shop'] as const,
-    registers: [registry],
-    async collect() {
-      const streaks = await read();
-      for (const shop of shops) this.set({ shop }, streaks.get(shop)?.failures ?? 0);
-    },
-  });
 }
 
 /** The pause of a pipeline's shop, if it is paused (scheduled ticks skip it). */

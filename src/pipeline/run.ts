@@ -42,7 +42,8 @@ export function rangeId(range: RunRange | undefined): string {
 
 /** Validate a definition (already-parsed definitions pass through unchanged). */
 export function parseDefinition(def: PipelineDefinition | PipelineDefinitionInput): PipelineDefinition {
-  const parsed = pipelineSchema.safeParse(def);
+  // Once per run (the config was validated already): generating zod's compiled fast path would cost more than the parse.
+  const parsed = pipelineSchema.safeParse(def, { jitless: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`pipeline ${(def as { name?: string }).name ?? '(unnamed)'}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, { key: issue?.path.join('.') });

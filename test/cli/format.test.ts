@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { missingLine } from '../../src/cli/commands/sync.js';
-import { hintFor, hintSettingsOf, summaryLine } from '../../src/cli/format.js';
+import { hintFor, summaryLine } from '../../src/cli/format.js';
+import { hintSettingsOf } from '../../src/cli/hints.js';
 import { parseConfigText } from '../../src/config/index.js';
 import type { RunSummary } from '../../src/pipeline/index.js';
 

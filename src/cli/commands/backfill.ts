@@ -3,8 +3,7 @@ import { Command } from 'commander';
 import type { CursorValue } from '../../erp/types.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../exit.js';
-import { exitCodeOfRun, hintSettingsOf, summaryLine } from '../format.js';
-import { trackProgress } from '../progress.js';
+import { exitCodeOfRun, summaryLine } from '../format.js';
 import { withRuntime } from '../session.js';
 import { onStopSignal } from '../signals.js';
 
@@ -38,6 +37,8 @@ Shows a progress bar on a terminal, log lines otherwise.`,
         await withRuntime(ctx, cmd, 'stderr', async ({ runtime, logger, loaded }) => {
           const range = { from, to };
           runtime.pipeline(name);
+          // The progress bar (cli-progress) loads with the backfill that shows it, not with every command.
+          const { trackProgress } = await import('../progress.js');
           const done = trackProgress({
             pipeline: name,
             events: runtime.events,
@@ -51,6 +52,7 @@ Shows a progress bar on a terminal, log lines otherwise.`,
           } finally {
             done(summary !== undefined && (summary.status === 'succeeded' || summary.status === 'partial'));
           }
+          const { hintSettingsOf } = await import('../hints.js');
           ctx.print(opts.json ? JSON.stringify(summary, null, 2) : summaryLine(summary, hintSettingsOf(loaded, name)));
           if (summary.status === 'aborted' && !opts.json) ctx.say(`interrupted; run the same command again to continue the backfill of ${name} from its checkpoint`);
           ctx.exitCode = exitCodeOfRun(summary);

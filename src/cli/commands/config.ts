@@ -1,6 +1,5 @@
 /** `shopsync config check|print`: is the config (every shop file) valid, and what does it come to. */
 import { Command } from 'commander';
-import { stringify } from 'yaml';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { errorLine } from '../../errors.js';
@@ -67,6 +66,8 @@ itself does not load.`,
       const loaded = await ctx.config(cmd);
       const { configView, shopView } = await import('../../config/print.js');
       const view = opts.shop === undefined ? configView(loaded) : shopView(loaded, opts.shop);
+      // yaml is CommonJS: its exports are the module's default (in the bundle, only there).
+      const { stringify } = (await import('yaml')).default;
       ctx.print(opts.json ? JSON.stringify(view, null, 2) : stringify(view, { lineWidth: 0 }));
       if (opts.shop !== undefined && (view as { status?: string }).status === 'broken') ctx.exitCode = EXIT.failed;
     });

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { parseIds, parsePositive } from '../args.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../exit.js';
-import { exitCodeOfRun, hintSettingsOf, summaryLine, table, when } from '../format.js';
+import { exitCodeOfRun, summaryLine, table, when } from '../format.js';
 import { withRuntime } from '../session.js';
 import type { DeadLetter, StateStore } from '../../state/index.js';
 
@@ -80,6 +80,7 @@ export function dlqCommand(ctx: CliContext): Command {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
         const target = await existingIds(ctx, runtime.state, selected);
         const { retryDeadLetterIds, runtimeHost } = await import('../../ops/deadLetters.js');
+        const { hintSettingsOf } = await import('../hints.js');
         const summaries = opts.pipeline && target === 'all' ? [await runtime.retry(runtime.pipeline(opts.pipeline).name)] : await retryDeadLetterIds(runtimeHost(runtime), target);
         if (opts.json) ctx.print(JSON.stringify(summaries, null, 2));
         else if (summaries.length === 0) ctx.print('nothing to retry');

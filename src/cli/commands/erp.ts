@@ -1,8 +1,7 @@
 /** `shopsync erp notify-setup`: the ERP-side setup a trigger needs (docs/triggers.md). */
 import { Command } from 'commander';
-import { connectionOrigin } from '../../config/index.js';
-import { tableNameSchema } from '../../erp/connection.js';
-import { durationSchema } from '../../erp/sql/lookback.js';
+import { TABLE_NAME } from '../../erp/names.js';
+import { durationTextMs } from '../../util/duration.js';
 import { StateError } from '../../errors.js';
 import { didYouMean } from '../../util/suggest.js';
 import type { CliContext } from '../context.js';
@@ -11,15 +10,16 @@ import { UsageError } from '../exit.js';
 const tableList = (text: string, previous: string[] = []): string[] => {
   const tables = text.split(',').map((t) => t.trim()).filter((t) => t !== '');
   for (const t of tables) {
-    if (!tableNameSchema.safeParse(t).success) throw new UsageError(`--table ${t}: expected a table name such as artikel or erp.artikel (letters, digits and _, one optional schema part)`);
+    if (!TABLE_NAME.test(t)) throw new UsageError(`--table ${t}: expected a table name such as artikel or erp.artikel (letters, digits and _, one optional schema part)`);
   }
   return [...previous, ...tables];
 };
 
 const lockTimeout = (text: string): number => {
-  const parsed = durationSchema.safeParse(text);
-  if (!parsed.success || parsed.data < 1) throw new UsageError(`--lock-timeout ${text}: expected a duration of at least 1ms such as 5s or 30s`);
-  return parsed.data;
+  // As the config's durations (durationSchema), checked without loading the config's schemas.
+  const ms = durationTextMs(text);
+  if (ms === undefined || ms < 1) throw new UsageError(`--lock-timeout ${text}: expected a duration of at least 1ms such as 5s or 30s`);
+  return ms;
 };
 
 /** Register the command group. */
@@ -68,6 +68,7 @@ export function erpCommand(ctx: CliContext): Command {
         return;
       }
       const { openPostgres } = await import('../../erp/sql/postgres.js');
+      const { connectionOrigin } = await import('../../config/index.js');
       const driver = await openPostgres(source.connection, ctx.io.env, logger, false, loaded.baseDir, connectionOrigin(loaded, source.connectionName, { pipeline: index, side: 'source' }));
       try {
         const done = await applyNotifySetup(driver, setup, mode);

@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../exit.js';
 import type { Draft } from '../../init/answers.js';
 import { STOCK_CHOICES, type StockChoice } from '../../init/stock.js';
-import { FOLLOW_CHOICES, type FollowChoice } from '../../init/follow.js';
+import { FOLLOW_CHOICES, type FollowChoice } from '../../init/followChoice.js';
 import { RECIPE_NAMES, type RecipeName } from '../../init/recipes/types.js';
 
 /** The flags as commander hands them over. */

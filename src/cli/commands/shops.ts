@@ -1,6 +1,5 @@
 /** `shopsync shops list|resume`: the shops' failure streaks and pauses (docs/operations.md, "A shop failing for days"). */
 import { Command } from 'commander';
-import { shopsOf } from '../../config/index.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../exit.js';
 import { table, when } from '../format.js';
@@ -15,6 +14,7 @@ export function shopsCommand(ctx: CliContext): Command {
     .option('--json', 'print as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
+        const { shopsOf } = await import('../../config/index.js');
         const streaks = new Map((await runtime.state.streaks.list()).map((s) => [s.shop, s]));
         const rows = Object.keys(shopsOf(loaded.config)).map((shop) => {
           const s = streaks.get(shop);
@@ -34,6 +34,7 @@ export function shopsCommand(ctx: CliContext): Command {
     .argument('<shop>', 'shop name from the config (`default` for `shop:`)')
     .action(async (shop: string, _opts: unknown, cmd: Command) => {
       await withRuntime(ctx, cmd, 'stderr', async ({ runtime, loaded }) => {
+        const { shopsOf } = await import('../../config/index.js');
         const known = Object.keys(shopsOf(loaded.config));
         if (!known.includes(shop)) throw new UsageError(`no shop named "${shop}"; known: ${known.join(', ')}`);
         if (await runtime.state.streaks.resume(shop)) ctx.print(`shop ${shop} resumed: its scheduled runs go ahead again (the shop-paused alert resolves within a minute)`);

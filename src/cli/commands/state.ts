@@ -4,7 +4,6 @@ import { PRIVATE_FILE_MODE } from '../../util/privateFiles.js';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import Database from 'better-sqlite3';
 import { StateError } from '../../errors.js';
 import type { LockInfo, RestoreMark, StateLocation, StateStore } from '../../state/index.js';
 import type { CliContext } from '../context.js';
@@ -103,6 +102,7 @@ export function stateCommand(ctx: CliContext): Command {
       const target = loaded.statePath;
       if (target === ':memory:') throw new UsageError('the state is in memory (state.path: :memory:); nothing to restore into');
       // The backup must be a state database this version can open.
+      const { default: Database } = await import('better-sqlite3');
       const check = new Database(file, { readonly: true, fileMustExist: true });
       let version: number;
       try {

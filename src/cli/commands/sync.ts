@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import type { MissingReport, PlannedRecord, RunSummary } from '../../pipeline/index.js';
 import { countWords } from '../../pipeline/countWords.js';
 import type { CliContext } from '../context.js';
-import { exitCodeOfRun, hintSettingsOf, summaryLine } from '../format.js';
+import { exitCodeOfRun, summaryLine } from '../format.js';
 import { withRuntime } from '../session.js';
 import { onStopSignal } from '../signals.js';
 import type { StateStore } from '../../state/index.js';
@@ -47,6 +47,7 @@ export function syncCommand(ctx: CliContext): Command {
           const letters = summary.counts.deadLettered > 0 ? await lettersOfRun(runtime.state, name, summary.runId) : [];
           if (opts.json) ctx.print(JSON.stringify(letters.length > 0 ? { ...summary, letters: letters.slice(0, SHOWN_LETTERS_JSON) } : summary, null, 2));
           else {
+            const { hintSettingsOf } = await import('../hints.js');
             ctx.print(summaryLine(summary, hintSettingsOf(loaded, name)));
             for (const l of letters.slice(0, SHOWN_LETTERS)) ctx.print(`  refused ${l.erpKey}: [${l.code}] ${l.reason}`);
             if (letters.length > SHOWN_LETTERS) ctx.print(`  … and ${letters.length - SHOWN_LETTERS} more: shopsync dlq list ${name}`);

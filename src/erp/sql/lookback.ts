@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { CursorPosition, CursorValue } from '../types.js';
 import { comparePositions } from '../values.js';
 import { parseTimestamp, writeLike, writeWall } from '../cursorFormat.js';
+import { DURATION_TEXT, durationTextMs } from '../../util/duration.js';
 
 /** `5m`, `90s`, `1h`, `2d`, `500ms`, or a number of milliseconds (also as text); 0 turns it off. */
 export const durationSchema = z.union([
@@ -19,12 +20,8 @@ export const durationSchema = z.union([
   z
     .string()
     // Bare digits are milliseconds: a `${VAR}` setting arrives as text.
-    .regex(/^\d+(ms|s|m|h|d)?$/, 'expected a duration like 90s, 5m, 1h or 0')
-    .transform((s) => {
-      const m = /^(\d+)(ms|s|m|h|d)?$/.exec(s)!;
-      const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h' | 'd'];
-      return Number(m[1]) * unit;
-    }),
+    .regex(DURATION_TEXT, 'expected a duration like 90s, 5m, 1h or 0')
+    .transform((s) => durationTextMs(s)!),
 ]);
 
 /**

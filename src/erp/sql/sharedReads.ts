@@ -17,7 +17,6 @@
  * shared}` counts page reads that went to the database (`shared="false"`) and those served from
  * another reader's query (`shared="true"`).
  */
-import { Counter, type Registry } from 'prom-client';
 import type { Executor, Row } from './driver.js';
 
 /** How a connection shares reads: `enabled: false` asks the database for every read. */
@@ -56,23 +55,6 @@ function count(connection: string, shared: boolean): void {
 /** Page reads per connection so far in this process: `own` went to the database, `shared` were served from another reader's query. */
 export function erpQueryCounts(): ReadonlyMap<string, { readonly own: number; readonly shared: number }> {
   return counts;
-}
-
-/** `shopsync_erp_queries_total{connection,shared}` on a registry (read from this process's counts when scraped). */
-export function registerErpQueryMetrics(registry: Registry): void {
-  new Counter({
-    name: 'shopsync_erp_queries_total',
-    help: 'Page reads of SQL sources: shared="false" went to the database, shared="true" were served from an identical query of another pipeline (read once, fan out)',
-    labelNames: ['connection', 'shared'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [connection, c] of counts) {
-        this.inc({ connection, shared: 'false' }, c.own);
-        this.inc({ connection, shared: 'true' }, c.shared);
-      }
-    },
-  });
 }
 
 /** Parameters as a stable text (bigint and Date included), part of the share key. */
