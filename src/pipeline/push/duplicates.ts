@@ -24,6 +24,7 @@ import type { StoredIssue } from '../../state/index.js';
 import { contentHash } from '../hash.js';
 import { withReferences, type ReferenceCache } from '../references.js';
 import type { PushInput } from './keys.js';
+import { ShopKeyClaims } from './claims.js';
 
 /** The code of a record refused because another source record claims the same shop record. */
 export const DUPLICATE_KEY = 'SOURCE_DUPLICATE_KEY';
@@ -48,8 +49,8 @@ const FIELDS_SHOWN = 6;
 
 /** Screens the chunks of one read (one guard per run). */
 export class DuplicateGuard {
-  /** Shop key value → the ERP key that claimed it earlier in this read. */
-  private readonly shopKeys = new Map<string, string>();
+  /** Shop key value → the ERP key that claimed it earlier in this read (bounded memory: claims.ts). */
+  private readonly shopKeys = new ShopKeyClaims();
   /** Without `rowsOf`: (file, ERP key) → hash of the row read earlier in this read. */
   private readonly rowHashes = new Map<string, string>();
 
@@ -135,16 +136,17 @@ export class DuplicateGuard {
     }
     for (const [value, group] of byValue) {
       const erpKeys = [...new Set(group.map((g) => g.erpKey))];
-      const earlier = this.shopKeys.get(value);
+      const earlier = erpKeys.length === 1 ? this.shopKeys.other(value, erpKeys[0]!) : undefined;
       if (erpKeys.length >= 2) {
         const rows = erpKeys.map((k) => group.find((g) => g.erpKey === k)!.record);
         const issue: StoredIssue = { code: DUPLICATE_KEY, field, message: `ERP keys ${erpKeys.join(' and ')} both map to ${field} ${value}${differences(rows)}; neither is sent and the shop record is left as it is. ${SHOP_KEY_FIX(field)}`, details: { [field]: value, erpKeys, rows: rows.map(excerpt) } };
         for (const g of group) if (!errors.has(g.i)) errors.set(g.i, issue);
-      } else if (earlier !== undefined && earlier !== erpKeys[0]) {
-        const issue: StoredIssue = { code: DUPLICATE_KEY, field, message: `ERP keys ${earlier} and ${erpKeys[0]!} both map to ${field} ${value} (${earlier} was read earlier in this read and went on); ${erpKeys[0]!} is refused. ${SHOP_KEY_FIX(field)}`, details: { [field]: value, erpKeys: [earlier, erpKeys[0]] } };
+      } else if (earlier !== undefined) {
+        const other = earlier ?? 'another ERP key';
+        const issue: StoredIssue = { code: DUPLICATE_KEY, field, message: `ERP keys ${other} and ${erpKeys[0]!} both map to ${field} ${value} (${other} was read earlier in this read and went on); ${erpKeys[0]!} is refused. ${SHOP_KEY_FIX(field)}`, details: { [field]: value, erpKeys: earlier === null ? [erpKeys[0]] : [earlier, erpKeys[0]] } };
         for (const g of group) if (!errors.has(g.i)) errors.set(g.i, issue);
       }
-      if (earlier === undefined) this.shopKeys.set(value, erpKeys[0]!);
+      this.shopKeys.claim(value, erpKeys[0]!);
     }
   }
 
