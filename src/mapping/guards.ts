@@ -105,7 +105,9 @@ function descend(segs: readonly Segment[], child: unknown, i: number, list: bool
 /** Visit every present value at a parsed registry path of a payload. */
 export function walk(root: unknown, segs: readonly Segment[], visit: Visit, errors: MappingError[]): void {
   // One parts array for every walk: visits read it at once (to name the field) and keep nothing.
-  walkParts.length = 0;
+  // A walk pops what it pushed, so it is empty here; setting the length of an empty array to 0
+  // anyway gave up its backing store, and the next push allocated one again (a tenth of a push's allocations).
+  if (walkParts.length !== 0) walkParts.length = 0;
   walkFrom(segs, root, 0, walkParts, visit, errors);
 }
 

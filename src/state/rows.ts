@@ -288,7 +288,7 @@ export function eventValues(shop: string, e: NewRecordEvent): (string | number |
     warnings.length ? boundedJson(warnings) : null,
     e.error ? boundedJson(e.error) : null,
     e.payloadHash ?? null,
-    e.payload === undefined ? null : boundedJson(e.payload, true),
+    e.payload === undefined ? null : e.payloadText !== undefined && e.payloadText.length <= STORED_TEXT_MAX ? e.payloadText : boundedJson(e.payload, true),
     e.diff === undefined ? null : boundedJson(e.diff, true),
     e.atMs ?? Date.now(),
   ];

@@ -130,7 +130,12 @@ export interface RecordEvent {
 }
 
 /** A new event (id and time are assigned by the store). */
-export type NewRecordEvent = Omit<RecordEvent, 'id' | 'at' | 'warnings' | 'shop'> & { readonly warnings?: readonly StoredIssue[]; readonly atMs?: number };
+export type NewRecordEvent = Omit<RecordEvent, 'id' | 'at' | 'warnings' | 'shop'> & {
+  readonly warnings?: readonly StoredIssue[];
+  readonly atMs?: number;
+  /** `payload`'s JSON text when the caller has it already (the hash's text): stored instead of writing the payload again. */
+  readonly payloadText?: string;
+};
 
 /** A dead letter. */
 export interface DeadLetter {

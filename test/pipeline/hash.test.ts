@@ -27,6 +27,7 @@ describe('content hash', () => {
       const o = v as Record<string, unknown>;
       return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${reference(o[k])}`).join(',')}}`;
     };
+    const numbers = [0, -0, 1.5, -12.25, 0.1 + 0.2, 1e21, 1e-7, 123456789012345680000, Number.NaN, Infinity, -Infinity, 2 ** 53];
     const keys = ['b', 'a', '10', '9', 'Z', 'z', 'ä', 'é', '_', 'products_name', 'products_model', '0', '-1', '\u{1F600}', 'aa', 'A'];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
@@ -35,7 +36,16 @@ describe('content hash', () => {
       const n = next() % (depth === 0 ? 40 : 8);
       for (let i = 0; i < n; i++) {
         const key = next() % 3 === 0 ? `${keys[next() % keys.length]}${next() % 50}` : keys[next() % keys.length]!;
-        out[key] = depth < 2 && next() % 4 === 0 ? build(depth + 1) : next() % 5 === 0 ? [next() % 10, { x: 'y' }] : next() % 7 === 0 ? undefined : `v${next() % 100}`;
+        out[key] =
+          depth < 2 && next() % 4 === 0
+            ? build(depth + 1)
+            : next() % 5 === 0
+              ? [next() % 10, { x: 'y' }, numbers[next() % numbers.length]]
+              : next() % 6 === 0
+                ? numbers[next() % numbers.length]
+                : next() % 7 === 0
+                  ? undefined
+                  : `v${next() % 100}`;
       }
       return out;
     };

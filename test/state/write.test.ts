@@ -119,6 +119,36 @@ forEachBackend('state writes', (backend) => {
     expect(await state.events.list({ runId: run, limit: 2000 })).toHaveLength(1000);
   });
 
+  it('keeps a stock figure put after one forgotten, and forgets one put before, in one write', async () => {
+    const figure = (field: string, sent: string) => ({ pipeline: 'stock', recordKey: 'S-1', field, erp: sent, reserved: '0', sent, at: '2026-12-04T00:00:00.000Z' });
+    await state.write((tx) => {
+      tx.stockSent.put(figure('qty', '5'));
+      tx.stockSent.forget('stock', 'S-1', 'qty');
+      tx.stockSent.forget('stock', 'S-1', 'qty2');
+      tx.stockSent.put(figure('qty2', '7'));
+    });
+    expect((await state.stockSent.of('stock', 'S-1')).map((r) => [r.field, r.sent])).toEqual([['qty2', '7']]);
+  });
+
+  if (backend.kind === 'sqlite') {
+    it('keeps the rows an outer write added before a nested write that threw (its savepoint rolls back only its own)', async () => {
+      const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
+      let nested: Promise<void> | undefined;
+      await state.write((tx) => {
+        tx.refs.put('products', 'OUTER-1', 1);
+        tx.events.add({ runId: run, pipeline: 'products', resource: 'products', erpKey: 'OUTER-1', outcome: 'created' });
+        nested = state.write((inner) => {
+          inner.refs.put('products', 'INNER', 2);
+          throw new Error('the nested write fails');
+        });
+        tx.refs.put('products', 'OUTER-2', 3);
+      });
+      await expect(nested).rejects.toThrow('the nested write fails');
+      expect([...(await state.refs.getMany('products', ['OUTER-1', 'INNER', 'OUTER-2'])).keys()].sort()).toEqual(['OUTER-1', 'OUTER-2']);
+      expect((await state.events.list({ runId: run })).map((e) => e.erpKey)).toEqual(['OUTER-1']);
+    });
+  }
+
   if (backend.kind === 'postgres') {
     it('keeps a delete before the put of the same key in one write (a transaction of statements, not one statement)', async () => {
       await state.write((tx) => tx.deadLetters.add(letter('SKU-1', 'first')));

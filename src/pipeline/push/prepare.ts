@@ -8,7 +8,7 @@ import { missingOnCreate, type ResourceDef } from '../../shop/registry/index.js'
 import type { ShopClient } from '../../shop/client/types.js';
 import { readShopId, type ShopId, type StateStore, type StoredIssue } from '../../state/index.js';
 import { isRecord } from '../../util/guards.js';
-import { contentHash } from '../hash.js';
+import { sha256, stableStringify } from '../hash.js';
 import { withReferences, type BatchState, type ReferenceCache } from '../references.js';
 import type { PipelineDefinition } from '../schema.js';
 import { appendOnlyFields, collectHistory, pruneSentHistory } from './history.js';
@@ -117,7 +117,10 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   const reserved = stocked?.figures.filter((f) => f.reserved > 0) ?? [];
   // Fields the shop owns travel on create only too: an ERP change of one alone is no reason to update.
   const hashed = withoutPaths(withoutCreateOnly(payload, mapping.createOnly), mapping.owners?.shop);
-  const hash = contentHash(reserved.length > 0 ? { ...hashed, [STOCK_HASH_FIELD]: reserved.map((f) => [f.field, f.erp, f.reserved]) } : hashed);
+  const hashedValue = reserved.length > 0 ? { ...hashed, [STOCK_HASH_FIELD]: reserved.map((f) => [f.field, f.erp, f.reserved]) } : hashed;
+  // The hashed text is the payload's JSON when nothing was left out of it: the event stores it instead of writing the payload again.
+  const hashedText = stableStringify(hashedValue);
+  const hash = sha256(hashedText);
   // Kept only where the payload follows from the record alone: no reference or file looked up, no warning to show again.
   const pureSource = lookups === 0 && warnings.length === 0 && !(result.files && result.files.length > 0) ? sourceHash : undefined;
   const reference = def.options.keyIsShopId ? readShopId(erpKey) : deps.batch.reference(erpKey);
@@ -166,6 +169,10 @@ export async function prepare(deps: PrepareDeps, input: PushInput): Promise<Prep
   }
   const item = newItem(input, payload, hash, warnings, op, shopId, mapping.createOnly, pureSource, sent?.changedAt, mapping.owners?.shop);
   item.adoptedFrom = adopted?.from;
+  if (hashedValue === payload) {
+    item.payloadText = hashedText;
+    item.textOf = payload;
+  }
   if (deps.renames && !deps.dryRun) {
     // A new number under the same surrogate renames the shop record: read it first (its number and SEO paths), refuse a number another record holds.
     const planned = await deps.renames.plan(item);
@@ -249,6 +256,8 @@ function newItem(
     closing: undefined,
     rename: undefined,
     adoptedFrom: undefined,
+    payloadText: undefined,
+    textOf: undefined,
   };
 }
 

@@ -101,7 +101,11 @@ export async function settle(target: SettleTarget, settlements: readonly Settlem
         // An unchanged record without warnings is counted in the run, not written as a row: a daily full re-read of
         // 100,000 unchanged articles would otherwise add 100,000 rows a day (disk) and was half of the re-read's time.
         // Literals of fixed shape (absent values undefined) in this per-record loop: conditional spreads cost microseconds each.
-        if (sent || s.warnings.length > 0) tx.events.add({ runId, pipeline, resource, erpKey: item.erpKey, shopId: s.shopId, outcome: s.outcome, warnings: s.warnings, payloadHash: item.hash, payload: sent && target.storePayloads ? sentPayload(item) : undefined });
+        if (sent || s.warnings.length > 0) {
+          const payload = sent && target.storePayloads ? sentPayload(item) : undefined;
+          const payloadText = payload !== undefined && payload === item.textOf ? item.payloadText : undefined;
+          tx.events.add({ runId, pipeline, resource, erpKey: item.erpKey, shopId: s.shopId, outcome: s.outcome, warnings: s.warnings, payloadHash: item.hash, payload, payloadText });
+        }
         counts[s.outcome]++;
         counts.warnings += s.warnings.length;
       } else {

@@ -56,6 +56,13 @@ export interface WorkItem {
   intent: boolean | undefined;
   /** An earlier send carrying append-only entries lost its answer: read the record back before sending again. */
   reconcile: boolean;
+  /**
+   * The JSON text of `textOf` (keys sorted, the hashed text), when the payload was hashed whole:
+   * its event stores this text while `payload` is still that object, instead of writing it again.
+   */
+  payloadText: string | undefined;
+  /** The payload object `payloadText` is the text of. */
+  textOf: Record<string, unknown> | undefined;
   /** Stock figures this payload carries, remembered as sent once the shop accepted it (src/reservations/sent.ts). */
   stockSent: readonly StockSent[] | undefined;
   /** Figures of this record were sent before: they are forgotten before this payload leaves (the state holds none otherwise). */

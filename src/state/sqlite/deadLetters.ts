@@ -5,6 +5,10 @@ import type { DeadLetterFilter, DeadLetterStore } from '../store.js';
 import type { DeadLetter, NewDeadLetter } from '../types.js';
 import { Where } from '../where.js';
 import { cached, chunks, marks, type Db } from './db.js';
+import type { RowKind, WriteBuffer } from './writeBuffer.js';
+
+/** Letters resolved in one settle, removed in one statement (the unique index on (pipeline, erp_key) finds each). */
+const RESOLVE_ROW: RowKind = { head: 'DELETE FROM dead_letters WHERE (pipeline, erp_key) IN (VALUES', width: 2, tail: ')' };
 
 /** The upsert of a letter: a second failure of the same record counts an attempt (both backends). */
 export const LETTER_UPSERT = `INSERT INTO dead_letters (${LETTER_COLUMNS.join(', ')}, attempts) VALUES (%VALUES%, 1)
@@ -24,6 +28,7 @@ export class SqliteDeadLetters implements DeadLetterStore {
   constructor(
     private readonly db: Db,
     private readonly shop: string,
+    private readonly buffer: WriteBuffer,
   ) {
     this.upsertStmt = db.prepare(LETTER_UPSERT.replace('%VALUES%', marks(LETTER_COLUMNS.length)));
     this.getStmt = db.prepare<[number], DeadLetterRow>('SELECT * FROM dead_letters WHERE id = ?');
@@ -35,12 +40,14 @@ export class SqliteDeadLetters implements DeadLetterStore {
 
   /** Add a failed record, or count another attempt (inside `write`). */
   add(letter: NewDeadLetter): void {
+    // After the letters resolved before it: a record that failed again after it was delivered keeps this letter.
+    this.buffer.flush();
     this.upsertStmt.run(...letterValues(this.shop, letter, Date.now()));
   }
 
-  /** Remove a record's letter (inside `write`). */
+  /** Remove a record's letter (inside `write`; when its writes end). */
   resolve(pipeline: string, erpKey: string): void {
-    this.delByKeyStmt.run(pipeline, erpKey);
+    this.buffer.add(RESOLVE_ROW, [pipeline, erpKey]);
   }
 
   async get(id: number): Promise<DeadLetter | undefined> {

@@ -5,55 +5,27 @@ import { eventWhere } from '../filters.js';
 import type { EventFilter, EventStore, MinuteCount } from '../store.js';
 import { iso, toMs, type EventOutcome, type NewRecordEvent, type RecordEvent } from '../types.js';
 import { Where } from '../where.js';
-import { cached, marks, type Db } from './db.js';
+import { cached, type Db } from './db.js';
+import type { RowKind, WriteBuffer } from './writeBuffer.js';
 
-/** Events a multi-row insert carries (14 values each: well below SQLite's 32,766 parameters). */
-const EVENTS_PER_INSERT = 50;
+/** An event as a buffered row: a settle adds one per record, inserted many to a statement when its writes end. */
+const EVENT_ROW: RowKind = { head: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES`, width: EVENT_COLUMNS.length, tail: '' };
 
 /** Event storage and queries. */
 export class SqliteEvents implements EventStore {
-  private readonly insertStmt;
   private readonly getStmt;
-  /** Values of events added in the open transaction, inserted by `flush` as multi-row statements. */
-  private buffered: (string | number | null)[] = [];
 
   constructor(
     private readonly db: Db,
     private readonly shop: string,
+    private readonly buffer: WriteBuffer,
   ) {
     this.getStmt = db.prepare<[number], EventRow>('SELECT * FROM events WHERE id = ?');
-    this.insertStmt = db.prepare(`INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES (${marks(EVENT_COLUMNS.length)})`);
   }
 
-  /** Append an event (inside `write`; inserted when the transaction's writes end, `flush`). */
+  /** Append an event (inside `write`; inserted when the transaction's writes end). */
   add(e: NewRecordEvent): void {
-    for (const v of eventValues(this.shop, e)) this.buffered.push(v);
-  }
-
-  /**
-   * Insert the events added since the last flush, many rows a statement (a settle adds one per
-   * record: a statement each cost a fifth more); the state's `write` calls it before it commits.
-   */
-  flush(): void {
-    const values = this.buffered;
-    if (values.length === 0) return;
-    this.buffered = [];
-    const rows = values.length / EVENT_COLUMNS.length;
-    for (let at = 0; at < rows; at += EVENTS_PER_INSERT) {
-      const n = Math.min(EVENTS_PER_INSERT, rows - at);
-      const stmt = n === 1 ? this.insertStmt : cached(this.db, `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${Array.from({ length: n }, () => `(${marks(EVENT_COLUMNS.length)})`).join(', ')}`);
-      stmt.run(...values.slice(at * EVENT_COLUMNS.length, (at + n) * EVENT_COLUMNS.length));
-    }
-  }
-
-  /** Where the buffer stands (a nested write's start). */
-  mark(): number {
-    return this.buffered.length;
-  }
-
-  /** Forget the events added since `mark` (their write threw, so its savepoint or transaction rolled back). */
-  discard(mark = 0): void {
-    this.buffered.length = Math.min(mark, this.buffered.length);
+    this.buffer.add(EVENT_ROW, eventValues(this.shop, e));
   }
 
   async get(id: number): Promise<RecordEvent | undefined> {

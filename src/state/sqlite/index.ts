@@ -25,6 +25,7 @@ import { SqliteConflicts, SqliteSentValues } from './conflicts.js';
 import { SqliteReplicas } from './replicas.js';
 import { SqliteRetention } from './retention.js';
 import { SqliteRuns } from './runs.js';
+import { WriteBuffer } from './writeBuffer.js';
 import { MarkedRewinds } from '../rewinds.js';
 
 export { processAlive } from './locks.js';
@@ -34,6 +35,7 @@ export { openDatabase, migrate, sqliteMigrations } from './db.js';
 interface Shared {
   readonly db: Db;
   readonly path: string;
+  readonly buffer: WriteBuffer;
   readonly cursors: SqliteCursors;
   readonly hashes: SqliteSentHashes;
   readonly seen: SqliteSeen;
@@ -57,11 +59,11 @@ function view(shared: Shared, shop: string): StateStore {
   const existing = shared.views.get(shop);
   if (existing) return existing;
   const { db } = shared;
-  const refs = new SqliteReferences(db, shop);
+  const refs = new SqliteReferences(db, shop, shared.buffer);
   const intents = new SqliteIntents(db, shop);
   const runs = new SqliteRuns(db, shop);
-  const events = new SqliteEvents(db, shop);
-  const deadLetters = new SqliteDeadLetters(db, shop);
+  const events = new SqliteEvents(db, shop, shared.buffer);
+  const deadLetters = new SqliteDeadLetters(db, shop, shared.buffer);
   const history = new SqliteHistory(db, shop);
   const writer: StateWriter = {
     refs,
@@ -73,7 +75,7 @@ function view(shared: Shared, shop: string): StateStore {
     history,
     cursors: { set: (pipeline, name, cursor) => shared.cursors.setNow(pipeline, name, cursor) },
     runs: { saveCounts: (id, counts) => runs.saveCountsNow(id, counts) },
-    stockSent: { put: (row) => shared.stockSent.putNow([row]), forget: (pipeline, recordKey, field) => shared.stockSent.forgetNow(pipeline, recordKey, field) },
+    stockSent: { put: (row) => shared.stockSent.putLater(row), forget: (pipeline, recordKey, field) => shared.stockSent.forgetNow(pipeline, recordKey, field) },
     followed: { put: (row) => shared.followed.putNow(row) },
     conflicts: { put: (conflict) => shared.conflicts.putNow(conflict) },
     sentValues: { put: (pipeline, recordKey, field, value, erp) => shared.sentValues.putNow(pipeline, recordKey, field, value, erp) },
@@ -105,15 +107,17 @@ function view(shared: Shared, shop: string): StateStore {
     retention: shared.retention,
     dump: shared.dump,
     async write(fn) {
-      // Events are inserted many to a statement when the outermost write ends, inside its transaction; a write that throws inserts none of its own.
+      // Rows are inserted many to a statement when the outermost write ends, inside its transaction (writeBuffer.ts); a write that throws inserts none of its own.
+      const { buffer } = shared;
       const nested = db.inTransaction;
-      const mark = events.mark();
+      // A nested write runs in a savepoint: what the outer one added goes in before it, so a rollback of the savepoint cannot take it along.
+      if (nested) buffer.flush();
       const run = () => {
         try {
           fn(writer);
-          if (!nested) events.flush();
+          buffer.flush();
         } catch (err) {
-          events.discard(mark);
+          buffer.discard();
           throw err;
         }
       };
@@ -181,18 +185,20 @@ export interface SqliteStateOptions {
 export function openSqliteState(path: string, options: SqliteStateOptions = {}): StateStore {
   const logger = (options.logger ?? silentLogger).child({ component: 'state', backend: 'sqlite' });
   const db = openOrReadOnly(path, logger, options.readOnlyFallback === true);
+  const buffer = new WriteBuffer(db);
   const shared: Shared = {
     db,
     path,
+    buffer,
     cursors: new SqliteCursors(db),
-    hashes: new SqliteSentHashes(db),
+    hashes: new SqliteSentHashes(db, buffer),
     seen: new SqliteSeen(db),
     locks: new SqliteLocks(db),
     replicas: new SqliteReplicas(db),
     incidents: new SqliteIncidents(db),
     streaks: new SqliteStreaks(db),
     reservations: new SqliteReservations(db),
-    stockSent: new SqliteStockSent(db),
+    stockSent: new SqliteStockSent(db, buffer),
     followed: new SqliteFollowed(db),
     conflicts: new SqliteConflicts(db),
     sentValues: new SqliteSentValues(db),

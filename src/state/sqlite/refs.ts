@@ -3,13 +3,28 @@ import type { IntentStore, ReferenceStore, SeenStore, SentHash, SentHashStore } 
 import { sentHashOf, toIntent, toRef, type IntentRow, type RefRow } from '../rows.js';
 import { readShopId, type Intent, type Reference, type ShopId } from '../types.js';
 import { cached, chunks, marks, type Db } from './db.js';
+import type { RowKind, WriteBuffer } from './writeBuffer.js';
+
+/** A reference as a buffered row (upserted by key; a null number keeps the stored one). */
+const REF_ROW: RowKind = {
+  head: 'INSERT INTO refs (shop, resource, erp_key, shop_id, created_at, updated_at, number) VALUES',
+  width: 7,
+  tail: 'ON CONFLICT (shop, resource, erp_key) DO UPDATE SET shop_id = excluded.shop_id, updated_at = excluded.updated_at, number = COALESCE(excluded.number, refs.number)',
+};
+
+/** A sent hash as a buffered row; changed_at only rises: MAX over both, each standing in for the other when NULL. */
+const HASH_ROW: RowKind = {
+  head: 'INSERT INTO sent_hashes (pipeline, resource, erp_key, hash, source_hash, changed_at, updated_at) VALUES',
+  width: 7,
+  tail: `ON CONFLICT (pipeline, resource, erp_key) DO UPDATE SET hash = excluded.hash, source_hash = excluded.source_hash,
+    changed_at = MAX(COALESCE(sent_hashes.changed_at, excluded.changed_at), COALESCE(excluded.changed_at, sent_hashes.changed_at)), updated_at = excluded.updated_at`,
+};
 
 /** ERP key ↔ shop id per resource, in one shop. */
 export class SqliteReferences implements ReferenceStore {
   private readonly getStmt;
   private readonly byShopStmt;
   private readonly byNumberStmt;
-  private readonly putStmt;
   private readonly delStmt;
   private readonly listStmt;
   private readonly countStmt;
@@ -17,13 +32,10 @@ export class SqliteReferences implements ReferenceStore {
   constructor(
     private readonly db: Db,
     private readonly shop: string,
+    private readonly buffer: WriteBuffer,
   ) {
     this.getStmt = db.prepare<[string, string, string], RefRow>('SELECT * FROM refs WHERE shop = ? AND resource = ? AND erp_key = ?');
     this.byShopStmt = db.prepare<[string, string, string], RefRow>('SELECT * FROM refs WHERE shop = ? AND resource = ? AND shop_id = ? ORDER BY updated_at DESC');
-    this.putStmt = db.prepare(
-      `INSERT INTO refs (shop, resource, erp_key, shop_id, created_at, updated_at, number) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (shop, resource, erp_key) DO UPDATE SET shop_id = excluded.shop_id, updated_at = excluded.updated_at, number = COALESCE(excluded.number, refs.number)`,
-    );
     this.byNumberStmt = db.prepare<[string, string, string], RefRow>('SELECT * FROM refs WHERE shop = ? AND resource = ? AND number = ? ORDER BY updated_at DESC');
     this.delStmt = db.prepare('DELETE FROM refs WHERE shop = ? AND resource = ? AND erp_key = ?');
     this.listStmt = db.prepare<[string, string, number, number], RefRow>('SELECT * FROM refs WHERE shop = ? AND resource = ? ORDER BY erp_key LIMIT ? OFFSET ?');
@@ -69,14 +81,15 @@ export class SqliteReferences implements ReferenceStore {
     return this.countStmt.get(this.shop, resource)?.n ?? 0;
   }
 
-  /** Record (or move) a reference (inside `write`). */
+  /** Record (or move) a reference (inside `write`; inserted when its writes end). */
   put(resource: string, erpKey: string, shopId: ShopId, number?: string): void {
     const now = Date.now();
-    this.putStmt.run(this.shop, resource, erpKey, String(shopId), now, now, number ?? null);
+    this.buffer.add7(REF_ROW, this.shop, resource, erpKey, String(shopId), now, now, number ?? null);
   }
 
-  /** Forget a reference (inside `write`). */
+  /** Forget a reference (inside `write`), after the references put before it. */
   delete(resource: string, erpKey: string): void {
+    this.buffer.flush();
     this.delStmt.run(this.shop, resource, erpKey);
   }
 }
@@ -84,18 +97,14 @@ export class SqliteReferences implements ReferenceStore {
 /** Hash of the last payload the shop accepted, per pipeline and record. */
 export class SqliteSentHashes implements SentHashStore {
   private readonly getStmt;
-  private readonly putStmt;
   private readonly delStmt;
   private readonly clearStmt;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly buffer: WriteBuffer,
+  ) {
     this.getStmt = db.prepare<[string, string, string], { hash: string }>('SELECT hash FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key = ?');
-    this.putStmt = db.prepare(
-      // changed_at only rises: MAX over both, each standing in for the other when NULL.
-      `INSERT INTO sent_hashes (pipeline, resource, erp_key, hash, source_hash, changed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (pipeline, resource, erp_key) DO UPDATE SET hash = excluded.hash, source_hash = excluded.source_hash,
-         changed_at = MAX(COALESCE(sent_hashes.changed_at, excluded.changed_at), COALESCE(excluded.changed_at, sent_hashes.changed_at)), updated_at = excluded.updated_at`,
-    );
     this.delStmt = db.prepare('DELETE FROM sent_hashes WHERE pipeline = ? AND resource = ? AND erp_key = ?');
     this.clearStmt = db.prepare('DELETE FROM sent_hashes WHERE pipeline = ?');
   }
@@ -126,16 +135,18 @@ export class SqliteSentHashes implements SentHashStore {
   }
 
   async clear(pipeline: string): Promise<void> {
+    this.buffer.flush();
     this.clearStmt.run(pipeline);
   }
 
-  /** Remember the hash the shop just accepted, and the source hash it was mapped from if pure (inside `write`). */
+  /** Remember the hash the shop just accepted, and the source hash it was mapped from if pure (inside `write`; inserted when its writes end). */
   put(pipeline: string, resource: string, erpKey: string, hash: string, sourceHash?: string, changedAt?: number): void {
-    this.putStmt.run(pipeline, resource, erpKey, hash, sourceHash ?? null, changedAt ?? null, Date.now());
+    this.buffer.add7(HASH_ROW, pipeline, resource, erpKey, hash, sourceHash ?? null, changedAt ?? null, Date.now());
   }
 
-  /** Forget one hash (inside `write`). */
+  /** Forget one hash (inside `write`), after the hashes put before it. */
   delete(pipeline: string, resource: string, erpKey: string): void {
+    this.buffer.flush();
     this.delStmt.run(pipeline, resource, erpKey);
   }
 }

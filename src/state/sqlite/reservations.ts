@@ -2,6 +2,7 @@
 import type { ReservationLine, ReservationStore, StockSent, StockSentStore } from '../../reservations/types.js';
 import { byRecord, DELIVERED_FILL, RELEASED_FILL, lineOf, lineValues, stockSentOf, UPSERT_TAIL, type ReservationRow, type StockSentRow } from '../reservationRows.js';
 import { cached, chunks, marks, type Db } from './db.js';
+import type { RowKind, WriteBuffer } from './writeBuffer.js';
 
 const OPEN = 'booked_at IS NULL AND released_at IS NULL';
 
@@ -81,9 +82,19 @@ export class SqliteReservations implements ReservationStore {
   }
 }
 
+/** A figure sent as a buffered row, upserted by (pipeline, record, field). */
+const STOCK_SENT_ROW: RowKind = {
+  head: 'INSERT INTO stock_sent (pipeline, record_key, field, erp, reserved, sent, at) VALUES',
+  width: 7,
+  tail: 'ON CONFLICT (pipeline, record_key, field) DO UPDATE SET erp = excluded.erp, reserved = excluded.reserved, sent = excluded.sent, at = excluded.at',
+};
+
 /** The stock_sent table. */
 export class SqliteStockSent implements StockSentStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly buffer: WriteBuffer,
+  ) {}
 
   async get(pipeline: string, recordKeys: readonly string[]): Promise<Map<string, StockSent[]>> {
     const rows: StockSent[] = [];
@@ -97,13 +108,20 @@ export class SqliteStockSent implements StockSentStore {
     this.db.transaction(() => this.putNow(rows))();
   }
 
-  /** Forget one figure at once, inside the caller's transaction (`write(fn)`). */
+  /** Forget one figure at once, inside the caller's transaction (`write(fn)`), after the figures put before it. */
   forgetNow(pipeline: string, recordKey: string, field: string): void {
+    this.buffer.flush();
     cached<[string, string, string], never>(this.db, 'DELETE FROM stock_sent WHERE pipeline = ? AND record_key = ? AND field = ?').run(pipeline, recordKey, field);
   }
 
-  /** Write at once, inside the caller's transaction (`write(fn)`). */
+  /** Add a figure inside `write(fn)`: inserted when its writes end. */
+  putLater(r: StockSent): void {
+    this.buffer.add7(STOCK_SENT_ROW, r.pipeline, r.recordKey, r.field, r.erp, r.reserved, r.sent, r.at);
+  }
+
+  /** Write at once, inside the caller's transaction. */
   putNow(rows: readonly StockSent[]): void {
+    this.buffer.flush();
     const stmt = cached<[string, string, string, string, string, string, string], never>(
       this.db,
       `INSERT INTO stock_sent (pipeline, record_key, field, erp, reserved, sent, at) VALUES (?, ?, ?, ?, ?, ?, ?)
