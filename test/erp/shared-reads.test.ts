@@ -6,10 +6,11 @@
  * other parameters are not shared, and `shareReads: false` turns it off.
  */
 import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSource, type Source } from '../../src/erp/index.js';
-import { erpQueryCounts } from '../../src/erp/sql/sharedReads.js';
+import { erpQueryCounts, sharedReader } from '../../src/erp/sql/sharedReads.js';
 import { silentLogger } from '../../src/log.js';
 import { createErp, sku, upsertProducts } from '../pipeline/support.js';
 import { removeDir, tempDir } from '../support/tmp.js';
@@ -62,6 +63,34 @@ describe('shared reads of SQL sources (read once, fan out)', () => {
     de![0]!.name = 'changed by de';
     expect(at![0]!.name).not.toBe('changed by de');
     expect(ch![0]!.name).toBe(at![0]!.name);
+  });
+
+  it('keeps the last three answered pages of a query for a reader behind: two pages behind it shares them all, five behind none', async () => {
+    // The readers' own executor over the ERP's SQLite file: it counts what reached the database.
+    const db = new Database(join(dir, 'erp.sqlite'), { readonly: true });
+    const driver = { query: async (sql: string, params: readonly unknown[]) => db.prepare(sql).all(...params) as Record<string, unknown>[] };
+    const page = 'SELECT sku FROM products WHERE sku > ? ORDER BY sku LIMIT 50';
+    const after = Array.from({ length: 12 }, (_, i) => sku(i * 50));
+    /** Two readers of one query, the second `lag` pages behind the first; the counts of what the second got. */
+    const lagging = async (lag: number) => {
+      const name = fresh();
+      const settings = { enabled: true, windowMs: 60_000 };
+      const [ahead, behind] = [sharedReader(driver, name, name, settings), sharedReader(driver, name, name, settings)];
+      const rows: number[] = [];
+      for (let i = 0; i < after.length + lag; i++) {
+        if (i < after.length) await ahead.read(page, [after[i]]);
+        if (i >= lag) rows.push((await behind.read(page, [after[i - lag]])).rows.length);
+      }
+      expect(rows).toEqual(after.map(() => 50));
+      return counts(name);
+    };
+    try {
+      // Within the window both times: what decides is how far behind the reader is.
+      expect(await lagging(2)).toEqual({ own: 12, shared: 12 });
+      expect(await lagging(5)).toEqual({ own: 24, shared: 0 });
+    } finally {
+      db.close();
+    }
   });
 
   it('asks the database again for a run that began after the query started: a change committed before it is seen', async () => {

@@ -33,12 +33,23 @@ export interface SharedRead {
 }
 
 interface Entry {
+  /** Tells this answer from a later one under the same key. */
+  readonly id: number;
   readonly startedAt: number;
   settledAt?: number;
   readonly promise: Promise<SharedRead>;
 }
 
 const entries = new Map<string, Entry>();
+/**
+ * Answered pages kept per query (identity and SQL, any parameters), newest last. Readers of one
+ * tick read in step, a page or two apart; keeping every answer of the window instead held all of a
+ * fast read's rows for two seconds (a no-change re-read of 1M products ran out of a 160 MB heap on
+ * them), and every single reader's rows outlived their use into the old generation.
+ */
+const answered = new Map<string, string[]>();
+/** Answered pages a query keeps for readers that are behind (about as far as readers of one tick drift apart). */
+const KEPT_PAGES = 3;
 /** Epoch milliseconds with the fraction of `performance.now()`: runs say when they began on this clock (`ReadOptions.since`). */
 const clock = (): number => performance.timeOrigin + performance.now();
 /** The page size readers of one query (per connection identity) have grown to, and when a reader last asked (forgotten after the window: a tick's readers only). */
@@ -55,6 +66,33 @@ function count(connection: string, shared: boolean): void {
 /** Page reads per connection so far in this process: `own` went to the database, `shared` were served from another reader's query. */
 export function erpQueryCounts(): ReadonlyMap<string, { readonly own: number; readonly shared: number }> {
   return counts;
+}
+
+let entrySerial = 0;
+
+/**
+ * What forgets the answer `id` under `key` when its window ends. Made out here, by key and id: a
+ * closure made beside the entry would hold the entry, and its rows, until the timer fired, long
+ * after the map let go of them.
+ */
+function forgetter(key: string, id: number): () => void {
+  return () => {
+    if (entries.get(key)?.id === id) entries.delete(key);
+  };
+}
+
+/** Keep the answered page `key` of `query`, and forget the oldest beyond KEPT_PAGES. */
+function keep(query: string, key: string): void {
+  let keys = answered.get(query);
+  if (!keys) answered.set(query, (keys = []));
+  const at = keys.indexOf(key);
+  if (at >= 0) keys.splice(at, 1);
+  keys.push(key);
+  while (keys.length > KEPT_PAGES) {
+    const old = keys.shift()!;
+    const entry = entries.get(old);
+    if (entry?.settledAt !== undefined) entries.delete(old);
+  }
 }
 
 /** Parameters as a stable text (bigint and Date included), part of the share key. */
@@ -108,15 +146,14 @@ export function sharedReader(
         return { rows: Object.freeze(rows), queryMs: clock() - now };
       });
       if (key === undefined) return promise;
-      const entry: Entry = { startedAt: now, promise };
+      const entry: Entry = { id: ++entrySerial, startedAt: now, promise };
       seen.add(entry);
       entries.set(key, entry);
-      const forget = () => {
-        if (entries.get(key) === entry) entries.delete(key);
-      };
+      const forget = forgetter(key, entry.id);
       promise.then(
         () => {
           entry.settledAt = clock();
+          keep(`${identity}\u0000${sql}`, key);
           // Unref'd: nothing waits on the clean-up of a kept answer.
           setTimeout(forget, settings.windowMs).unref();
         },

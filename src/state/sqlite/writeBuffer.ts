@@ -10,7 +10,10 @@
  * after the rows added before it, as it would have unbuffered. Across tables the order of
  * independent rows changes nothing (the state has no triggers).
  */
+import type { Statement as SqliteStatement } from 'better-sqlite3';
 import { cached, marks, type Db } from './db.js';
+
+type Statement = SqliteStatement<unknown[], unknown>;
 
 /** A value a state column takes. */
 export type CellValue = string | number | null;
@@ -31,6 +34,7 @@ const MAX_PARAMS = 600;
 /** One kind's rows waiting, in the order they were added. */
 class Pending {
   values: CellValue[] = [];
+  private readonly statements = new Map<number, Statement>();
   /** Rows a full statement carries. */
   private readonly perStatement: number;
 
@@ -58,9 +62,15 @@ class Pending {
     }
   }
 
-  private statement(rows: number) {
-    const row = `(${marks(this.kind.width)})`;
-    return cached(this.db, `${this.kind.head} ${Array.from({ length: rows }, () => row).join(', ')} ${this.kind.tail}`);
+  /** The statement of `rows` rows, prepared once: its text is kilobytes, too long to build and look up per flush. */
+  private statement(rows: number): Statement {
+    let stmt = this.statements.get(rows);
+    if (!stmt) {
+      const row = `(${marks(this.kind.width)})`;
+      stmt = cached(this.db, `${this.kind.head} ${Array.from({ length: rows }, () => row).join(', ')} ${this.kind.tail}`);
+      this.statements.set(rows, stmt);
+    }
+    return stmt;
   }
 }
 
