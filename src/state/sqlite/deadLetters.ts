@@ -5,10 +5,25 @@ import type { DeadLetterFilter, DeadLetterStore } from '../store.js';
 import type { DeadLetter, NewDeadLetter } from '../types.js';
 import { Where } from '../where.js';
 import { cached, chunks, marks, type Db } from './db.js';
-import type { RowKind, WriteBuffer } from './writeBuffer.js';
+import type { CellValue, RowKind, WriteBuffer } from './writeBuffer.js';
 
-/** Letters resolved in one settle, removed in one statement (the unique index on (pipeline, erp_key) finds each). */
-const RESOLVE_ROW: RowKind = { head: 'DELETE FROM dead_letters WHERE (pipeline, erp_key) IN (VALUES', width: 2, tail: ')' };
+/**
+ * Letters resolved in one settle, removed in one statement (the unique index on (pipeline, erp_key)
+ * finds each); not even looked for when their pipelines hold no letter, every settle of a healthy
+ * pipeline (a lookup per delivered record was as much as the letters of a bad day).
+ */
+const RESOLVE_ROW: RowKind = {
+  head: 'DELETE FROM dead_letters WHERE (pipeline, erp_key) IN (VALUES',
+  width: 2,
+  tail: ')',
+  needed: (db, values) => {
+    const pipelines = new Set<CellValue>();
+    for (let i = 0; i < values.length; i += 2) pipelines.add(values[i]!);
+    const any = cached<[string], { n: number }>(db, 'SELECT EXISTS (SELECT 1 FROM dead_letters WHERE pipeline = ?) AS n');
+    for (const p of pipelines) if (any.get(String(p))?.n === 1) return true;
+    return false;
+  },
+};
 
 /** The upsert of a letter: a second failure of the same record counts an attempt (both backends). */
 export const LETTER_UPSERT = `INSERT INTO dead_letters (${LETTER_COLUMNS.join(', ')}, attempts) VALUES (%VALUES%, 1)

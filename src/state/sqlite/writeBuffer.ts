@@ -26,6 +26,8 @@ export interface RowKind {
   readonly width: number;
   /** What follows the rows (an `ON CONFLICT` clause), or ''. */
   readonly tail: string;
+  /** Whether the waiting rows' statement can change anything (asked inside the transaction, before it runs); absent: always. */
+  readonly needed?: (db: Db, values: readonly CellValue[]) => boolean;
 }
 
 /** Parameters a statement carries at most: far below SQLite's 32,766, and past ~50 rows a larger statement saves nothing more. */
@@ -50,6 +52,7 @@ class Pending {
     const values = this.values;
     if (values.length === 0) return;
     this.values = [];
+    if (this.kind.needed && !this.kind.needed(this.db, values)) return;
     const { width } = this.kind;
     const rows = values.length / width;
     let at = 0;
