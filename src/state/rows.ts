@@ -273,7 +273,8 @@ export const toLock = (r: LockRow): LockInfo => ({ name: r.name, owner: r.owner,
 /** The column values of a new event, in `EVENT_COLUMNS` order. */
 export function eventValues(shop: string, e: NewRecordEvent): (string | number | null)[] {
   const warnings = e.warnings ?? [];
-  const codes = [...warnings.map((w) => w.code), ...(e.error ? [e.error.code] : [])];
+  // Most events carry neither: no arrays are built for them (one of these a delivered record).
+  const codes = warnings.length === 0 && !e.error ? [] : [...warnings.map((w) => w.code), ...(e.error ? [e.error.code] : [])];
   return [
     e.runId,
     e.pipeline,
