@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSource, type Source } from '../../src/erp/index.js';
-import { erpQueryCounts, sharedReader } from '../../src/erp/sql/sharedReads.js';
+import { erpQueryCounts, KEPT_ROWS, sharedReader } from '../../src/erp/sql/sharedReads.js';
 import { silentLogger } from '../../src/log.js';
 import { createErp, sku, upsertProducts } from '../pipeline/support.js';
 import { removeDir, tempDir } from '../support/tmp.js';
@@ -65,12 +65,13 @@ describe('shared reads of SQL sources (read once, fan out)', () => {
     expect(ch![0]!.name).toBe(at![0]!.name);
   });
 
-  it('keeps the last three answered pages of a query for a reader behind: two pages behind it shares them all, five behind none', async () => {
-    // The readers' own executor over the ERP's SQLite file: it counts what reached the database.
-    const db = new Database(join(dir, 'erp.sqlite'), { readonly: true });
+  it('keeps the last 10,000 answered rows of a query for a reader behind: two pages behind it shares them all, five behind none', async () => {
+    // The readers' own executor over SQLite: it counts what reached the database. Pages of a quarter of what a query keeps.
+    const db = new Database(':memory:');
     const driver = { query: async (sql: string, params: readonly unknown[]) => db.prepare(sql).all(...params) as Record<string, unknown>[] };
-    const page = 'SELECT sku FROM products WHERE sku > ? ORDER BY sku LIMIT 50';
-    const after = Array.from({ length: 12 }, (_, i) => sku(i * 50));
+    const size = KEPT_ROWS / 4;
+    const page = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${size * 12}) SELECT i FROM n WHERE i > ? ORDER BY i LIMIT ${size}`;
+    const after = Array.from({ length: 12 }, (_, i) => i * size);
     /** Two readers of one query, the second `lag` pages behind the first; the counts of what the second got. */
     const lagging = async (lag: number) => {
       const name = fresh();
@@ -81,13 +82,14 @@ describe('shared reads of SQL sources (read once, fan out)', () => {
         if (i < after.length) await ahead.read(page, [after[i]]);
         if (i >= lag) rows.push((await behind.read(page, [after[i - lag]])).rows.length);
       }
-      expect(rows).toEqual(after.map(() => 50));
+      expect(rows).toEqual(after.map(() => size));
       return counts(name);
     };
     try {
-      // Within the window both times: what decides is how far behind the reader is.
+      // Within the window both times: what decides is how far behind the reader is (four pages hold the 10,000 rows kept beyond the newest).
       expect(await lagging(2)).toEqual({ own: 12, shared: 12 });
-      expect(await lagging(5)).toEqual({ own: 24, shared: 0 });
+      expect(await lagging(4)).toEqual({ own: 12, shared: 12 });
+      expect(await lagging(6)).toEqual({ own: 24, shared: 0 });
     } finally {
       db.close();
     }

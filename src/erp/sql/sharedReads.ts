@@ -42,14 +42,21 @@ interface Entry {
 
 const entries = new Map<string, Entry>();
 /**
- * Answered pages kept per query (identity and SQL, any parameters), newest last. Readers of one
- * tick read in step, a page or two apart; keeping every answer of the window instead held all of a
- * fast read's rows for two seconds (a no-change re-read of 1M products ran out of a 160 MB heap on
- * them), and every single reader's rows outlived their use into the old generation.
+ * Answered pages kept per query (identity and SQL, any parameters), newest last, with their row
+ * counts. Readers of one tick read in step, a few pages apart; keeping every answer of the window
+ * instead held all of a fast read's rows for two seconds (a no-change re-read of 1M products ran
+ * out of a 160 MB heap on them), and every single reader's rows outlived their use into the old
+ * generation.
  */
-const answered = new Map<string, string[]>();
-/** Answered pages a query keeps for readers that are behind (about as far as readers of one tick drift apart). */
-const KEPT_PAGES = 3;
+const answered = new Map<string, { key: string; rows: number }[]>();
+/**
+ * Rows a query keeps answered for readers that are behind, beyond its newest page: 20 pages of 500
+ * (fifty shops of one tick drift about that far apart: fewer pages cost them database reads),
+ * whatever the page size, so the memory held does not grow with the page.
+ */
+export const KEPT_ROWS = 10_000;
+/** …and at most this many pages (empty ones count no rows). */
+const KEPT_PAGES_MAX = 64;
 /** Epoch milliseconds with the fraction of `performance.now()`: runs say when they began on this clock (`ReadOptions.since`). */
 const clock = (): number => performance.timeOrigin + performance.now();
 /** The page size readers of one query (per connection identity) have grown to, and when a reader last asked (forgotten after the window: a tick's readers only). */
@@ -81,17 +88,20 @@ function forgetter(key: string, id: number): () => void {
   };
 }
 
-/** Keep the answered page `key` of `query`, and forget the oldest beyond KEPT_PAGES. */
-function keep(query: string, key: string): void {
-  let keys = answered.get(query);
-  if (!keys) answered.set(query, (keys = []));
-  const at = keys.indexOf(key);
-  if (at >= 0) keys.splice(at, 1);
-  keys.push(key);
-  while (keys.length > KEPT_PAGES) {
-    const old = keys.shift()!;
-    const entry = entries.get(old);
-    if (entry?.settledAt !== undefined) entries.delete(old);
+/** Keep the answered page `key` of `query` (`rows` rows), and forget the oldest beyond KEPT_ROWS (the newest page is always kept). */
+function keep(query: string, key: string, rows: number): void {
+  let pages = answered.get(query);
+  if (!pages) answered.set(query, (pages = []));
+  const at = pages.findIndex((p) => p.key === key);
+  if (at >= 0) pages.splice(at, 1);
+  pages.push({ key, rows });
+  let kept = 0;
+  for (const p of pages) kept += p.rows;
+  while (pages.length > 1 && (kept - pages[pages.length - 1]!.rows > KEPT_ROWS || pages.length > KEPT_PAGES_MAX)) {
+    const old = pages.shift()!;
+    kept -= old.rows;
+    const entry = entries.get(old.key);
+    if (entry?.settledAt !== undefined) entries.delete(old.key);
   }
 }
 
@@ -151,9 +161,9 @@ export function sharedReader(
       entries.set(key, entry);
       const forget = forgetter(key, entry.id);
       promise.then(
-        () => {
+        (read) => {
           entry.settledAt = clock();
-          keep(`${identity}\u0000${sql}`, key);
+          keep(`${identity}\u0000${sql}`, key, read.rows.length);
           // Unref'd: nothing waits on the clean-up of a kept answer.
           setTimeout(forget, settings.windowMs).unref();
         },
