@@ -8,7 +8,8 @@
  * from spawn to exit, start-up included; its CPU time is the process's user + system time. Each
  * round runs every contender once against a fresh shop (and shopsync on a fresh state), in a
  * rotating order; ratios to the script are taken within a round, and the medians of rounds are
- * printed, with the CPU per record. Then a shop with a hidden limit (rate_limit_per_second 20,
+ * printed, with the CPU per record and the shop process's CPU during the run (/proc, Linux): at
+ * loopback the shop and the contender share the machine's cores. Then a shop with a hidden limit (rate_limit_per_second 20,
  * 50 ms), the same processes: records/s, share of requests answered 429, and the share of the
  * limit's throughput (20 requests/s × records per request) each contender reached.
  * The naive contender takes one request per record: at 80 ms, 20,000 records would take half an
@@ -18,7 +19,7 @@
  * `BENCH_THROUGHPUT_CONTENDERS=script,defaults` only contenders whose name contains a word given,
  * `BENCH_THROUGHPUT_ROUNDS=5` rounds, `BENCH_THROUGHPUT_RECORDS=20000` records (the full size under BENCH_QUICK).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeCatalog } from './support/catalog.js';
@@ -76,17 +77,37 @@ function envList(name: string): string[] | undefined {
   return raw ? raw.split(',').map((w) => w.trim()).filter((w) => w !== '') : undefined;
 }
 
+/** A contender's figures and the CPU time the shop spent on its run. */
+type Measured = ProcessResult & { readonly shopCpuMs: number };
+
+/**
+ * User + system CPU of a running process in ms (Linux: /proc/<pid>/stat, clock ticks of 10 ms), or
+ * undefined where there is none. At loopback the shop's CPU bounds every contender: on 2 cores,
+ * shop and contender together cannot take less wall time than half their CPU.
+ */
+function cpuOfProcess(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    // After "pid (comm) ": state is field 3, utime 14 and stime 15 (1-based), so 11 and 12 here.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every contender once against fresh shops with `faults`; the order rotates with `round`. */
-async function round(erpFile: string, faults: Record<string, number>, latency: number, roundNo: number): Promise<Map<string, ProcessResult>> {
-  const out = new Map<string, ProcessResult>();
+async function round(erpFile: string, faults: Record<string, number>, latency: number, roundNo: number): Promise<Map<string, Measured>> {
+  const out = new Map<string, Measured>();
   for (let i = 0; i < CONTENDERS.length; i++) {
     const c = CONTENDERS[(i + roundNo) % CONTENDERS.length]!;
     const shop = await startShopProcess();
     try {
       await shop.faults(faults);
+      const before = cpuOfProcess(shop.pid);
       const result = await c.run(shop, erpFile, c.naive ? NAIVE_SAMPLE[latency]! : N);
       if (result.failed > 0) throw new Error(`${c.name}: ${result.failed} records failed`);
-      out.set(c.name, result);
+      const after = cpuOfProcess(shop.pid);
+      out.set(c.name, { ...result, shopCpuMs: before === undefined || after === undefined ? Number.NaN : after - before });
     } finally {
       await shop.close();
     }
@@ -98,6 +119,12 @@ async function round(erpFile: string, faults: Record<string, number>, latency: n
 function seconds(values: readonly number[]): string {
   const s = (ms: number) => (ms / 1000).toFixed(2);
   return values.length === 1 ? `${s(values[0]!)} s` : `${s(median(values))} s (${s(Math.min(...values))}–${s(Math.max(...values))})`;
+}
+
+/** The median CPU time the shop spent on the contender's runs, or — where it cannot be read. */
+function shopCpu(results: readonly Measured[]): string {
+  const ms = results.map((r) => r.shopCpuMs);
+  return ms.some((x) => Number.isNaN(x)) ? '—' : `${(median(ms) / 1000).toFixed(2)} s`;
 }
 
 /** The child's CPU time per record in µs. */
@@ -135,7 +162,7 @@ export async function bench(): Promise<string[]> {
     const defaultsRatios = new Map<number, number>();
     const cpuUs = new Map<string, number>();
     for (const latency of LATENCIES) {
-      const rounds: Map<string, ProcessResult>[] = [];
+      const rounds: Map<string, Measured>[] = [];
       for (let r = 0; r < ROUNDS; r++) rounds.push(await round(erpFile, { latency_ms: latency }, latency, r));
       for (const c of CONTENDERS) {
         const results = rounds.map((m) => m.get(c.name)!);
@@ -154,15 +181,16 @@ export async function bench(): Promise<string[]> {
           `${median(ratios).toFixed(2)}×${each}`,
           `${(median(results.map((x) => x.cpuMs)) / 1000).toFixed(2)} s (${cpu.toFixed(1)} µs)`,
           `${median(results.map((x) => x.peakRssMb)).toFixed(0)} MB`,
+          shopCpu(results),
           count(median(results.map((x) => x.requests))),
         ]);
       }
     }
-    if (rows.length > 0) lines.push(...table(['latency', 'contender', 'process wall time', 'records/s', 'vs script', 'CPU time (per record)', 'peak RSS', 'requests'], rows), ...targetLines(defaultsRatios, cpuUs));
+    if (rows.length > 0) lines.push(...table(['latency', 'contender', 'process wall time', 'records/s', 'vs script', 'CPU time (per record)', 'peak RSS', "shop's CPU", 'requests'], rows), ...targetLines(defaultsRatios, cpuUs));
     if (!HIDDEN) return lines;
 
     lines.push('', `hidden limit: sandbox rate_limit_per_second ${HIDDEN_LIMIT} at ${HIDDEN_LATENCY} ms, ${count(N)} products; limit throughput = ${HIDDEN_LIMIT} requests/s × records per request`);
-    const limited: Map<string, ProcessResult>[] = [];
+    const limited: Map<string, Measured>[] = [];
     for (let r = 0; r < ROUNDS; r++) limited.push(await round(erpFile, { latency_ms: HIDDEN_LATENCY, rate_limit_per_second: HIDDEN_LIMIT }, HIDDEN_LATENCY, r));
     lines.push(
       ...table(
