@@ -45,15 +45,20 @@ export function stableStringify(value: unknown): string {
   return `${out}}`;
 }
 
-/** `"key":` texts of the keys seen, up to QUOTED_KEYS_MAX of them: a payload's few keys repeat in every record (two fifths of the stringify). */
+/**
+ * `"key":` texts of the keys seen, up to QUOTED_KEYS_MAX keys of at most QUOTED_KEY_CHARS: a
+ * payload's few keys repeat in every record (two fifths of the stringify), while keys a source
+ * made up (a JSON column's, a hostile file's) stay out, however long or many they are.
+ */
 const quotedKeys = new Map<string, string>();
 const QUOTED_KEYS_MAX = 10_000;
+const QUOTED_KEY_CHARS = 64;
 
 function quotedKey(k: string): string {
   let text = quotedKeys.get(k);
   if (text === undefined) {
     text = `${JSON.stringify(k)}:`;
-    if (quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(k, text);
+    if (k.length <= QUOTED_KEY_CHARS && quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(k, text);
   }
   return text;
 }

@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { beforeEach, expect, it, vi } from 'vitest';
-import { emptyCounts, type StateStore } from '../../src/state/index.js';
+import { emptyCounts, type StateStore, type StateWriter } from '../../src/state/index.js';
 import { sleep } from '../support/wait.js';
 import { forEachBackend } from './backends.js';
 
@@ -131,6 +131,16 @@ forEachBackend('state writes', (backend) => {
   });
 
   if (backend.kind === 'sqlite') {
+    it('refuses a row added through a writer after its write ended, instead of holding it for a flush that never comes', async () => {
+      let kept: StateWriter | undefined;
+      await state.write((tx) => {
+        kept = tx;
+        tx.refs.put('products', 'IN-1', 1);
+      });
+      expect(() => kept!.refs.put('products', 'AFTER-1', 2)).toThrow(expect.objectContaining({ code: 'STATE_WRITE_OUTSIDE' }));
+      expect([...(await state.refs.getMany('products', ['IN-1', 'AFTER-1'])).keys()]).toEqual(['IN-1']);
+    });
+
     it('keeps the rows an outer write added before a nested write that threw (its savepoint rolls back only its own)', async () => {
       const run = await state.runs.start({ pipeline: 'products', mode: 'sync', lane: 'products' });
       let nested: Promise<void> | undefined;

@@ -114,7 +114,7 @@ function view(shared: Shared, shop: string): StateStore {
       if (nested) buffer.flush();
       const run = () => {
         try {
-          fn(writer);
+          buffer.within(() => fn(writer));
           buffer.flush();
         } catch (err) {
           buffer.discard();

@@ -105,6 +105,8 @@ export class SqliteStockSent implements StockSentStore {
   }
 
   async put(rows: readonly StockSent[]): Promise<void> {
+    // What a write buffered goes in before the savepoint: a rollback of this one cannot take it along.
+    this.buffer.flush();
     this.db.transaction(() => this.putNow(rows))();
   }
 
@@ -119,15 +121,12 @@ export class SqliteStockSent implements StockSentStore {
     this.buffer.add7(STOCK_SENT_ROW, r.pipeline, r.recordKey, r.field, r.erp, r.reserved, r.sent, r.at);
   }
 
-  /** Write at once, inside the caller's transaction. */
+  /** Write at once, inside the caller's transaction, after the rows waiting before them (the same statement as `putLater`'s). */
   putNow(rows: readonly StockSent[]): void {
+    this.buffer.within(() => {
+      for (const r of rows) this.putLater(r);
+    });
     this.buffer.flush();
-    const stmt = cached<[string, string, string, string, string, string, string], never>(
-      this.db,
-      `INSERT INTO stock_sent (pipeline, record_key, field, erp, reserved, sent, at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (pipeline, record_key, field) DO UPDATE SET erp = excluded.erp, reserved = excluded.reserved, sent = excluded.sent, at = excluded.at`,
-    );
-    for (const r of rows) stmt.run(r.pipeline, r.recordKey, r.field, r.erp, r.reserved, r.sent, r.at);
   }
 
   async of(pipeline: string, recordKey: string): Promise<StockSent[]> {
